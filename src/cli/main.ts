@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+
+const cli = yargs(hideBin(process.argv))
+  .scriptName('chatbatch')
+  .usage('$0 <command> [options]\n\nBatch processor for OpenAI-compatible chat-completion endpoints.')
+  .strict()
+  .demandCommand(1, 'Name a command: run, validate, simulate.')
+  .recommendCommands()
+  .help()
+  .alias('help', 'h')
+  .version()
+  .wrap(Math.min(110, process.stdout.columns || 110));
+
+await cli.parseAsync();

@@ -1,0 +1,34 @@
+import type { FailureCategory, Usage } from '../output/record.js';
+
+/**
+ * The result of one HTTP attempt. Sending never throws: every way an attempt can end is a value.
+ * Retryability is decided where the outcome is born (`retryable`), the delay by the retry policy.
+ */
+export interface AttemptSuccess {
+  ok: true;
+  status: number;
+  reply: string;
+  finishReason: string | null;
+  usage?: Usage;
+  responseId?: string;
+  traceId: string | null;
+  headers: Record<string, string>;
+  durationMs: number;
+}
+
+export interface AttemptFailure {
+  ok: false;
+  /** null when no response arrived (timeout, connection error). */
+  status: number | null;
+  code: string;
+  message: string;
+  category: FailureCategory;
+  retryable: boolean;
+  /** True when no row can succeed with this configuration (bad key, unknown model, quota). */
+  fatalForRun: boolean;
+  traceId: string | null;
+  headers: Record<string, string>;
+  durationMs: number;
+}
+
+export type AttemptOutcome = AttemptSuccess | AttemptFailure;

@@ -1,0 +1,27 @@
+/**
+ * What the input readers yield: one entry per input row, in file order.
+ * A row that cannot be read (bad JSON, wrong column count, invalid UTF-8) is not dropped:
+ * it is yielded as `invalid` so that it becomes an `invalid_input` record.
+ */
+export type InputFormat = 'jsonl' | 'csv';
+
+export interface ParsedRow {
+  kind: 'row';
+  file: string;
+  /** 1-based line where the row starts. */
+  line: number;
+  format: InputFormat;
+  fields: Record<string, unknown>;
+}
+
+export interface InvalidRow {
+  kind: 'invalid';
+  file: string;
+  line: number;
+  format: InputFormat;
+  problem: string;
+  /** Whatever could be read of the row (for an id), if anything. */
+  fields?: Record<string, unknown>;
+}
+
+export type InputRow = ParsedRow | InvalidRow;
