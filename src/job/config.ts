@@ -1,0 +1,192 @@
+import path from 'node:path';
+import type { FailureCategory } from '../output/record.js';
+import { checkBaseUrl } from './base-url.js';
+import type { LoadedJob } from './job-file.js';
+import { checkParams } from './params.js';
+
+export const DEFAULT_API_KEY_ENV = 'CHATBATCH_API_KEY';
+export const BASE_URL_ENV = 'CHATBATCH_BASE_URL';
+
+export const DEFAULTS = {
+  concurrency: 8,
+  maxAttempts: 5,
+  timeoutMs: 120_000,
+  rowDeadlineMs: 15 * 60_000,
+  maxRetryWaitMs: 60_000,
+  graceMs: 10_000,
+} as const;
+
+export type OutputFormat = 'jsonl';
+
+/** Flags as parsed from the command line; undefined means "not given". */
+export interface RunFlags {
+  inputs: string[];
+  baseUrl?: string | undefined;
+  model?: string | undefined;
+  out?: string | undefined;
+  apiKeyEnv?: string | undefined;
+  system?: string | undefined;
+  template?: string | undefined;
+  idField?: string | undefined;
+  concurrency?: number | undefined;
+  maxAttempts?: number | undefined;
+  timeoutMs?: number | undefined;
+  rowDeadlineMs?: number | undefined;
+  maxRetryWaitMs?: number | undefined;
+  graceMs?: number | undefined;
+  rpm?: number | undefined;
+  tpm?: number | undefined;
+  resume?: boolean | undefined;
+  retryFailed?: string[] | undefined;
+  force?: boolean | undefined;
+  cache?: string | undefined;
+  simulate?: boolean | undefined;
+}
+
+/** Everything a run needs, resolved with precedence flags > environment > job file > defaults. */
+export interface RunConfig {
+  jobName: string | null;
+  jobFile: string | null;
+  inputs: string[];
+  model: string;
+  baseUrl: string;
+  requestUrl: string;
+  apiKeyEnv: string;
+  /** The secret. Never serialised: see `publicConfig`. */
+  apiKey: string;
+  system: string | null;
+  template: string | null;
+  idField: string | null;
+  concurrency: number;
+  maxAttempts: number;
+  timeoutMs: number;
+  rowDeadlineMs: number;
+  maxRetryWaitMs: number;
+  graceMs: number;
+  rpm: number | null;
+  tpm: number | null;
+  params: Record<string, unknown>;
+  outDir: string;
+  format: OutputFormat;
+  resume: boolean;
+  /** Categories of failed rows to run again on resume; empty means none. */
+  retryFailed: FailureCategory[] | 'all';
+  force: boolean;
+  cacheDir: string | null;
+  simulate: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+const CATEGORIES: readonly FailureCategory[] = [
+  'rate_limited', 'server_error', 'client_error', 'auth', 'timeout', 'network', 'invalid_input', 'bad_response',
+];
+
+export interface ResolveContext {
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  /** Set when `--simulate` started a local endpoint: its URL replaces any configured one. */
+  simulatorUrl?: string;
+}
+
+export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context: ResolveContext): RunConfig {
+  const problems: string[] = [];
+  const j = job?.job ?? {};
+  const { env } = context;
+
+  const inputs = flags.inputs.length > 0
+    ? flags.inputs
+    : (j.inputs ?? []).map((pattern) => relativeToJob(pattern, job, context.cwd));
+  if (inputs.length === 0) problems.push('no inputs: give input files or globs, or "inputs" in the job file');
+
+  const model = flags.model ?? j.model;
+  if (!model) problems.push('no model: give --model or "model" in the job file (the exact name shown in the provider\'s console)');
+
+  let baseUrl = '';
+  let requestUrl = '';
+  const rawBaseUrl = context.simulatorUrl ?? flags.baseUrl ?? env[BASE_URL_ENV] ?? j.base_url;
+  if (!rawBaseUrl) {
+    problems.push(`no base URL: give --base-url, ${BASE_URL_ENV} or "base_url" in the job file (chatbatch has no default endpoint)`);
+  } else {
+    const checked = checkBaseUrl(rawBaseUrl);
+    if (checked.ok) ({ baseUrl, requestUrl } = checked);
+    else problems.push(`base URL: ${checked.problem}`);
+  }
+
+  const apiKeyEnv = flags.apiKeyEnv ?? j.api_key_env ?? DEFAULT_API_KEY_ENV;
+  let apiKey = env[apiKeyEnv] ?? '';
+  if (!apiKey && context.simulatorUrl) apiKey = 'simulated-key';
+  if (!apiKey) problems.push(`no API key: set the environment variable ${apiKeyEnv}`);
+
+  const params = j.params ?? {};
+  problems.push(...checkParams(params));
+
+  const out = flags.out ?? (j.out ? relativeToCwd(j.out, context.cwd) : undefined);
+  if (!out) problems.push('no output directory: give --out DIR or "out" in the job file');
+
+  const retryFailed = parseRetryFailed(flags.retryFailed, problems);
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    jobName: j.name ?? null,
+    jobFile: job?.file ?? null,
+    inputs,
+    model: model!,
+    baseUrl,
+    requestUrl,
+    apiKeyEnv,
+    apiKey,
+    system: flags.system ?? j.system ?? null,
+    template: flags.template ?? j.template ?? null,
+    idField: flags.idField ?? j.id_field ?? null,
+    concurrency: flags.concurrency ?? j.concurrency ?? DEFAULTS.concurrency,
+    maxAttempts: flags.maxAttempts ?? j.max_attempts ?? DEFAULTS.maxAttempts,
+    timeoutMs: flags.timeoutMs ?? j.timeout_ms ?? DEFAULTS.timeoutMs,
+    rowDeadlineMs: flags.rowDeadlineMs ?? DEFAULTS.rowDeadlineMs,
+    maxRetryWaitMs: flags.maxRetryWaitMs ?? DEFAULTS.maxRetryWaitMs,
+    graceMs: flags.graceMs ?? DEFAULTS.graceMs,
+    rpm: flags.rpm ?? j.rpm ?? null,
+    tpm: flags.tpm ?? j.tpm ?? null,
+    params,
+    outDir: out!,
+    format: 'jsonl',
+    resume: flags.resume ?? false,
+    retryFailed,
+    force: flags.force ?? false,
+    cacheDir: flags.cache ?? null,
+    simulate: context.simulatorUrl !== undefined,
+  };
+}
+
+/** The configuration as recorded in the manifest: no secret, only the key's variable name. */
+export function publicConfig(config: RunConfig): Record<string, unknown> {
+  const { apiKey: _secret, ...rest } = config;
+  return rest;
+}
+
+function parseRetryFailed(values: string[] | undefined, problems: string[]): FailureCategory[] | 'all' {
+  if (values === undefined) return [];
+  const names = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  if (names.length === 0 || names.includes('all')) return 'all';
+  const unknown = names.filter((n) => !CATEGORIES.includes(n as FailureCategory));
+  if (unknown.length > 0) {
+    problems.push(`--retry-failed: unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')} (accepted: all, ${CATEGORIES.join(', ')})`);
+  }
+  return names as FailureCategory[];
+}
+
+function relativeToJob(pattern: string, job: LoadedJob | null, cwd: string): string {
+  if (!job || path.isAbsolute(pattern)) return pattern;
+  return relativeToCwd(path.join(job.dir, pattern), cwd);
+}
+
+function relativeToCwd(p: string, cwd: string): string {
+  if (path.isAbsolute(p)) return p;
+  const relative = path.relative(cwd, path.resolve(cwd, p));
+  return relative === '' ? '.' : relative;
+}

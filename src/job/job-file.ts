@@ -1,0 +1,153 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { checkParams } from './params.js';
+
+/** The JSON job file as written by a user. Every key is optional; flags fill or override. */
+export interface JobFile {
+  name?: string;
+  description?: string;
+  inputs?: string[];
+  model?: string;
+  base_url?: string;
+  api_key_env?: string;
+  system?: string;
+  template?: string;
+  id_field?: string;
+  concurrency?: number;
+  max_attempts?: number;
+  timeout_ms?: number;
+  rpm?: number;
+  tpm?: number;
+  params?: Record<string, unknown>;
+  out?: string;
+  format?: string;
+}
+
+type FieldKind = 'string' | 'strings' | 'positive-integer' | 'object';
+
+export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: string }>> = {
+  name: { kind: 'string', doc: 'Name of the job, recorded in the manifest.' },
+  description: { kind: 'string', doc: 'Free text for humans.' },
+  inputs: { kind: 'strings', doc: 'Input files or glob patterns (JSONL, CSV), relative to the job file.' },
+  model: { kind: 'string', doc: "Model name or ID exactly as the provider's console shows it." },
+  base_url: { kind: 'string', doc: "Base URL from the provider's console; requests go to base_url + /chat/completions." },
+  api_key_env: { kind: 'string', doc: 'Name of the environment variable holding the API key (default CHATBATCH_API_KEY).' },
+  system: { kind: 'string', doc: 'System message put before each row.' },
+  template: { kind: 'string', doc: 'User message template; {{column}} is filled from the row.' },
+  id_field: { kind: 'string', doc: 'Field or column holding the row id (default id, then custom_id).' },
+  concurrency: { kind: 'positive-integer', doc: 'Most requests in flight at once (default 8).' },
+  max_attempts: { kind: 'positive-integer', doc: 'Most HTTP attempts per row (default 5).' },
+  timeout_ms: { kind: 'positive-integer', doc: 'Hard limit per attempt, headers and body (default 120000).' },
+  rpm: { kind: 'positive-integer', doc: 'Requests-per-minute budget to stay under.' },
+  tpm: { kind: 'positive-integer', doc: 'Estimated tokens-per-minute budget to stay under.' },
+  params: { kind: 'object', doc: 'Optional request parameters to send (temperature, top_p, max_tokens, ...).' },
+  out: { kind: 'string', doc: 'Output directory, relative to the current directory.' },
+  format: { kind: 'string', doc: 'Output format: jsonl (default).' },
+};
+
+export interface JobProblem {
+  /** `file` or `file: field` the problem is about. */
+  where: string;
+  problem: string;
+}
+
+export interface LoadedJob {
+  file: string;
+  dir: string;
+  job: JobFile;
+}
+
+export class JobFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: readonly JobProblem[],
+  ) {
+    super(`${file}: ${problems.length} problem(s):\n${problems.map((p) => `  ${p.where}: ${p.problem}`).join('\n')}`);
+    this.name = 'JobFileError';
+  }
+}
+
+/** Reads and checks a job file. Throws JobFileError listing every problem found. */
+export async function loadJobFile(file: string): Promise<LoadedJob> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new JobFileError(file, [{ where: file, problem: `cannot read the job file (${(error as NodeJS.ErrnoException).code ?? String(error)})` }]);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new JobFileError(file, [{ where: file, problem: `not valid JSON: ${(error as Error).message}` }]);
+  }
+  const problems = checkJob(parsed, file);
+  if (problems.length > 0) throw new JobFileError(file, problems);
+  return { file, dir: path.dirname(file), job: parsed as JobFile };
+}
+
+export function checkJob(value: unknown, file: string): JobProblem[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return [{ where: file, problem: 'a job file must hold a JSON object' }];
+  }
+  const problems: JobProblem[] = [];
+  const fields = JOB_FIELDS as Readonly<Record<string, { kind: FieldKind }>>;
+  for (const [key, fieldValue] of Object.entries(value)) {
+    const where = `${file}: ${key}`;
+    const field = fields[key];
+    if (field === undefined) {
+      const hint = closestField(key);
+      problems.push({ where, problem: `unknown key${hint ? ` (did you mean "${hint}"?)` : ''}` });
+      continue;
+    }
+    const kindProblem = checkKind(fieldValue, field.kind);
+    if (kindProblem) problems.push({ where, problem: kindProblem });
+  }
+  const job = value as Record<string, unknown>;
+  if (job.params !== undefined && typeof job.params === 'object') {
+    for (const problem of checkParams(job.params)) problems.push({ where: file, problem });
+  }
+  return problems;
+}
+
+function checkKind(value: unknown, kind: FieldKind): string | null {
+  switch (kind) {
+    case 'string':
+      return typeof value === 'string' && value.length > 0 ? null : `expected a non-empty string, got ${JSON.stringify(value)}`;
+    case 'strings':
+      return Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === 'string' && v.length > 0)
+        ? null
+        : 'expected a non-empty list of file paths or glob patterns';
+    case 'positive-integer':
+      return Number.isInteger(value) && (value as number) > 0 ? null : `expected a positive integer, got ${JSON.stringify(value)}`;
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value) ? null : 'expected an object';
+  }
+}
+
+function closestField(key: string): string | null {
+  let best: string | null = null;
+  let bestDistance = 3;
+  for (const candidate of Object.keys(JOB_FIELDS)) {
+    const distance = editDistance(key.toLowerCase(), candidate);
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j]!;
+      row[j] = Math.min(above + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length]!;
+}

@@ -1,0 +1,36 @@
+import { createHash } from 'node:crypto';
+import type { ChatMessage } from './messages.js';
+
+export interface ChatRequest {
+  /** The exact JSON body sent: model, messages, then opted-in params. */
+  body: string;
+  /** Identifies the request's meaning (base URL, model, messages, params) for resume and the cache. */
+  fingerprint: string;
+  /** Rough prompt size for token budgets: characters / 4, plus a little per message. */
+  estimatedTokens: number;
+}
+
+export interface RequestSettings {
+  baseUrl: string;
+  model: string;
+  params: Readonly<Record<string, unknown>>;
+}
+
+export function buildChatRequest(messages: readonly ChatMessage[], settings: RequestSettings): ChatRequest {
+  const body = JSON.stringify({ model: settings.model, messages, ...sortedParams(settings.params) });
+  const fingerprint = createHash('sha256').update(settings.baseUrl).update('\n').update(body).digest('hex').slice(0, 32);
+  return { body, fingerprint, estimatedTokens: estimateTokens(messages) };
+}
+
+export function estimateTokens(messages: readonly ChatMessage[]): number {
+  let chars = 0;
+  for (const message of messages) chars += message.content.length;
+  return Math.ceil(chars / 4) + 4 * messages.length;
+}
+
+/** Param order must not change the fingerprint, so params are serialised by sorted name. */
+function sortedParams(params: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const sorted: Record<string, unknown> = {};
+  for (const name of Object.keys(params).sort()) sorted[name] = params[name];
+  return sorted;
+}

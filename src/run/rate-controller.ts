@@ -1,0 +1,123 @@
+import { TokenBucket } from './token-bucket.js';
+
+export interface RateControllerOptions {
+  maxConcurrency: number;
+  rpm: number | null;
+  tpm: number | null;
+  now: () => number;
+}
+
+export interface RateLimitState {
+  concurrency: number;
+  cooldownUntil: number;
+}
+
+const WINDOW = 40;
+const SATURATION_SHARE = 0.2;
+
+/**
+ * Decides how fast the whole run may go; the pool asks it before every attempt.
+ *
+ * - Slow start: concurrency starts at 1 and doubles with each full window of successes, so a
+ *   bad key or base URL costs one request, not `--concurrency` of them.
+ * - Saturation: when 429s make up a fifth of recent answers, the endpoint is saturated: the
+ *   run halves its concurrency and pauses dispatch once, for the server's retry-after (one
+ *   shared cooldown, not every worker sleeping and waking together). A stray 429 among
+ *   successes is not saturation: only that row waits its retry-after, so a noisy endpoint does
+ *   not stall the run. After a cut, concurrency grows back by one per window of successes.
+ * - Budgets: optional rpm/tpm token buckets, and the server's x-ratelimit-remaining/reset
+ *   headers, delay dispatch before the 429s come.
+ */
+export class RateController {
+  private limit = 1;
+  private slowStart = true;
+  private successesAtLevel = 0;
+  private cooldownUntil = 0;
+  private cutAllowedAt = 0;
+  private readonly recent: boolean[] = [];
+  private readonly requestBudget: TokenBucket | null;
+  private readonly tokenBudget: TokenBucket | null;
+  private listeners: Array<(concurrency: number) => void> = [];
+
+  constructor(private readonly options: RateControllerOptions) {
+    this.requestBudget = options.rpm ? new TokenBucket(options.rpm, options.now) : null;
+    this.tokenBudget = options.tpm ? new TokenBucket(options.tpm, options.now) : null;
+  }
+
+  get concurrency(): number {
+    return this.limit;
+  }
+
+  get state(): RateLimitState {
+    return { concurrency: this.limit, cooldownUntil: this.cooldownUntil };
+  }
+
+  onConcurrencyChange(listener: (concurrency: number) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Milliseconds to wait before sending a request of `estimatedTokens`; 0 to send now. */
+  delayBeforeSend(estimatedTokens: number): number {
+    const now = this.options.now();
+    if (now < this.cooldownUntil) return this.cooldownUntil - now;
+    // Take from the request budget only when the token budget also allows, so a wait on one
+    // does not silently spend the other.
+    if (this.tokenBudget) {
+      const wait = this.tokenBudget.take(estimatedTokens);
+      if (wait > 0) return wait;
+    }
+    return this.requestBudget?.take(1) ?? 0;
+  }
+
+  onSuccess(hint: { remainingRequests?: number; resetRequestsMs?: number; remainingTokens?: number; resetTokensMs?: number } | null): void {
+    this.remember(false);
+    if (hint) this.followServerBudget(hint);
+    this.successesAtLevel++;
+    if (this.successesAtLevel < (this.slowStart ? Math.max(1, this.limit / 2) : this.limit)) return;
+    this.successesAtLevel = 0;
+    this.setLimit(this.slowStart ? this.limit * 2 : this.limit + 1);
+  }
+
+  onRateLimited(retryAfterMs: number | null): void {
+    this.remember(true);
+    const now = this.options.now();
+    const share = this.recent.filter(Boolean).length / this.recent.length;
+    const saturated = this.recent.length >= Math.min(WINDOW, 3) && share >= SATURATION_SHARE;
+    if (!saturated || now < this.cutAllowedAt) return;
+    this.slowStart = false;
+    this.successesAtLevel = 0;
+    this.setLimit(Math.max(1, Math.floor(this.limit / 2)));
+    const pause = retryAfterMs ?? 1000;
+    this.cooldownUntil = Math.max(this.cooldownUntil, now + pause);
+    // Answers to requests sent before the cut are still arriving; let them not cut again.
+    this.cutAllowedAt = now + pause + 1000;
+    this.recent.length = 0;
+  }
+
+  onOtherFailure(): void {
+    this.remember(false);
+  }
+
+  private followServerBudget(hint: { remainingRequests?: number; resetRequestsMs?: number; remainingTokens?: number; resetTokensMs?: number }): void {
+    const now = this.options.now();
+    if (hint.remainingRequests !== undefined && hint.remainingRequests <= 0 && hint.resetRequestsMs) {
+      this.cooldownUntil = Math.max(this.cooldownUntil, now + hint.resetRequestsMs);
+    }
+    if (hint.remainingTokens !== undefined && hint.remainingTokens <= 0 && hint.resetTokensMs) {
+      this.cooldownUntil = Math.max(this.cooldownUntil, now + hint.resetTokensMs);
+    }
+  }
+
+  private remember(rateLimited: boolean): void {
+    this.recent.push(rateLimited);
+    if (this.recent.length > WINDOW) this.recent.shift();
+  }
+
+  private setLimit(next: number): void {
+    const bounded = Math.min(this.options.maxConcurrency, Math.max(1, next));
+    if (bounded === this.limit) return;
+    if (bounded >= this.options.maxConcurrency) this.slowStart = false;
+    this.limit = bounded;
+    for (const listener of this.listeners) listener(bounded);
+  }
+}
