@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { runCommand } from './run.js';
+import { validateCommand } from './validate.js';
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('chatbatch')
   .usage('$0 <command> [options]\n\nBatch processor for OpenAI-compatible chat-completion endpoints.')
+  .command(runCommand)
+  .command(validateCommand)
   .strict()
   .demandCommand(1, 'Name a command: run, validate, simulate.')
   .recommendCommands()

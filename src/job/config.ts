@@ -101,7 +101,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
 
   const inputs = flags.inputs.length > 0
     ? flags.inputs
-    : (j.inputs ?? []).map((pattern) => relativeToJob(pattern, job, context.cwd));
+    : resolveJobInputs(j.inputs ?? [], job, context.cwd);
   if (inputs.length === 0) problems.push('no inputs: give input files or globs, or "inputs" in the job file');
 
   const model = flags.model ?? j.model;
@@ -178,6 +178,11 @@ function parseRetryFailed(values: string[] | undefined, problems: string[]): Fai
     problems.push(`--retry-failed: unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')} (accepted: all, ${CATEGORIES.join(', ')})`);
   }
   return names as FailureCategory[];
+}
+
+/** Job inputs are relative to the job file; records name them relative to the current directory. */
+export function resolveJobInputs(patterns: readonly string[], job: LoadedJob | null, cwd: string): string[] {
+  return patterns.map((pattern) => relativeToJob(pattern, job, cwd));
 }
 
 function relativeToJob(pattern: string, job: LoadedJob | null, cwd: string): string {

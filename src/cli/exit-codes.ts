@@ -1,0 +1,8 @@
+/** Exit codes are a contract (guide, section 4). */
+export const EXIT = {
+  ok: 0,
+  rowsFailed: 1,
+  usage: 2,
+  endpointRefused: 3,
+  interrupted: 130,
+} as const;

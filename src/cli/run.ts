@@ -1,0 +1,172 @@
+import type { Argv, CommandModule } from 'yargs';
+import { ConfigError, resolveRunConfig, type RunFlags } from '../job/config.js';
+import { JobFileError, loadJobFile } from '../job/job-file.js';
+import { InputError } from '../input/errors.js';
+import { OutDirInUseError } from '../run/errors.js';
+import { LockError } from '../run/lock.js';
+import { newProgress, runBatch } from '../run/run.js';
+import { startSimulator, type RunningSimulator } from '../simulator/server.js';
+import { EXIT } from './exit-codes.js';
+import { nonNegativeInteger, positiveInteger } from './options.js';
+import { formatSummary } from './summary.js';
+import { startProgressReporter } from './progress.js';
+
+interface RunArgs {
+  inputs?: string[];
+  job?: string;
+  'base-url'?: string;
+  model?: string;
+  out?: string;
+  'api-key-env'?: string;
+  system?: string;
+  template?: string;
+  'id-field'?: string;
+  concurrency?: number;
+  'max-attempts'?: number;
+  'timeout-ms'?: number;
+  'row-deadline-ms'?: number;
+  'max-retry-wait-ms'?: number;
+  'grace-ms'?: number;
+  rpm?: number;
+  tpm?: number;
+  resume?: boolean;
+  'retry-failed'?: string[];
+  force?: boolean;
+  cache?: string;
+  simulate?: boolean;
+  quiet?: boolean;
+}
+
+export const runCommand: CommandModule<object, RunArgs> = {
+  command: 'run [inputs..]',
+  describe: 'Send every row of the input files to the endpoint; write output.jsonl, errors.jsonl and manifest.json',
+  builder: (yargs: Argv) =>
+    yargs
+      .positional('inputs', { type: 'string', array: true, describe: 'Input files or glob patterns (JSONL, CSV); quote globs' })
+      .option('job', { type: 'string', describe: 'JSON job file; flags override it' })
+      .option('base-url', { type: 'string', describe: "Base URL from the provider's console (env CHATBATCH_BASE_URL)" })
+      .option('model', { type: 'string', describe: "Model name exactly as the provider's console shows it" })
+      .option('out', { type: 'string', describe: 'Output directory' })
+      .option('api-key-env', { type: 'string', describe: 'Environment variable holding the API key (default CHATBATCH_API_KEY)' })
+      .option('system', { type: 'string', describe: 'System message put before every row' })
+      .option('template', { type: 'string', describe: "User message template, e.g. 'Describe {{name}}'" })
+      .option('id-field', { type: 'string', describe: 'Field or column holding the row id' })
+      .option('concurrency', { type: 'string', coerce: positiveInteger('concurrency'), describe: 'Most requests in flight (default 8)' })
+      .option('max-attempts', { type: 'string', coerce: positiveInteger('max-attempts'), describe: 'Most attempts per row (default 5)' })
+      .option('timeout-ms', { type: 'string', coerce: positiveInteger('timeout-ms'), describe: 'Hard limit per attempt (default 120000)' })
+      .option('row-deadline-ms', { type: 'string', coerce: positiveInteger('row-deadline-ms'), describe: 'Overall limit per row, retries included (default 900000)' })
+      .option('max-retry-wait-ms', { type: 'string', coerce: nonNegativeInteger('max-retry-wait-ms'), describe: 'Longest retry-after a server may impose before the row fails (default 60000)' })
+      .option('grace-ms', { type: 'string', coerce: nonNegativeInteger('grace-ms'), describe: 'On Ctrl-C, how long in-flight requests may finish (default 10000)' })
+      .option('rpm', { type: 'string', coerce: positiveInteger('rpm'), describe: 'Requests-per-minute budget' })
+      .option('tpm', { type: 'string', coerce: positiveInteger('tpm'), describe: 'Estimated tokens-per-minute budget' })
+      .option('resume', { type: 'boolean', describe: 'Continue the run in --out, skipping settled rows' })
+      .option('retry-failed', { type: 'string', array: true, describe: 'With --resume: re-run failed rows (all, or categories e.g. rate_limited server_error)' })
+      .option('force', { type: 'boolean', describe: 'Discard an earlier run in --out and start over' })
+      .option('cache', { type: 'string', describe: 'Response cache directory (reproducible re-runs)' })
+      .option('simulate', { type: 'boolean', describe: 'Start the built-in simulator and send to it (replies are simulated)' })
+      .option('quiet', { type: 'boolean', describe: 'No progress output' })
+      .example('$0 run prompts.jsonl --base-url https://api.example.com/v1 --model my-model --out out/today', 'Run a JSONL file')
+      .example("$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich.json", 'Run a glob of CSV files with a template')
+      .example('$0 run --job jobs/quickstart.json --simulate', 'Try it against the built-in simulator')
+      .example('$0 run --job jobs/nightly.json --out out/2026-11-22 --resume', 'Resume an interrupted run') as unknown as Argv<RunArgs>,
+  handler: async (args) => {
+    process.exitCode = await runFromCli(args);
+  },
+};
+
+async function runFromCli(args: RunArgs): Promise<number> {
+  const log = (line: string): void => void process.stderr.write(`chatbatch: ${line}\n`);
+  let simulator: RunningSimulator | null = null;
+  try {
+    const job = args.job ? await loadJobFile(args.job) : null;
+    if (args.simulate) {
+      simulator = await startSimulator({});
+      log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);
+    }
+    const config = resolveRunConfig(flagsFrom(args), job, {
+      env: process.env,
+      cwd: process.cwd(),
+      ...(simulator ? { simulatorUrl: simulator.url } : {}),
+    });
+
+    const stop = new AbortController();
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      signals++;
+      if (signals === 1) {
+        log(`${signal} received: finishing in-flight requests (press Ctrl-C again to stop at once)`);
+        stop.abort();
+      } else {
+        log('stopped at once; the journal is consistent, resume with --resume');
+        process.exit(EXIT.interrupted);
+      }
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+
+    const progress = newProgress(performance.now());
+    const reporter = args.quiet ? null : startProgressReporter(progress, process.stderr);
+    try {
+      const report = await runBatch({ config, stop: stop.signal, log, progress });
+      reporter?.stop();
+      if (report.fatalMessage) log(report.fatalMessage);
+      process.stderr.write(`${formatSummary(report)}\n`);
+      if (report.status === 'interrupted') {
+        log(`interrupted; to continue, run:\n  ${resumeCommand(config.outDir)}`);
+      }
+      return report.exitCode;
+    } finally {
+      reporter?.stop();
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    }
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      log(`cannot start the run:\n${error.problems.map((p) => `  - ${p}`).join('\n')}`);
+      return EXIT.usage;
+    }
+    if (error instanceof JobFileError || error instanceof InputError || error instanceof OutDirInUseError || error instanceof LockError) {
+      log(error.message);
+      return EXIT.usage;
+    }
+    throw error;
+  } finally {
+    await simulator?.close();
+  }
+}
+
+function flagsFrom(args: RunArgs): RunFlags {
+  return {
+    inputs: args.inputs ?? [],
+    baseUrl: args['base-url'],
+    model: args.model,
+    out: args.out,
+    apiKeyEnv: args['api-key-env'],
+    system: args.system,
+    template: args.template,
+    idField: args['id-field'],
+    concurrency: args.concurrency,
+    maxAttempts: args['max-attempts'],
+    timeoutMs: args['timeout-ms'],
+    rowDeadlineMs: args['row-deadline-ms'],
+    maxRetryWaitMs: args['max-retry-wait-ms'],
+    graceMs: args['grace-ms'],
+    rpm: args.rpm,
+    tpm: args.tpm,
+    resume: args.resume,
+    retryFailed: args['retry-failed'],
+    force: args.force,
+    cache: args.cache,
+  };
+}
+
+/** The user's own command line with --resume added (and --force removed). */
+function resumeCommand(outDir: string): string {
+  const argv = process.argv.slice(2).filter((arg) => arg !== '--force' && arg !== '--resume');
+  if (!argv.includes('--out') && !argv.some((a) => a.startsWith('--out='))) argv.push('--out', outDir);
+  return ['chatbatch', ...argv, '--resume'].map(shellQuote).join(' ');
+}
+
+function shellQuote(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}

@@ -1,0 +1,83 @@
+import type { Argv, CommandModule } from 'yargs';
+import { checkJob, JobFileError, loadJobFile } from '../job/job-file.js';
+import { checkBaseUrl } from '../job/base-url.js';
+import { InputError } from '../input/errors.js';
+import { expandInputs } from '../input/expand.js';
+import { readRows } from '../input/read-rows.js';
+import { rowId, SeenIds } from '../input/row-id.js';
+import { rowToMessages } from '../request/messages.js';
+import { resolveJobInputs } from '../job/config.js';
+import { EXIT } from './exit-codes.js';
+
+interface ValidateArgs {
+  job: string;
+  'max-problems'?: number;
+}
+
+export const validateCommand: CommandModule<object, ValidateArgs> = {
+  command: 'validate <job>',
+  describe: 'Check a job file and every row of its inputs without sending anything',
+  builder: (yargs: Argv) =>
+    yargs
+      .positional('job', { type: 'string', demandOption: true, describe: 'The job file' })
+      .option('max-problems', { type: 'number', default: 50, describe: 'Most row problems to list' })
+      .example('$0 validate jobs/enrich-csv.json', 'Check a job before a nightly run') as unknown as Argv<ValidateArgs>,
+  handler: async (args) => {
+    process.exitCode = await validate(args.job, args['max-problems'] ?? 50);
+  },
+};
+
+/** Lists every problem with its field or file:line; exit 2 if there is any. */
+async function validate(jobFile: string, maxProblems: number): Promise<number> {
+  const out = (line: string): void => void process.stdout.write(`${line}\n`);
+  let loaded;
+  try {
+    loaded = await loadJobFile(jobFile);
+  } catch (error) {
+    if (!(error instanceof JobFileError)) throw error;
+    for (const problem of error.problems) out(`${problem.where}: ${problem.problem}`);
+    out(`${jobFile}: ${error.problems.length} problem(s)`);
+    return EXIT.usage;
+  }
+  const { job } = loaded;
+  const problems: string[] = checkJob(job, jobFile).map((p) => `${p.where}: ${p.problem}`);
+  if (job.base_url) {
+    const checked = checkBaseUrl(job.base_url);
+    if (!checked.ok) problems.push(`${jobFile}: base_url: ${checked.problem}`);
+  }
+  if (!job.model) problems.push(`${jobFile}: model: missing (give it here or with --model when running)`);
+  if (!job.inputs) problems.push(`${jobFile}: inputs: missing (give them here or on the command line when running)`);
+
+  let rows = 0;
+  let badRows = 0;
+  if (job.inputs) {
+    try {
+      const files = await expandInputs(resolveJobInputs(job.inputs, loaded, process.cwd()));
+      const seen = new SeenIds();
+      for await (const row of readRows(files)) {
+        rows++;
+        const id = rowId(row, job.id_field);
+        const problem = !seen.add(id)
+          ? `duplicate id "${id}"`
+          : row.kind === 'invalid'
+            ? row.problem
+            : (() => {
+                const built = rowToMessages(row.fields, { system: job.system ?? null, template: job.template ?? null });
+                return built.ok ? null : built.problem;
+              })();
+        if (problem) {
+          badRows++;
+          if (badRows <= maxProblems) problems.push(`${row.file}:${row.line}: ${problem}`);
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof InputError)) throw error;
+      problems.push(`${jobFile}: inputs: ${error.message}`);
+    }
+  }
+  for (const problem of problems) out(problem);
+  if (badRows > maxProblems) out(`... and ${badRows - maxProblems} more invalid row(s)`);
+  const total = problems.length - Math.min(badRows, maxProblems) + badRows;
+  out(total === 0 ? `${jobFile}: ok (${rows} row(s))` : `${jobFile}: ${total} problem(s), ${rows} row(s) read`);
+  return total === 0 ? EXIT.ok : EXIT.usage;
+}

@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import type { FailureCategory } from './record.js';
+import { TOOL_VERSION } from './tool-version.js';
+import { writeFileAtomic } from './atomic-file.js';
+
+export type RunStatus = 'running' | 'complete' | 'finished_with_failures' | 'interrupted' | 'aborted';
+
+export interface InputSummary {
+  path: string;
+  size: number;
+  sha256: string;
+  rows: number;
+}
+
+export interface RunSession {
+  started_at: string;
+  ended_at: string | null;
+  status: RunStatus;
+  resumed: boolean;
+  attempts: number;
+  rows_settled: number;
+  rows_reused: number;
+  rows_rerun_changed: number;
+  rows_rerun_failed: number;
+}
+
+export interface Manifest {
+  tool: { name: 'chatbatch'; version: string };
+  node: string;
+  status: RunStatus;
+  job: string | null;
+  config: Record<string, unknown>;
+  inputs: InputSummary[];
+  counts: {
+    rows: number;
+    succeeded: number;
+    failed: number;
+    pending: number;
+    by_category: Partial<Record<FailureCategory, number>>;
+  };
+  started_at: string;
+  ended_at: string | null;
+  attempts_total: number;
+  resumes: number;
+  sessions: RunSession[];
+  files: { output: string; errors: string };
+}
+
+export async function readManifest(file: string): Promise<Manifest | null> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as Manifest;
+  } catch {
+    return null;
+  }
+}
+
+export function writeManifest(file: string, manifest: Manifest): Promise<void> {
+  return writeFileAtomic(file, `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+export async function describeInput(path: string, rows: number): Promise<InputSummary> {
+  const { size } = await stat(path);
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return { path, size, sha256: hash.digest('hex'), rows };
+}
+
+export function toolInfo(): Manifest['tool'] {
+  return { name: 'chatbatch', version: TOOL_VERSION };
+}

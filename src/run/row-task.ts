@@ -1,0 +1,13 @@
+import type { ChatRequest } from '../request/chat-request.js';
+
+/** A row ready to send: where it came from and the request built from it. */
+export interface RowTask {
+  position: number;
+  key: string;
+  id: string;
+  file: string;
+  line: number;
+  request: ChatRequest;
+  /** Stable per row; the attempt number is appended for the X-Client-Request-Id header. */
+  clientRequestIdBase: string;
+}

@@ -1,0 +1,351 @@
+import { createHash } from 'node:crypto';
+import pLimit from 'p-limit';
+import type { AttemptFailure } from '../http/attempt.js';
+import { ChatClient } from '../http/chat-client.js';
+import { maskKey } from '../http/key-mask.js';
+import { defaultRetryPolicy } from '../http/retry-policy.js';
+import { expandInputs } from '../input/expand.js';
+import { readRows } from '../input/read-rows.js';
+import { rowId, SeenIds } from '../input/row-id.js';
+import type { InputRow } from '../input/row.js';
+import { publicConfig, type RunConfig } from '../job/config.js';
+import { describeInput, readManifest, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
+import { writeOrderedResults } from '../output/ordered-results.js';
+import type { FailureCategory, RowRecord } from '../output/record.js';
+import { buildChatRequest } from '../request/chat-request.js';
+import { rowToMessages } from '../request/messages.js';
+import { OutDirInUseError } from './errors.js';
+import { explainFatal } from './fatal-hint.js';
+import { JournalWriter } from './journal.js';
+import { acquireLock } from './lock.js';
+import { categoryOf, outcomeCode, PENDING, SUCCEEDED } from './outcome-code.js';
+import { clearRunFiles, inspectOutDir, outDirPaths, prepareOutDir } from './out-dir.js';
+import { loadPreviousResults, type PreviousResult } from './previous-results.js';
+import { processRow, type AttemptContext } from './process-row.js';
+import { RateController } from './rate-controller.js';
+import { invalidInputRecord } from './records.js';
+import { RowIndex } from './row-index.js';
+import type { RowTask } from './row-task.js';
+
+export interface RunProgress {
+  rowsRead: number;
+  settled: number;
+  succeeded: number;
+  failed: number;
+  reused: number;
+  retriesScheduled: number;
+  attempts: number;
+  concurrency: number;
+  cooldownUntil: number;
+  startedAt: number;
+}
+
+export interface RunOptions {
+  config: RunConfig;
+  /** Aborts when the user asks the run to stop (first SIGINT/SIGTERM). */
+  stop: AbortSignal;
+  /** Notices for the operator (stderr). */
+  log(line: string): void;
+  progress?: RunProgress;
+  now?: () => number;
+  random?: () => number;
+}
+
+export interface RunReport {
+  status: RunStatus;
+  exitCode: 0 | 1 | 3 | 130;
+  rows: number;
+  succeeded: number;
+  failed: number;
+  pending: number;
+  attempts: number;
+  durationMs: number;
+  /** Rows answered by the endpoint in this session (not reused from an earlier one). */
+  rowsSettledNow: number;
+  fatalMessage: string | null;
+  paths: ReturnType<typeof outDirPaths>;
+}
+
+export function newProgress(now: number): RunProgress {
+  return { rowsRead: 0, settled: 0, succeeded: 0, failed: 0, reused: 0, retriesScheduled: 0, attempts: 0, concurrency: 0, cooldownUntil: 0, startedAt: now };
+}
+
+export async function runBatch(options: RunOptions): Promise<RunReport> {
+  const { config, log } = options;
+  const now = options.now ?? (() => performance.now());
+  const progress = options.progress ?? newProgress(now());
+  const startedAt = new Date();
+  const files = await expandInputs(config.inputs);
+  const paths = outDirPaths(config.outDir);
+
+  await prepareOutDir(paths);
+  const releaseLock = await acquireLock(paths.lock);
+  try {
+    const state = await inspectOutDir(paths);
+    if (state.kind !== 'new' && !config.resume && !config.force) {
+      throw new OutDirInUseError(
+        `${config.outDir} holds ${state.kind === 'finished' ? 'a finished' : 'an unfinished'} run (status: ${state.status}); nothing was sent.\n` +
+          `  add --resume to continue it (settled rows are not sent again; add --retry-failed to re-run failures),\n` +
+          `  or --force to discard it and start over.`,
+      );
+    }
+    if (config.force) await clearRunFiles(paths);
+    const previousManifest = config.resume ? await readManifest(paths.manifest) : null;
+    const previous = config.resume && state.kind !== 'new' ? await loadPreviousResults(paths.journal) : null;
+    if (previous && previous.repairedBytes > 0) {
+      log(`repaired the journal: cut ${previous.repairedBytes} bytes of a line torn by a crash`);
+    }
+
+    const session: RunSession = {
+      started_at: startedAt.toISOString(), ended_at: null, status: 'running', resumed: previous !== null,
+      attempts: 0, rows_settled: 0, rows_reused: 0, rows_rerun_changed: 0, rows_rerun_failed: 0,
+    };
+    const manifest = initialManifest(config, previousManifest, session, startedAt, paths);
+    await writeManifest(paths.manifest, manifest);
+
+    const journal = await JournalWriter.open(paths.journal);
+    const index = new RowIndex();
+    const keyName = config.apiKeyEnv;
+    const keyMask = maskKey(config.apiKey);
+    const controller = new RateController({ maxConcurrency: config.concurrency, rpm: config.rpm, tpm: config.tpm, now });
+    const limit = pLimit(controller.concurrency);
+    controller.onConcurrencyChange((value) => {
+      limit.concurrency = value;
+    });
+    const client = new ChatClient({ url: config.requestUrl, apiKey: config.apiKey, maxSockets: config.concurrency, timeoutMs: config.timeoutMs });
+
+    // Two levels of stopping: no new attempts (stop, fail-fast), then cancel what is in flight.
+    const stopDispatch = new AbortController();
+    const abortInFlight = new AbortController();
+    let fatal: AttemptFailure | null = null;
+    let interrupted = false;
+    let graceTimer: NodeJS.Timeout | null = null;
+    const onStop = (): void => {
+      interrupted = true;
+      stopDispatch.abort();
+      log(`stopping: no new rows; waiting up to ${Math.round(config.graceMs / 1000)} s for requests in flight`);
+      graceTimer = setTimeout(() => abortInFlight.abort(), config.graceMs);
+    };
+    if (options.stop.aborted) onStop();
+    else options.stop.addEventListener('abort', onStop, { once: true });
+
+    const context: AttemptContext = {
+      client, limit, controller,
+      retryPolicy: { ...defaultRetryPolicy, maxAttempts: config.maxAttempts, maxServerWaitMs: config.maxRetryWaitMs },
+      rowDeadlineMs: config.rowDeadlineMs,
+      recordContext: { model: config.model, keyName, keyMask },
+      stopDispatch: stopDispatch.signal,
+      abortInFlight: abortInFlight.signal,
+      onFatal: (outcome) => {
+        if (fatal === null) fatal = outcome;
+        stopDispatch.abort();
+      },
+      onRetryScheduled: () => {
+        progress.retriesScheduled++;
+      },
+      now,
+      random: options.random ?? Math.random,
+    };
+
+    const counts = { attempts: 0 };
+    const settle = async (position: number, key: string, fingerprint: string, record: RowRecord): Promise<void> => {
+      const outcome = outcomeCode(record.category ?? null);
+      const location = await journal.append({ k: key, f: fingerprint, o: outcome }, JSON.stringify(record));
+      index.set(position, location, outcome);
+      counts.attempts += record.attempts;
+      progress.attempts += record.attempts;
+      progress.settled++;
+      session.rows_settled++;
+      if (outcome === SUCCEEDED) progress.succeeded++;
+      else progress.failed++;
+      syncProgress(progress, controller);
+    };
+
+    // Bounded admission: a row is read from the input only when there is room, so memory stays
+    // flat however large the input. Rows waiting out a retry delay count too.
+    const maxOpenRows = config.concurrency * 4 + 64;
+    const open = new Set<Promise<void>>();
+    let writeFailure: Error | null = null;
+    const track = (work: Promise<void>): void => {
+      const tracked: Promise<void> = work.then(
+        () => void open.delete(tracked),
+        (error: Error) => {
+          open.delete(tracked);
+          writeFailure ??= error;
+          stopDispatch.abort();
+        },
+      );
+      open.add(tracked);
+    };
+    const seen = new SeenIds();
+    const rowsPerFile = new Map<string, number>();
+    let position = -1;
+    let inputExhausted = true;
+
+    for await (const row of readRows(files)) {
+      if (stopDispatch.signal.aborted) {
+        inputExhausted = false;
+        break;
+      }
+      position++;
+      progress.rowsRead++;
+      index.touch(position);
+      rowsPerFile.set(row.file, (rowsPerFile.get(row.file) ?? 0) + 1);
+      const prepared = prepareRow(row, position, config, seen);
+      const earlier = previous?.byKey.get(prepared.key);
+      if (earlier && reusable(earlier, prepared.fingerprint, config)) {
+        index.set(position, earlier.location, earlier.outcome);
+        progress.reused++;
+        session.rows_reused++;
+        if (earlier.outcome === SUCCEEDED) progress.succeeded++;
+        else progress.failed++;
+        continue;
+      }
+      if (earlier) {
+        if (earlier.fingerprint !== prepared.fingerprint) session.rows_rerun_changed++;
+        else session.rows_rerun_failed++;
+      }
+      if (prepared.kind === 'invalid') {
+        track(settle(position, prepared.key, prepared.fingerprint, prepared.record));
+        continue;
+      }
+      while (open.size >= maxOpenRows) await Promise.race(open);
+      const task = prepared.task;
+      track(
+        processRow(task, context).then((record) => (record ? settle(task.position, task.key, task.request.fingerprint, record) : undefined)),
+      );
+    }
+    await Promise.all(open);
+    if (writeFailure) throw writeFailure;
+    if (graceTimer) clearTimeout(graceTimer);
+    options.stop.removeEventListener('abort', onStop);
+    client.close();
+    await journal.close();
+    syncProgress(progress, controller);
+
+    if (session.rows_rerun_changed > 0) {
+      log(`${session.rows_rerun_changed} row(s) sent again because their request changed since they settled (model, messages, params or base URL)`);
+    }
+
+    await writeOrderedResults(paths.journal, index, paths.outDir);
+    const tally = tallyIndex(index);
+    const fatalOutcome = fatal as AttemptFailure | null;
+    const status: RunStatus = fatalOutcome ? 'aborted'
+      : interrupted || !inputExhausted || tally.pending > 0 ? 'interrupted'
+      : tally.failed > 0 ? 'finished_with_failures' : 'complete';
+    const endedAt = new Date();
+    session.ended_at = endedAt.toISOString();
+    session.status = status;
+    session.attempts = counts.attempts;
+    manifest.status = status;
+    manifest.ended_at = session.ended_at;
+    manifest.attempts_total += counts.attempts;
+    manifest.counts = { rows: index.size, succeeded: tally.succeeded, failed: tally.failed, pending: tally.pending, by_category: tally.byCategory };
+    manifest.inputs = await Promise.all(files.map((file: string) => describeInput(file, rowsPerFile.get(file) ?? 0)));
+    await writeManifest(paths.manifest, manifest);
+
+    const fatalMessage = fatalOutcome
+      ? explainFatal(fatalOutcome, { baseUrl: config.baseUrl, model: config.model, keyName, keyMask })
+      : null;
+    return {
+      status,
+      exitCode: fatalOutcome ? 3 : status === 'interrupted' ? 130 : tally.failed > 0 ? 1 : 0,
+      rows: index.size,
+      succeeded: tally.succeeded,
+      failed: tally.failed,
+      pending: tally.pending,
+      attempts: counts.attempts,
+      durationMs: endedAt.getTime() - startedAt.getTime(),
+      rowsSettledNow: session.rows_settled,
+      fatalMessage,
+      paths,
+    };
+  } finally {
+    await releaseLock();
+  }
+}
+
+type PreparedRow =
+  | { kind: 'task'; key: string; fingerprint: string; task: RowTask }
+  | { kind: 'invalid'; key: string; fingerprint: string; record: RowRecord };
+
+function prepareRow(row: InputRow, position: number, config: RunConfig, seen: SeenIds): PreparedRow {
+  const id = rowId(row, config.idField ?? undefined);
+  const origin = { id, file: row.file, line: row.line };
+  const invalid = (key: string, problem: string): PreparedRow => ({
+    kind: 'invalid',
+    key,
+    fingerprint: `invalid:${shortHash(problem)}`,
+    record: invalidInputRecord(origin, problem, config.model),
+  });
+  if (!seen.add(id)) return invalid(`dup:${row.file}:${row.line}`, `duplicate id "${id}": an earlier row has the same id`);
+  if (row.kind === 'invalid') return invalid(id, row.problem);
+  const messages = rowToMessages(row.fields, { system: config.system, template: config.template });
+  if (!messages.ok) return invalid(id, messages.problem);
+  const request = buildChatRequest(messages.messages, { baseUrl: config.baseUrl, model: config.model, params: config.params });
+  return {
+    kind: 'task',
+    key: id,
+    fingerprint: request.fingerprint,
+    task: { position, key: id, id, file: row.file, line: row.line, request, clientRequestIdBase: `cb-${shortHash(id)}` },
+  };
+}
+
+function reusable(earlier: PreviousResult, fingerprint: string, config: RunConfig): boolean {
+  if (earlier.fingerprint !== fingerprint) return false;
+  if (earlier.outcome === SUCCEEDED) return true;
+  const category = categoryOf(earlier.outcome);
+  if (config.retryFailed === 'all') return category === 'invalid_input';
+  return category === null || !config.retryFailed.includes(category);
+}
+
+function tallyIndex(index: RowIndex) {
+  let succeeded = 0;
+  let failed = 0;
+  let pending = 0;
+  const byCategory: Partial<Record<FailureCategory, number>> = {};
+  for (let position = 0; position < index.size; position++) {
+    const outcome = index.outcome(position);
+    if (outcome === PENDING) pending++;
+    else if (outcome === SUCCEEDED) succeeded++;
+    else {
+      failed++;
+      const category = categoryOf(outcome)!;
+      byCategory[category] = (byCategory[category] ?? 0) + 1;
+    }
+  }
+  return { succeeded, failed, pending, byCategory };
+}
+
+function syncProgress(progress: RunProgress, controller: RateController): void {
+  progress.concurrency = controller.concurrency;
+  progress.cooldownUntil = controller.state.cooldownUntil;
+}
+
+function initialManifest(
+  config: RunConfig,
+  previous: Manifest | null,
+  session: RunSession,
+  startedAt: Date,
+  paths: ReturnType<typeof outDirPaths>,
+): Manifest {
+  return {
+    tool: toolInfo(),
+    node: process.version,
+    status: 'running',
+    job: config.jobName,
+    config: publicConfig(config),
+    inputs: previous?.inputs ?? [],
+    counts: previous?.counts ?? { rows: 0, succeeded: 0, failed: 0, pending: 0, by_category: {} },
+    started_at: previous?.started_at ?? startedAt.toISOString(),
+    ended_at: null,
+    attempts_total: previous?.attempts_total ?? 0,
+    resumes: (previous?.resumes ?? -1) + 1,
+    sessions: [...(previous?.sessions ?? []), session],
+    files: { output: paths.output, errors: paths.errors },
+  };
+}
+
+function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
