@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { RateController } from '../../src/run/rate-controller.js';
+import { TokenBucket } from '../../src/run/token-bucket.js';
+
+function controller(max: number, extra: { rpm?: number; tpm?: number } = {}) {
+  const clock = { now: 0 };
+  const rc = new RateController({ maxConcurrency: max, rpm: extra.rpm ?? null, tpm: extra.tpm ?? null, now: () => clock.now });
+  return { rc, clock };
+}
+
+describe('RateController', () => {
+  it('starts at one request and doubles on success up to the maximum', () => {
+    const { rc } = controller(16);
+    expect(rc.concurrency).toBe(1);
+    const seen = [];
+    for (let i = 0; i < 40; i++) {
+      rc.onSuccess(null);
+      seen.push(rc.concurrency);
+    }
+    expect(seen[0]).toBe(2);
+    expect(Math.max(...seen)).toBe(16);
+    expect(seen.every((c, i) => i === 0 || c >= seen[i - 1]!)).toBe(true);
+  });
+
+  it('ignores a stray 429 among successes', () => {
+    const { rc } = controller(8);
+    for (let i = 0; i < 40; i++) rc.onSuccess(null);
+    rc.onRateLimited(1000);
+    expect(rc.concurrency).toBe(8);
+    expect(rc.delayBeforeSend(1)).toBe(0);
+  });
+
+  it('halves concurrency and pauses the whole run once when 429s dominate', () => {
+    const { rc, clock } = controller(8);
+    for (let i = 0; i < 40; i++) rc.onSuccess(null);
+    for (let i = 0; i < 10; i++) rc.onRateLimited(2000);
+    expect(rc.concurrency).toBe(4);
+    expect(rc.delayBeforeSend(1)).toBe(2000);
+    clock.now = 2000;
+    expect(rc.delayBeforeSend(1)).toBe(0);
+  });
+
+  it('grows back by one per window of successes after a cut, never above the maximum', () => {
+    const { rc, clock } = controller(8);
+    for (let i = 0; i < 40; i++) rc.onSuccess(null);
+    for (let i = 0; i < 10; i++) rc.onRateLimited(10);
+    clock.now = 5000;
+    expect(rc.concurrency).toBe(4);
+    for (let i = 0; i < 4; i++) rc.onSuccess(null);
+    expect(rc.concurrency).toBe(5);
+    for (let i = 0; i < 200; i++) rc.onSuccess(null);
+    expect(rc.concurrency).toBe(8);
+  });
+
+  it('pauses until the server says its request budget resets', () => {
+    const { rc } = controller(8);
+    rc.onSuccess({ remainingRequests: 0, resetRequestsMs: 1500 });
+    expect(rc.delayBeforeSend(1)).toBe(1500);
+  });
+
+  it('keeps to a requests-per-minute budget', () => {
+    const { rc, clock } = controller(8, { rpm: 60 });
+    expect(rc.delayBeforeSend(1)).toBe(0);
+    expect(rc.delayBeforeSend(1)).toBe(1000);
+    clock.now = 1000;
+    expect(rc.delayBeforeSend(1)).toBe(0);
+  });
+});
+
+describe('TokenBucket', () => {
+  it('lets a request larger than the bucket through when full, then charges the debt', () => {
+    const clock = { now: 0 };
+    const bucket = new TokenBucket(600, () => clock.now); // 10 per second, capacity 10
+    expect(bucket.take(50)).toBe(0);
+    expect(bucket.take(1)).toBeGreaterThan(4000);
+    clock.now = 5100;
+    expect(bucket.take(1)).toBe(0);
+  });
+});
