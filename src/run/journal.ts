@@ -102,11 +102,11 @@ export async function readJournal(
   onEntry: (entry: JournalEntry, location: RecordLocation) => void,
 ): Promise<{ repairedBytes: number; lines: number }> {
   const { size } = await stat(file);
-  let offset = 0;
+  let bufferStart = 0; // file offset of buffer[0]
   let carry: Buffer = Buffer.alloc(0);
   let lines = 0;
   for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
-    let buffer = carry.length > 0 ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
+    const buffer = carry.length > 0 ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
     let start = 0;
     let newline: number;
     while ((newline = buffer.indexOf(10, start)) !== -1) {
@@ -114,16 +114,16 @@ export async function readJournal(
       if (tab !== -1 && tab < newline) {
         const entry = parseEntry(buffer.toString('utf8', start, tab));
         if (entry) {
-          onEntry(entry, { offset: offset + tab + 1, length: newline - tab - 1 });
+          onEntry(entry, { offset: bufferStart + tab + 1, length: newline - tab - 1 });
           lines++;
         }
       }
-      offset += newline + 1 - start;
       start = newline + 1;
     }
+    bufferStart += start;
     carry = buffer.subarray(start);
-    buffer = Buffer.alloc(0);
   }
+  const offset = bufferStart;
   const repairedBytes = size - offset;
   if (repairedBytes > 0) await truncate(file, offset);
   return { repairedBytes, lines };
