@@ -5,7 +5,8 @@ import { readRateLimitHeaders } from '../http/rate-limit-headers.js';
 import { decideRetry, serverRequestedDelayMs, type RetryPolicy } from '../http/retry-policy.js';
 import type { AttemptSummary, RowRecord } from '../output/record.js';
 import type { RateController } from './rate-controller.js';
-import { failureRecord, successRecord, type RecordContext } from './records.js';
+import { cachedRecord, failureRecord, successRecord, type RecordContext } from './records.js';
+import type { ResponseCache } from './response-cache.js';
 import type { RowTask } from './row-task.js';
 import { sleep } from './sleep.js';
 
@@ -16,6 +17,7 @@ export interface AttemptContext {
   retryPolicy: RetryPolicy;
   rowDeadlineMs: number;
   recordContext: RecordContext;
+  cache: ResponseCache | null;
   /** Aborts when the run stops admitting work (signal, fail-fast): no new attempt starts. */
   stopDispatch: AbortSignal;
   /** Aborts requests already in flight (grace period over, second signal). */
@@ -38,6 +40,8 @@ export async function processRow(task: RowTask, context: AttemptContext): Promis
   const startedAt = new Date();
   const startedMs = context.now();
   const history: AttemptSummary[] = [];
+  const cached = await context.cache?.get(task.request.fingerprint);
+  if (cached) return cachedRecord(task, cached, startedAt, context.recordContext);
 
   for (let attempt = 1; ; attempt++) {
     const clientRequestId = `${task.clientRequestIdBase}-${attempt}`;
@@ -62,6 +66,7 @@ export async function processRow(task: RowTask, context: AttemptContext): Promis
 
     if (outcome.ok) {
       context.controller.onSuccess(readRateLimitHeaders(outcome.headers));
+      await context.cache?.put(task.request.fingerprint, outcome);
       return successRecord(task, outcome, soFar(), context.recordContext);
     }
     if (outcome.status === 429 && !outcome.fatalForRun) {

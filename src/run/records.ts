@@ -1,5 +1,6 @@
 import type { AttemptFailure, AttemptSuccess } from '../http/attempt.js';
 import type { AttemptSummary, RowRecord } from '../output/record.js';
+import type { CachedResponse } from './response-cache.js';
 
 export interface RecordContext {
   model: string;
@@ -58,6 +59,29 @@ export function failureRecord(origin: RowOrigin, outcome: AttemptFailure, run: A
     category: outcome.category,
   };
   return withDetails(record, run, context);
+}
+
+/** A reply served from the response cache: no request was sent for it in this run. */
+export function cachedRecord(origin: RowOrigin, cached: CachedResponse, startedAt: Date, context: RecordContext): RowRecord {
+  const record: RowRecord = {
+    id: origin.id,
+    file: origin.file,
+    line: origin.line,
+    model: context.model,
+    reply: cached.reply,
+    status: cached.status,
+    code: null,
+    trace_id: cached.trace_id,
+    attempts: 0,
+    started_at: startedAt.toISOString(),
+    duration_ms: 0,
+    finish_reason: cached.finish_reason,
+    cached: true,
+    fingerprint: cached.fingerprint,
+  };
+  if (cached.usage) record.usage = cached.usage;
+  if (cached.response_id !== undefined) record.response_id = cached.response_id;
+  return record;
 }
 
 /** A row that could not become a request: no request is sent, attempts stay 0. */

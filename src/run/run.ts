@@ -24,6 +24,7 @@ import { loadPreviousResults, type PreviousResult } from './previous-results.js'
 import { processRow, type AttemptContext } from './process-row.js';
 import { RateController } from './rate-controller.js';
 import { invalidInputRecord } from './records.js';
+import { ResponseCache } from './response-cache.js';
 import { RowIndex } from './row-index.js';
 import type { RowTask } from './row-task.js';
 
@@ -134,6 +135,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       retryPolicy: { ...defaultRetryPolicy, maxAttempts: config.maxAttempts, maxServerWaitMs: config.maxRetryWaitMs },
       rowDeadlineMs: config.rowDeadlineMs,
       recordContext: { model: config.model, keyName, keyMask },
+      cache: config.cacheDir ? new ResponseCache(config.cacheDir) : null,
       stopDispatch: stopDispatch.signal,
       abortInFlight: abortInFlight.signal,
       onFatal: (outcome) => {

@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { AttemptSuccess } from '../http/attempt.js';
+import type { Usage } from '../output/record.js';
+
+export interface CachedResponse {
+  fingerprint: string;
+  stored_at: string;
+  status: number;
+  reply: string;
+  finish_reason: string | null;
+  usage?: Usage;
+  response_id?: string;
+  trace_id: string | null;
+}
+
+/**
+ * Successful responses by request fingerprint, one small file each (`ab/abcdef….json`).
+ * Each entry is written to a unique temporary name and renamed into place, so concurrent
+ * writers never interleave and a kill -9 leaves either no entry or a whole one. An entry that
+ * cannot be read or parsed is a miss, never an error.
+ */
+export class ResponseCache {
+  constructor(private readonly dir: string) {}
+
+  async get(fingerprint: string): Promise<CachedResponse | null> {
+    try {
+      const entry = JSON.parse(await readFile(this.fileFor(fingerprint), 'utf8')) as CachedResponse;
+      return entry.fingerprint === fingerprint && typeof entry.reply === 'string' ? entry : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async put(fingerprint: string, outcome: AttemptSuccess): Promise<void> {
+    const entry: CachedResponse = {
+      fingerprint,
+      stored_at: new Date().toISOString(),
+      status: outcome.status,
+      reply: outcome.reply,
+      finish_reason: outcome.finishReason,
+      trace_id: outcome.traceId,
+    };
+    if (outcome.usage) entry.usage = outcome.usage;
+    if (outcome.responseId !== undefined) entry.response_id = outcome.responseId;
+    const target = this.fileFor(fingerprint);
+    await mkdir(path.dirname(target), { recursive: true });
+    const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await writeFile(temporary, JSON.stringify(entry));
+      await rename(temporary, target);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  private fileFor(fingerprint: string): string {
+    return path.join(this.dir, fingerprint.slice(0, 2), `${fingerprint}.json`);
+  }
+}
