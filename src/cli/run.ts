@@ -9,6 +9,8 @@ import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { EXIT } from './exit-codes.js';
 import { nonNegativeInteger, positiveInteger } from './options.js';
 import { formatSummary } from './summary.js';
+import { dryRun } from '../run/dry-run.js';
+import { formatDryRun } from './dry-run-report.js';
 import { startProgressReporter } from './progress.js';
 
 interface RunArgs {
@@ -35,6 +37,7 @@ interface RunArgs {
   cache?: string;
   simulate?: boolean;
   quiet?: boolean;
+  'dry-run'?: boolean;
 }
 
 export const runCommand: CommandModule<object, RunArgs> = {
@@ -65,6 +68,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('cache', { type: 'string', describe: 'Response cache directory (reproducible re-runs)' })
       .option('simulate', { type: 'boolean', describe: 'Start the built-in simulator and send to it (replies are simulated)' })
       .option('quiet', { type: 'boolean', describe: 'No progress output' })
+      .option('dry-run', { type: 'boolean', describe: 'Read and check every row, build every request, send nothing' })
       .example('$0 run prompts.jsonl --base-url https://api.example.com/v1 --model my-model --out out/today', 'Run a JSONL file')
       .example("$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich.json", 'Run a glob of CSV files with a template')
       .example('$0 run --job jobs/quickstart.json --simulate', 'Try it against the built-in simulator')
@@ -79,6 +83,12 @@ async function runFromCli(args: RunArgs): Promise<number> {
   let simulator: RunningSimulator | null = null;
   try {
     const job = args.job ? await loadJobFile(args.job) : null;
+    if (args['dry-run']) {
+      const config = resolveRunConfig(flagsFrom(args), job, { env: process.env, cwd: process.cwd(), dryRun: true });
+      const report = await dryRun(config, { maxListed: 50, assumedLatencyMs: 2000 });
+      process.stdout.write(formatDryRun(report, config));
+      return report.invalidCount > 0 ? EXIT.rowsFailed : EXIT.ok;
+    }
     if (args.simulate) {
       simulator = await startSimulator({});
       log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);

@@ -92,6 +92,8 @@ export interface ResolveContext {
   cwd: string;
   /** Set when `--simulate` started a local endpoint: its URL replaces any configured one. */
   simulatorUrl?: string;
+  /** A dry run sends nothing, so it needs neither a key nor an output directory. */
+  dryRun?: boolean;
 }
 
 export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context: ResolveContext): RunConfig {
@@ -121,13 +123,13 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   const apiKeyEnv = flags.apiKeyEnv ?? j.api_key_env ?? DEFAULT_API_KEY_ENV;
   let apiKey = env[apiKeyEnv] ?? '';
   if (!apiKey && context.simulatorUrl) apiKey = 'simulated-key';
-  if (!apiKey) problems.push(`no API key: set the environment variable ${apiKeyEnv}`);
+  if (!apiKey && !context.dryRun) problems.push(`no API key: set the environment variable ${apiKeyEnv}`);
 
   const params = j.params ?? {};
   problems.push(...checkParams(params));
 
   const out = flags.out ?? (j.out ? relativeToCwd(j.out, context.cwd) : undefined);
-  if (!out) problems.push('no output directory: give --out DIR or "out" in the job file');
+  if (!out && !context.dryRun) problems.push('no output directory: give --out DIR or "out" in the job file');
 
   const retryFailed = parseRetryFailed(flags.retryFailed, problems);
 
@@ -153,7 +155,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     rpm: flags.rpm ?? j.rpm ?? null,
     tpm: flags.tpm ?? j.tpm ?? null,
     params,
-    outDir: out!,
+    outDir: out ?? '',
     format: 'jsonl',
     resume: flags.resume ?? false,
     retryFailed,
@@ -187,7 +189,7 @@ export function resolveJobInputs(patterns: readonly string[], job: LoadedJob | n
 
 function relativeToJob(pattern: string, job: LoadedJob | null, cwd: string): string {
   if (!job || path.isAbsolute(pattern)) return pattern;
-  return relativeToCwd(path.join(job.dir, pattern), cwd);
+  return path.relative(cwd, path.resolve(cwd, job.dir, pattern)) || '.';
 }
 
 function relativeToCwd(p: string, cwd: string): string {
