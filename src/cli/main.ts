@@ -3,14 +3,16 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';
+import { reportCommand } from './report.js';
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('chatbatch')
   .usage('$0 <command> [options]\n\nBatch processor for OpenAI-compatible chat-completion endpoints.')
   .command(runCommand)
   .command(validateCommand)
+  .command(reportCommand)
   .strict()
-  .demandCommand(1, 'Name a command: run, validate, simulate.')
+  .demandCommand(1, 'Name a command: run, validate, simulate, report.')
   .recommendCommands()
   .help()
   .alias('help', 'h')

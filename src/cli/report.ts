@@ -1,0 +1,40 @@
+import { writeFile } from 'node:fs/promises';
+import type { Argv, CommandModule } from 'yargs';
+import { computeStats } from '../report/stats.js';
+import { formatTextReport } from '../report/text-report.js';
+import { renderHtmlReport } from '../report/html-report.js';
+import { outDirPaths } from '../run/out-dir.js';
+import { readManifest } from '../output/manifest.js';
+import { EXIT } from './exit-codes.js';
+
+interface ReportArgs {
+  dir: string;
+  html?: string;
+}
+
+export const reportCommand: CommandModule<object, ReportArgs> = {
+  command: 'report <dir>',
+  describe: 'Summarise a run: counts, latency percentiles, attempts, throughput, slowest rows, common errors',
+  builder: (yargs: Argv) =>
+    yargs
+      .positional('dir', { type: 'string', demandOption: true, describe: 'The run\'s output directory' })
+      .option('html', { type: 'string', describe: 'Also write a self-contained HTML page with charts' })
+      .example('$0 report out/nightly', 'Print the summary')
+      .example('$0 report out/nightly --html report.html', 'Write a page to open in a browser') as unknown as Argv<ReportArgs>,
+  handler: async (args) => {
+    const paths = outDirPaths(args.dir);
+    const manifest = await readManifest(paths.manifest);
+    if (!manifest) {
+      process.stderr.write(`chatbatch: ${args.dir} holds no run (no readable manifest.json)\n`);
+      process.exitCode = EXIT.usage;
+      return;
+    }
+    const stats = await computeStats(paths.output, paths.errors);
+    const title = `${manifest.job ?? args.dir} (${manifest.status})`;
+    process.stdout.write(formatTextReport(stats, title));
+    if (args.html) {
+      await writeFile(args.html, renderHtmlReport(stats, title));
+      process.stderr.write(`chatbatch: wrote ${args.html}\n`);
+    }
+  },
+};

@@ -1,0 +1,120 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { RowRecord } from '../output/record.js';
+
+export interface ErrorGroup {
+  status: number | null;
+  code: string | null;
+  count: number;
+  example: { id: string; trace_id: string | null; message: string | undefined };
+}
+
+export interface RunStats {
+  rows: number;
+  succeeded: number;
+  failed: number;
+  cached: number;
+  byStatus: Record<string, number>;
+  byCategory: Record<string, number>;
+  byCode: Record<string, number>;
+  latency: { p50: number; p90: number; p95: number; p99: number; max: number } | null;
+  attempts: Record<string, number>;
+  /** Rows settled per time bucket since the first row started. */
+  throughput: { bucketSeconds: number; buckets: Array<{ start: number; ok: number; failed: number }> };
+  slowest: Array<{ id: string; duration_ms: number; attempts: number; trace_id: string | null }>;
+  topErrors: ErrorGroup[];
+  /** For charts: one point per row that got an answer. */
+  points: Array<{ t: number; duration_ms: number; status: number | null; ok: boolean }>;
+}
+
+/** Reads output.jsonl and errors.jsonl of a run and computes what `chatbatch report` shows. */
+export async function computeStats(outputFile: string, errorsFile: string, maxPoints = 20_000): Promise<RunStats> {
+  const records: Array<Pick<RowRecord, 'id' | 'status' | 'code' | 'category' | 'attempts' | 'duration_ms' | 'started_at' | 'trace_id' | 'message' | 'cached'> & { ok: boolean }> = [];
+  for (const [file, ok] of [[outputFile, true], [errorsFile, false]] as const) {
+    for await (const record of readRecords(file)) {
+      records.push({
+        id: record.id, status: record.status, code: record.code, category: record.category, attempts: record.attempts,
+        duration_ms: record.duration_ms, started_at: record.started_at, trace_id: record.trace_id, message: record.message, cached: record.cached, ok,
+      });
+    }
+  }
+  const stats: RunStats = {
+    rows: records.length, succeeded: 0, failed: 0, cached: 0, byStatus: {}, byCategory: {}, byCode: {}, latency: null,
+    attempts: {}, throughput: { bucketSeconds: 1, buckets: [] }, slowest: [], topErrors: [], points: [],
+  };
+  const errors = new Map<string, ErrorGroup>();
+  const answered: number[] = [];
+  for (const record of records) {
+    if (record.ok) stats.succeeded++;
+    else stats.failed++;
+    if (record.cached) stats.cached++;
+    increment(stats.byStatus, record.status === null ? 'none' : String(record.status));
+    increment(stats.attempts, String(record.attempts));
+    if (!record.ok) {
+      increment(stats.byCategory, record.category ?? 'unknown');
+      increment(stats.byCode, record.code ?? 'unknown');
+      const key = `${record.status}|${record.code}`;
+      const group = errors.get(key);
+      if (group) group.count++;
+      else errors.set(key, { status: record.status, code: record.code, count: 1, example: { id: record.id, trace_id: record.trace_id, message: record.message } });
+    }
+    if (record.attempts > 0) answered.push(record.duration_ms);
+  }
+  answered.sort((a, b) => a - b);
+  if (answered.length > 0) {
+    stats.latency = { p50: quantile(answered, 0.5), p90: quantile(answered, 0.9), p95: quantile(answered, 0.95), p99: quantile(answered, 0.99), max: answered.at(-1)! };
+  }
+  stats.topErrors = [...errors.values()].sort((a, b) => b.count - a.count).slice(0, 10);
+  stats.slowest = records
+    .filter((r) => r.attempts > 0)
+    .sort((a, b) => b.duration_ms - a.duration_ms)
+    .slice(0, 10)
+    .map((r) => ({ id: r.id, duration_ms: r.duration_ms, attempts: r.attempts, trace_id: r.trace_id }));
+
+  const timed = records.filter((r) => r.attempts > 0).map((r) => ({ start: Date.parse(r.started_at), record: r }));
+  if (timed.length > 0) {
+    const first = Math.min(...timed.map((t) => t.start));
+    const last = Math.max(...timed.map((t) => t.start + t.record.duration_ms));
+    const span = Math.max(1, (last - first) / 1000);
+    const bucketSeconds = niceBucket(span / 60);
+    const buckets = Array.from({ length: Math.floor(span / bucketSeconds) + 1 }, (_, i) => ({ start: i * bucketSeconds, ok: 0, failed: 0 }));
+    for (const { start, record } of timed) {
+      const end = (start + record.duration_ms - first) / 1000;
+      const bucket = buckets[Math.min(buckets.length - 1, Math.floor(end / bucketSeconds))]!;
+      if (record.ok) bucket.ok++;
+      else bucket.failed++;
+    }
+    stats.throughput = { bucketSeconds, buckets };
+    const step = Math.max(1, Math.ceil(timed.length / maxPoints));
+    for (let i = 0; i < timed.length; i += step) {
+      const { start, record } = timed[i]!;
+      stats.points.push({ t: (start - first) / 1000, duration_ms: record.duration_ms, status: record.status, ok: record.ok });
+    }
+  }
+  return stats;
+}
+
+async function* readRecords(file: string): AsyncGenerator<RowRecord> {
+  let lines;
+  try {
+    lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+    for await (const line of lines) if (line.trim()) yield JSON.parse(line) as RowRecord;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
+function increment(counts: Record<string, number>, key: string): void {
+  counts[key] = (counts[key] ?? 0) + 1;
+}
+
+/** Nearest-rank quantile of sorted values. */
+export function quantile(sorted: readonly number[], q: number): number {
+  const rank = Math.max(1, Math.ceil(q * sorted.length));
+  return sorted[rank - 1]!;
+}
+
+function niceBucket(seconds: number): number {
+  for (const step of [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600]) if (seconds <= step) return step;
+  return 3600;
+}

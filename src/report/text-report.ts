@@ -1,0 +1,40 @@
+import type { RunStats } from './stats.js';
+
+export function formatTextReport(stats: RunStats, title: string): string {
+  const lines: string[] = [`chatbatch report: ${title}`, ''];
+  lines.push(`rows: ${stats.rows}  ok: ${stats.succeeded}  failed: ${stats.failed}` + (stats.cached ? `  (cached: ${stats.cached})` : ''));
+  lines.push('', 'by status:', ...table(stats.byStatus));
+  if (stats.failed > 0) {
+    lines.push('', 'failures by category:', ...table(stats.byCategory));
+    lines.push('', 'failures by code:', ...table(stats.byCode));
+  }
+  if (stats.latency) {
+    const l = stats.latency;
+    lines.push('', `latency (ms, first attempt to final answer): p50 ${l.p50}  p90 ${l.p90}  p95 ${l.p95}  p99 ${l.p99}  max ${l.max}`);
+  }
+  lines.push('', 'attempts per row:', ...table(stats.attempts, (a, b) => Number(a) - Number(b)));
+  if (stats.throughput.buckets.length > 0) {
+    lines.push('', `throughput (rows settled per ${stats.throughput.bucketSeconds} s):`);
+    const peak = Math.max(1, ...stats.throughput.buckets.map((b) => b.ok + b.failed));
+    for (const bucket of stats.throughput.buckets) {
+      const total = bucket.ok + bucket.failed;
+      lines.push(`  ${String(bucket.start).padStart(6)} s  ${String(total).padStart(7)}  ${'#'.repeat(Math.round((total / peak) * 40))}${bucket.failed ? `  (${bucket.failed} failed)` : ''}`);
+    }
+  }
+  if (stats.slowest.length > 0) {
+    lines.push('', 'slowest rows:');
+    for (const row of stats.slowest) lines.push(`  ${row.id}  ${row.duration_ms} ms  ${row.attempts} attempt(s)  trace ${row.trace_id ?? '-'}`);
+  }
+  if (stats.topErrors.length > 0) {
+    lines.push('', 'most common errors (with an example):');
+    for (const group of stats.topErrors) {
+      lines.push(`  ${group.count} × status ${group.status ?? '-'} ${group.code ?? '-'}: e.g. row ${group.example.id}, trace ${group.example.trace_id ?? '-'}${group.example.message ? ` — ${group.example.message.slice(0, 120)}` : ''}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function table(counts: Record<string, number>, order?: (a: string, b: string) => number): string[] {
+  const entries = Object.entries(counts).sort(order ? ([a], [b]) => order(a, b) : ([, a], [, b]) => b - a);
+  return entries.map(([key, count]) => `  ${key.padEnd(24)} ${count}`);
+}
