@@ -38,6 +38,9 @@ interface RunArgs {
   simulate?: boolean;
   quiet?: boolean;
   'dry-run'?: boolean;
+  format?: string;
+  'escape-formulas'?: boolean;
+  bom?: boolean;
 }
 
 export const runCommand: CommandModule<object, RunArgs> = {
@@ -68,6 +71,9 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('cache', { type: 'string', describe: 'Response cache directory (reproducible re-runs)' })
       .option('simulate', { type: 'boolean', describe: 'Start the built-in simulator and send to it (replies are simulated)' })
       .option('quiet', { type: 'boolean', describe: 'No progress output' })
+      .option('format', { type: 'string', choices: ['jsonl', 'csv', 'openai-batch'], describe: 'Also write output.csv/errors.csv (csv) or batch-output.jsonl/batch-errors.jsonl (openai-batch)' })
+      .option('escape-formulas', { type: 'boolean', describe: 'CSV: escape cells a spreadsheet would execute (default on; --no-escape-formulas turns it off)' })
+      .option('bom', { type: 'boolean', describe: 'CSV: start with a UTF-8 BOM for Excel' })
       .option('dry-run', { type: 'boolean', describe: 'Read and check every row, build every request, send nothing' })
       .example('$0 run prompts.jsonl --base-url https://api.example.com/v1 --model my-model --out out/today', 'Run a JSONL file')
       .example("$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich.json", 'Run a glob of CSV files with a template')
@@ -167,6 +173,9 @@ function flagsFrom(args: RunArgs): RunFlags {
     retryFailed: args['retry-failed'],
     force: args.force,
     cache: args.cache,
+    format: args.format,
+    escapeFormulas: args['escape-formulas'],
+    bom: args.bom,
   };
 }
 

@@ -12,6 +12,8 @@ export interface ParsedRow {
   line: number;
   format: InputFormat;
   fields: Record<string, unknown>;
+  /** CSV only: the header's column names in order (one shared array per file). */
+  columns?: readonly string[];
 }
 
 export interface InvalidRow {

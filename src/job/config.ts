@@ -16,7 +16,8 @@ export const DEFAULTS = {
   graceMs: 10_000,
 } as const;
 
-export type OutputFormat = 'jsonl';
+export type OutputFormat = 'jsonl' | 'csv' | 'openai-batch';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['jsonl', 'csv', 'openai-batch'];
 
 /** Flags as parsed from the command line; undefined means "not given". */
 export interface RunFlags {
@@ -40,7 +41,9 @@ export interface RunFlags {
   retryFailed?: string[] | undefined;
   force?: boolean | undefined;
   cache?: string | undefined;
-  simulate?: boolean | undefined;
+  format?: string | undefined;
+  escapeFormulas?: boolean | undefined;
+  bom?: boolean | undefined;
 }
 
 /** Everything a run needs, resolved with precedence flags > environment > job file > defaults. */
@@ -68,6 +71,10 @@ export interface RunConfig {
   params: Record<string, unknown>;
   outDir: string;
   format: OutputFormat;
+  /** CSV output: prefix cells a spreadsheet would execute (=, +, -, @, tab, CR). */
+  escapeFormulas: boolean;
+  /** CSV output: start with a UTF-8 BOM (for Excel). */
+  bom: boolean;
   resume: boolean;
   /** Categories of failed rows to run again on resume; empty means none. */
   retryFailed: FailureCategory[] | 'all';
@@ -132,6 +139,8 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   if (!out && !context.dryRun) problems.push('no output directory: give --out DIR or "out" in the job file');
 
   const retryFailed = parseRetryFailed(flags.retryFailed, problems);
+  const format = (flags.format ?? j.format ?? 'jsonl') as OutputFormat;
+  if (!OUTPUT_FORMATS.includes(format)) problems.push(`format: "${format}" is not one of ${OUTPUT_FORMATS.join(', ')}`);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -156,7 +165,9 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     tpm: flags.tpm ?? j.tpm ?? null,
     params,
     outDir: out ?? '',
-    format: 'jsonl',
+    format,
+    escapeFormulas: flags.escapeFormulas ?? true,
+    bom: flags.bom ?? false,
     resume: flags.resume ?? false,
     retryFailed,
     force: flags.force ?? false,

@@ -42,7 +42,7 @@ export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: 
   tpm: { kind: 'positive-integer', doc: 'Estimated tokens-per-minute budget to stay under.' },
   params: { kind: 'object', doc: 'Optional request parameters to send (temperature, top_p, max_tokens, ...).' },
   out: { kind: 'string', doc: 'Output directory, relative to the current directory.' },
-  format: { kind: 'string', doc: 'Output format: jsonl (default).' },
+  format: { kind: 'string', doc: 'Extra output format: jsonl (default, only the canonical files), csv, openai-batch.' },
 };
 
 export interface JobProblem {

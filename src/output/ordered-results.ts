@@ -36,7 +36,8 @@ export async function writeOrderedResults(journalFile: string, index: RowIndex, 
   }
 }
 
-class WindowedReader {
+/** Reads records by location, keeping a window of the journal so near-sequential reads are cheap. */
+export class WindowedReader {
   private window = Buffer.alloc(0);
   private windowStart = 0;
 

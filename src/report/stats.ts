@@ -27,9 +27,23 @@ export interface RunStats {
   points: Array<{ t: number; duration_ms: number; status: number | null; ok: boolean }>;
 }
 
+interface LightRecord {
+  id: string;
+  status: number | null;
+  code: string | null;
+  category: string | undefined;
+  attempts: number;
+  duration_ms: number;
+  started_at: string;
+  trace_id: string | null;
+  message: string | undefined;
+  cached: boolean | undefined;
+  ok: boolean;
+}
+
 /** Reads output.jsonl and errors.jsonl of a run and computes what `chatbatch report` shows. */
 export async function computeStats(outputFile: string, errorsFile: string, maxPoints = 20_000): Promise<RunStats> {
-  const records: Array<Pick<RowRecord, 'id' | 'status' | 'code' | 'category' | 'attempts' | 'duration_ms' | 'started_at' | 'trace_id' | 'message' | 'cached'> & { ok: boolean }> = [];
+  const records: LightRecord[] = [];
   for (const [file, ok] of [[outputFile, true], [errorsFile, false]] as const) {
     for await (const record of readRecords(file)) {
       records.push({

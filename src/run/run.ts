@@ -11,6 +11,7 @@ import type { InputRow } from '../input/row.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
 import { describeInput, readManifest, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
 import { writeOrderedResults } from '../output/ordered-results.js';
+import { writeDerivedFiles } from '../output/derived-files.js';
 import type { FailureCategory, RowRecord } from '../output/record.js';
 import { buildChatRequest } from '../request/chat-request.js';
 import { rowToMessages } from '../request/messages.js';
@@ -230,6 +231,9 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     }
 
     await writeOrderedResults(paths.journal, index, paths.outDir);
+    if (config.format !== 'jsonl') {
+      await writeDerivedFiles(config.format, files, index, paths.journal, paths.outDir, { escapeFormulas: config.escapeFormulas, bom: config.bom });
+    }
     const tally = tallyIndex(index);
     const fatalOutcome = fatal as AttemptFailure | null;
     const status: RunStatus = fatalOutcome ? 'aborted'
