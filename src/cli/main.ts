@@ -4,6 +4,7 @@ import { hideBin } from 'yargs/helpers';
 import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';
 import { reportCommand } from './report.js';
+import { simulateCommand } from './simulate.js';
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('chatbatch')
@@ -11,6 +12,7 @@ const cli = yargs(hideBin(process.argv))
   .command(runCommand)
   .command(validateCommand)
   .command(reportCommand)
+  .command(simulateCommand)
   .strict()
   .demandCommand(1, 'Name a command: run, validate, simulate, report.')
   .recommendCommands()

@@ -1,0 +1,97 @@
+import type { Argv, CommandModule } from 'yargs';
+import { startSimulator, type FaultRates, type SimulatorOptions } from '../simulator/server.js';
+import { EXIT } from './exit-codes.js';
+import { nonNegativeInteger } from './options.js';
+
+interface SimulateArgs {
+  port?: number;
+  host?: string;
+  'latency-ms'?: number;
+  'jitter-ms'?: number;
+  'api-key-env'?: string;
+  models?: string;
+  'retry-after-ms'?: number;
+  seed?: number;
+  'rate-limit'?: number;
+  'server-error'?: number;
+  'html-502'?: number;
+  reset?: number;
+  hang?: number;
+  quota?: number;
+  'ok-with-error'?: number;
+  'empty-choices'?: number;
+}
+
+const FAULT_FLAGS: ReadonlyArray<[keyof SimulateArgs, keyof FaultRates, string]> = [
+  ['rate-limit', 'rateLimit', '429 rate_limit_exceeded with retry-after'],
+  ['server-error', 'serverError', '500 server_error'],
+  ['html-502', 'htmlBadGateway', '502 with an HTML page'],
+  ['reset', 'reset', 'connection reset, no response'],
+  ['hang', 'hang', 'never answer'],
+  ['quota', 'quota', '429 insufficient_quota'],
+  ['ok-with-error', 'okWithError', '200 whose body is an error object'],
+  ['empty-choices', 'emptyChoices', '200 with no choices'],
+];
+
+export const simulateCommand: CommandModule<object, SimulateArgs> = {
+  command: 'simulate',
+  describe: 'Serve a local OpenAI-compatible /chat/completions with simulated replies and faults',
+  builder: (yargs: Argv) => {
+    let built = yargs
+      .option('port', { type: 'string', coerce: nonNegativeInteger('port'), describe: 'Port (default: a free one)' })
+      .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
+      .option('latency-ms', { type: 'string', coerce: nonNegativeInteger('latency-ms'), describe: 'Added latency per request' })
+      .option('jitter-ms', { type: 'string', coerce: nonNegativeInteger('jitter-ms'), describe: 'Extra random latency, 0..N ms' })
+      .option('api-key-env', { type: 'string', describe: 'Require the key held in this environment variable' })
+      .option('models', { type: 'string', describe: 'Comma-separated model names to accept (others get 404)' })
+      .option('retry-after-ms', { type: 'string', coerce: nonNegativeInteger('retry-after-ms'), describe: 'retry-after announced on simulated 429s (default 1000)' })
+      .option('seed', { type: 'string', coerce: nonNegativeInteger('seed'), describe: 'Seed of the fault sequence (default 1)' });
+    for (const [flag, , what] of FAULT_FLAGS) {
+      built = built.option(flag, { type: 'string', coerce: probability(flag), describe: `Share of requests answered with ${what} (0..1)` });
+    }
+    return built
+      .example('$0 simulate --port 8080 --latency-ms 50', 'A steady endpoint on port 8080')
+      .example('$0 simulate --rate-limit 0.05 --server-error 0.05 --hang 0.005', 'A flaky endpoint') as unknown as Argv<SimulateArgs>;
+  },
+  handler: async (args) => {
+    const options: SimulatorOptions = { host: args.host ?? '127.0.0.1', faults: {} };
+    if (args.port !== undefined) options.port = args.port;
+    if (args['latency-ms'] !== undefined) options.latencyMs = args['latency-ms'];
+    if (args['jitter-ms'] !== undefined) options.latencyJitterMs = args['jitter-ms'];
+    if (args['retry-after-ms'] !== undefined) options.retryAfterMs = args['retry-after-ms'];
+    if (args.seed !== undefined) options.seed = args.seed;
+    if (args.models) options.models = args.models.split(',').map((m) => m.trim()).filter(Boolean);
+    if (args['api-key-env']) {
+      const key = process.env[args['api-key-env']];
+      if (!key) {
+        process.stderr.write(`chatbatch: --api-key-env: the environment variable ${args['api-key-env']} is not set\n`);
+        process.exitCode = EXIT.usage;
+        return;
+      }
+      options.apiKey = key;
+    }
+    for (const [flag, name] of FAULT_FLAGS) {
+      const rate = args[flag] as number | undefined;
+      if (rate !== undefined) options.faults![name] = rate;
+    }
+    const simulator = await startSimulator(options);
+    process.stderr.write(`chatbatch simulator listening on ${simulator.url} (replies are simulated)\n`);
+    process.stdout.write(`${simulator.url}\n`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await simulator.close();
+  },
+};
+
+function probability(flag: string) {
+  return (value: unknown): number | undefined => {
+    if (value === undefined) return undefined;
+    const number = Number(value);
+    if (!Number.isFinite(number) || number < 0 || number > 1) {
+      throw new Error(`--${flag} must be a probability between 0 and 1: current value is ${JSON.stringify(value)}`);
+    }
+    return number;
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * Per-row behaviour for tests, written into a message: `[[sim:500]]` always answers 500,
+ * `[[sim:429x2]]` answers 429 to the first two requests with that exact body, then normally.
+ */
+export type DirectiveKind =
+  | { kind: 'status'; status: number }
+  | { kind: 'reset' | 'hang' | 'html502' | 'quota' | 'okerror' | 'empty' | 'retry-after-date' | 'should-retry-false' | 'apim' | 'no-trace' | 'big' };
+
+export interface Directive {
+  action: DirectiveKind;
+  /** How many requests with the same body it applies to; Infinity for always. */
+  times: number;
+}
+
+const PATTERN = /\[\[sim:([a-z0-9-]+?)(?:x(\d+))?\]\]/;
+const NAMED = new Set(['reset', 'hang', 'html502', 'quota', 'okerror', 'empty', 'retry-after-date', 'should-retry-false', 'apim', 'no-trace', 'big']);
+/** Directives that are one-off by nature: they fire once per body unless a count says otherwise. */
+const ONCE_BY_DEFAULT = new Set(['retry-after-date']);
+
+export function findDirective(body: string): Directive | null {
+  if (body.indexOf('[[sim:') === -1) return null;
+  const match = PATTERN.exec(body);
+  if (!match) return null;
+  const [, name, count] = match;
+  const times = count !== undefined ? Number(count) : ONCE_BY_DEFAULT.has(name!) ? 1 : Infinity;
+  if (/^\d{3}$/.test(name!)) return { action: { kind: 'status', status: Number(name) }, times };
+  if (NAMED.has(name!)) return { action: { kind: name as Exclude<DirectiveKind['kind'], 'status'> } as DirectiveKind, times };
+  return null;
+}

@@ -1,0 +1,278 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { findDirective, type Directive, type DirectiveKind } from './directive.js';
+import { seededRandom } from './random.js';
+import { simulatedReply, type SimMessage } from './reply.js';
+
+export { simulatedReply } from './reply.js';
+
+export interface FaultRates {
+  rateLimit: number;
+  serverError: number;
+  htmlBadGateway: number;
+  reset: number;
+  hang: number;
+  quota: number;
+  okWithError: number;
+  emptyChoices: number;
+}
+
+export interface SimulatorOptions {
+  host?: string;
+  port?: number;
+  latencyMs?: number;
+  latencyJitterMs?: number;
+  /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  /** When set, other model names get 404 model_not_found. */
+  models?: string[];
+  faults?: Partial<FaultRates>;
+  /** Announced on simulated 429s, as both retry-after (seconds) and retry-after-ms. */
+  retryAfterMs?: number;
+  seed?: number;
+  onRequest?: (request: { method: string; url: string; headers: IncomingMessage['headers']; body: string }) => void;
+}
+
+export interface SimulatorStats {
+  requests: number;
+  inFlight: number;
+  maxInFlight: number;
+  byStatus: Record<string, number>;
+}
+
+export interface RunningSimulator {
+  url: string;
+  port: number;
+  stats(): SimulatorStats;
+  resetStats(): void;
+  close(): Promise<void>;
+}
+
+type Fault = 'rateLimit' | 'quota' | 'serverError' | 'htmlBadGateway' | 'reset' | 'hang' | 'okWithError' | 'emptyChoices';
+const FAULT_ORDER: readonly Fault[] = ['rateLimit', 'quota', 'serverError', 'htmlBadGateway', 'reset', 'hang', 'okWithError', 'emptyChoices'];
+const HTML_502 = '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
+const PATHS = new Set(['/chat/completions', '/v1/chat/completions']);
+
+/**
+ * The built-in OpenAI-compatible endpoint: deterministic replies, trace IDs, usage, an optional
+ * key check, latency, and every fault the client must survive (random rates or per-row
+ * directives). Used by `npm start`, the tests and the benchmark.
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const random = seededRandom(options.seed ?? 1);
+  const faults = FAULT_ORDER.map((name) => [name, options.faults?.[name] ?? 0] as const).filter(([, rate]) => rate > 0);
+  const retryAfterMs = options.retryAfterMs ?? 1000;
+  const directiveCounts = new Map<string, number>();
+  const hanging = new Set<ServerResponse>();
+  let sequence = 0;
+  let stats: SimulatorStats = { requests: 0, inFlight: 0, maxInFlight: 0, byStatus: {} };
+  const count = (key: string | number): void => {
+    stats.byStatus[key] = (stats.byStatus[key] ?? 0) + 1;
+  };
+
+  const server = createServer((req, res) => {
+    stats.requests++;
+    stats.inFlight++;
+    if (stats.inFlight > stats.maxInFlight) stats.maxInFlight = stats.inFlight;
+    let done = false;
+    const leave = (): void => {
+      if (done) return;
+      done = true;
+      stats.inFlight--;
+      hanging.delete(res);
+    };
+    res.on('finish', leave);
+    res.on('close', leave);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      options.onRequest?.({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+      handle(req, res, body);
+    });
+  });
+
+  function handle(req: IncomingMessage, res: ServerResponse, body: string): void {
+    const n = ++sequence;
+    const requestId = `req_sim_${n}`;
+    const path = (req.url ?? '').split('?')[0]!;
+    if (req.method !== 'POST' || !PATHS.has(path)) return json(res, 404, { error: { code: 'not_found', message: `no route for ${req.method} ${path}` } }, requestId);
+    if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
+      return json(res, 401, { error: { code: 'unauthorized', message: 'Incorrect or missing API key' } }, requestId);
+    }
+    let request: { model?: unknown; messages?: unknown; [key: string]: unknown };
+    try {
+      request = JSON.parse(body) as typeof request;
+    } catch {
+      return json(res, 400, { error: { code: 'invalid_request', message: 'the body is not JSON' } }, requestId);
+    }
+    if (typeof request.model !== 'string' || !Array.isArray(request.messages) || request.messages.length === 0) {
+      return json(res, 400, { error: { code: 'invalid_request', message: 'model and messages are required' } }, requestId);
+    }
+    const unsupported = ['stream', 'tools', 'tool_choice', 'response_format'].find((name) => name in request);
+    if (unsupported) return json(res, 400, { error: { code: 'unsupported_parameter', message: `${unsupported} is not supported` } }, requestId);
+    if (options.models && !options.models.includes(request.model)) {
+      return json(res, 404, { error: { code: 'model_not_found', message: `The model ${request.model} does not exist` } }, requestId);
+    }
+    const messages = request.messages as SimMessage[];
+    const model = request.model;
+
+    const directive = activeDirective(body);
+    if (directive) return act(directive, res, requestId, messages, model, n);
+    if (faults.length > 0) {
+      let draw = random();
+      for (const [fault, rate] of faults) {
+        if (draw < rate) return act(faultAction(fault), res, requestId, messages, model, n);
+        draw -= rate;
+      }
+    }
+    later(() => success(res, requestId, messages, model, n, 'x-request-id'));
+  }
+
+  function activeDirective(body: string): DirectiveKind | null {
+    const directive: Directive | null = findDirective(body);
+    if (!directive) return null;
+    if (directive.times === Infinity) return directive.action;
+    const key = createHash('sha256').update(body).digest('hex');
+    const seen = directiveCounts.get(key) ?? 0;
+    directiveCounts.set(key, seen + 1);
+    return seen < directive.times ? directive.action : null;
+  }
+
+  function act(action: DirectiveKind, res: ServerResponse, requestId: string, messages: SimMessage[], model: string, n: number): void {
+    switch (action.kind) {
+      case 'status':
+        return later(() => {
+          const code = action.status === 429 ? 'rate_limit_exceeded' : action.status >= 500 ? 'server_error' : `http_${action.status}_sim`;
+          json(res, action.status, { error: { code, message: `simulated ${action.status}` } }, requestId, action.status === 429 ? retryHeaders() : {});
+        });
+      case 'quota':
+        return later(() => json(res, 429, { error: { code: 'insufficient_quota', message: 'You exceeded your current quota' } }, requestId));
+      case 'html502':
+        return later(() => {
+          count(502);
+          res.writeHead(502, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(HTML_502), 'x-request-id': requestId });
+          res.end(HTML_502);
+        });
+      case 'reset':
+        count('reset');
+        res.socket?.destroy();
+        return;
+      case 'hang':
+        count('hang');
+        hanging.add(res);
+        return;
+      case 'okerror':
+        return later(() => json(res, 200, { error: { code: 'upstream_error', message: 'the upstream model failed' } }, requestId));
+      case 'empty':
+        return later(() => json(res, 200, { id: `chatcmpl-sim-${n}`, object: 'chat.completion', model, choices: [] }, requestId));
+      case 'retry-after-date':
+        return later(() =>
+          json(res, 429, { error: { code: 'rate_limit_exceeded', message: 'slow down' } }, requestId, { 'retry-after': new Date(Date.now() + 1000).toUTCString() }),
+        );
+      case 'should-retry-false':
+        return later(() => json(res, 500, { error: { code: 'server_error', message: 'do not retry this' } }, requestId, { 'x-should-retry': 'false' }));
+      case 'apim':
+        return later(() => success(res, requestId, messages, model, n, 'apim-request-id'));
+      case 'no-trace':
+        return later(() => success(res, requestId, messages, model, n, null));
+      case 'big':
+        return later(() => big(res, requestId));
+    }
+  }
+
+  function faultAction(fault: Fault): DirectiveKind {
+    switch (fault) {
+      case 'rateLimit': return { kind: 'status', status: 429 };
+      case 'quota': return { kind: 'quota' };
+      case 'serverError': return { kind: 'status', status: 500 };
+      case 'htmlBadGateway': return { kind: 'html502' };
+      case 'reset': return { kind: 'reset' };
+      case 'hang': return { kind: 'hang' };
+      case 'okWithError': return { kind: 'okerror' };
+      case 'emptyChoices': return { kind: 'empty' };
+    }
+  }
+
+  function retryHeaders(): Record<string, string> {
+    return { 'retry-after': String(Math.ceil(retryAfterMs / 1000)), 'retry-after-ms': String(retryAfterMs) };
+  }
+
+  function later(respond: () => void): void {
+    const delay = (options.latencyMs ?? 0) + (options.latencyJitterMs ? random() * options.latencyJitterMs : 0);
+    if (delay > 0) setTimeout(respond, delay);
+    else respond();
+  }
+
+  function success(res: ServerResponse, requestId: string, messages: SimMessage[], model: string, n: number, traceHeader: string | null): void {
+    const reply = simulatedReply(messages);
+    let promptChars = 0;
+    for (const message of messages) promptChars += typeof message.content === 'string' ? message.content.length : 0;
+    const promptTokens = Math.ceil(promptChars / 4) + 4 * messages.length;
+    const completionTokens = Math.ceil(reply.length / 4);
+    json(
+      res,
+      200,
+      {
+        id: `chatcmpl-sim-${n}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model,
+        choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      },
+      traceHeader === 'x-request-id' ? requestId : null,
+      traceHeader && traceHeader !== 'x-request-id' ? { [traceHeader]: requestId } : {},
+    );
+  }
+
+  function big(res: ServerResponse, requestId: string): void {
+    count(200);
+    res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': requestId });
+    res.write('{"choices":[{"message":{"role":"assistant","content":"');
+    const chunk = 'x'.repeat(1 << 20);
+    let sent = 0;
+    const pump = (): void => {
+      while (sent < 20 && !res.destroyed) {
+        sent++;
+        if (!res.write(chunk)) return void res.once('drain', pump);
+      }
+      if (!res.destroyed) res.end('"}}]}');
+    };
+    pump();
+  }
+
+  function json(res: ServerResponse, status: number, body: unknown, requestId: string | null, headers: Record<string, string> = {}): void {
+    if (res.destroyed) return;
+    count(status);
+    const text = JSON.stringify(body);
+    const all: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers };
+    if (requestId !== null) all['x-request-id'] = requestId;
+    res.writeHead(status, all);
+    res.end(text);
+  }
+
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    stats: () => ({ ...stats, byStatus: { ...stats.byStatus } }),
+    resetStats: () => {
+      stats = { requests: 0, inFlight: stats.inFlight, maxInFlight: stats.inFlight, byStatus: {} };
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of hanging) res.socket?.destroy();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
