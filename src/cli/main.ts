@@ -19,6 +19,12 @@ const cli = yargs(hideBin(process.argv))
   .help()
   .alias('help', 'h')
   .version()
-  .wrap(Math.min(110, process.stdout.columns || 110));
+  .wrap(Math.min(110, process.stdout.columns || 110))
+  // Usage errors are exit 2 (the contract), not yargs' default 1.
+  .fail((message, error) => {
+    if (error && !message) throw error;
+    process.stderr.write(`chatbatch: ${message ?? error?.message}\nRun 'chatbatch --help' for usage.\n`);
+    process.exit(2);
+  });
 
 await cli.parseAsync();

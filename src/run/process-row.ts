@@ -29,66 +29,68 @@ export interface AttemptContext {
   random(): number;
 }
 
-/** `null` means the row is left pending: the run stopped before the row settled. */
-export type RowResult = RowRecord | null;
+/** Makes a settled row durable (journal append + fsync). */
+export type Settle = (record: RowRecord) => Promise<void>;
+
+type Step = { kind: 'settled' } | { kind: 'pending' } | { kind: 'retry'; delayMs: number };
 
 /**
- * Runs one row to its end: attempts through the pool, with retries waiting outside it so a row
- * in backoff does not hold a concurrency slot. Never throws for HTTP reasons.
+ * Runs one row to its end. An attempt holds a pool slot from dispatch until its record is
+ * durable, so a crash can cost at most `--concurrency` rows sent again; a row waiting out a
+ * retry delay holds no slot. Returns false when the row is left pending (the run stopped).
  */
-export async function processRow(task: RowTask, context: AttemptContext): Promise<RowResult> {
+export async function processRow(task: RowTask, context: AttemptContext, settle: Settle): Promise<boolean> {
   const startedAt = new Date();
   const startedMs = context.now();
   const history: AttemptSummary[] = [];
   const cached = await context.cache?.get(task.request.fingerprint);
-  if (cached) return cachedRecord(task, cached, startedAt, context.recordContext);
+  if (cached) {
+    await settle(cachedRecord(task, cached, startedAt, context.recordContext));
+    return true;
+  }
 
   for (let attempt = 1; ; attempt++) {
-    const clientRequestId = `${task.clientRequestIdBase}-${attempt}`;
-    const outcome = await context.limit(() => attemptWhenAllowed(task, clientRequestId, context));
-    if (outcome === null) return null;
-    const summary: AttemptSummary = {
-      attempt,
-      status: outcome.status,
-      code: outcome.ok ? null : outcome.code,
-      duration_ms: Math.round(outcome.durationMs),
-      trace_id: outcome.traceId,
-      client_request_id: clientRequestId,
-    };
-    history.push(summary);
-    const soFar = () => ({
-      startedAt,
-      durationMs: Math.round(context.now() - startedMs),
-      history,
-      fingerprint: task.request.fingerprint,
-      clientRequestId,
+    const step = await context.limit(async (): Promise<Step> => {
+      const clientRequestId = `${task.clientRequestIdBase}-${attempt}`;
+      const outcome = await attemptWhenAllowed(task, clientRequestId, context);
+      if (outcome === null) return { kind: 'pending' };
+      const summary: AttemptSummary = {
+        attempt,
+        status: outcome.status,
+        code: outcome.ok ? null : outcome.code,
+        duration_ms: Math.round(outcome.durationMs),
+        trace_id: outcome.traceId,
+        client_request_id: clientRequestId,
+      };
+      history.push(summary);
+      const soFar = { startedAt, durationMs: Math.round(context.now() - startedMs), history, fingerprint: task.request.fingerprint, clientRequestId };
+
+      if (outcome.ok) {
+        context.controller.onSuccess(readRateLimitHeaders(outcome.headers));
+        await context.cache?.put(task.request.fingerprint, outcome);
+        await settle(successRecord(task, outcome, soFar, context.recordContext));
+        return { kind: 'settled' };
+      }
+      if (outcome.status === 429 && !outcome.fatalForRun) {
+        context.controller.onRateLimited(serverRequestedDelayMs(outcome.headers, Date.now()));
+      } else {
+        context.controller.onOtherFailure();
+      }
+      // Cancelled by our own shutdown, or refused for a reason shared by every row: the row
+      // did not fail, it stays pending for a resume.
+      if (outcome.fatalForRun || context.abortInFlight.aborted || outcome.code === 'aborted') return { kind: 'pending' };
+
+      const decision = decideRetry(outcome, attempt, context.retryPolicy, Date.now(), context.random);
+      if (!decision.retry || soFar.durationMs + decision.delayMs > context.rowDeadlineMs) {
+        await settle(failureRecord(task, outcome, soFar, context.recordContext));
+        return { kind: 'settled' };
+      }
+      summary.wait_ms = Math.round(decision.delayMs);
+      return { kind: 'retry', delayMs: decision.delayMs };
     });
-
-    if (outcome.ok) {
-      context.controller.onSuccess(readRateLimitHeaders(outcome.headers));
-      await context.cache?.put(task.request.fingerprint, outcome);
-      return successRecord(task, outcome, soFar(), context.recordContext);
-    }
-    if (outcome.status === 429 && !outcome.fatalForRun) {
-      context.controller.onRateLimited(serverRequestedDelayMs(outcome.headers, Date.now()));
-    } else {
-      context.controller.onOtherFailure();
-    }
-    if (outcome.fatalForRun) {
-      context.onFatal(outcome);
-      return null;
-    }
-    // Cancelled by our own shutdown: the row did not fail, it was not finished.
-    if (context.abortInFlight.aborted || outcome.code === 'aborted') return null;
-
-    const decision = decideRetry(outcome, attempt, context.retryPolicy, Date.now(), context.random);
-    const elapsed = context.now() - startedMs;
-    if (!decision.retry || elapsed + decision.delayMs > context.rowDeadlineMs) {
-      return failureRecord(task, outcome, soFar(), context.recordContext);
-    }
-    summary.wait_ms = Math.round(decision.delayMs);
+    if (step.kind !== 'retry') return step.kind === 'settled';
     context.onRetryScheduled();
-    if (!(await sleep(decision.delayMs, context.stopDispatch))) return null;
+    if (!(await sleep(step.delayMs, context.stopDispatch))) return false;
   }
 }
 
@@ -100,5 +102,8 @@ async function attemptWhenAllowed(task: RowTask, clientRequestId: string, contex
     // Short naps so a stop or a change of budget is noticed promptly.
     if (!(await sleep(Math.min(wait, 250), context.stopDispatch))) return null;
   }
-  return context.client.send(task.request.body, clientRequestId, context.abortInFlight);
+  const outcome = await context.client.send(task.request.body, clientRequestId, context.abortInFlight);
+  // Stop the run before this slot is released, so the next queued row is not sent.
+  if (!outcome.ok && outcome.fatalForRun) context.onFatal(outcome);
+  return outcome;
 }

@@ -214,9 +214,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       }
       while (open.size >= maxOpenRows) await Promise.race(open);
       const task = prepared.task;
-      track(
-        processRow(task, context).then((record) => (record ? settle(task.position, task.key, task.request.fingerprint, record) : undefined)),
-      );
+      track(processRow(task, context, (record) => settle(task.position, task.key, task.request.fingerprint, record)).then(() => undefined));
     }
     await Promise.all(open);
     if (writeFailure) throw writeFailure;
