@@ -55,8 +55,12 @@ function excerpt(contentType: string | undefined, text: string): string {
   let plain = text;
   if (/html/i.test(contentType ?? '') || /^<(!doctype|html)/i.test(text)) {
     const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1]?.trim();
-    const bodyText = text.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]+>/g, ' ');
-    plain = title ? `${title}: ${bodyText.replace(title, '')}` : bodyText;
+    const bodyText = text
+      .replace(/<head[\s\S]*?<\/head>/i, ' ')
+      .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+      .replace(/<[^>]+>/g, ' ');
+    // Error pages usually repeat their title as a heading; say it once.
+    plain = title ? `${title}: ${bodyText.split(title).join(' ')}` : bodyText;
   }
   const collapsed = plain.replace(/\s+/g, ' ').trim();
   return collapsed.length > EXCERPT_CHARS ? `${collapsed.slice(0, EXCERPT_CHARS)}…` : collapsed;
