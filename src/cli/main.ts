@@ -5,6 +5,7 @@ import { runCommand } from './run.js';
 import { validateCommand } from './validate.js';
 import { reportCommand } from './report.js';
 import { simulateCommand } from './simulate.js';
+import { mergeCommand } from './merge.js';
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('chatbatch')
@@ -13,8 +14,9 @@ const cli = yargs(hideBin(process.argv))
   .command(validateCommand)
   .command(reportCommand)
   .command(simulateCommand)
+  .command(mergeCommand)
   .strict()
-  .demandCommand(1, 'Name a command: run, validate, simulate, report.')
+  .demandCommand(1, 'Name a command: run, validate, report, merge, simulate.')
   .recommendCommands()
   .help()
   .alias('help', 'h')

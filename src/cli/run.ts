@@ -39,6 +39,7 @@ interface RunArgs {
   quiet?: boolean;
   'dry-run'?: boolean;
   format?: string;
+  shard?: string;
   'escape-formulas'?: boolean;
   bom?: boolean;
 }
@@ -74,6 +75,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('format', { type: 'string', choices: ['jsonl', 'csv', 'openai-batch'], describe: 'Also write output.csv/errors.csv (csv) or batch-output.jsonl/batch-errors.jsonl (openai-batch)' })
       .option('escape-formulas', { type: 'boolean', describe: 'CSV: escape cells a spreadsheet would execute (default on; --no-escape-formulas turns it off)' })
       .option('bom', { type: 'boolean', describe: 'CSV: start with a UTF-8 BOM for Excel' })
+      .option('shard', { type: 'string', describe: 'K/N: take only the rows whose id hashes to K (0..N-1); join shards with chatbatch merge' })
       .option('dry-run', { type: 'boolean', describe: 'Read and check every row, build every request, send nothing' })
       .example('$0 run prompts.jsonl --base-url https://api.example.com/v1 --model my-model --out out/today', 'Run a JSONL file')
       .example("$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich.json", 'Run a glob of CSV files with a template')
@@ -174,6 +176,7 @@ function flagsFrom(args: RunArgs): RunFlags {
     force: args.force,
     cache: args.cache,
     format: args.format,
+    shard: args.shard,
     escapeFormulas: args['escape-formulas'],
     bom: args.bom,
   };

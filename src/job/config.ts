@@ -3,6 +3,7 @@ import type { FailureCategory } from '../output/record.js';
 import { checkBaseUrl } from './base-url.js';
 import type { LoadedJob } from './job-file.js';
 import { checkParams } from './params.js';
+import { parseShard, type Shard } from '../run/shard.js';
 
 export const DEFAULT_API_KEY_ENV = 'CHATBATCH_API_KEY';
 export const BASE_URL_ENV = 'CHATBATCH_BASE_URL';
@@ -42,6 +43,7 @@ export interface RunFlags {
   force?: boolean | undefined;
   cache?: string | undefined;
   format?: string | undefined;
+  shard?: string | undefined;
   escapeFormulas?: boolean | undefined;
   bom?: boolean | undefined;
 }
@@ -81,6 +83,8 @@ export interface RunConfig {
   force: boolean;
   cacheDir: string | null;
   simulate: boolean;
+  /** `--shard K/N`: only rows whose id hashes to K; null for the whole input. */
+  shard: Shard | null;
 }
 
 export class ConfigError extends Error {
@@ -142,6 +146,13 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   const format = (flags.format ?? j.format ?? 'jsonl') as OutputFormat;
   if (!OUTPUT_FORMATS.includes(format)) problems.push(`format: "${format}" is not one of ${OUTPUT_FORMATS.join(', ')}`);
 
+  let shard: Shard | null = null;
+  if (flags.shard !== undefined) {
+    const parsed = parseShard(flags.shard);
+    if (typeof parsed === 'string') problems.push(parsed);
+    else shard = parsed;
+  }
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     jobName: j.name ?? null,
@@ -173,6 +184,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     force: flags.force ?? false,
     cacheDir: flags.cache ?? null,
     simulate: context.simulatorUrl !== undefined,
+    shard,
   };
 }
 

@@ -31,6 +31,8 @@ export interface Manifest {
   node: string;
   status: RunStatus;
   job: string | null;
+  /** Identifies what was asked (inputs by content, model, base URL, prompt settings, shard count): shards of one job share it. */
+  job_fingerprint: string;
   config: Record<string, unknown>;
   inputs: InputSummary[];
   counts: {
@@ -65,6 +67,23 @@ export async function describeInput(path: string, rows: number): Promise<InputSu
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
   return { path, size, sha256: hash.digest('hex'), rows };
+}
+
+export function jobFingerprint(parts: {
+  inputs: readonly InputSummary[];
+  model: string;
+  baseUrl: string;
+  params: Readonly<Record<string, unknown>>;
+  system: string | null;
+  template: string | null;
+  idField: string | null;
+  shardCount: number;
+}): string {
+  const canonical = JSON.stringify([
+    parts.inputs.map((input) => [input.path, input.sha256]),
+    parts.model, parts.baseUrl, Object.entries(parts.params).sort(), parts.system, parts.template, parts.idField, parts.shardCount,
+  ]);
+  return createHash('sha256').update(canonical).digest('hex').slice(0, 32);
 }
 
 export function toolInfo(): Manifest['tool'] {

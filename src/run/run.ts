@@ -9,7 +9,7 @@ import { readRows } from '../input/read-rows.js';
 import { rowId, SeenIds } from '../input/row-id.js';
 import type { InputRow } from '../input/row.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
-import { describeInput, readManifest, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
+import { describeInput, jobFingerprint, readManifest, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
 import { writeOrderedResults } from '../output/ordered-results.js';
 import { writeDerivedFiles } from '../output/derived-files.js';
 import type { FailureCategory, RowRecord } from '../output/record.js';
@@ -27,6 +27,7 @@ import { RateController } from './rate-controller.js';
 import { invalidInputRecord } from './records.js';
 import { ResponseCache } from './response-cache.js';
 import { RowIndex } from './row-index.js';
+import { inShard } from './shard.js';
 import type { RowTask } from './row-task.js';
 
 export interface RunProgress {
@@ -190,11 +191,13 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
         inputExhausted = false;
         break;
       }
+      rowsPerFile.set(row.file, (rowsPerFile.get(row.file) ?? 0) + 1);
+      const id = rowId(row, config.idField ?? undefined);
+      if (config.shard && !inShard(id, config.shard)) continue;
       position++;
       progress.rowsRead++;
       index.touch(position);
-      rowsPerFile.set(row.file, (rowsPerFile.get(row.file) ?? 0) + 1);
-      const prepared = prepareRow(row, position, config, seen);
+      const prepared = prepareRow(row, id, position, config, seen);
       const earlier = previous?.byKey.get(prepared.key);
       if (earlier && reusable(earlier, prepared.fingerprint, config)) {
         index.set(position, earlier.location, earlier.outcome);
@@ -246,6 +249,10 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     manifest.attempts_total += counts.attempts;
     manifest.counts = { rows: index.size, succeeded: tally.succeeded, failed: tally.failed, pending: tally.pending, by_category: tally.byCategory };
     manifest.inputs = await Promise.all(files.map((file: string) => describeInput(file, rowsPerFile.get(file) ?? 0)));
+    manifest.job_fingerprint = jobFingerprint({
+      inputs: manifest.inputs, model: config.model, baseUrl: config.baseUrl, params: config.params,
+      system: config.system, template: config.template, idField: config.idField, shardCount: config.shard?.count ?? 1,
+    });
     await writeManifest(paths.manifest, manifest);
 
     const fatalMessage = fatalOutcome
@@ -273,8 +280,7 @@ type PreparedRow =
   | { kind: 'task'; key: string; fingerprint: string; task: RowTask }
   | { kind: 'invalid'; key: string; fingerprint: string; record: RowRecord };
 
-function prepareRow(row: InputRow, position: number, config: RunConfig, seen: SeenIds): PreparedRow {
-  const id = rowId(row, config.idField ?? undefined);
+function prepareRow(row: InputRow, id: string, position: number, config: RunConfig, seen: SeenIds): PreparedRow {
   const origin = { id, file: row.file, line: row.line };
   const invalid = (key: string, problem: string): PreparedRow => ({
     kind: 'invalid',
@@ -338,6 +344,7 @@ function initialManifest(
     node: process.version,
     status: 'running',
     job: config.jobName,
+    job_fingerprint: previous?.job_fingerprint ?? '',
     config: publicConfig(config),
     inputs: previous?.inputs ?? [],
     counts: previous?.counts ?? { rows: 0, succeeded: 0, failed: 0, pending: 0, by_category: {} },

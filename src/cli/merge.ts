@@ -1,0 +1,29 @@
+import type { Argv, CommandModule } from 'yargs';
+import { MergeError, mergeShards } from '../output/merge.js';
+import { EXIT } from './exit-codes.js';
+
+interface MergeArgs {
+  dirs: string[];
+  out: string;
+}
+
+export const mergeCommand: CommandModule<object, MergeArgs> = {
+  command: 'merge <dirs..>',
+  describe: 'Join the output directories of --shard K/N runs into one, in input order',
+  builder: (yargs: Argv) =>
+    yargs
+      .positional('dirs', { type: 'string', array: true, demandOption: true, describe: 'Output directories of the shards' })
+      .option('out', { type: 'string', demandOption: true, describe: 'Directory for the merged output.jsonl, errors.jsonl and manifest.json' })
+      .example("$0 merge out/shard-0 out/shard-1 out/shard-2 out/shard-3 --out out/all", 'Join four shards') as unknown as Argv<MergeArgs>,
+  handler: async (args) => {
+    try {
+      const report = await mergeShards(args.dirs, args.out);
+      process.stderr.write(`chatbatch: merged ${report.shards} shard(s): ${report.succeeded} ok, ${report.failed} failed → ${args.out}\n`);
+      process.exitCode = report.failed > 0 ? EXIT.rowsFailed : EXIT.ok;
+    } catch (error) {
+      if (!(error instanceof MergeError)) throw error;
+      process.stderr.write(`chatbatch: cannot merge: ${error.message}\n`);
+      process.exitCode = EXIT.usage;
+    }
+  },
+};

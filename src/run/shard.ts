@@ -1,0 +1,31 @@
+/**
+ * `--shard K/N`: this process takes only the rows whose id hashes to K, so N processes on N
+ * machines (a Kubernetes Indexed Job, a CI matrix, a Slurm array) split one input with no
+ * coordination and no overlap. The hash must never change between versions: shards of one job
+ * may run different builds.
+ */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+export function parseShard(text: string): Shard | string {
+  const match = /^(\d+)\/(\d+)$/.exec(text.trim());
+  if (!match) return `--shard must look like K/N (e.g. 0/4): current value is ${JSON.stringify(text)}`;
+  const index = Number(match[1]);
+  const count = Number(match[2]);
+  if (count < 1) return `--shard: N must be at least 1: current value is ${JSON.stringify(text)}`;
+  if (index >= count) return `--shard: K must be between 0 and N-1: current value is ${JSON.stringify(text)}`;
+  return { index, count };
+}
+
+export function inShard(id: string, shard: Shard): boolean {
+  return shard.count === 1 || shardOf(id, shard.count) === shard.index;
+}
+
+/** FNV-1a (32-bit) of the id's UTF-16 code units, modulo the shard count. */
+export function shardOf(id: string, count: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % count;
+}
