@@ -6,6 +6,7 @@ import { validateCommand } from './validate.js';
 import { reportCommand } from './report.js';
 import { simulateCommand } from './simulate.js';
 import { mergeCommand } from './merge.js';
+import { schemaCommand } from './schema.js';
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('chatbatch')
@@ -15,8 +16,9 @@ const cli = yargs(hideBin(process.argv))
   .command(reportCommand)
   .command(simulateCommand)
   .command(mergeCommand)
+  .command(schemaCommand)
   .strict()
-  .demandCommand(1, 'Name a command: run, validate, report, merge, simulate.')
+  .demandCommand(1, 'Name a command: run, validate, report, merge, simulate, schema.')
   .recommendCommands()
   .help()
   .alias('help', 'h')

@@ -10,11 +10,12 @@ export interface ProgressReporter {
  */
 export function startProgressReporter(progress: RunProgress, stream: NodeJS.WriteStream): ProgressReporter {
   const live = stream.isTTY === true;
+  const plainEveryMs = Number(process.env.CHATBATCH_PROGRESS_MS) || 10_000;
   const timer = setInterval(() => {
     const line = formatProgress(progress, performance.now());
     if (live) stream.write(`\r\x1b[2K${line}`);
     else stream.write(`chatbatch: ${line}\n`);
-  }, live ? 250 : 10_000);
+  }, live ? 250 : plainEveryMs);
   timer.unref();
   let stopped = false;
   return {
@@ -29,12 +30,20 @@ export function startProgressReporter(progress: RunProgress, stream: NodeJS.Writ
 
 export function formatProgress(progress: RunProgress, now: number): string {
   const elapsedSeconds = Math.max(0.001, (now - progress.startedAt) / 1000);
-  const fresh = progress.settled;
-  const rate = fresh / elapsedSeconds;
+  const rate = progress.settled / elapsedSeconds;
   const done = progress.settled + progress.reused;
+  const total = progress.total === null ? '' : `/${progress.total}`;
+  const remaining = progress.total === null ? null : Math.max(0, progress.total - done);
+  const eta = remaining === null || rate <= 0 ? '' : `, ETA ${formatSeconds(remaining / rate)}`;
   const cooldown = progress.cooldownUntil > now ? `, cooling down ${((progress.cooldownUntil - now) / 1000).toFixed(1)} s` : '';
   return (
-    `${done} done (${progress.succeeded} ok, ${progress.failed} failed), ${progress.retriesScheduled} retries, ` +
-    `${rate.toFixed(1)} rows/s, concurrency ${progress.concurrency}${cooldown}`
+    `${done}${total} done (${progress.succeeded} ok, ${progress.failed} failed), ${progress.retrying} retrying, ` +
+    `${rate.toFixed(1)} rows/s${eta}, concurrency ${progress.concurrency}${cooldown}`
   );
+}
+
+function formatSeconds(seconds: number): string {
+  if (seconds < 90) return `${Math.ceil(seconds)} s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
+  return `${(seconds / 3600).toFixed(1)} h`;
 }

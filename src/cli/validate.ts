@@ -1,5 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
-import { checkJob, JobFileError, loadJobFile } from '../job/job-file.js';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { checkJob, type JobFile } from '../job/job-file.js';
 import { checkBaseUrl } from '../job/base-url.js';
 import { InputError } from '../input/errors.js';
 import { expandInputs } from '../input/expand.js';
@@ -30,18 +32,23 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
 /** Lists every problem with its field or file:line; exit 2 if there is any. */
 async function validate(jobFile: string, maxProblems: number): Promise<number> {
   const out = (line: string): void => void process.stdout.write(`${line}\n`);
-  let loaded;
+  let parsed: unknown;
   try {
-    loaded = await loadJobFile(jobFile);
+    parsed = JSON.parse(await readFile(jobFile, 'utf8'));
   } catch (error) {
-    if (!(error instanceof JobFileError)) throw error;
-    for (const problem of error.problems) out(`${problem.where}: ${problem.problem}`);
-    out(`${jobFile}: ${error.problems.length} problem(s)`);
+    const problem = error instanceof SyntaxError ? `not valid JSON: ${error.message}` : `cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+    out(`${jobFile}: ${problem}`);
     return EXIT.usage;
   }
-  const { job } = loaded;
-  const problems: string[] = checkJob(job, jobFile).map((p) => `${p.where}: ${p.problem}`);
-  if (job.base_url) {
+  // Go on past a bad key: the point is to list every problem at once.
+  const problems: string[] = checkJob(parsed, jobFile).map((p) => `${p.where}: ${p.problem}`);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    for (const problem of problems) out(problem);
+    return EXIT.usage;
+  }
+  const job = parsed as JobFile;
+  const loaded = { file: jobFile, dir: path.dirname(jobFile), job };
+  if (typeof job.base_url === 'string') {
     const checked = checkBaseUrl(job.base_url);
     if (!checked.ok) problems.push(`${jobFile}: base_url: ${checked.problem}`);
   }
@@ -50,7 +57,7 @@ async function validate(jobFile: string, maxProblems: number): Promise<number> {
 
   let rows = 0;
   let badRows = 0;
-  if (job.inputs) {
+  if (Array.isArray(job.inputs) && job.inputs.every((input) => typeof input === 'string')) {
     try {
       const files = await expandInputs(resolveJobInputs(job.inputs, loaded, process.cwd()));
       const seen = new SeenIds();
@@ -62,7 +69,7 @@ async function validate(jobFile: string, maxProblems: number): Promise<number> {
           : row.kind === 'invalid'
             ? row.problem
             : (() => {
-                const built = rowToMessages(row.fields, { system: job.system ?? null, template: job.template ?? null });
+                const built = rowToMessages(row.fields, { system: typeof job.system === 'string' ? job.system : null, template: typeof job.template === 'string' ? job.template : null });
                 return built.ok ? null : built.problem;
               })();
         if (problem) {

@@ -4,6 +4,7 @@ import { checkParams } from './params.js';
 
 /** The JSON job file as written by a user. Every key is optional; flags fill or override. */
 export interface JobFile {
+  $schema?: string;
   name?: string;
   description?: string;
   inputs?: string[];
@@ -26,6 +27,7 @@ export interface JobFile {
 type FieldKind = 'string' | 'strings' | 'positive-integer' | 'object';
 
 export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: string }>> = {
+  $schema: { kind: 'string', doc: 'Where editors find this schema (e.g. a file written by `chatbatch schema`); ignored by chatbatch.' },
   name: { kind: 'string', doc: 'Name of the job, recorded in the manifest.' },
   description: { kind: 'string', doc: 'Free text for humans.' },
   inputs: { kind: 'strings', doc: 'Input files or glob patterns (JSONL, CSV), relative to the job file.' },

@@ -24,7 +24,8 @@ export interface AttemptContext {
   abortInFlight: AbortSignal;
   /** A response that no row can get past (bad key, unknown model, quota): stop the run. */
   onFatal(outcome: AttemptFailure): void;
-  onRetryScheduled(): void;
+  /** A row starts (true) or ends (false) waiting out a retry delay. */
+  onRetryWait(waiting: boolean): void;
   now(): number;
   random(): number;
 }
@@ -89,8 +90,10 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
       return { kind: 'retry', delayMs: decision.delayMs };
     });
     if (step.kind !== 'retry') return step.kind === 'settled';
-    context.onRetryScheduled();
-    if (!(await sleep(step.delayMs, context.stopDispatch))) return false;
+    context.onRetryWait(true);
+    const slept = await sleep(step.delayMs, context.stopDispatch);
+    context.onRetryWait(false);
+    if (!slept) return false;
   }
 }
 

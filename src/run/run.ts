@@ -5,6 +5,7 @@ import { ChatClient } from '../http/chat-client.js';
 import { maskKey } from '../http/key-mask.js';
 import { defaultRetryPolicy } from '../http/retry-policy.js';
 import { expandInputs } from '../input/expand.js';
+import { countRows } from '../input/count.js';
 import { readRows } from '../input/read-rows.js';
 import { rowId, SeenIds } from '../input/row-id.js';
 import type { InputRow } from '../input/row.js';
@@ -36,7 +37,10 @@ export interface RunProgress {
   succeeded: number;
   failed: number;
   reused: number;
-  retriesScheduled: number;
+  /** Rows waiting out a retry delay right now. */
+  retrying: number;
+  /** Rows in the input (this shard's rows only when sharded), once counted; null until then. */
+  total: number | null;
   attempts: number;
   concurrency: number;
   cooldownUntil: number;
@@ -70,7 +74,7 @@ export interface RunReport {
 }
 
 export function newProgress(now: number): RunProgress {
-  return { rowsRead: 0, settled: 0, succeeded: 0, failed: 0, reused: 0, retriesScheduled: 0, attempts: 0, concurrency: 0, cooldownUntil: 0, startedAt: now };
+  return { rowsRead: 0, settled: 0, succeeded: 0, failed: 0, reused: 0, retrying: 0, total: null, attempts: 0, concurrency: 0, cooldownUntil: 0, startedAt: now };
 }
 
 export async function runBatch(options: RunOptions): Promise<RunReport> {
@@ -80,6 +84,8 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
   const startedAt = new Date();
   const files = await expandInputs(config.inputs);
   const paths = outDirPaths(config.outDir);
+  // The total is for progress only: counted beside the run, never waited for.
+  if (!config.shard) void countRows(files).then((total) => (progress.total = total), () => {});
 
   await prepareOutDir(paths);
   const releaseLock = await acquireLock(paths.lock);
@@ -144,8 +150,8 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
         if (fatal === null) fatal = outcome;
         stopDispatch.abort();
       },
-      onRetryScheduled: () => {
-        progress.retriesScheduled++;
+      onRetryWait: (waiting) => {
+        progress.retrying += waiting ? 1 : -1;
       },
       now,
       random: options.random ?? Math.random,

@@ -1,0 +1,44 @@
+import { JOB_FIELDS } from './job-file.js';
+import { OPTIONAL_PARAMS } from './params.js';
+
+/** The job file's JSON Schema, so editors can complete and check job files. */
+export function jobJsonSchema(): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(JOB_FIELDS)) {
+    const doc = { description: field.doc };
+    switch (field.kind) {
+      case 'string':
+        properties[name] = { type: 'string', minLength: 1, ...doc };
+        break;
+      case 'strings':
+        properties[name] = { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, ...doc };
+        break;
+      case 'positive-integer':
+        properties[name] = { type: 'integer', minimum: 1, ...doc };
+        break;
+      case 'object':
+        properties[name] = { type: 'object', additionalProperties: false, properties: paramSchemas(), ...doc };
+        break;
+    }
+  }
+  properties.format = { ...(properties.format as object), enum: ['jsonl', 'csv', 'openai-batch'] };
+  properties.base_url = { ...(properties.base_url as object), pattern: '^https?://', not: { pattern: '/chat/completions/?$' } };
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    title: 'chatbatch job file',
+    type: 'object',
+    additionalProperties: false,
+    properties,
+  };
+}
+
+function paramSchemas(): Record<string, unknown> {
+  const schemas: Record<string, unknown> = {};
+  for (const [name, kind] of Object.entries(OPTIONAL_PARAMS)) {
+    schemas[name] =
+      kind === 'number' ? { type: 'number' }
+      : kind === 'integer' ? { type: 'integer', minimum: 1 }
+      : { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }] };
+  }
+  return schemas;
+}

@@ -1,0 +1,175 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { runCli } from '../support/cli.js';
+import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+
+let dir: TempDir;
+let simulator: RunningSimulator;
+let requests: number;
+
+beforeEach(async () => {
+  dir = await makeTempDir();
+  requests = 0;
+  simulator = await startSimulator({ onRequest: () => requests++ });
+});
+afterEach(async () => {
+  await simulator.close();
+  await dir.remove();
+});
+
+const KEY = 'sk-operator-test-key-123456789';
+const env = { CHATBATCH_API_KEY: KEY };
+const run = (args: string[], extraEnv: Record<string, string> = {}) => runCli(['run', ...args], { cwd: dir.path, env: { ...env, ...extraEnv } });
+
+describe('--dry-run', () => {
+  it('checks every row, builds the first request, sends nothing, and exits 1 when a row is invalid', async () => {
+    await dir.write('in.jsonl', '{"id":"a","prompt":"hello there"}\n{"id":"b"}\nnot json\n{"id":"c","prompt":"third"}\n');
+    const result = await run(['in.jsonl', '--base-url', simulator.url, '--model', 'm', '--dry-run', '--concurrency', '2']);
+    expect(result.code).toBe(1);
+    expect(requests).toBe(0);
+    expect(result.stdout).toContain('dry run: nothing was sent');
+    expect(result.stdout).toContain('4 row(s): 2 valid, 2 invalid');
+    expect(result.stdout).toContain('in.jsonl:2: nothing to send');
+    expect(result.stdout).toContain('in.jsonl:3: not valid JSON');
+    expect(result.stdout).toContain('{"model":"m","messages":[{"role":"user","content":"hello there"}]}');
+    expect(result.stdout).toMatch(/estimated prompt tokens: \d+/);
+    expect(result.stdout).toContain('estimated wall time');
+    expect(result.stdout + result.stderr).not.toContain(KEY);
+  });
+
+  it('exits 0 when every row is valid, and needs neither key nor output directory', async () => {
+    await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'x' }]));
+    const result = await runCli(['run', 'in.jsonl', '--base-url', simulator.url, '--model', 'm', '--dry-run'], { cwd: dir.path, env: {} });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('CHATBATCH_API_KEY (not set)');
+  });
+});
+
+describe('--format csv', () => {
+  it('writes the input columns then the results, escapes formulas, keeps multi-line replies in one cell', async () => {
+    await dir.write('in.csv', 'id,name,prompt\n1,=cmd|calc,"first\nline two"\n2,plain,@SUM(A1)\n3,bad\n');
+    const result = await run(['in.csv', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--format', 'csv', '--quiet']);
+    expect(result.code).toBe(1);
+    const output = await dir.read('out/output.csv');
+    const lines = output.split('\n');
+    expect(lines[0]).toBe('id,name,prompt,reply,status,code,duration_ms,trace_id,attempts');
+    expect(output).toContain(`\n1,'=cmd|calc,`);
+    expect(output).toContain('"first\nline two"');
+    expect(output).toContain(`'@SUM(A1)`);
+    const errors = await dir.read('out/errors.csv');
+    expect(errors.split('\n')[0]).toBe('id,name,prompt,reply,status,code,duration_ms,trace_id,attempts,category,message');
+    expect(errors).toContain('invalid_input');
+    expect(await dir.jsonl('out/output.jsonl')).toHaveLength(2);
+  });
+
+  it('can turn formula escaping off and add a BOM for Excel', async () => {
+    await dir.write('in.csv', 'id,prompt\n1,=1+1\n');
+    const result = await run(['in.csv', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--format', 'csv', '--no-escape-formulas', '--bom', '--quiet']);
+    expect(result.code, result.stderr).toBe(0);
+    const output = await dir.read('out/output.csv');
+    expect(output.startsWith('\uFEFFid,prompt,reply')).toBe(true);
+    expect(output).toContain('\n1,=1+1,');
+  });
+});
+
+describe('--format openai-batch', () => {
+  it('writes Batch-API-shaped result lines with custom_id and response.body', async () => {
+    await dir.write('batch.jsonl', jsonlOf([
+      { custom_id: 'req-1', method: 'POST', url: '/v1/chat/completions', body: { model: 'x', messages: [{ role: 'user', content: 'hi' }] } },
+      { custom_id: 'req-2', method: 'POST', url: '/v1/chat/completions', body: { model: 'x', messages: [{ role: 'user', content: 'no [[sim:400]]' }] } },
+    ]));
+    const result = await run(['batch.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--format', 'openai-batch', '--quiet']);
+    expect(result.code).toBe(1);
+    const [ok] = await dir.jsonl<Record<string, any>>('out/batch-output.jsonl');
+    expect(ok).toMatchObject({ custom_id: 'req-1', error: null, response: { status_code: 200, body: { object: 'chat.completion', choices: [{ message: { role: 'assistant' } }] } } });
+    expect(ok!.response.request_id).toMatch(/^req_sim_/);
+    expect(ok!.response.body.choices[0].message.content).toContain('Simulated reply to "hi"');
+    const [failed] = await dir.jsonl<Record<string, any>>('out/batch-errors.jsonl');
+    expect(failed).toMatchObject({ custom_id: 'req-2', response: { status_code: 400 }, error: { code: 'http_400_sim' } });
+  });
+});
+
+describe('progress', () => {
+  it('writes plain status lines off a terminal, and nothing with --quiet', async () => {
+    await simulator.close();
+    simulator = await startSimulator({ latencyMs: 40 });
+    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 30 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
+    const loud = await run(['in.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'o1', '--concurrency', '1'], { CHATBATCH_PROGRESS_MS: '300' });
+    expect(loud.code, loud.stderr).toBe(0);
+    const lines = loud.stderr.split('\n').filter((l) => /rows\/s/.test(l) && l.includes('done'));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.at(-1)).toMatch(/^chatbatch: \d+\/30 done \(\d+ ok, \d+ failed\)/);
+    expect(loud.stderr).not.toContain('\x1b[');
+    const quiet = await run(['in.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'o2', '--concurrency', '1', '--quiet'], { CHATBATCH_PROGRESS_MS: '300' });
+    expect(quiet.stderr.split('\n').filter((l) => l.includes(' done ('))).toHaveLength(0);
+  }, 20_000);
+});
+
+describe('report', () => {
+  it('prints counts, latency percentiles, attempts and common errors that match the run', async () => {
+    await dir.write('in.jsonl', jsonlOf([
+      ...Array.from({ length: 8 }, (_, i) => ({ id: `ok${i}`, prompt: `p${i}` })),
+      { id: 'retried', prompt: 'x [[sim:500x1]]' },
+      { id: 'bad1', prompt: 'x [[sim:400]]' },
+      { id: 'bad2', prompt: 'y [[sim:400]]' },
+    ]));
+    expect((await run(['in.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--quiet'])).code).toBe(1);
+    const report = await runCli(['report', 'out', '--html', 'report.html'], { cwd: dir.path });
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toContain('rows: 11  ok: 9  failed: 2');
+    expect(report.stdout).toMatch(/200\s+9/);
+    expect(report.stdout).toMatch(/400\s+2/);
+    expect(report.stdout).toMatch(/client_error\s+2/);
+    expect(report.stdout).toMatch(/latency \(ms, first attempt to final answer\): p50 \d+/);
+    expect(report.stdout).toMatch(/attempts per row:\n\s+1\s+10\n\s+2\s+1/);
+    expect(report.stdout).toMatch(/2 × status 400 http_400_sim: e\.g\. row bad1, trace req_sim_\d+/);
+    const html = await dir.read('report.html');
+    expect(html).toContain('<svg');
+    expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
+  });
+
+  it('refuses a directory without a run', async () => {
+    const report = await runCli(['report', '.'], { cwd: dir.path });
+    expect(report.code).toBe(2);
+    expect(report.stderr).toContain('holds no run');
+  });
+});
+
+describe('validate, schema and help', () => {
+  it('lists every problem of a job file with its field or file:line, and exits 2', async () => {
+    await dir.write('in.jsonl', '{"id":"a","prompt":"x"}\n{"id":"a","prompt":"dup"}\n{"id":"b"}\n');
+    await dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', concurrecy: 4, base_url: 'http://x/v1/chat/completions', params: { stream: true } }));
+    const result = await runCli(['validate', 'job.json'], { cwd: dir.path });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toContain('job.json: concurrecy: unknown key (did you mean "concurrency"?)');
+    expect(result.stdout).toContain('params.stream: the endpoint does not support streaming');
+    expect(result.stdout).toContain('base_url: "http://x/v1/chat/completions" already ends in /chat/completions');
+    expect(result.stdout).toContain('in.jsonl:2: duplicate id "a"');
+    expect(result.stdout).toContain('in.jsonl:3: nothing to send');
+    expect(requests).toBe(0);
+  });
+
+  it('accepts every job shipped in jobs/', async () => {
+    const root = new URL('../../', import.meta.url).pathname;
+    for (const job of ['jobs/quickstart.json', 'jobs/enrich-products.json', 'jobs/batch-api.json']) {
+      const result = await runCli(['validate', job], { cwd: root });
+      expect(result.code, `${job}: ${result.stdout}`).toBe(0);
+    }
+  });
+
+  it('prints a JSON Schema that accepts $schema and rejects unknown keys', async () => {
+    const result = await runCli(['schema'], { cwd: dir.path });
+    const schema = JSON.parse(result.stdout);
+    expect(schema.additionalProperties).toBe(false);
+    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['$schema', 'inputs', 'model', 'base_url', 'params']));
+    expect(schema.properties.params.additionalProperties).toBe(false);
+  });
+
+  it('shows examples in each command help', async () => {
+    for (const command of ['run', 'validate', 'report', 'merge', 'simulate']) {
+      const help = await runCli([command, '--help'], { cwd: dir.path });
+      expect(help.code).toBe(0);
+      expect(help.stdout).toContain('Examples:');
+    }
+  });
+});
