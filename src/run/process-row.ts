@@ -41,19 +41,25 @@ type Step = { kind: 'settled' } | { kind: 'pending' } | { kind: 'retry'; delayMs
  * retry delay holds no slot. Returns false when the row is left pending (the run stopped).
  */
 export async function processRow(task: RowTask, context: AttemptContext, settle: Settle): Promise<boolean> {
-  const startedAt = new Date();
-  const startedMs = context.now();
   const history: AttemptSummary[] = [];
   const cached = await context.cache?.get(task.request.fingerprint);
   if (cached) {
-    await settle(cachedRecord(task, cached, startedAt, context.recordContext));
+    await settle(cachedRecord(task, cached, new Date(), context.recordContext));
     return true;
   }
+  // The row's clock starts when its first request goes out, not while it queues for a slot.
+  let startedAt: Date | null = null;
+  let startedMs = 0;
+  const onSend = (): void => {
+    if (startedAt) return;
+    startedAt = new Date();
+    startedMs = context.now();
+  };
 
   for (let attempt = 1; ; attempt++) {
     const step = await context.limit(async (): Promise<Step> => {
       const clientRequestId = `${task.clientRequestIdBase}-${attempt}`;
-      const outcome = await attemptWhenAllowed(task, clientRequestId, context);
+      const outcome = await attemptWhenAllowed(task, clientRequestId, context, onSend);
       if (outcome === null) return { kind: 'pending' };
       const summary: AttemptSummary = {
         attempt,
@@ -64,7 +70,7 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
         client_request_id: clientRequestId,
       };
       history.push(summary);
-      const soFar = { startedAt, durationMs: Math.round(context.now() - startedMs), history, fingerprint: task.request.fingerprint, clientRequestId };
+      const soFar = { startedAt: startedAt!, durationMs: Math.round(context.now() - startedMs), history, fingerprint: task.request.fingerprint, clientRequestId };
 
       if (outcome.ok) {
         context.controller.onSuccess(readRateLimitHeaders(outcome.headers));
@@ -97,7 +103,7 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
   }
 }
 
-async function attemptWhenAllowed(task: RowTask, clientRequestId: string, context: AttemptContext): Promise<AttemptOutcome | null> {
+async function attemptWhenAllowed(task: RowTask, clientRequestId: string, context: AttemptContext, onSend: () => void): Promise<AttemptOutcome | null> {
   for (;;) {
     if (context.stopDispatch.aborted) return null;
     const wait = context.controller.delayBeforeSend(task.request.estimatedTokens);
@@ -105,6 +111,7 @@ async function attemptWhenAllowed(task: RowTask, clientRequestId: string, contex
     // Short naps so a stop or a change of budget is noticed promptly.
     if (!(await sleep(Math.min(wait, 250), context.stopDispatch))) return null;
   }
+  onSend();
   const outcome = await context.client.send(task.request.body, clientRequestId, context.abortInFlight);
   // Stop the run before this slot is released, so the next queued row is not sent.
   if (!outcome.ok && outcome.fatalForRun) context.onFatal(outcome);

@@ -142,6 +142,18 @@ describe('retries and failure records', () => {
   });
 });
 
+describe('timing', () => {
+  it('measures a row from its first request, not from when it queued for a slot', async () => {
+    const rows = Array.from({ length: 24 }, (_, i) => ({ id: `s${i}`, prompt: `row ${i}` }));
+    const { result, output } = await runRows(rows, ['--concurrency', '1'], { latencyMs: 25 });
+    expect(result.code, result.stderr).toBe(0);
+    // Queued behind 23 others at 25 ms each, the last row would show ~600 ms if queueing counted.
+    expect(Math.max(...output.map((r) => r.duration_ms))).toBeLessThan(250);
+    const starts = output.map((r) => Date.parse((r as unknown as { started_at: string }).started_at));
+    expect(starts.at(-1)! - starts[0]!).toBeGreaterThanOrEqual(23 * 20);
+  });
+});
+
 describe('at scale', () => {
   it('under a fault mix, 5,000 rows end with every row exactly once and at least 99.5% succeeded', async () => {
     const rows = Array.from({ length: 5000 }, (_, i) => ({ id: `m${i}`, prompt: `row ${i}` }));
