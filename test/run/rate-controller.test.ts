@@ -12,7 +12,7 @@ describe('RateController', () => {
   it('starts at one request and doubles on success up to the maximum', () => {
     const { rc } = controller(16);
     expect(rc.concurrency).toBe(1);
-    const seen = [];
+    const seen: number[] = [];
     for (let i = 0; i < 40; i++) {
       rc.onSuccess(null);
       seen.push(rc.concurrency);
