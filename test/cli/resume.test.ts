@@ -128,6 +128,27 @@ describe('interruptions', () => {
     expect(await dir.jsonl('out/errors.jsonl')).toEqual([]);
   });
 
+  it('a second SIGINT exits at once, and --resume still completes the run', async () => {
+    await writeRows(50);
+    await simulator.close();
+    simulator = await startSimulator({ latencyMs: 3000, onRequest: (request) => sent.push(String(request.headers['x-client-request-id'])) });
+    const { child, done } = startCli(['run', 'in.jsonl', ...baseArgs(), '--concurrency', '4', '--grace-ms', '20000'], { cwd: dir.path, env: env() });
+    await waitFor(() => sent.length >= 1);
+    const started = Date.now();
+    child.kill('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    child.kill('SIGINT');
+    const stopped = await done;
+    expect(stopped.code).toBe(130);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(stopped.stderr).toContain('stopped at once');
+    await simulator.close();
+    simulator = await startSimulator({ onRequest: (request) => sent.push(String(request.headers['x-client-request-id'])) });
+    const resumed = await runCli(['run', 'in.jsonl', ...baseArgs(), '--resume'], { cwd: dir.path, env: env() });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await ids('out/output.jsonl')).toEqual(Array.from({ length: 50 }, (_, i) => `r${i}`));
+  });
+
   it('survives three SIGKILLs at random moments: every row once, in order, at most in-flight rows sent twice', async () => {
     const rows = 4000;
     const concurrency = 16;
