@@ -4,8 +4,12 @@ import { open, stat, truncate, type FileHandle } from 'node:fs/promises';
 /**
  * The journal is the run's durable memory: one line per settled row, appended in completion
  * order as `<entry JSON>\t<record JSON>\n`. JSON.stringify never emits a raw tab, so the first
- * tab splits the line without parsing the record. A row counts as done only once its line is
- * fsynced; a kill -9 can tear at most the last line, which `readJournal` cuts off.
+ * tab splits the line without parsing the record.
+ *
+ * Durability has two levels. A row counts as done once its line has been written to the OS:
+ * from then on a kill -9 cannot lose it (the page cache outlives the process). The file is
+ * fsynced every `syncEveryMs` and on close, which bounds what a power cut can take. A crash can
+ * tear at most the last line, which `readJournal` cuts off.
  */
 export interface JournalEntry {
   /** Row key: the row id, or a file:line key for rows whose id was a duplicate. */
@@ -23,72 +27,99 @@ export interface RecordLocation {
 }
 
 export class JournalWriter {
-  private pending: Buffer[] = [];
+  private pending: string[] = [];
   private pendingWaiters: Array<() => void> = [];
-  private flushing: Promise<void> | null = null;
+  private writing: Promise<void> | null = null;
+  private dirty = false;
+  private syncing: Promise<void> | null = null;
   private failure: Error | null = null;
+  private readonly syncTimer: NodeJS.Timeout;
 
   private constructor(
     private readonly handle: FileHandle,
     private size: number,
-  ) {}
-
-  static async open(file: string): Promise<JournalWriter> {
-    const handle = await open(file, 'a');
-    const { size } = await handle.stat();
-    return new JournalWriter(handle, size);
+    syncEveryMs: number,
+  ) {
+    this.syncTimer = setInterval(() => void this.sync(), syncEveryMs);
+    this.syncTimer.unref();
   }
 
-  /** Appends one settled row; resolves with the record's location once it is on disk. */
+  static async open(file: string, syncEveryMs = 100): Promise<JournalWriter> {
+    const handle = await open(file, 'a');
+    const { size } = await handle.stat();
+    return new JournalWriter(handle, size, syncEveryMs);
+  }
+
+  /** Appends one settled row; resolves with the record's location once the OS has the line. */
   append(entry: JournalEntry, recordJson: string): Promise<RecordLocation> {
     if (this.failure) return Promise.reject(this.failure);
-    const head = Buffer.from(`${JSON.stringify(entry)}\t`);
-    const record = Buffer.from(`${recordJson}\n`);
-    const location = { offset: this.size + head.length, length: record.length - 1 };
-    this.size += head.length + record.length;
-    this.pending.push(head, record);
+    const head = `${JSON.stringify(entry)}\t`;
+    const headBytes = Buffer.byteLength(head);
+    const recordBytes = Buffer.byteLength(recordJson);
+    const location = { offset: this.size + headBytes, length: recordBytes };
+    this.size += headBytes + recordBytes + 1;
+    this.pending.push(head, recordJson, '\n');
     return new Promise<RecordLocation>((resolve, reject) => {
       this.pendingWaiters.push(() => (this.failure ? reject(this.failure) : resolve(location)));
-      this.scheduleFlush();
+      this.scheduleWrite();
     });
   }
 
-  /** Waits until everything appended so far is durable. */
+  /** Waits until everything appended so far is written and fsynced. */
   async drain(): Promise<void> {
-    while (this.flushing || this.pending.length > 0) {
-      this.scheduleFlush();
-      await this.flushing;
+    while (this.writing || this.pending.length > 0) {
+      this.scheduleWrite();
+      await this.writing;
     }
+    await this.sync();
     if (this.failure) throw this.failure;
   }
 
   async close(): Promise<void> {
+    clearInterval(this.syncTimer);
     try {
       await this.drain();
     } finally {
+      await this.syncing;
       await this.handle.close();
     }
   }
 
-  // Group commit: while one write+fdatasync runs, new lines queue up and go in the next batch,
-  // so the cost of syncing is shared by every row that settled in the meantime.
-  private scheduleFlush(): void {
-    if (this.flushing || this.pending.length === 0) return;
-    const buffers = this.pending;
+  // Group commit: while one write runs, new lines queue up and go out together in the next.
+  private scheduleWrite(): void {
+    if (this.writing || this.pending.length === 0) return;
+    const text = this.pending.join('');
     const waiters = this.pendingWaiters;
     this.pending = [];
     this.pendingWaiters = [];
-    this.flushing = (async () => {
+    this.writing = (async () => {
       try {
-        await this.handle.writev(buffers);
-        await this.handle.datasync();
+        await this.handle.write(text);
+        this.dirty = true;
       } catch (error) {
         this.failure = new Error(`cannot write the journal: ${(error as Error).message}`);
       }
       for (const wake of waiters) wake();
-      this.flushing = null;
-      this.scheduleFlush();
+      this.writing = null;
+      this.scheduleWrite();
     })();
+  }
+
+  private async sync(): Promise<void> {
+    if (this.syncing) return this.syncing;
+    if (!this.dirty) return;
+    this.dirty = false;
+    this.syncing = this.handle.datasync().then(
+      () => undefined,
+      (error: Error) => {
+        this.failure ??= new Error(`cannot sync the journal: ${error.message}`);
+      },
+    );
+    try {
+      await this.syncing;
+    } finally {
+      this.syncing = null;
+    }
   }
 }
 
