@@ -179,7 +179,8 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     format,
     escapeFormulas: flags.escapeFormulas ?? true,
     bom: flags.bom ?? false,
-    resume: flags.resume ?? false,
+    // Re-running failures only makes sense on an earlier run, so --retry-failed implies --resume.
+    resume: (flags.resume ?? false) || flags.retryFailed !== undefined,
     retryFailed,
     force: flags.force ?? false,
     cacheDir: flags.cache ?? null,

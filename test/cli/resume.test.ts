@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { recording } from '../support/recording-simulator.js';
 import { runCli, startCli } from '../support/cli.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -11,10 +12,7 @@ let sent: string[];
 beforeEach(async () => {
   dir = await makeTempDir();
   sent = [];
-  simulator = await startSimulator({
-    latencyMs: 2,
-    onRequest: (request) => sent.push(String(request.headers['x-client-request-id'])),
-  });
+  simulator = await startSimulator(recording(sent, { latencyMs: 2 }));
 });
 afterEach(async () => {
   await simulator.close();
@@ -110,7 +108,7 @@ describe('interruptions', () => {
   it('SIGINT exits 130 with a resume command, and --resume completes the run with every row once', async () => {
     await writeRows(400);
     await simulator.close();
-    simulator = await startSimulator({ latencyMs: 20, onRequest: (request) => sent.push(String(request.headers['x-client-request-id'])) });
+    simulator = await startSimulator(recording(sent, { latencyMs: 20 }));
     const { child, done } = startCli(['run', 'in.jsonl', ...baseArgs(), '--concurrency', '4'], { cwd: dir.path, env: env() });
     await waitFor(() => sent.length >= 20);
     child.kill('SIGINT');
@@ -131,7 +129,7 @@ describe('interruptions', () => {
   it('a second SIGINT exits at once, and --resume still completes the run', async () => {
     await writeRows(50);
     await simulator.close();
-    simulator = await startSimulator({ latencyMs: 3000, onRequest: (request) => sent.push(String(request.headers['x-client-request-id'])) });
+    simulator = await startSimulator(recording(sent, { latencyMs: 3000 }));
     const { child, done } = startCli(['run', 'in.jsonl', ...baseArgs(), '--concurrency', '4', '--grace-ms', '20000'], { cwd: dir.path, env: env() });
     await waitFor(() => sent.length >= 1);
     const started = Date.now();
@@ -143,7 +141,7 @@ describe('interruptions', () => {
     expect(Date.now() - started).toBeLessThan(2000);
     expect(stopped.stderr).toContain('stopped at once');
     await simulator.close();
-    simulator = await startSimulator({ onRequest: (request) => sent.push(String(request.headers['x-client-request-id'])) });
+    simulator = await startSimulator(recording(sent));
     const resumed = await runCli(['run', 'in.jsonl', ...baseArgs(), '--resume'], { cwd: dir.path, env: env() });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(await ids('out/output.jsonl')).toEqual(Array.from({ length: 50 }, (_, i) => `r${i}`));
@@ -177,7 +175,7 @@ describe('interruptions', () => {
   it('a second process on the same output directory refuses while the first completes', async () => {
     await writeRows(300);
     await simulator.close();
-    simulator = await startSimulator({ latencyMs: 10, onRequest: (request) => sent.push(String(request.headers['x-client-request-id'])) });
+    simulator = await startSimulator(recording(sent, { latencyMs: 10 }));
     const first = startCli(['run', 'in.jsonl', ...baseArgs(), '--concurrency', '4'], { cwd: dir.path, env: env() });
     await waitFor(() => sent.length >= 5);
     const second = await runCli(['run', 'in.jsonl', ...baseArgs(), '--resume'], { cwd: dir.path, env: env() });

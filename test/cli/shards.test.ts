@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { parseShard, shardOf } from '../../src/run/shard.js';
+import { recording } from '../support/recording-simulator.js';
 import { runCli } from '../support/cli.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -11,7 +12,7 @@ let sent: string[];
 beforeEach(async () => {
   dir = await makeTempDir();
   sent = [];
-  simulator = await startSimulator({ onRequest: (request) => sent.push(String(request.headers['x-client-request-id'])) });
+  simulator = await startSimulator(recording(sent));
 });
 afterEach(async () => {
   await simulator.close();
