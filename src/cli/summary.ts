@@ -10,6 +10,7 @@ export function formatSummary(report: RunReport): string {
     `  output:   ${report.paths.output}`,
     `  errors:   ${report.paths.errors}`,
     `  manifest: ${report.paths.manifest}`,
+    ...report.derivedFiles.map((file) => `  also:     ${file}`),
   ];
   return lines.join('\n');
 }

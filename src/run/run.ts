@@ -71,6 +71,8 @@ export interface RunReport {
   rowsSettledNow: number;
   fatalMessage: string | null;
   paths: ReturnType<typeof outDirPaths>;
+  /** Files written by --format csv / openai-batch. */
+  derivedFiles: string[];
 }
 
 export function newProgress(now: number): RunProgress {
@@ -238,9 +240,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     }
 
     await writeOrderedResults(paths.journal, index, paths.outDir);
-    if (config.format !== 'jsonl') {
-      await writeDerivedFiles(config.format, files, index, paths.journal, paths.outDir, { escapeFormulas: config.escapeFormulas, bom: config.bom });
-    }
+    const derivedFiles = config.format === 'jsonl' ? [] : await writeDerivedFiles(config.format, files, index, paths.journal, paths.outDir, { escapeFormulas: config.escapeFormulas, bom: config.bom });
     const tally = tallyIndex(index);
     const fatalOutcome = fatal as AttemptFailure | null;
     const status: RunStatus = fatalOutcome ? 'aborted'
@@ -276,6 +276,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       rowsSettledNow: session.rows_settled,
       fatalMessage,
       paths,
+      derivedFiles,
     };
   } finally {
     await releaseLock();

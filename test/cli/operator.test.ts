@@ -60,6 +60,7 @@ describe('--format csv', () => {
     expect(errors.split('\n')[0]).toBe('id,name,prompt,reply,status,code,duration_ms,trace_id,attempts,category,message');
     expect(errors).toContain('invalid_input');
     expect(await dir.jsonl('out/output.jsonl')).toHaveLength(2);
+    expect(result.stderr).toContain('also:     out/output.csv');
   });
 
   it('can turn formula escaping off and add a BOM for Excel', async () => {
@@ -86,6 +87,18 @@ describe('--format openai-batch', () => {
     expect(ok!.response.body.choices[0].message.content).toContain('Simulated reply to "hi"');
     const [failed] = await dir.jsonl<Record<string, any>>('out/batch-errors.jsonl');
     expect(failed).toMatchObject({ custom_id: 'req-2', response: { status_code: 400 }, error: { code: 'http_400_sim' } });
+  });
+});
+
+describe('rate budgets', () => {
+  it('--rpm spaces requests out after the first second\'s worth', async () => {
+    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 15 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
+    const started = Date.now();
+    const result = await run(['in.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--rpm', '600', '--concurrency', '16', '--quiet']);
+    expect(result.code, result.stderr).toBe(0);
+    // 600 rpm = 10/s with a one-second burst of 10: the last 5 rows need about half a second more.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+    expect(requests).toBe(15);
   });
 });
 
