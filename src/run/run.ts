@@ -28,6 +28,7 @@ import { RateController } from './rate-controller.js';
 import { invalidInputRecord } from './records.js';
 import { ResponseCache } from './response-cache.js';
 import { RowIndex } from './row-index.js';
+import { OpenRows } from './open-rows.js';
 import { inShard } from './shard.js';
 import type { RowTask } from './row-task.js';
 
@@ -175,20 +176,8 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
 
     // Bounded admission: a row is read from the input only when there is room, so memory stays
     // flat however large the input. Rows waiting out a retry delay count too.
-    const maxOpenRows = config.concurrency * 4 + 64;
-    const open = new Set<Promise<void>>();
-    let writeFailure: Error | null = null;
-    const track = (work: Promise<void>): void => {
-      const tracked: Promise<void> = work.then(
-        () => void open.delete(tracked),
-        (error: Error) => {
-          open.delete(tracked);
-          writeFailure ??= error;
-          stopDispatch.abort();
-        },
-      );
-      open.add(tracked);
-    };
+    const open = new OpenRows(config.concurrency * 4 + 64);
+    const stopOnError = (): void => stopDispatch.abort();
     const seen = new SeenIds();
     const rowsPerFile = new Map<string, number>();
     let position = -1;
@@ -220,15 +209,15 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
         else session.rows_rerun_failed++;
       }
       if (prepared.kind === 'invalid') {
-        track(settle(position, prepared.key, prepared.fingerprint, prepared.record));
+        open.track(settle(position, prepared.key, prepared.fingerprint, prepared.record), stopOnError);
         continue;
       }
-      while (open.size >= maxOpenRows) await Promise.race(open);
+      await open.room();
       const task = prepared.task;
-      track(processRow(task, context, (record) => settle(task.position, task.key, task.request.fingerprint, record)).then(() => undefined));
+      open.track(processRow(task, context, (record) => settle(task.position, task.key, task.request.fingerprint, record)), stopOnError);
     }
-    await Promise.all(open);
-    if (writeFailure) throw writeFailure;
+    await open.drained();
+    if (open.error) throw open.error;
     if (graceTimer) clearTimeout(graceTimer);
     options.stop.removeEventListener('abort', onStop);
     client.close();
