@@ -13,14 +13,16 @@ export interface RateLimitState {
 }
 
 const WINDOW = 40;
-const SATURATION_SHARE = 0.2;
+// High enough that random 429s at a few percent (a noisy but unsaturated endpoint) almost never
+// look like saturation: P(12 or more of 40 | 5%) is about 2e-5.
+const SATURATION_SHARE = 0.3;
 
 /**
  * Decides how fast the whole run may go; the pool asks it before every attempt.
  *
  * - Slow start: concurrency starts at 1 and doubles with each full window of successes, so a
  *   bad key or base URL costs one request, not `--concurrency` of them.
- * - Saturation: when 429s make up a fifth of recent answers, the endpoint is saturated: the
+ * - Saturation: when 429s make up 30% of the last 40 answers, the endpoint is saturated: the
  *   run halves its concurrency and pauses dispatch once, for the server's retry-after (one
  *   shared cooldown, not every worker sleeping and waking together). A stray 429 among
  *   successes is not saturation: only that row waits its retry-after, so a noisy endpoint does

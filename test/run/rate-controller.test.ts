@@ -33,7 +33,7 @@ describe('RateController', () => {
   it('halves concurrency and pauses the whole run once when 429s dominate', () => {
     const { rc, clock } = controller(8);
     for (let i = 0; i < 40; i++) rc.onSuccess(null);
-    for (let i = 0; i < 10; i++) rc.onRateLimited(2000);
+    for (let i = 0; i < 14; i++) rc.onRateLimited(2000);
     expect(rc.concurrency).toBe(4);
     expect(rc.delayBeforeSend(1)).toBe(2000);
     clock.now = 2000;
@@ -43,13 +43,29 @@ describe('RateController', () => {
   it('grows back by one per window of successes after a cut, never above the maximum', () => {
     const { rc, clock } = controller(8);
     for (let i = 0; i < 40; i++) rc.onSuccess(null);
-    for (let i = 0; i < 10; i++) rc.onRateLimited(10);
+    for (let i = 0; i < 14; i++) rc.onRateLimited(10);
     clock.now = 5000;
     expect(rc.concurrency).toBe(4);
     for (let i = 0; i < 4; i++) rc.onSuccess(null);
     expect(rc.concurrency).toBe(5);
     for (let i = 0; i < 200; i++) rc.onSuccess(null);
     expect(rc.concurrency).toBe(8);
+  });
+
+  it('does not mistake random 429s at 5% for saturation', () => {
+    const { rc, clock } = controller(64);
+    let state = 12345;
+    const random = () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    for (let i = 0; i < 200; i++) rc.onSuccess(null);
+    let cuts = 0;
+    rc.onConcurrencyChange((c) => void (c < 64 && cuts++));
+    for (let i = 0; i < 20_000; i++) {
+      clock.now += 1;
+      if (random() < 0.05) rc.onRateLimited(1000);
+      else rc.onSuccess(null);
+    }
+    expect(cuts).toBe(0);
+    expect(rc.concurrency).toBe(64);
   });
 
   it('pauses until the server says its request budget resets', () => {
