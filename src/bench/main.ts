@@ -1,0 +1,274 @@
+/**
+ * `npm run bench`: chatbatch's throughput, CPU and memory against the simulator, each in its own
+ * process. Prints figures; asserts nothing.
+ *
+ *   node dist/bench/main.js [--quick] [--only NAME[,NAME...]]
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { InputCache } from './generate-inputs.js';
+import { countLines, hasGnuTime, killAllClients, runClient } from './measure.js';
+import { benchPoints, FAULT_FREE_NAME, FAULT_MIX_NAME, type BenchPoint } from './points.js';
+import { killAllSimulators, SimProcess, type SimStats } from './sim-control.js';
+import { formatTable, num, type Column } from './table.js';
+
+interface PointResult {
+  name: string;
+  rows: number;
+  format: string;
+  concurrency: number;
+  latencyMs: number;
+  timeoutMs: number;
+  faults: BenchPoint['faults'] | null;
+  error: string | null;
+  wallMs?: number;
+  rowsPerSec?: number;
+  /** C / L: the most rows per second C requests in flight can finish when each takes L. */
+  limitRowsPerSec?: number | null;
+  pctOfLimit?: number | null;
+  clientUserMs?: number | null;
+  clientSystemMs?: number | null;
+  clientCpuMsPerRow?: number | null;
+  peakRssMb?: number | null;
+  usageSource?: string | null;
+  serverRequests?: number;
+  serverMaxInFlight?: number;
+  serverByStatus?: Record<string, number>;
+  serverCpuMsPerRow?: number;
+  succeeded?: number;
+  failed?: number;
+  succeededPct?: number;
+  exitCode?: number | null;
+  notes?: string[];
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, '..', '..');
+const cli = join(repoRoot, 'dist', 'cli', 'main.js');
+const simScript = join(here, 'sim-process.js');
+const usageHook = pathToFileURL(join(here, 'usage-hook.js')).href;
+
+function parseArgs(argv: string[]): { quick: boolean; only: string[] | null } {
+  let quick = false;
+  let only: string[] | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--quick') quick = true;
+    else if (arg === '--only') only = (argv[++i] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    else if (arg.startsWith('--only=')) only = arg.slice(7).split(',').map((s) => s.trim()).filter(Boolean);
+    else if (arg === '--help' || arg === '-h') {
+      process.stdout.write('usage: node dist/bench/main.js [--quick] [--only NAME[,NAME...]]\n');
+      process.exit(0);
+    } else {
+      process.stderr.write(`bench: unknown argument ${arg}\n`);
+      process.exit(2);
+    }
+  }
+  return { quick, only };
+}
+
+const log = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
+
+async function runPoint(point: BenchPoint, inputs: InputCache, workDir: string, killAfterMs: number): Promise<PointResult> {
+  const result: PointResult = {
+    name: point.name,
+    rows: point.rows,
+    format: point.format,
+    concurrency: point.concurrency,
+    latencyMs: point.latencyMs,
+    timeoutMs: point.timeoutMs,
+    faults: point.faults ?? null,
+    error: null,
+  };
+  const input = await inputs.get(point.format, point.rows);
+  const outDir = join(workDir, `out-${point.name.replace(/[^\w-]+/g, '_')}`);
+  const sim = await SimProcess.start(simScript, {
+    latencyMs: point.latencyMs,
+    ...(point.faults ? { faults: point.faults } : {}),
+    ...(point.retryAfterMs !== undefined ? { retryAfterMs: point.retryAfterMs } : {}),
+  });
+  try {
+    await sim.reset();
+    const run = await runClient({
+      cli,
+      usageHook,
+      input,
+      baseUrl: sim.url,
+      outDir,
+      concurrency: point.concurrency,
+      timeoutMs: point.timeoutMs,
+      maxAttempts: 6,
+      killAfterMs,
+    });
+    const problems: string[] = [];
+    let stats: SimStats | null = null;
+    try {
+      stats = await sim.stats();
+    } catch (error) {
+      problems.push(`no figures from the simulator: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const succeeded = await countLines(join(outDir, 'output.jsonl'));
+    const failed = await countLines(join(outDir, 'errors.jsonl'));
+    const notes: string[] = [];
+    if (succeeded + failed !== point.rows) notes.push(`records: ${succeeded} + ${failed} = ${succeeded + failed}, rows: ${point.rows}`);
+    if (!run.usage) notes.push('no CPU/RSS figures from the client');
+
+    const limit = point.latencyMs > 0 ? point.concurrency / (point.latencyMs / 1000) : null;
+    const rowsPerSec = point.rows / (run.wallMs / 1000);
+    Object.assign(result, {
+      wallMs: run.wallMs,
+      rowsPerSec,
+      limitRowsPerSec: limit,
+      pctOfLimit: limit ? (100 * rowsPerSec) / limit : null,
+      clientUserMs: run.usage?.userMs ?? null,
+      clientSystemMs: run.usage?.systemMs ?? null,
+      clientCpuMsPerRow: run.usage ? (run.usage.userMs + run.usage.systemMs) / point.rows : null,
+      peakRssMb: run.usage ? run.usage.maxRssKb / 1024 : null,
+      usageSource: run.usage?.source ?? null,
+      succeeded,
+      failed,
+      succeededPct: (100 * succeeded) / point.rows,
+      exitCode: run.exitCode,
+      notes,
+    } satisfies Partial<PointResult>);
+    if (stats) {
+      Object.assign(result, {
+        serverRequests: stats.requests,
+        serverMaxInFlight: stats.maxInFlight,
+        serverByStatus: stats.byStatus,
+        serverCpuMsPerRow: (stats.cpuUserMs + stats.cpuSystemMs) / point.rows,
+      } satisfies Partial<PointResult>);
+    }
+    if (run.timedOut) problems.push(`the client was killed after ${Math.round(killAfterMs / 1000)} s; stderr: ${run.stderrTail.slice(-2000)}`);
+    else if (run.exitCode !== 0 && run.exitCode !== 1) {
+      problems.push(`the client exited with ${run.exitCode ?? `signal ${run.signal}`}; stderr: ${run.stderrTail.slice(-2000)}`);
+    }
+    if (problems.length > 0) throw new Error(problems.join('; '));
+    return result;
+  } catch (error) {
+    result.error = error instanceof Error ? error.message : String(error);
+    return result;
+  } finally {
+    await sim.stop();
+    await rm(outDir, { recursive: true, force: true });
+  }
+}
+
+const columns: Column<PointResult>[] = [
+  { header: 'name', value: (r) => r.name, align: 'left' },
+  { header: 'rows', value: (r) => num(r.rows) },
+  { header: 'C', value: (r) => num(r.concurrency) },
+  { header: 'L ms', value: (r) => num(r.latencyMs) },
+  { header: 'rows/s', value: (r) => num(r.rowsPerSec) },
+  { header: '% of C/L', value: (r) => num(r.pctOfLimit, 1) },
+  { header: 'cli CPU ms/row', value: (r) => num(r.clientCpuMsPerRow, 3) },
+  { header: 'peak RSS MB', value: (r) => num(r.peakRssMb, 1) },
+  { header: 'srv requests', value: (r) => num(r.serverRequests) },
+  { header: 'srv max in-flight', value: (r) => num(r.serverMaxInFlight) },
+  { header: 'succeeded %', value: (r) => num(r.succeededPct, 2) },
+  { header: 'srv CPU ms/row', value: (r) => num(r.serverCpuMsPerRow, 3) },
+  { header: 'error', value: (r) => (r.error ? 'FAILED (see above)' : ''), align: 'left' },
+];
+
+function gitCommit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+async function main(): Promise<void> {
+  const { quick, only } = parseArgs(process.argv.slice(2));
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`);
+  let points = benchPoints(quick);
+  if (only) points = points.filter((p) => only.some((name) => p.name.includes(name)));
+  if (points.length === 0) throw new Error('no benchmark point matches --only');
+
+  const workDir = await mkdtemp(join(tmpdir(), 'chatbatch-bench-'));
+  const cleanup = (): void => {
+    killAllClients();
+    killAllSimulators();
+  };
+  const onSignal = (signal: NodeJS.Signals): void => {
+    log(`${signal}: stopping the client and simulator processes`);
+    cleanup();
+    void rm(workDir, { recursive: true, force: true }).finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  process.once('exit', cleanup);
+
+  const startedAt = new Date();
+  const results: PointResult[] = [];
+  try {
+    log(`${quick ? 'quick' : 'full'} run, ${points.length} points; ${cpus().length} CPUs; client CPU/RSS from ${hasGnuTime() ? '/usr/bin/time' : 'process.resourceUsage()'}; work dir ${workDir}`);
+    const inputs = new InputCache(workDir);
+    const killAfterMs = quick ? 5 * 60_000 : 30 * 60_000;
+    for (const [index, point] of points.entries()) {
+      log(`[${index + 1}/${points.length}] ${point.name}: ${num(point.rows)} ${point.format} rows, C=${point.concurrency}, L=${point.latencyMs} ms${point.faults ? ', fault mix' : ''}`);
+      let result: PointResult;
+      try {
+        result = await runPoint(point, inputs, workDir, killAfterMs);
+      } catch (error) {
+        result = { name: point.name, rows: point.rows, format: point.format, concurrency: point.concurrency, latencyMs: point.latencyMs, timeoutMs: point.timeoutMs, faults: point.faults ?? null, error: error instanceof Error ? error.message : String(error) };
+      }
+      results.push(result);
+      if (result.error) log(`  ${point.name} FAILED: ${result.error}`);
+      else {
+        log(`  ${num((result.wallMs ?? 0) / 1000, 1)} s, ${num(result.rowsPerSec)} rows/s, peak RSS ${num(result.peakRssMb, 1)} MB, ${num(result.succeededPct, 2)}% succeeded`);
+      }
+      for (const note of result.notes ?? []) log(`  note: ${note}`);
+    }
+  } finally {
+    cleanup();
+    await rm(workDir, { recursive: true, force: true });
+  }
+
+  process.stdout.write(`\n${formatTable(columns, results)}\n\n`);
+  const free = results.find((r) => r.name === FAULT_FREE_NAME && !r.error);
+  const faulty = results.find((r) => r.name === FAULT_MIX_NAME && !r.error);
+  let faultRatio: number | null = null;
+  if (free?.rowsPerSec && faulty?.rowsPerSec) {
+    faultRatio = faulty.rowsPerSec / free.rowsPerSec;
+    process.stdout.write(
+      `fault mix vs fault-free (C=64, L=50 ms): ${num(faulty.rowsPerSec)} / ${num(free.rowsPerSec)} rows/s = ${num(faultRatio, 2)}` +
+        ` (${num(faulty.succeededPct, 2)}% succeeded, ${num(faulty.serverRequests)} requests for ${num(faulty.rows)} rows)\n`,
+    );
+  } else {
+    process.stdout.write('fault mix vs fault-free: not available (one of the two points did not run or failed)\n');
+  }
+
+  const benchDir = join(repoRoot, '.bench');
+  await mkdir(benchDir, { recursive: true });
+  const file = join(benchDir, `results-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+  const report = {
+    started_at: startedAt.toISOString(),
+    finished_at: new Date().toISOString(),
+    quick,
+    commit: gitCommit(),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    cpus: cpus().length,
+    cpu_model: cpus()[0]?.model ?? null,
+    total_memory_mb: Math.round(totalmem() / 2 ** 20),
+    client_usage_source: hasGnuTime() ? '/usr/bin/time' : 'process.resourceUsage()',
+    fault_mix_ratio: faultRatio,
+    points: results,
+  };
+  await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write(`results written to ${relative(process.cwd(), file) || file}\n`);
+}
+
+try {
+  await main();
+} catch (error) {
+  killAllClients();
+  killAllSimulators();
+  log(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  process.exitCode = 1;
+}

@@ -1,0 +1,36 @@
+import type { FaultRates } from '../simulator/server.js';
+import type { InputFormat } from './generate-inputs.js';
+
+export interface BenchPoint {
+  name: string;
+  rows: number;
+  format: InputFormat;
+  concurrency: number;
+  latencyMs: number;
+  timeoutMs: number;
+  faults?: Partial<FaultRates>;
+  retryAfterMs?: number;
+}
+
+/** rate-limit 0.05 (retry-after 1 s), server-error 0.05, html-502 0.02, reset 0.01, hang 0.005. */
+export const FAULT_MIX: Partial<FaultRates> = { rateLimit: 0.05, serverError: 0.05, htmlBadGateway: 0.02, reset: 0.01, hang: 0.005 };
+
+export const FAULT_FREE_NAME = 'c64-l50';
+export const FAULT_MIX_NAME = 'c64-l50-faults';
+
+export function benchPoints(quick: boolean): BenchPoint[] {
+  const size = (full: number, small: number): number => (quick ? small : full);
+  const steady = { format: 'jsonl' as const, timeoutMs: 30_000 };
+  return [
+    // Not a throughput figure: what one tiny run costs (Node start, reading, manifest), to read the others by.
+    { name: 'startup (1 row)', rows: 1, concurrency: 1, latencyMs: 0, ...steady },
+    { name: 'c256-l50', rows: size(20_000, 2_000), concurrency: 256, latencyMs: 50, ...steady },
+    { name: 'c64-l20', rows: size(20_000, 2_000), concurrency: 64, latencyMs: 20, ...steady },
+    { name: 'c64-l0 (ceiling)', rows: size(50_000, 5_000), concurrency: 64, latencyMs: 0, ...steady },
+    { name: FAULT_FREE_NAME, rows: size(10_000, 1_000), concurrency: 64, latencyMs: 50, ...steady },
+    { name: FAULT_MIX_NAME, rows: size(10_000, 1_000), concurrency: 64, latencyMs: 50, format: 'jsonl', timeoutMs: 2_000, faults: FAULT_MIX, retryAfterMs: 1000 },
+    { name: 'mem-jsonl-small', rows: size(100_000, 10_000), concurrency: 256, latencyMs: 0, ...steady },
+    { name: 'mem-jsonl-large', rows: size(1_000_000, 100_000), concurrency: 256, latencyMs: 0, ...steady },
+    { name: 'mem-csv-large', rows: size(1_000_000, 100_000), concurrency: 256, latencyMs: 0, format: 'csv', timeoutMs: 30_000 },
+  ];
+}

@@ -1,0 +1,131 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import type { FaultRates } from '../simulator/server.js';
+
+export interface SimStats {
+  requests: number;
+  inFlight: number;
+  maxInFlight: number;
+  byStatus: Record<string, number>;
+  cpuUserMs: number;
+  cpuSystemMs: number;
+  rssMb: number;
+}
+
+export interface SimSettings {
+  latencyMs: number;
+  faults?: Partial<FaultRates>;
+  retryAfterMs?: number;
+  seed?: number;
+}
+
+/** Every simulator process started, so the benchmark can kill them whatever happens. */
+const live = new Set<ChildProcessWithoutNullStreams>();
+
+export function killAllSimulators(): void {
+  for (const child of live) {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  }
+  live.clear();
+}
+
+/** A simulator in its own process (dist/bench/sim-process.js), driven over stdin/stdout. */
+export class SimProcess {
+  private readonly replies: Array<{ resolve(line: string): void; reject(error: Error): void }> = [];
+  private stderr = '';
+  private exited: string | null = null;
+
+  private constructor(
+    private readonly child: ChildProcessWithoutNullStreams,
+    readonly url: string,
+    lines: ReturnType<typeof createInterface>,
+  ) {
+    lines.on('line', (line) => this.replies.shift()?.resolve(line));
+    child.stderr.on('data', (chunk: Buffer) => {
+      this.stderr = (this.stderr + chunk.toString('utf8')).slice(-4000);
+    });
+    // A dead simulator must not crash the benchmark through an EPIPE on its stdin.
+    child.stdin.on('error', () => {});
+    const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+      this.exited = `the simulator process exited (code ${code}, signal ${signal})`;
+      for (const waiting of this.replies.splice(0)) waiting.reject(new Error(`${this.exited}; stderr: ${this.stderr.slice(-1000)}`));
+    };
+    if (child.exitCode !== null || child.signalCode !== null) onExit(child.exitCode, child.signalCode);
+    else child.once('exit', onExit);
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  static async start(script: string, settings: SimSettings, startTimeoutMs = 15_000): Promise<SimProcess> {
+    const args = [script, '--latency-ms', String(settings.latencyMs)];
+    if (settings.faults) args.push('--faults', JSON.stringify(settings.faults));
+    if (settings.retryAfterMs !== undefined) args.push('--retry-after-ms', String(settings.retryAfterMs));
+    if (settings.seed !== undefined) args.push('--seed', String(settings.seed));
+    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    live.add(child);
+    child.once('exit', () => live.delete(child));
+    const lines = createInterface({ input: child.stdout });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`simulator did not print its URL within ${startTimeoutMs} ms`)), startTimeoutMs);
+      lines.once('line', (line) => {
+        clearTimeout(timer);
+        resolve(line.trim());
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`simulator exited before printing its URL (code ${code}, signal ${signal}): ${stderr.slice(-2000)}`));
+      });
+      child.once('error', reject);
+    }).catch((error: unknown) => {
+      child.kill('SIGKILL');
+      throw error;
+    });
+    if (!/^http:\/\//.test(url)) {
+      child.kill('SIGKILL');
+      throw new Error(`simulator printed ${JSON.stringify(url)} instead of a URL`);
+    }
+    return new SimProcess(child, url, lines);
+  }
+
+  private command(text: string, timeoutMs = 10_000): Promise<string> {
+    if (this.exited) return Promise.reject(new Error(`${this.exited}; stderr: ${this.stderr.slice(-1000)}`));
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`simulator did not answer "${text}" within ${timeoutMs} ms; stderr: ${this.stderr}`)), timeoutMs);
+      this.replies.push({
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+      this.child.stdin.write(`${text}\n`);
+    });
+  }
+
+  async stats(): Promise<SimStats> {
+    return JSON.parse(await this.command('stats')) as SimStats;
+  }
+
+  async reset(): Promise<void> {
+    await this.command('reset');
+  }
+
+  /** SIGTERM, then SIGKILL if it has not gone within 3 s. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+    await gone;
+    clearTimeout(timer);
+    live.delete(child);
+  }
+}
