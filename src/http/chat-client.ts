@@ -1,8 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { AttemptFailure, AttemptOutcome } from './attempt.js';
-import { classifyHttpFailure } from './classify.js';
-import { readErrorBody } from './error-body.js';
+import type { AttemptFailure, AttemptOutcome, AttemptSuccess } from './attempt.js';
+import { classifyFailure } from './classify.js';
+import { readErrorBody, readErrorJson } from './error-body.js';
 import { pickTraceId } from './trace-id.js';
 import type { FailureCategory } from '../output/record.js';
 import { TOOL_VERSION } from '../output/tool-version.js';
@@ -11,13 +11,18 @@ export interface ChatClientOptions {
   /** Full request URL, ending in /chat/completions. */
   url: string;
   apiKey: string;
+  /** Connections kept open to the endpoint: the run's concurrency. */
   maxSockets: number;
+  /** Hard limit on one attempt: connecting, headers and the whole body. */
   timeoutMs: number;
+  /** Largest response body read; default 16 MiB. */
   maxBodyBytes?: number;
   userAgent?: string;
 }
 
-const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 /**
  * Sends chat-completion requests over a keep-alive connection pool sized to the concurrency.
@@ -25,167 +30,222 @@ const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
  */
 export class ChatClient {
   private readonly agent: http.Agent;
-  private readonly transport: typeof http | typeof https;
-  private readonly target: URL;
+  private readonly request: typeof http.request;
+  private readonly hostname: string;
+  private readonly port: string;
+  private readonly path: string;
+  private readonly origin: string;
+  private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
-  private readonly fixedHeaders: Record<string, string>;
+  private readonly authorization: string;
+  private readonly userAgent: string;
 
-  constructor(private readonly options: ChatClientOptions) {
-    this.target = new URL(options.url);
-    this.transport = this.target.protocol === 'https:' ? https : http;
-    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, maxFreeSockets: options.maxSockets, scheduling: 'lifo' as const };
-    this.agent = this.target.protocol === 'https:' ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+  constructor(options: ChatClientOptions) {
+    const target = new URL(options.url);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+      throw new TypeError(`ChatClient 'url' must be an http: or https: URL: current value is ${target.protocol}//${target.host}`);
+    }
+    requirePositiveInteger('maxSockets', options.maxSockets);
+    requirePositiveInteger('timeoutMs', options.timeoutMs);
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    this.fixedHeaders = {
-      Authorization: `Bearer ${options.apiKey}`,
-      'Content-Type': 'application/json',
-      Accept: 'application/json',
-      'User-Agent': options.userAgent ?? `chatbatch/${TOOL_VERSION} node/${process.versions.node}`,
-    };
+    requirePositiveInteger('maxBodyBytes', this.maxBodyBytes);
+
+    const secure = target.protocol === 'https:';
+    const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, maxFreeSockets: options.maxSockets, scheduling: 'lifo' as const };
+    this.agent = secure ? new https.Agent(agentOptions) : new http.Agent(agentOptions);
+    this.request = secure ? https.request : http.request;
+    // URL keeps IPv6 literals bracketed; the socket layer wants them bare.
+    this.hostname = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
+    this.port = target.port;
+    this.path = target.pathname + target.search;
+    this.origin = target.origin;
+    this.timeoutMs = options.timeoutMs;
+    this.authorization = `Bearer ${options.apiKey}`;
+    this.userAgent = options.userAgent ?? `chatbatch/${TOOL_VERSION} node/${process.versions.node}`;
   }
 
+  /** One attempt. `body` is the serialized JSON request, sent verbatim. */
   send(body: string, clientRequestId: string, signal?: AbortSignal): Promise<AttemptOutcome> {
+    const started = process.hrtime.bigint();
+    if (signal?.aborted) return Promise.resolve(aborted(started));
     return new Promise<AttemptOutcome>((resolve) => {
-      const started = process.hrtime.bigint();
-      const elapsedMs = (): number => Number(process.hrtime.bigint() - started) / 1e6;
       let status: number | null = null;
-      let headers: Record<string, string> = {};
+      let headers = NO_HEADERS;
       let settled = false;
       const finish = (outcome: AttemptOutcome): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        if (signal) signal.removeEventListener('abort', onAbort);
         resolve(outcome);
       };
-      const fail = (code: string, category: FailureCategory, message: string, retryable: boolean): void =>
-        finish({ ok: false, status, code, message, category, retryable, fatalForRun: false, traceId: pickTraceId(headers), headers, durationMs: elapsedMs() });
-
-      const request = this.transport.request({
-        agent: this.agent,
-        method: 'POST',
-        protocol: this.target.protocol,
-        hostname: this.target.hostname,
-        port: this.target.port,
-        path: this.target.pathname,
-        headers: { ...this.fixedHeaders, 'X-Client-Request-Id': clientRequestId, 'Content-Length': Buffer.byteLength(body) },
-      });
-
-      // One timer from the start covers connecting, headers and the whole body.
-      const timer = setTimeout(() => {
-        fail('timeout', 'timeout', `no complete response within ${this.options.timeoutMs} ms${status === null ? '' : ` (headers arrived with status ${status})`}`, true);
-        request.destroy();
-      }, this.options.timeoutMs);
-      const onAbort = (): void => {
-        fail('aborted', 'network', 'the request was cancelled because the run is stopping', false);
+      // Ends the attempt as a failure and tears the exchange down (the socket is not reused).
+      const fail = (code: string, category: FailureCategory, message: string, retryable: boolean): void => {
+        if (settled) return;
+        finish(failure(status, code, category, message, retryable, headers, started));
         request.destroy();
       };
-      if (signal?.aborted) return onAbort();
-      signal?.addEventListener('abort', onAbort, { once: true });
 
+      const request = this.request({
+        agent: this.agent,
+        method: 'POST',
+        hostname: this.hostname,
+        port: this.port,
+        path: this.path,
+        headers: {
+          Authorization: this.authorization,
+          'Content-Type': 'application/json',
+          Accept: 'application/json',
+          'X-Client-Request-Id': clientRequestId,
+          'User-Agent': this.userAgent,
+          'Content-Length': Buffer.byteLength(body),
+        },
+      });
+
+      // One timer from the start covers connecting, waiting for headers and reading the body,
+      // so a server that trickles bytes cannot hold a slot forever.
+      const timer = setTimeout(() => {
+        const after = status === null ? '' : ` (status ${status} arrived, the body did not finish)`;
+        fail('timeout', 'timeout', `no complete response within ${this.timeoutMs} ms${after}`, true);
+      }, this.timeoutMs);
+      const onAbort = (): void => fail('aborted', 'network', 'the request was cancelled because the run is stopping', false);
+      if (signal) signal.addEventListener('abort', onAbort, { once: true });
+
+      // Also where a reset on a reused keep-alive socket lands: retryable like any connection error.
       request.on('error', (error: NodeJS.ErrnoException) => {
-        fail('network_error', 'network', `${error.code ?? 'ERROR'}: ${error.message} (${this.target.origin})`, true);
+        fail('network_error', 'network', `${error.code ?? 'ERROR'}: ${error.message} (POST ${this.origin}${this.path})`, true);
       });
       request.on('response', (response) => {
         status = response.statusCode ?? 0;
         headers = flattenHeaders(response.headers);
+        const declared = response.headers['content-length'];
+        if (declared !== undefined && Number(declared) > this.maxBodyBytes) {
+          fail('response_too_large', 'bad_response', `the response declared ${declared} bytes, more than the ${this.maxBodyBytes} byte limit; not read`, false);
+          return;
+        }
         const chunks: Buffer[] = [];
         let size = 0;
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
           if (size > this.maxBodyBytes) {
-            fail('response_too_large', 'bad_response', `the response body exceeded ${this.maxBodyBytes} bytes and was not read further`, false);
-            request.destroy();
+            fail('response_too_large', 'bad_response', `the response body exceeded the ${this.maxBodyBytes} byte limit and was not read further`, false);
             return;
           }
           chunks.push(chunk);
         });
         response.on('end', () => {
-          finish(interpret(status!, headers, Buffer.concat(chunks).toString('utf8'), elapsedMs()));
+          if (settled) return;
+          const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8');
+          finish(interpret(status!, headers, text, started));
         });
         response.on('error', (error: NodeJS.ErrnoException) => {
-          fail('network_error', 'network', `the connection broke while reading the response: ${error.code ?? error.message}`, true);
+          fail('network_error', 'network', `${error.code ?? 'ERROR'}: the connection broke while reading the response (${error.message})`, true);
         });
         response.on('close', () => {
-          if (!response.complete) fail('network_error', 'network', 'the connection closed before the response was complete', true);
+          if (!response.complete) fail('network_error', 'network', 'ECONNRESET: the connection closed before the response was complete', true);
         });
       });
       request.end(body);
     });
   }
 
+  /** Closes every pooled connection; in-flight requests fail as network errors. */
   close(): void {
     this.agent.destroy();
   }
 }
 
-function interpret(status: number, headers: Record<string, string>, text: string, durationMs: number): AttemptOutcome {
-  if (status >= 200 && status < 300) return interpretSuccess(status, headers, text, durationMs);
-  const error = readErrorBody(headers['content-type'], text);
-  const code = error.code ?? `http_${status}`;
-  const bodyId = typeof error.json === 'object' && error.json !== null ? (error.json as { id?: unknown }).id : undefined;
+function requirePositiveInteger(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new TypeError(`ChatClient '${name}' must be a positive integer: current value is ${String(value)}`);
+  }
+}
+
+function elapsedMs(started: bigint): number {
+  return Number(process.hrtime.bigint() - started) / 1e6;
+}
+
+function failure(status: number | null, code: string, category: FailureCategory, message: string, retryable: boolean, headers: Record<string, string>, started: bigint): AttemptFailure {
+  return { ok: false, status, code, message, category, retryable, fatalForRun: false, traceId: pickTraceId(headers), headers, durationMs: elapsedMs(started) };
+}
+
+function aborted(started: bigint): AttemptFailure {
+  return failure(null, 'aborted', 'network', 'the request was not sent because the run is stopping', false, {}, started);
+}
+
+function interpret(status: number, headers: Record<string, string>, text: string, started: bigint): AttemptOutcome {
+  if (status >= 200 && status < 300) return interpretSuccess(status, headers, text, started);
+  const error = readErrorBody(status, headers['content-type'], text);
   return {
     ok: false,
     status,
-    code,
+    code: error.code ?? `http_${status}`,
     message: error.message,
-    ...classifyHttpFailure(status, error.code, headers),
-    traceId: pickTraceId(headers, bodyId),
+    ...classifyFailure(status, error.code ?? error.type, headers),
+    traceId: pickTraceId(headers, error.bodyId),
     headers,
-    durationMs,
+    durationMs: elapsedMs(started),
   };
 }
 
 interface CompletionBody {
   id?: unknown;
   error?: unknown;
-  choices?: Array<{ message?: { content?: unknown }; finish_reason?: unknown }>;
+  choices?: unknown;
   usage?: unknown;
 }
 
-function interpretSuccess(status: number, headers: Record<string, string>, text: string, durationMs: number): AttemptOutcome {
-  let body: CompletionBody;
+interface Choice {
+  message?: { content?: unknown } | null;
+  finish_reason?: unknown;
+}
+
+function interpretSuccess(status: number, headers: Record<string, string>, text: string, started: bigint): AttemptOutcome {
+  let parsed: unknown;
   try {
-    body = JSON.parse(text) as CompletionBody;
+    parsed = JSON.parse(text);
   } catch {
-    return badResponse(status, headers, durationMs, 'bad_response', `${status} response is not JSON: ${readErrorBody(headers['content-type'], text).message}`, null);
+    const excerpt = readErrorBody(status, headers['content-type'], text).message;
+    return badResponse(status, headers, started, 'bad_response', `${status} response is not JSON: ${excerpt}`, undefined);
   }
-  if (typeof body !== 'object' || body === null) {
-    return badResponse(status, headers, durationMs, 'bad_response', `${status} response is not a JSON object`, null);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return badResponse(status, headers, started, 'bad_response', `${status} response is not a JSON object`, undefined);
   }
-  if (body.error !== undefined && body.error !== null) {
-    const error = readErrorBody('application/json', text);
-    return badResponse(status, headers, durationMs, error.code ?? 'bad_response', `${status} response carries an error: ${error.message}`, body.id);
+  const body = parsed as CompletionBody;
+  if (typeof body.error === 'object' && body.error !== null) {
+    const error = readErrorJson(body);
+    return badResponse(status, headers, started, error?.code ?? 'bad_response', `${status} response carries an error: ${error?.message ?? 'no message'}`, body.id);
   }
-  const choice = Array.isArray(body.choices) ? body.choices[0] : undefined;
-  const content = choice?.message?.content;
+  const choice = Array.isArray(body.choices) ? (body.choices[0] as Choice | undefined) : undefined;
+  const content = typeof choice === 'object' && choice !== null ? choice.message?.content : undefined;
   if (typeof content !== 'string') {
-    return badResponse(status, headers, durationMs, 'bad_response', `${status} response has no choices[0].message.content string`, body.id);
+    return badResponse(status, headers, started, 'bad_response', `${status} response has no choices[0].message.content string`, body.id);
   }
-  const outcome: AttemptOutcome = {
+  const outcome: AttemptSuccess = {
     ok: true,
     status,
     reply: content,
-    finishReason: typeof choice?.finish_reason === 'string' ? choice.finish_reason : null,
+    finishReason: typeof choice!.finish_reason === 'string' ? choice!.finish_reason : null,
     traceId: pickTraceId(headers, body.id),
     headers,
-    durationMs,
+    durationMs: elapsedMs(started),
   };
-  if (typeof body.usage === 'object' && body.usage !== null) outcome.usage = body.usage as NonNullable<typeof outcome.usage>;
+  if (typeof body.usage === 'object' && body.usage !== null && !Array.isArray(body.usage)) outcome.usage = body.usage as NonNullable<AttemptSuccess['usage']>;
   if (typeof body.id === 'string') outcome.responseId = body.id;
   return outcome;
 }
 
 /** A 2xx that is not a usable completion: retried like a server fault, never a silent empty reply. */
-function badResponse(status: number, headers: Record<string, string>, durationMs: number, code: string, message: string, bodyId: unknown): AttemptFailure {
-  return { ok: false, status, code, message, category: 'bad_response', retryable: true, fatalForRun: false, traceId: pickTraceId(headers, bodyId), headers, durationMs };
+function badResponse(status: number, headers: Record<string, string>, started: bigint, code: string, message: string, bodyId: unknown): AttemptFailure {
+  return { ok: false, status, code, message, category: 'bad_response', retryable: true, fatalForRun: false, traceId: pickTraceId(headers, bodyId), headers, durationMs: elapsedMs(started) };
 }
 
+/** Node already lower-cases names; repeated headers arrive as arrays and are joined. */
 function flattenHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const name in raw) {
     const value = raw[name];
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    if (value !== undefined) headers[name] = typeof value === 'string' ? value : value.join(', ');
   }
   return headers;
 }

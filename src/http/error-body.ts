@@ -1,46 +1,65 @@
 const EXCERPT_CHARS = 300;
+const MAX_DEPTH = 3;
 
 export interface ErrorBody {
+  /** `error.code` (or a top-level `code`); numbers become strings; null when the body has none. */
   code: string | null;
+  /** `error.message`, else a short excerpt of the body, else "empty response body". */
   message: string;
-  /** The body parsed as JSON, when it was JSON. */
-  json: unknown;
+  /** `error.type` when present: not the record's code, but it helps classify (OpenAI puts quota there too). */
+  type: string | null;
+  /** The body's top-level `id`, when it was JSON: a last-resort trace ID. */
+  bodyId: unknown;
 }
 
 /**
  * Reads an error response body whatever its shape: `{error: {code, message}}`,
- * `{code, message}`, `{error: "text"}`, `{error: {error: {...}}}`, HTML pages, plain text, or
- * nothing. Numeric codes become strings. Decisions are never made on the message text.
+ * `{code, message}`, `{error: "text"}`, `{error: {error: {...}}}`, `[{error: ...}]`,
+ * `{detail: "..."}`, HTML pages, plain text, or nothing. Decisions are never made on the message.
+ * `status` is part of the signature for callers; the body's shape alone decides what is read.
  */
-export function readErrorBody(contentType: string | undefined, body: string): ErrorBody {
+export function readErrorBody(status: number | null, contentType: string | undefined, body: string): ErrorBody {
   const trimmed = body.trim();
-  if (trimmed === '') return { code: null, message: 'empty response body', json: undefined };
-  let json: unknown;
-  try {
-    json = JSON.parse(trimmed);
-  } catch {
-    return { code: null, message: excerpt(contentType, trimmed), json: undefined };
+  if (trimmed === '') return { code: null, message: 'empty response body', type: null, bodyId: undefined };
+  const first = trimmed.charCodeAt(0);
+  // Only bodies that can be JSON are parsed: an HTML page is not worth a failing JSON.parse.
+  if (first === 0x7b /* { */ || first === 0x5b /* [ */) {
+    let json: unknown;
+    try {
+      json = JSON.parse(trimmed);
+    } catch {
+      return { code: null, message: excerpt(contentType, trimmed), type: null, bodyId: undefined };
+    }
+    const bodyId = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as { id?: unknown }).id : undefined;
+    const found = readErrorJson(json);
+    if (found) return { ...found, bodyId };
+    return { code: null, message: excerpt('application/json', trimmed), type: null, bodyId };
   }
-  const found = findError(json, 0);
-  if (found) return { ...found, json };
-  return { code: null, message: excerpt('application/json', trimmed), json };
+  return { code: null, message: excerpt(contentType, trimmed), type: null, bodyId: undefined };
 }
 
-function findError(value: unknown, depth: number): { code: string | null; message: string } | null {
-  if (typeof value !== 'object' || value === null || depth > 3) return null;
+/** The error in an already parsed body, or null when it carries none of the known shapes. */
+export function readErrorJson(value: unknown, depth = 0): { code: string | null; message: string; type: string | null } | null {
+  if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return null;
+  // Some gateways wrap the error in a one-element array.
+  if (Array.isArray(value)) return readErrorJson(value[0], depth + 1);
   const object = value as Record<string, unknown>;
   const inner = object.error;
-  if (typeof inner === 'string') return { code: codeOf(object.code) ?? codeOf(object.type), message: inner };
-  if (typeof inner === 'object' && inner !== null) {
+  if (typeof inner === 'string') {
+    return { code: codeOf(object.code), message: stringOf(object.message) ?? inner, type: stringOf(object.type) };
+  }
+  if (typeof inner === 'object' && inner !== null && !Array.isArray(inner)) {
     const nested = inner as Record<string, unknown>;
-    if (typeof nested.error === 'object' && nested.error !== null) return findError(nested, depth + 1);
+    if (typeof nested.error === 'object' && nested.error !== null) return readErrorJson(nested, depth + 1);
     return {
-      code: codeOf(nested.code) ?? codeOf(nested.type) ?? codeOf(object.code),
-      message: typeof nested.message === 'string' ? nested.message : JSON.stringify(inner).slice(0, EXCERPT_CHARS),
+      code: codeOf(nested.code) ?? codeOf(object.code),
+      message: stringOf(nested.message) ?? stringOf(nested.error) ?? clip(JSON.stringify(inner)),
+      type: stringOf(nested.type) ?? stringOf(object.type),
     };
   }
+  if (typeof object.detail === 'string') return { code: codeOf(object.code), message: clip(object.detail), type: stringOf(object.type) };
   if ('code' in object || 'message' in object) {
-    return { code: codeOf(object.code), message: typeof object.message === 'string' ? object.message : JSON.stringify(object).slice(0, EXCERPT_CHARS) };
+    return { code: codeOf(object.code), message: stringOf(object.message) ?? clip(JSON.stringify(object)), type: stringOf(object.type) };
   }
   return null;
 }
@@ -51,17 +70,30 @@ function codeOf(value: unknown): string | null {
   return null;
 }
 
+function stringOf(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+function clip(text: string): string {
+  const collapsed = text.replace(/\s+/g, ' ').trim();
+  return collapsed.length > EXCERPT_CHARS ? `${collapsed.slice(0, EXCERPT_CHARS)}…` : collapsed;
+}
+
 function excerpt(contentType: string | undefined, text: string): string {
-  let plain = text;
-  if (/html/i.test(contentType ?? '') || /^<(!doctype|html)/i.test(text)) {
-    const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1]?.trim();
-    const bodyText = text
+  // Never run the regexes below over megabytes: the head of a page says what it is.
+  const head = text.length > 64 * 1024 ? text.slice(0, 64 * 1024) : text;
+  if (/html/i.test(contentType ?? '') || /^<(!doctype|html)/i.test(head)) {
+    const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(head)?.[1]?.replace(/\s+/g, ' ').trim();
+    const bodyText = head
       .replace(/<head[\s\S]*?<\/head>/i, ' ')
       .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
-      .replace(/<[^>]+>/g, ' ');
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/&nbsp;/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
     // Error pages usually repeat their title as a heading; say it once.
-    plain = title ? `${title}: ${bodyText.split(title).join(' ')}` : bodyText;
+    const rest = title ? bodyText.split(title).join(' ').replace(/\s+/g, ' ').trim() : bodyText;
+    return clip(title && rest ? `${title}: ${rest}` : title || rest || 'empty HTML page');
   }
-  const collapsed = plain.replace(/\s+/g, ' ').trim();
-  return collapsed.length > EXCERPT_CHARS ? `${collapsed.slice(0, EXCERPT_CHARS)}…` : collapsed;
+  return clip(head);
 }

@@ -30,7 +30,8 @@ const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 
 export function duration(value: string | undefined): number | null {
   if (value === undefined) return null;
   const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+  // A bare number is seconds; one of 10 digits or more is an epoch timestamp, not a duration.
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) >= 1e9 ? null : Math.round(Number(text) * 1000);
   const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
   if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) return null;
   return Math.round(parts.reduce((total, [, amount, unit]) => total + Number(amount) * UNIT_MS[unit!]!, 0));

@@ -1,49 +1,75 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChatClient } from '../../src/http/chat-client.js';
 import type { AttemptFailure, AttemptOutcome } from '../../src/http/attempt.js';
+import { ChatClient } from '../../src/http/chat-client.js';
 
 interface Seen {
+  method: string;
+  url: string;
   headers: IncomingMessage['headers'];
+  rawHeaderNames: string[];
   body: string;
   socket: Socket;
 }
 
-let close: (() => Promise<void>) | null = null;
+const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
-  await close?.();
-  close = null;
+  while (cleanups.length > 0) await cleanups.pop()!();
 });
 
-async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; seen: Seen[] }> {
+function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
+
+/** A scripted loopback server: records what it received, then lets the test answer. */
+async function serve(handler: (req: IncomingMessage, res: ServerResponse, index: number) => void, setup?: (server: Server) => void): Promise<{ url: string; seen: Seen[]; server: Server }> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      seen.push({ headers: req.headers, body: Buffer.concat(chunks).toString(), socket: req.socket });
-      handler(req, res);
+      const rawHeaderNames = req.rawHeaders.filter((_, i) => i % 2 === 0);
+      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaderNames, body: Buffer.concat(chunks).toString(), socket: req.socket });
+      handler(req, res, seen.length - 1);
     });
   });
+  setup?.(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  close = () => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`, seen };
+  // Closing twice is harmless: close() calls back with ERR_SERVER_NOT_RUNNING.
+  cleanups.push(() => closeServer(server));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/chat/completions`, seen, server };
 }
 
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string | string[]> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)), ...headers });
   res.end(text);
 }
 
-const completion = (content: unknown) => ({ id: 'chatcmpl-9', object: 'chat.completion', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } });
+const completion = (content: unknown) => ({
+  id: 'chatcmpl-9',
+  object: 'chat.completion',
+  choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+});
 
-function client(url: string, extra: { timeoutMs?: number; maxBodyBytes?: number } = {}): ChatClient {
-  return new ChatClient({ url, apiKey: 'sk-client-test-key-1234567890', maxSockets: 4, timeoutMs: extra.timeoutMs ?? 2000, ...(extra.maxBodyBytes ? { maxBodyBytes: extra.maxBodyBytes } : {}) });
+const KEY = 'sk-client-test-key-1234567890';
+
+function client(url: string, extra: { timeoutMs?: number; maxBodyBytes?: number; maxSockets?: number } = {}): ChatClient {
+  const c = new ChatClient({
+    url,
+    apiKey: KEY,
+    maxSockets: extra.maxSockets ?? 4,
+    timeoutMs: extra.timeoutMs ?? 2000,
+    userAgent: 'chatbatch-test/1',
+    ...(extra.maxBodyBytes ? { maxBodyBytes: extra.maxBodyBytes } : {}),
+  });
+  cleanups.push(() => c.close());
+  return c;
 }
 
 function asFailure(outcome: AttemptOutcome): AttemptFailure {
@@ -51,27 +77,96 @@ function asFailure(outcome: AttemptOutcome): AttemptFailure {
   return outcome as AttemptFailure;
 }
 
-const BODY = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+async function timed<T>(work: Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await work;
+  return { value, ms: performance.now() - started };
+}
 
-describe('ChatClient', () => {
-  it('sends the bearer key, JSON content type, client request id and the body verbatim', async () => {
-    const { url, seen } = await serve((_req, res) => json(res, 200, completion('hello'), { 'x-request-id': 'req-1' }));
-    const c = client(url);
-    const outcome = await c.send(BODY, 'cb-abc-1');
-    c.close();
-    expect(outcome).toMatchObject({ ok: true, status: 200, reply: 'hello', finishReason: 'stop', traceId: 'req-1', responseId: 'chatcmpl-9', usage: { total_tokens: 3 } });
-    expect(seen[0]!.body).toBe(BODY);
-    expect(seen[0]!.headers).toMatchObject({ authorization: 'Bearer sk-client-test-key-1234567890', 'content-type': 'application/json', 'x-client-request-id': 'cb-abc-1' });
+const BODY = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi — ünïcode' }] });
+
+describe('ChatClient: requests and successes', () => {
+  it('POSTs exactly the agreed headers and the body verbatim', async () => {
+    const { url, seen } = await serve((_req, res) => json(res, 200, completion('hello'), { 'x-request-id': 'req-1', 'set-cookie': ['a=1', 'b=2'] }));
+    const outcome = await client(url).send(BODY, 'cb-abc-1');
+    expect(outcome).toMatchObject({ ok: true, status: 200, reply: 'hello', finishReason: 'stop', traceId: 'req-1', responseId: 'chatcmpl-9', usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } });
+    expect(outcome.headers).toMatchObject({ 'content-type': 'application/json', 'x-request-id': 'req-1', 'set-cookie': 'a=1, b=2' });
+    expect(outcome.durationMs).toBeGreaterThan(0);
+
+    const request = seen[0]!;
+    expect(request.method).toBe('POST');
+    expect(request.url).toBe('/v1/chat/completions');
+    expect(request.body).toBe(BODY);
+    // Node adds Host and Connection itself; nothing else may be sent.
+    expect(request.rawHeaderNames.sort()).toEqual(['Accept', 'Authorization', 'Connection', 'Content-Length', 'Content-Type', 'Host', 'User-Agent', 'X-Client-Request-Id']);
+    expect(request.headers).toEqual({
+      authorization: `Bearer ${KEY}`,
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'x-client-request-id': 'cb-abc-1',
+      'user-agent': 'chatbatch-test/1',
+      'content-length': String(Buffer.byteLength(BODY)),
+      host: new URL(url).host,
+      connection: 'keep-alive',
+    });
+  });
+
+  it('sends a default User-Agent naming chatbatch', async () => {
+    const { url, seen } = await serve((_req, res) => json(res, 200, completion('x')));
+    const c = new ChatClient({ url, apiKey: KEY, maxSockets: 1, timeoutMs: 2000 });
+    cleanups.push(() => c.close());
+    await c.send(BODY, 'x');
+    expect(seen[0]!.headers['user-agent']).toMatch(/^chatbatch\/\S+ node\/\d+/);
+  });
+
+  it('keeps the query string of the URL', async () => {
+    const { url, seen } = await serve((_req, res) => json(res, 200, completion('x')));
+    await client(`${url}?api-version=2024-06-01`).send(BODY, 'x');
+    expect(seen[0]!.url).toBe('/v1/chat/completions?api-version=2024-06-01');
+  });
+
+  it('records optional fields only when present, and falls back to the body id as trace id', async () => {
+    const { url } = await serve((_req, res) => json(res, 200, { id: 'gen-5', choices: [{ message: { content: '' } }], usage: 'n/a' }));
+    const outcome = await client(url).send(BODY, 'x');
+    expect(outcome).toEqual(expect.objectContaining({ ok: true, reply: '', finishReason: null, traceId: 'gen-5', responseId: 'gen-5' }));
+    expect(outcome).not.toHaveProperty('usage');
   });
 
   it('reuses one keep-alive connection for sequential requests', async () => {
     const { url, seen } = await serve((_req, res) => json(res, 200, completion('x')));
     const c = client(url);
     for (let i = 0; i < 5; i++) expect((await c.send(BODY, `id-${i}`)).ok).toBe(true);
-    c.close();
+    expect(seen).toHaveLength(5);
     expect(new Set(seen.map((s) => s.socket)).size).toBe(1);
   });
 
+  it('opens at most maxSockets connections for parallel requests', async () => {
+    const { url, seen } = await serve((_req, res) => setTimeout(() => json(res, 200, completion('x')), 20));
+    const c = client(url, { maxSockets: 2 });
+    const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => c.send(BODY, `p-${i}`)));
+    expect(outcomes.every((o) => o.ok)).toBe(true);
+    expect(new Set(seen.map((s) => s.socket)).size).toBe(2);
+  });
+
+  it('survives the server closing an idle keep-alive connection', async () => {
+    const { url, seen } = await serve((_req, res) => json(res, 200, completion('x')), (server) => {
+      server.keepAliveTimeout = 30;
+    });
+    const c = client(url);
+    expect((await c.send(BODY, 'a')).ok).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect((await c.send(BODY, 'b')).ok).toBe(true);
+    expect(new Set(seen.map((s) => s.socket)).size).toBe(2);
+  });
+
+  it('rejects bad options naming the option and its value', () => {
+    expect(() => new ChatClient({ url: 'http://127.0.0.1:1/chat/completions', apiKey: KEY, maxSockets: 0, timeoutMs: 10 })).toThrow("'maxSockets' must be a positive integer: current value is 0");
+    expect(() => new ChatClient({ url: 'http://127.0.0.1:1/chat/completions', apiKey: KEY, maxSockets: 1, timeoutMs: Number.NaN })).toThrow("'timeoutMs' must be a positive integer: current value is NaN");
+    expect(() => new ChatClient({ url: 'ftp://example.test/chat/completions', apiKey: KEY, maxSockets: 1, timeoutMs: 10 })).toThrow("'url' must be an http: or https: URL");
+  });
+});
+
+describe('ChatClient: HTTP errors', () => {
   it('reads a JSON 500 with code, message and trace id; retryable', async () => {
     const { url } = await serve((_req, res) => json(res, 500, { error: { code: 'server_error', message: 'boom' } }, { 'apim-request-id': 'apim-7' }));
     const failure = asFailure(await client(url).send(BODY, 'x'));
@@ -84,91 +179,200 @@ describe('ChatClient', () => {
       res.end('<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1>nginx</body></html>');
     });
     const failure = asFailure(await client(url).send(BODY, 'x'));
-    expect(failure).toMatchObject({ status: 502, code: 'http_502', message: '502 Bad Gateway: nginx', category: 'server_error', retryable: true });
+    expect(failure).toEqual(expect.objectContaining({ status: 502, code: 'http_502', message: '502 Bad Gateway: nginx', category: 'server_error', retryable: true, fatalForRun: false, traceId: null }));
+  });
+
+  it('names an empty 503 http_503 and says the body was empty', async () => {
+    const { url } = await serve((_req, res) => {
+      res.writeHead(503, { 'x-request-id': 'r-503' });
+      res.end();
+    });
+    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({ status: 503, code: 'http_503', message: 'empty response body', traceId: 'r-503', retryable: true });
   });
 
   it.each([
-    ['an error object', { error: { code: 'upstream_error', message: 'model crashed' } }, 'upstream_error', 'carries an error: model crashed'],
-    ['empty choices', { id: 'c1', choices: [] }, 'bad_response', 'no choices[0].message.content string'],
-    ['null content', completion(null), 'bad_response', 'no choices[0].message.content string'],
+    [401, { error: { code: 'unauthorized', message: 'bad key' } }, { code: 'unauthorized', category: 'auth', fatalForRun: true, retryable: false }],
+    [403, { error: { message: 'forbidden' } }, { code: 'http_403', category: 'auth', fatalForRun: true, retryable: false }],
+    [404, { error: { code: 'model_not_found', message: 'no such model' } }, { code: 'model_not_found', category: 'client_error', fatalForRun: true, retryable: false }],
+    [429, { error: { code: 'insufficient_quota', message: 'pay up' } }, { code: 'insufficient_quota', category: 'auth', fatalForRun: true, retryable: false }],
+    [429, { error: { type: 'insufficient_quota', code: null, message: 'pay up' } }, { code: 'http_429', category: 'auth', fatalForRun: true, retryable: false }],
+    [429, { error: { code: 'rate_limit_exceeded', message: 'slow down' } }, { code: 'rate_limit_exceeded', category: 'rate_limited', fatalForRun: false, retryable: true }],
+    [400, { error: { code: 'context_length_exceeded', message: 'too long' } }, { code: 'context_length_exceeded', category: 'client_error', fatalForRun: false, retryable: false }],
+  ])('classifies a %i %j', async (status, body, expected) => {
+    const { url } = await serve((_req, res) => json(res, status, body, { 'retry-after': '1' }));
+    const failure = asFailure(await client(url).send(BODY, 'x'));
+    expect(failure).toMatchObject({ status, ...expected });
+    expect(failure.headers['retry-after']).toBe('1');
+  });
+
+  it('lets x-should-retry override the status rule', async () => {
+    let verdict = 'false';
+    const { url } = await serve((_req, res) => json(res, verdict === 'false' ? 500 : 400, { error: { message: 'm' } }, { 'x-should-retry': verdict }));
+    const c = client(url);
+    expect(asFailure(await c.send(BODY, 'a'))).toMatchObject({ status: 500, retryable: false });
+    verdict = 'true';
+    expect(asFailure(await c.send(BODY, 'b'))).toMatchObject({ status: 400, retryable: true });
+  });
+
+  it('never puts the key in a failure message', async () => {
+    const { url } = await serve((_req, res) => json(res, 401, { error: { code: 'unauthorized', message: 'Incorrect API key provided' } }));
+    const failure = asFailure(await client(url).send(BODY, 'x'));
+    expect(JSON.stringify(failure)).not.toContain(KEY);
+  });
+});
+
+describe('ChatClient: 2xx that are not completions', () => {
+  it.each([
+    ['an error object', { id: 'e-1', error: { code: 'upstream_error', message: 'model crashed' } }, 'upstream_error', '200 response carries an error: model crashed'],
+    ['an error object without code', { error: { message: 'oops' } }, 'bad_response', '200 response carries an error: oops'],
+    ['empty choices', { id: 'c1', choices: [] }, 'bad_response', '200 response has no choices[0].message.content string'],
+    ['no choices', { id: 'c1' }, 'bad_response', '200 response has no choices[0].message.content string'],
+    ['null content', completion(null), 'bad_response', '200 response has no choices[0].message.content string'],
+    ['a null choice', { choices: [null] }, 'bad_response', '200 response has no choices[0].message.content string'],
+    ['a JSON array', [1, 2], 'bad_response', '200 response is not a JSON object'],
+    ['JSON null', null, 'bad_response', '200 response is not a JSON object'],
   ])('treats a 200 with %s as bad_response (retryable)', async (_name, body, code, message) => {
     const { url } = await serve((_req, res) => json(res, 200, body));
     const failure = asFailure(await client(url).send(BODY, 'x'));
-    expect(failure).toMatchObject({ status: 200, code, category: 'bad_response', retryable: true });
-    expect(failure.message).toContain(message);
+    expect(failure).toMatchObject({ status: 200, code, message, category: 'bad_response', retryable: true, fatalForRun: false });
   });
 
-  it('treats a 200 that is not JSON as bad_response', async () => {
+  it('treats a 200 that is not JSON as bad_response, with an excerpt', async () => {
     const { url } = await serve((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end('OK');
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html><head><title>Login required</title></head><body>Please sign in</body></html>');
     });
-    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({ code: 'bad_response', message: '200 response is not JSON: OK' });
+    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({ status: 200, code: 'bad_response', category: 'bad_response', retryable: true, message: '200 response is not JSON: Login required: Please sign in' });
   });
 
-  it('marks 401 and quota 429 as fatal for the run', async () => {
-    let status = 401;
-    const { url } = await serve((_req, res) => json(res, status, { error: { code: status === 401 ? 'unauthorized' : 'insufficient_quota', message: 'no' } }));
-    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({ code: 'unauthorized', category: 'auth', fatalForRun: true, retryable: false });
-    status = 429;
-    expect(asFailure(await client(url).send(BODY, 'y'))).toMatchObject({ code: 'insufficient_quota', fatalForRun: true, retryable: false });
+  it('treats an empty 200 as bad_response', async () => {
+    const { url } = await serve((_req, res) => res.end());
+    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({ status: 200, code: 'bad_response', message: '200 response is not JSON: empty response body' });
   });
+});
 
+describe('ChatClient: time limits, broken connections, limits', () => {
   it('bounds a hung request by the timeout', async () => {
     const { url } = await serve(() => {});
-    const started = Date.now();
-    const failure = asFailure(await client(url, { timeoutMs: 150 }).send(BODY, 'x'));
-    expect(Date.now() - started).toBeLessThan(1500);
-    expect(failure).toMatchObject({ status: null, code: 'timeout', category: 'timeout', retryable: true });
+    const { value, ms } = await timed(client(url, { timeoutMs: 100 }).send(BODY, 'x'));
+    expect(ms).toBeGreaterThanOrEqual(95);
+    expect(ms).toBeLessThan(500);
+    expect(asFailure(value)).toMatchObject({ status: null, code: 'timeout', category: 'timeout', retryable: true, fatalForRun: false });
+    expect(value.durationMs).toBeGreaterThanOrEqual(95);
   });
 
-  it('bounds a body that never finishes, keeping the status it saw', async () => {
+  it('bounds a body that never finishes, keeping the status and headers it saw', async () => {
     const { url } = await serve((_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
+      res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'slow-1' });
       res.write('{"choices":[');
     });
-    const failure = asFailure(await client(url, { timeoutMs: 150 }).send(BODY, 'x'));
-    expect(failure).toMatchObject({ status: 200, code: 'timeout' });
+    const { value, ms } = await timed(client(url, { timeoutMs: 100 }).send(BODY, 'x'));
+    expect(ms).toBeLessThan(500);
+    expect(asFailure(value)).toMatchObject({ status: 200, code: 'timeout', category: 'timeout', retryable: true, traceId: 'slow-1' });
   });
 
-  it('reports a reset connection as a retryable network_error', async () => {
+  it('bounds a body that trickles forever (the limit is not an idle timeout)', async () => {
+    const { url } = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const drip = setInterval(() => (res.destroyed ? clearInterval(drip) : res.write(' ')), 20);
+      res.on('close', () => clearInterval(drip));
+    });
+    const { value, ms } = await timed(client(url, { timeoutMs: 150 }).send(BODY, 'x'));
+    expect(ms).toBeLessThan(600);
+    expect(asFailure(value)).toMatchObject({ status: 200, code: 'timeout' });
+  });
+
+  it('reports a reset connection as a retryable network_error naming the errno code', async () => {
     const { url } = await serve((req) => req.socket.destroy());
-    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({ status: null, code: 'network_error', category: 'network', retryable: true });
+    const failure = asFailure(await client(url).send(BODY, 'x'));
+    expect(failure).toMatchObject({ status: null, code: 'network_error', category: 'network', retryable: true, fatalForRun: false });
+    expect(failure.message).toContain('ECONNRESET');
+  });
+
+  it('reports a reset on a reused keep-alive connection as retryable, and recovers on a new one', async () => {
+    const { url, seen } = await serve((req, res, index) => (index === 1 ? req.socket.destroy() : json(res, 200, completion('x'))));
+    const c = client(url);
+    expect((await c.send(BODY, 'a')).ok).toBe(true);
+    expect(asFailure(await c.send(BODY, 'b'))).toMatchObject({ status: null, code: 'network_error', retryable: true });
+    expect((await c.send(BODY, 'c')).ok).toBe(true);
+    expect(seen[1]!.socket).toBe(seen[0]!.socket);
+    expect(seen[2]!.socket).not.toBe(seen[0]!.socket);
+  });
+
+  it('reports a connection cut mid-body as a retryable network_error', async () => {
+    const { url } = await serve((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '1000' });
+      res.write('{"choices":[', () => req.socket.destroy());
+    });
+    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({ code: 'network_error', category: 'network', retryable: true });
   });
 
   it('reports a refused connection as a network_error naming ECONNREFUSED', async () => {
-    const { url } = await serve(() => {});
-    await close!();
-    close = null;
+    const { url, server } = await serve(() => {});
+    await closeServer(server);
     const failure = asFailure(await client(url).send(BODY, 'x'));
-    expect(failure).toMatchObject({ code: 'network_error', retryable: true });
+    expect(failure).toMatchObject({ status: null, code: 'network_error', category: 'network', retryable: true });
     expect(failure.message).toContain('ECONNREFUSED');
+    expect(failure.message).not.toContain(KEY);
   });
 
-  it('stops reading a body above the size limit', async () => {
+  it('stops reading a body above the size limit without buffering it', async () => {
     let written = 0;
     const { url } = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       const chunk = Buffer.alloc(64 * 1024, 120);
       const pump = (): void => {
-        while (written < 64 * 1024 * 1024 && !res.destroyed) {
+        while (written < 256 * 1024 * 1024 && !res.destroyed) {
           written += chunk.length;
           if (!res.write(chunk)) return void res.once('drain', pump);
         }
         res.end();
       };
+      res.on('error', () => {});
       pump();
     });
+    const before = process.memoryUsage().arrayBuffers;
     const failure = asFailure(await client(url, { maxBodyBytes: 1024 * 1024 }).send(BODY, 'x'));
-    expect(failure).toMatchObject({ code: 'response_too_large', category: 'bad_response', retryable: false });
+    expect(failure).toMatchObject({ status: 200, code: 'response_too_large', category: 'bad_response', retryable: false });
     expect(written).toBeLessThan(64 * 1024 * 1024);
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(32 * 1024 * 1024);
   });
 
-  it('cancels in-flight requests when the run aborts', async () => {
+  it('refuses a body whose declared length is above the limit before reading it', async () => {
+    const { url } = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) });
+      res.write('{');
+    });
+    const failure = asFailure(await client(url, { maxBodyBytes: 1024 }).send(BODY, 'x'));
+    expect(failure).toMatchObject({ code: 'response_too_large', category: 'bad_response', retryable: false });
+    expect(failure.message).toContain('10485760');
+  });
+
+  it('accepts a body exactly at the limit', async () => {
+    const text = JSON.stringify(completion('y'));
+    const { url } = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(text);
+    });
+    expect((await client(url, { maxBodyBytes: Buffer.byteLength(text) }).send(BODY, 'x')).ok).toBe(true);
+  });
+
+  it('cancels an in-flight request when the signal aborts', async () => {
     const { url } = await serve(() => {});
     const controller = new AbortController();
-    const pending = client(url).send(BODY, 'x', controller.signal);
+    const pending = timed(client(url).send(BODY, 'x', controller.signal));
     setTimeout(() => controller.abort(), 20);
-    expect(asFailure(await pending)).toMatchObject({ code: 'aborted', retryable: false });
+    const { value, ms } = await pending;
+    expect(ms).toBeLessThan(500);
+    expect(asFailure(value)).toMatchObject({ status: null, code: 'aborted', category: 'network', retryable: false, fatalForRun: false });
+  });
+
+  it('sends nothing when the signal has already aborted', async () => {
+    const { url, seen } = await serve((_req, res) => json(res, 200, completion('x')));
+    const controller = new AbortController();
+    controller.abort();
+    expect(asFailure(await client(url).send(BODY, 'x', controller.signal))).toMatchObject({ code: 'aborted', retryable: false });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(seen).toHaveLength(0);
   });
 });

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure } from '../../src/http/attempt.js';
-import { classifyHttpFailure } from '../../src/http/classify.js';
+import { classifyFailure, isAccountCode } from '../../src/http/classify.js';
 import { readErrorBody } from '../../src/http/error-body.js';
 import { maskKey } from '../../src/http/key-mask.js';
 import { duration, readRateLimitHeaders } from '../../src/http/rate-limit-headers.js';
-import { decideRetry, defaultRetryPolicy, serverRequestedDelayMs } from '../../src/http/retry-policy.js';
-import { pickTraceId } from '../../src/http/trace-id.js';
+import { decideRetry, defaultRetryPolicy, resolveRetryPolicy, serverRequestedDelayMs } from '../../src/http/retry-policy.js';
+import { pickTraceId, TRACE_ID_HEADERS } from '../../src/http/trace-id.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 
@@ -13,14 +13,25 @@ function failure(overrides: Partial<AttemptFailure> = {}): AttemptFailure {
   return { ok: false, status: 500, code: 'server_error', message: 'm', category: 'server_error', retryable: true, fatalForRun: false, traceId: null, headers: {}, durationMs: 1, ...overrides };
 }
 
+/** An attempt outcome for an HTTP status as the client would build it: classification included. */
+function httpFailure(status: number, code: string | null, headers: Record<string, string>): AttemptFailure {
+  return failure({ status, code: code ?? `http_${status}`, headers, ...classifyFailure(status, code, headers) });
+}
+
 describe('decideRetry', () => {
   const policy = { ...defaultRetryPolicy, maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1000, maxServerWaitMs: 5000 };
 
   it.each([
-    ['retry-after-ms wins', { 'retry-after-ms': '250', 'retry-after': '9' }, 250],
+    ['retry-after-ms wins over retry-after', { 'retry-after-ms': '250', 'retry-after': '9' }, 250],
+    ['fractional retry-after-ms is rounded', { 'retry-after-ms': '12.6' }, 13],
     ['retry-after in seconds', { 'retry-after': '2' }, 2000],
+    ['fractional retry-after seconds', { 'retry-after': '0.25' }, 250],
     ['retry-after as an HTTP date', { 'retry-after': new Date(NOW + 3000).toUTCString() }, 3000],
     ['a date in the past means now', { 'retry-after': new Date(NOW - 3000).toUTCString() }, 0],
+    ['a negative retry-after means now', { 'retry-after': '-5' }, 0],
+    ['a negative retry-after-ms means now', { 'retry-after-ms': '-5' }, 0],
+    ['unreadable retry-after-ms falls back to retry-after', { 'retry-after-ms': 'x', 'retry-after': '1' }, 1000],
+    ['exactly the limit is allowed', { 'retry-after': '5' }, 5000],
   ])('%s', (_name, headers, delay) => {
     expect(decideRetry(failure({ headers }), 1, policy, NOW, () => 0.5)).toEqual({ retry: true, delayMs: delay, fromServer: true });
   });
@@ -30,27 +41,51 @@ describe('decideRetry', () => {
     [2, 0.5, 100],
     [3, 1, 400],
     [1, 0, 0],
+    [3, 0.999, 400],
   ])('backs off with full jitter: attempt %i, random %f → %i ms', (attempt, random, delay) => {
     expect(decideRetry(failure(), attempt, policy, NOW, () => random)).toEqual({ retry: true, delayMs: delay, fromServer: false });
   });
 
-  it('caps the backoff', () => {
-    const big = { ...policy, maxAttempts: 20 };
+  it('caps the backoff at maxDelayMs', () => {
+    const big = { ...policy, maxAttempts: 40 };
     expect(decideRetry(failure(), 15, big, NOW, () => 1)).toEqual({ retry: true, delayMs: 1000, fromServer: false });
+    expect(decideRetry(failure(), 39, big, NOW, () => 1)).toEqual({ retry: true, delayMs: 1000, fromServer: false });
   });
 
-  it('falls back to backoff on an unreadable retry-after', () => {
-    expect(decideRetry(failure({ headers: { 'retry-after': 'soon' } }), 1, policy, NOW, () => 1)).toMatchObject({ retry: true, fromServer: false, delayMs: 100 });
+  it.each([['soon'], ['in 5 seconds'], ['12abc'], [''], ['Tomorrow']])('falls back to backoff on an unreadable retry-after %j', (value) => {
+    expect(decideRetry(failure({ headers: { 'retry-after': value } }), 1, policy, NOW, () => 1)).toEqual({ retry: true, fromServer: false, delayMs: 100 });
   });
 
   it('gives up when the server asks for more than the allowed wait', () => {
-    const decision = decideRetry(failure({ headers: { 'retry-after': '60' } }), 1, policy, NOW, () => 1);
-    expect(decision).toEqual({ retry: false, reason: 'the server asked to wait 60000 ms, more than the 5000 ms allowed' });
+    expect(decideRetry(failure({ headers: { 'retry-after': '60' } }), 1, policy, NOW, () => 1)).toEqual({
+      retry: false,
+      reason: 'the server asked to wait 60000 ms, more than the 5000 ms limit',
+    });
+    expect(decideRetry(failure({ headers: { 'retry-after-ms': '5001' } }), 1, policy, NOW, () => 1).retry).toBe(false);
   });
 
-  it('stops at maxAttempts and never retries a non-retryable failure', () => {
-    expect(decideRetry(failure(), 4, policy, NOW, () => 1).retry).toBe(false);
-    expect(decideRetry(failure({ retryable: false, code: 'bad_request' }), 1, policy, NOW, () => 1)).toEqual({ retry: false, reason: 'bad_request is not retryable' });
+  it('stops at maxAttempts', () => {
+    expect(decideRetry(failure(), 3, policy, NOW, () => 1).retry).toBe(true);
+    expect(decideRetry(failure(), 4, policy, NOW, () => 1)).toEqual({ retry: false, reason: 'gave up after 4 of 4 attempts' });
+    expect(decideRetry(failure(), 1, { ...policy, maxAttempts: 1 }, NOW, () => 1).retry).toBe(false);
+  });
+
+  it('never retries a non-retryable failure, even with a retry-after', () => {
+    expect(decideRetry(failure({ retryable: false, code: 'bad_request', headers: { 'retry-after': '1' } }), 1, policy, NOW, () => 1)).toEqual({
+      retry: false,
+      reason: 'bad_request is not retryable',
+    });
+  });
+
+  it.each([
+    ['x-should-retry: false stops a 500', 500, null, { 'x-should-retry': 'false' }, false],
+    ['x-should-retry: true retries a 400', 400, null, { 'x-should-retry': 'true' }, true],
+    ['a plain 400 is not retried', 400, null, {}, false],
+    ['a plain 503 is retried', 503, null, {}, true],
+    ['a 429 is retried', 429, 'rate_limit_exceeded', {}, true],
+    ['a quota 429 is not retried even when the header says so', 429, 'insufficient_quota', { 'x-should-retry': 'true' }, false],
+  ])('via classify: %s', (_name, status, code, headers, retry) => {
+    expect(decideRetry(httpFailure(status, code, headers), 1, policy, NOW, () => 0.5).retry).toBe(retry);
   });
 
   it('reads no delay when there is no header', () => {
@@ -58,24 +93,55 @@ describe('decideRetry', () => {
   });
 });
 
-describe('classifyHttpFailure', () => {
+describe('resolveRetryPolicy', () => {
+  it('fills defaults and names a bad option with its value', () => {
+    expect(resolveRetryPolicy({ maxAttempts: 2 })).toEqual({ ...defaultRetryPolicy, maxAttempts: 2 });
+    expect(defaultRetryPolicy).toEqual({ maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 30_000, maxServerWaitMs: 60_000 });
+    expect(() => resolveRetryPolicy({ maxAttempts: 0 })).toThrow("Cannot retry as 'maxAttempts' must be a positive integer: current value is 0");
+    expect(() => resolveRetryPolicy({ baseDelayMs: -1 })).toThrow("'baseDelayMs' must be a number ≥ 0: current value is -1");
+  });
+});
+
+describe('classifyFailure', () => {
   it.each([
     [400, null, {}, { category: 'client_error', retryable: false, fatalForRun: false }],
     [401, 'unauthorized', {}, { category: 'auth', retryable: false, fatalForRun: true }],
+    [402, null, {}, { category: 'auth', retryable: false, fatalForRun: true }],
     [403, null, {}, { category: 'auth', retryable: false, fatalForRun: true }],
     [404, 'model_not_found', {}, { category: 'client_error', retryable: false, fatalForRun: true }],
     [408, null, {}, { category: 'client_error', retryable: true, fatalForRun: false }],
     [409, null, {}, { category: 'client_error', retryable: true, fatalForRun: false }],
+    [413, null, {}, { category: 'client_error', retryable: false, fatalForRun: false }],
     [422, null, {}, { category: 'client_error', retryable: false, fatalForRun: false }],
+    [429, null, {}, { category: 'rate_limited', retryable: true, fatalForRun: false }],
     [429, 'rate_limit_exceeded', {}, { category: 'rate_limited', retryable: true, fatalForRun: false }],
     [429, 'insufficient_quota', {}, { category: 'auth', retryable: false, fatalForRun: true }],
     [429, 'billing_hard_limit_reached', {}, { category: 'auth', retryable: false, fatalForRun: true }],
+    [429, 'quota_exceeded', {}, { category: 'auth', retryable: false, fatalForRun: true }],
+    [429, 'billing_not_active', {}, { category: 'auth', retryable: false, fatalForRun: true }],
+    [429, 'insufficient_balance', {}, { category: 'auth', retryable: false, fatalForRun: true }],
+    [429, 'Throttling.RateQuota', {}, { category: 'rate_limited', retryable: true, fatalForRun: false }],
+    [402, 'insufficient_balance', {}, { category: 'auth', retryable: false, fatalForRun: true }],
     [500, null, {}, { category: 'server_error', retryable: true, fatalForRun: false }],
     [503, null, {}, { category: 'server_error', retryable: true, fatalForRun: false }],
+    [500, 'quota_service_down', {}, { category: 'server_error', retryable: true, fatalForRun: false }],
     [500, null, { 'x-should-retry': 'false' }, { category: 'server_error', retryable: false, fatalForRun: false }],
+    [429, null, { 'x-should-retry': 'false' }, { category: 'rate_limited', retryable: false, fatalForRun: false }],
     [400, null, { 'x-should-retry': 'true' }, { category: 'client_error', retryable: true, fatalForRun: false }],
+    [400, null, { 'x-should-retry': 'maybe' }, { category: 'client_error', retryable: false, fatalForRun: false }],
+    [401, null, { 'x-should-retry': 'true' }, { category: 'auth', retryable: false, fatalForRun: true }],
   ])('%i %s %j', (status, code, headers, expected) => {
-    expect(classifyHttpFailure(status, code, headers)).toEqual(expected);
+    expect(classifyFailure(status, code, headers)).toEqual(expected);
+  });
+
+  it.each([
+    ['insufficient_quota', true],
+    ['CREDITS_EXHAUSTED', true],
+    ['rate_limit_exceeded', false],
+    ['tokens_per_minute_quota', false],
+    [null, false],
+  ])('account code %s → %s', (code, expected) => {
+    expect(isAccountCode(code)).toBe(expected);
   });
 });
 
@@ -83,34 +149,72 @@ describe('readErrorBody', () => {
   it.each([
     ['flat error object', 'application/json', '{"error":{"code":"unauthorized","message":"bad key"}}', 'unauthorized', 'bad key'],
     ['numeric code', 'application/json', '{"error":{"code":1234,"message":"x"}}', '1234', 'x'],
-    ['type when no code', 'application/json', '{"error":{"type":"invalid_request_error","message":"x"}}', 'invalid_request_error', 'x'],
-    ['top-level code', 'application/json', '{"code":"E1","message":"top"}', 'E1', 'top'],
+    ['code null keeps type apart', 'application/json', '{"error":{"type":"invalid_request_error","code":null,"message":"x"}}', null, 'x'],
+    ['top-level code and message', 'application/json', '{"code":"E1","message":"top"}', 'E1', 'top'],
+    ['vLLM style numeric top-level code', 'application/json', '{"object":"error","message":"bad","type":"BadRequestError","code":400}', '400', 'bad'],
     ['error as a string', 'application/json', '{"error":"plain words"}', null, 'plain words'],
+    ['error as a string with a code beside it', 'application/json', '{"error":"Unauthorized","code":"E401","message":"key revoked"}', 'E401', 'key revoked'],
     ['nested error', 'application/json', '{"error":{"error":{"code":"inner","message":"deep"}}}', 'inner', 'deep'],
+    ['error in an array', 'application/json', '[{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED"}}]', '429', 'Resource exhausted'],
+    ['detail string', 'application/json', '{"detail":"Not Found"}', null, 'Not Found'],
+    ['message only', 'application/json', '{"message":"Unauthorized"}', null, 'Unauthorized'],
+    ['JSON without an error', 'application/json', '{"ok":false}', null, '{"ok":false}'],
+    ['broken JSON', 'application/json', '{"error": {"code"', null, '{"error": {"code"'],
     ['empty body', 'application/json', '', null, 'empty response body'],
-    ['plain text', 'text/plain', 'upstream   connect error', null, 'upstream connect error'],
+    ['whitespace body', 'text/plain', ' \n\t ', null, 'empty response body'],
+    ['plain text', 'text/plain', 'upstream   connect error\nor disconnect', null, 'upstream connect error or disconnect'],
+    ['no content type', undefined, 'Bad Gateway', null, 'Bad Gateway'],
   ])('%s', (_name, type, body, code, message) => {
-    expect(readErrorBody(type, body)).toMatchObject({ code, message });
+    expect(readErrorBody(400, type, body)).toMatchObject({ code, message });
   });
 
-  it('excerpts an HTML page with its title', () => {
-    const html = '<html><head><title>502 Bad Gateway</title><style>x{}</style></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>';
-    expect(readErrorBody('text/html', html).message).toBe('502 Bad Gateway: nginx');
+  it('returns the error type and body id apart from the code', () => {
+    expect(readErrorBody(429, 'application/json', '{"id":"r-1","error":{"type":"insufficient_quota","message":"pay"}}')).toEqual({
+      code: null,
+      type: 'insufficient_quota',
+      message: 'pay',
+      bodyId: 'r-1',
+    });
   });
 
-  it('keeps an excerpt of a huge body short', () => {
-    const { message } = readErrorBody('text/plain', 'x'.repeat(100_000));
-    expect(message.length).toBeLessThanOrEqual(301);
+  it('excerpts an HTML page with its title, without tags, styles or scripts', () => {
+    const html = '<html><head><title>502 Bad Gateway</title><style>x{}</style></head><body><h1>502 Bad Gateway</h1><script>var a=1</script><hr>nginx</body></html>';
+    expect(readErrorBody(502, 'text/html', html).message).toBe('502 Bad Gateway: nginx');
+    expect(readErrorBody(503, undefined, '<!DOCTYPE html><html><body><p>Service   <b>Unavailable</b></p></body></html>').message).toBe('Service Unavailable');
+    expect(readErrorBody(504, 'text/html', '<html><head><title>Gateway Timeout</title></head><body></body></html>').message).toBe('Gateway Timeout');
+  });
+
+  it('keeps an excerpt of a huge body to 300 characters', () => {
+    const { message } = readErrorBody(500, 'text/plain', 'word '.repeat(200_000));
+    expect(message.length).toBe(301);
+    expect(message.endsWith('…')).toBe(true);
+    const html = readErrorBody(500, 'text/html', `<html><body>${'<p>x</p>'.repeat(100_000)}</body></html>`).message;
+    expect(html.length).toBeLessThanOrEqual(301);
   });
 });
 
 describe('pickTraceId', () => {
+  it('checks the headers in the guide order', () => {
+    expect(TRACE_ID_HEADERS).toEqual([
+      'x-request-id', 'request-id', 'apim-request-id', 'x-ds-trace-id', 'x-litellm-call-id',
+      'x-amzn-requestid', 'x-ms-request-id', 'x-trace-id', 'x-correlation-id', 'traceparent',
+    ]);
+    // Each header beats every header after it.
+    for (let i = 0; i < TRACE_ID_HEADERS.length; i++) {
+      const headers = Object.fromEntries(TRACE_ID_HEADERS.slice(i).map((name) => [name, `v-${name}`]));
+      expect(pickTraceId(headers, 'body-id')).toBe(`v-${TRACE_ID_HEADERS[i]}`);
+    }
+  });
+
   it.each([
     [{ 'x-request-id': 'a', 'request-id': 'b' }, undefined, 'a'],
     [{ 'apim-request-id': 'c', traceparent: 't' }, undefined, 'c'],
     [{ 'x-amzn-requestid': 'd' }, 'body', 'd'],
     [{ traceparent: '00-abc-def-01' }, undefined, '00-abc-def-01'],
+    [{ 'x-request-id': '' }, 'chatcmpl-2', 'chatcmpl-2'],
+    [{ 'x-unrelated-id': 'u' }, undefined, null],
     [{}, 'chatcmpl-1', 'chatcmpl-1'],
+    [{}, '', null],
     [{}, 42, null],
     [{}, undefined, null],
   ])('%j body id %j → %s', (headers, bodyId, expected) => {
@@ -123,9 +227,20 @@ describe('readRateLimitHeaders', () => {
     expect(readRateLimitHeaders({ 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '1m2.5s', 'x-ratelimit-remaining-tokens': '900', 'x-ratelimit-reset-tokens': '20ms' })).toEqual({
       remainingRequests: 0, resetRequestsMs: 62_500, remainingTokens: 900, resetTokensMs: 20,
     });
-    expect(readRateLimitHeaders({})).toBeNull();
   });
-  it.each([['2', 2000], ['0.5', 500], ['6m0s', 360_000], ['1h', 3_600_000], ['soon', null], ['5x', null]])('duration %s → %s', (text, ms) => {
+  it.each([
+    [{}, null],
+    [{ 'x-ratelimit-remaining-requests': 'lots' }, null],
+    [{ 'x-ratelimit-remaining-tokens': '15' }, { remainingTokens: 15 }],
+    [{ 'x-ratelimit-reset-tokens': '6m0s' }, { resetTokensMs: 360_000 }],
+    [{ 'x-ratelimit-reset-requests': 'later' }, null],
+  ])('%j → %j', (headers, hint) => {
+    expect(readRateLimitHeaders(headers)).toEqual(hint);
+  });
+  it.each([
+    ['1s', 1000], ['20ms', 20], ['0.5s', 500], ['6m0s', 360_000], ['1m2.5s', 62_500], ['1h', 3_600_000], ['2', 2000], ['0.5', 500], [' 3s ', 3000],
+    ['soon', null], ['5x', null], ['1s garbage', null], ['', null], ['1700000000', null],
+  ])('duration %j → %s', (text, ms) => {
     expect(duration(text)).toBe(ms);
   });
 });
@@ -133,13 +248,24 @@ describe('readRateLimitHeaders', () => {
 describe('maskKey', () => {
   it.each([
     ['sk-proj-abcdefghijklmnopqrstuvwxyz123456', 'sk-p…3456'],
-    ['short-key-123', 'sh…23'],
+    ['sk-abcdefghijklmnopqrwxyz', 'sk-a…wxyz'],
+    ['abcdefghijklmnop', 'ab…op'],
+    ['short-key-123', '…23'],
+    ['abcdef', '…ef'],
     ['tiny', '***'],
+    ['', '***'],
   ])('%s → %s', (key, mask) => {
     expect(maskKey(key)).toBe(mask);
   });
-  it('never shows the middle of a key', () => {
-    const key = 'sk-0123456789-MIDDLE-9876543210';
-    expect(maskKey(key)).not.toContain('MIDDLE');
+
+  it('never shows the middle of a key, more than 8 characters, or more than a third of it', () => {
+    for (let length = 0; length <= 80; length++) {
+      const key = Array.from({ length }, (_, i) => String.fromCharCode(65 + (i % 26))).join('');
+      const mask = maskKey(key);
+      const shown = mask.replace('…', '').replace('***', '');
+      expect(shown.length).toBeLessThanOrEqual(Math.min(8, Math.floor(length / 3)));
+      if (length > 8) expect(mask).not.toContain(key.slice(4, -4));
+    }
+    expect(maskKey('sk-0123456789-MIDDLE-9876543210')).not.toContain('MIDDLE');
   });
 });
