@@ -1,63 +1,154 @@
+import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { parse } from 'csv-parse';
+import { open } from 'node:fs/promises';
+import { pipeline } from 'node:stream';
+import { parse, type Parser } from 'csv-parse';
 import { InputError } from './errors.js';
 import type { InputRow } from './row.js';
 
+const READ_CHUNK_BYTES = 1 << 20;
+/**
+ * A longer record is refused: in practice it is an unclosed quote swallowing the rest of the
+ * file, and holding it would break the memory bound. (No prompt is anywhere near this long.)
+ */
+export const MAX_CSV_RECORD_CHARS = 16 * 1024 * 1024;
+
 /**
  * Streams a CSV file with a header row. Each record becomes a row keyed by column name; a
- * record with the wrong number of columns or undecodable bytes becomes an invalid row, and the
- * rest of the file still runs. Line numbers are where a record starts, counting the newlines
- * inside quoted fields (csv-parse reports only where a record ends).
+ * record with the wrong number of columns or bytes that are not UTF-8 becomes an invalid row,
+ * and the rest of the file still runs.
+ *
+ * Invalid UTF-8: csv-parse decodes fields as latin1, which maps every byte to one character
+ * and loses nothing. A field with a character above 0x7f is turned back into its bytes, checked
+ * and decoded as UTF-8; ASCII fields (most) cost nothing. Decoding as UTF-8 up front would turn
+ * bad bytes into U+FFFD, indistinguishable from a real U+FFFD in the text.
+ *
+ * Line numbers are where a record starts. csv-parse's `info.lines` is where it ends and counts
+ * a CRLF inside quotes twice, so lines are counted here: each record (blank lines are records
+ * of one empty field, skipped) takes one line plus the line breaks inside its fields.
  */
 export async function* readCsvRows(file: string): AsyncGenerator<InputRow> {
-  const parser = createReadStream(file, { highWaterMark: 1 << 20 }).pipe(
-    parse({ bom: true, relax_column_count: true, skip_empty_lines: false, relax_quotes: false }),
-  );
+  const parser = await openCsv(file);
   let columns: readonly string[] | null = null;
   let nextLine = 1;
   try {
     for await (const cells of parser as AsyncIterable<string[]>) {
       const line = nextLine;
-      nextLine += 1 + countNewlines(cells);
-      if (cells.length === 1 && cells[0] === '') continue; // blank line
+      nextLine += 1 + countLineBreaks(cells);
+      if (isBlank(cells)) continue;
       if (columns === null) {
-        columns = checkHeader(file, cells);
+        columns = checkHeader(file, line, cells);
         continue;
       }
-      if (cells.some((cell) => cell.includes('\uFFFD'))) {
-        yield { kind: 'invalid', file, line, format: 'csv', problem: 'invalid UTF-8' };
-        continue;
-      }
-      const fields: Record<string, unknown> = {};
-      for (let i = 0; i < Math.min(cells.length, columns.length); i++) fields[columns[i]!] = cells[i];
-      if (cells.length !== columns.length) {
-        yield { kind: 'invalid', file, line, format: 'csv', problem: `expected ${columns.length} columns, got ${cells.length}`, fields };
-        continue;
-      }
-      yield { kind: 'row', file, line, format: 'csv', fields, columns };
+      yield toRow(file, line, columns, cells);
     }
   } catch (error) {
     if (error instanceof InputError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    // A CSV syntax error (e.g. an unclosed quote) leaves the rest of the file unreadable.
-    throw new InputError(`${file}:${nextLine}: ${code && code.startsWith('CSV_') ? (error as Error).message : `cannot read (${code ?? (error as Error).message})`}`);
+    if (code === 'CSV_QUOTE_NOT_CLOSED' && columns !== null) {
+      // Everything from here to the end of the file is one unfinished record: say where it starts.
+      yield { kind: 'invalid', file, line: nextLine, format: 'csv', problem: 'a quoted field starting on this line is never closed (the rest of the file was read as part of it)' };
+      return;
+    }
+    if (code === 'CSV_MAX_RECORD_SIZE') {
+      throw new InputError(`${file}:${nextLine}: a record starting here is longer than ${MAX_CSV_RECORD_CHARS} characters (an unclosed quote?)`);
+    }
+    if (code?.startsWith('CSV_')) throw new InputError(`${file}:${nextLine}: ${(error as Error).message}`);
+    throw new InputError(`${file}: cannot read (${code ?? (error as Error).message})`);
+  } finally {
+    parser.destroy();
   }
 }
 
-function checkHeader(file: string, cells: string[]): readonly string[] {
-  const seen = new Set<string>();
-  for (const [index, name] of cells.entries()) {
-    if (name.trim() === '') throw new InputError(`${file}:1: column ${index + 1} of the header has no name`);
-    if (seen.has(name)) throw new InputError(`${file}:1: the header names column "${name}" twice`);
-    seen.add(name);
+/** The parser over the file's bytes, past a UTF-8 BOM. Shared with the row counter. */
+export async function openCsv(file: string, options: { onRecord?: (cells: string[]) => void } = {}): Promise<Parser> {
+  // csv-parse's own `bom` option switches the decoding to UTF-8 when it finds one, which would
+  // hide invalid bytes: skip the BOM by starting the read past it instead.
+  let start = 0;
+  try {
+    const handle = await open(file, 'r');
+    try {
+      const head = Buffer.alloc(3);
+      const { bytesRead } = await handle.read(head, 0, 3, 0);
+      if (bytesRead === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) start = 3;
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    throw new InputError(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
-  return Object.freeze([...cells]);
+  const onRecord = options.onRecord;
+  const parser = parse({
+    encoding: 'latin1',
+    bom: false,
+    relax_column_count: true,
+    // A quote inside an unquoted field (`5" disk`) or after a closing quote is kept as text,
+    // as spreadsheets do, rather than failing the whole file.
+    relax_quotes: true,
+    skip_empty_lines: false,
+    max_record_size: MAX_CSV_RECORD_CHARS,
+    ...(onRecord ? { on_record: (cells: string[]) => (onRecord(cells), null) } : {}),
+  });
+  // pipeline, not pipe: a read error reaches the parser (pipe would leave it waiting forever),
+  // and destroying the parser closes the file.
+  pipeline(createReadStream(file, { start, highWaterMark: READ_CHUNK_BYTES }), parser, () => {});
+  return parser;
 }
 
-function countNewlines(cells: readonly string[]): number {
+export function isBlank(cells: readonly string[]): boolean {
+  return cells.length === 1 && cells[0] === '';
+}
+
+function toRow(file: string, line: number, columns: readonly string[], cells: readonly string[]): InputRow {
+  const fields: Record<string, unknown> = {};
+  let undecodable = false;
+  const shared = Math.min(cells.length, columns.length);
+  for (let i = 0; i < shared; i++) {
+    const value = decodeUtf8(cells[i]!);
+    if (value === null) undecodable = true;
+    else setField(fields, columns[i]!, value);
+  }
+  if (undecodable) return { kind: 'invalid', file, line, format: 'csv', problem: 'invalid UTF-8', fields };
+  if (cells.length !== columns.length) {
+    return { kind: 'invalid', file, line, format: 'csv', problem: `expected ${columns.length} columns, got ${cells.length}`, fields };
+  }
+  return { kind: 'row', file, line, format: 'csv', fields, columns };
+}
+
+function checkHeader(file: string, line: number, cells: readonly string[]): readonly string[] {
+  const names: string[] = [];
+  for (const [index, cell] of cells.entries()) {
+    const name = decodeUtf8(cell);
+    if (name === null) throw new InputError(`${file}:${line}: column ${index + 1} of the header is not valid UTF-8`);
+    if (name.trim() === '') throw new InputError(`${file}:${line}: column ${index + 1} of the header has no name`);
+    if (names.includes(name)) throw new InputError(`${file}:${line}: the header names column "${name}" twice (columns ${names.indexOf(name) + 1} and ${index + 1})`);
+    names.push(name);
+  }
+  return Object.freeze(names);
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/** A latin1-decoded field (one character per byte) as UTF-8 text; null when the bytes are not UTF-8. */
+function decodeUtf8(cell: string): string | null {
+  if (!NON_ASCII.test(cell)) return cell;
+  const bytes = Buffer.from(cell, 'latin1');
+  return isUtf8(bytes) ? bytes.toString('utf8') : null;
+}
+
+/** A column named `__proto__` must become a field, not replace the object's prototype. */
+function setField(fields: Record<string, unknown>, name: string, value: string): void {
+  if (name === '__proto__') Object.defineProperty(fields, name, { value, enumerable: true, writable: true, configurable: true });
+  else fields[name] = value;
+}
+
+/** Line breaks (CRLF, LF or a lone CR) inside the fields of one record. */
+export function countLineBreaks(cells: readonly string[]): number {
   let count = 0;
   for (const cell of cells) {
+    if (cell.length === 0) continue;
     for (let i = cell.indexOf('\n'); i !== -1; i = cell.indexOf('\n', i + 1)) count++;
+    for (let i = cell.indexOf('\r'); i !== -1; i = cell.indexOf('\r', i + 1)) if (cell.charCodeAt(i + 1) !== 0x0a) count++;
   }
   return count;
 }

@@ -4,54 +4,91 @@ import { InputError } from './errors.js';
 import type { InputRow } from './row.js';
 
 const NEWLINE = 0x0a;
+const READ_CHUNK_BYTES = 1 << 20;
 
 /**
- * Streams a JSONL file, one row per non-blank line. Lines are split on bytes, so a line with
- * invalid UTF-8 is caught and reported on its own instead of being decoded into U+FFFD.
+ * Streams a JSONL file, one row per non-blank line, with 1-based line numbers. Lines are split
+ * on bytes (not readline), so a line with invalid UTF-8 is reported on its own instead of being
+ * decoded into U+FFFD, and memory holds one chunk plus the line being read.
  */
 export async function* readJsonlRows(file: string): AsyncGenerator<InputRow> {
   let lineNumber = 0;
-  let carry: Buffer | null = null;
+  // The start of a line that runs past the end of a chunk: its parts, joined once it ends.
+  let partial: Buffer[] = [];
+  const stream = createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
+  const chunks = stream[Symbol.asyncIterator]();
   try {
-    for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
-      const buffer: Buffer = carry ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
+    for (;;) {
+      let next: IteratorResult<Buffer>;
+      try {
+        next = (await chunks.next()) as IteratorResult<Buffer>;
+      } catch (error) {
+        throw new InputError(`${file}: cannot read (${describe(error)})`);
+      }
+      if (next.done) break;
+      const chunk = next.value;
       let start = 0;
-      let newline: number;
-      while ((newline = buffer.indexOf(NEWLINE, start)) !== -1) {
-        lineNumber++;
-        const row = parseLine(file, lineNumber, buffer.subarray(start, newline));
+      let newline = chunk.indexOf(NEWLINE);
+      if (newline !== -1 && partial.length > 0) {
+        partial.push(chunk.subarray(0, newline));
+        const row = parseLine(file, ++lineNumber, Buffer.concat(partial));
+        partial = [];
         if (row) yield row;
         start = newline + 1;
+        newline = chunk.indexOf(NEWLINE, start);
       }
-      carry = start < buffer.length ? buffer.subarray(start) : null;
+      while (newline !== -1) {
+        const row = parseLine(file, ++lineNumber, chunk.subarray(start, newline));
+        if (row) yield row;
+        start = newline + 1;
+        newline = chunk.indexOf(NEWLINE, start);
+      }
+      if (start < chunk.length) partial.push(chunk.subarray(start));
     }
-  } catch (error) {
-    throw new InputError(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  } finally {
+    // Reached on early exit by the consumer too: release the file at once.
+    stream.destroy();
   }
-  if (carry && carry.length > 0) {
-    const row = parseLine(file, lineNumber + 1, carry);
+  // A last line without a final newline is still a row.
+  if (partial.length > 0) {
+    const row = parseLine(file, ++lineNumber, Buffer.concat(partial));
     if (row) yield row;
   }
 }
 
 function parseLine(file: string, line: number, bytes: Buffer): InputRow | null {
-  let end = bytes.length;
-  if (end > 0 && bytes[end - 1] === 0x0d) end--;
   let begin = 0;
+  let end = bytes.length;
   if (line === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) begin = 3;
+  // Blank means JSON whitespace only (space, tab, CR): anything else is a row, valid or not,
+  // which keeps this reader and the row counter in count.ts in agreement.
+  while (begin < end && isJsonSpace(bytes[begin]!)) begin++;
+  if (begin === end) return null;
+  while (isJsonSpace(bytes[end - 1]!)) end--;
   const content = bytes.subarray(begin, end);
   if (!isUtf8(content)) return { kind: 'invalid', file, line, format: 'jsonl', problem: 'invalid UTF-8' };
-  const text = content.toString('utf8');
-  if (text.trim() === '') return null;
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(content.toString('utf8'));
   } catch (error) {
     return { kind: 'invalid', file, line, format: 'jsonl', problem: `not valid JSON: ${(error as Error).message}` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    const type = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-    return { kind: 'invalid', file, line, format: 'jsonl', problem: `expected a JSON object, got ${type}` };
+    return { kind: 'invalid', file, line, format: 'jsonl', problem: `expected a JSON object, got ${jsonType(value)}` };
   }
   return { kind: 'row', file, line, format: 'jsonl', fields: value as Record<string, unknown> };
+}
+
+export function isJsonSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x09 || byte === 0x0d;
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+function describe(error: unknown): string {
+  return (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
 }

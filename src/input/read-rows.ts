@@ -1,14 +1,17 @@
 import { readCsvRows } from './csv-reader.js';
-import { formatOf } from './format.js';
+import { InputError } from './errors.js';
+import { ACCEPTED_EXTENSIONS, formatOf } from './format.js';
 import { readJsonlRows } from './jsonl-reader.js';
 import type { InputRow } from './row.js';
 
 export { readCsvRows } from './csv-reader.js';
 export { readJsonlRows } from './jsonl-reader.js';
 
-/** Every row of every file, in order. */
+/** Every row of every file, files in the order given, each read by the reader its extension names. */
 export async function* readRows(files: readonly string[]): AsyncGenerator<InputRow> {
   for (const file of files) {
-    yield* formatOf(file) === 'csv' ? readCsvRows(file) : readJsonlRows(file);
+    const format = formatOf(file);
+    if (format === null) throw new InputError(`${file}: cannot read this kind of file (accepted: ${ACCEPTED_EXTENSIONS})`);
+    yield* format === 'csv' ? readCsvRows(file) : readJsonlRows(file);
   }
 }

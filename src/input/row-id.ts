@@ -1,10 +1,14 @@
 import type { InputRow } from './row.js';
 
-/** The row's id: `idField` when given, else `id`, else `custom_id`, else `<file>:<line>`. */
+/**
+ * The row's id. With `idField`: that field when it is a non-empty string or a finite number,
+ * else `<file>:<line>`. Without: `id`, else `custom_id` (Batch API lines), else `<file>:<line>`.
+ */
 export function rowId(row: InputRow, idField?: string): string {
   const fields = row.fields;
   if (fields) {
-    for (const name of idField ? [idField] : ['id', 'custom_id']) {
+    for (const name of idField ? [idField] : DEFAULT_ID_FIELDS) {
+      if (!Object.hasOwn(fields, name)) continue;
       const value = fields[name];
       if (typeof value === 'string' && value !== '') return value;
       if (typeof value === 'number' && Number.isFinite(value)) return String(value);
@@ -13,62 +17,108 @@ export function rowId(row: InputRow, idField?: string): string {
   return `${row.file}:${row.line}`;
 }
 
+const DEFAULT_ID_FIELDS = ['id', 'custom_id'] as const;
+
+const INITIAL_SLOTS = 1 << 12;
+/** Linear probing stays short (a few probes on average) below this load. */
+const MAX_LOAD = 0.7;
+
 /**
- * The ids seen so far in a run, to catch a repeated id. Stores a 64-bit hash per id (two
- * independent 32-bit FNV-1a variants) in an open-addressing table: ~16-32 bytes an id instead
- * of a string. Two different ids collide with odds ~n²/2⁶⁵ (about 3 in 10⁸ for a million ids);
- * a collision would only mark a row as a duplicate, which the error record makes visible.
+ * The ids seen so far in a run, to catch a repeated id. Keeps a 64-bit hash of each id, not the
+ * id: two independent 32-bit hashes stored side by side in one Uint32Array used as an
+ * open-addressing table (linear probing; the pair 0,0 marks an empty slot), doubled when 70%
+ * full. 8 bytes a slot: a million ids take 2^21 slots = 16 MiB (24 MiB for a moment while
+ * doubling), against ~60-100 MiB for a Set of strings.
+ *
+ * False positives: two different ids share a 64-bit hash with odds about n²/2^65 over n ids:
+ * 3 in 100 million for a million ids, 3 in a million for ten million. The cost of one would be
+ * a row wrongly reported as a duplicate id (visible in its record), never a lost reply. The
+ * hashes are not cryptographic: ids crafted to collide could trigger that on purpose.
  */
 export class SeenIds {
-  private high = new Uint32Array(1 << 12);
-  private low = new Uint32Array(1 << 12);
-  private used = new Uint8Array(1 << 12);
+  private table = new Uint32Array(INITIAL_SLOTS * 2);
+  private slots = INITIAL_SLOTS;
   private count = 0;
 
   get size(): number {
     return this.count;
   }
 
+  /** Records the id; false when it was already there. */
   add(id: string): boolean {
-    const [h, l] = hash64(id);
-    if (this.insert(h, l)) {
-      this.count++;
-      if (this.count * 2 > this.used.length) this.grow();
-      return true;
-    }
-    return false;
+    hashId(id);
+    if (!insert(this.table, this.slots - 1, hashA, hashB)) return false;
+    if (++this.count > this.slots * MAX_LOAD) this.grow();
+    return true;
   }
 
-  private insert(h: number, l: number): boolean {
-    const mask = this.used.length - 1;
-    for (let slot = (h ^ l) & mask; ; slot = (slot + 1) & mask) {
-      if (!this.used[slot]) {
-        this.used[slot] = 1;
-        this.high[slot] = h;
-        this.low[slot] = l;
-        return true;
-      }
-      if (this.high[slot] === h && this.low[slot] === l) return false;
-    }
+  /** Bytes held by the table (for benchmarks and tests). */
+  get bytes(): number {
+    return this.table.byteLength;
   }
 
   private grow(): void {
-    const { high, low, used } = this;
-    this.high = new Uint32Array(used.length * 2);
-    this.low = new Uint32Array(used.length * 2);
-    this.used = new Uint8Array(used.length * 2);
-    for (let slot = 0; slot < used.length; slot++) if (used[slot]) this.insert(high[slot]!, low[slot]!);
+    const old = this.table;
+    this.slots *= 2;
+    this.table = new Uint32Array(this.slots * 2);
+    const mask = this.slots - 1;
+    for (let i = 0; i < old.length; i += 2) {
+      const a = old[i]!;
+      const b = old[i + 1]!;
+      if (a !== 0 || b !== 0) insert(this.table, mask, a, b);
+    }
   }
 }
 
-function hash64(text: string): [number, number] {
+/** Puts the pair (a, b) in the table unless it is there; false when it was. */
+function insert(table: Uint32Array, mask: number, a: number, b: number): boolean {
+  for (let slot = (a ^ Math.imul(b, 0x9e3779b1)) & mask; ; slot = (slot + 1) & mask) {
+    const i = slot * 2;
+    const x = table[i]!;
+    const y = table[i + 1]!;
+    if (x === 0 && y === 0) {
+      table[i] = a;
+      table[i + 1] = b;
+      return true;
+    }
+    if (x === a && y === b) return false;
+  }
+}
+
+// The two halves of the last hash: module state instead of a tuple per call keeps add() free of
+// allocation.
+let hashA = 0;
+let hashB = 0;
+
+/**
+ * Two different 32-bit hashes over the UTF-16 code units: FNV-1a and a MurmurHash3-style mix,
+ * each finished with murmur's fmix32 avalanche. Different constructions so that a collision of
+ * one says nothing about the other.
+ */
+function hashId(text: string): void {
   let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
+  let b = 0x9747b28c ^ text.length;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     a = Math.imul(a ^ code, 0x01000193);
-    b = Math.imul(b ^ code, 0x5bd1e995);
-    b ^= b >>> 15;
+    let k = Math.imul(code, 0xcc9e2d51);
+    k = Math.imul((k << 15) | (k >>> 17), 0x1b873593);
+    b ^= k;
+    b = (b << 13) | (b >>> 19);
+    b = (Math.imul(b, 5) + 0xe6546b64) | 0;
   }
-  return [a >>> 0, (b ^ text.length) >>> 0];
+  a = fmix32(a ^ text.length);
+  b = fmix32(b);
+  if (a === 0 && b === 0) b = 1; // (0, 0) marks an empty slot
+  hashA = a;
+  hashB = b;
+}
+
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
 }
