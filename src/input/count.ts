@@ -1,13 +1,13 @@
 import { createReadStream } from 'node:fs';
-import { openCsv, isBlank } from './csv-reader.js';
+import { CsvRecordCounter } from './csv-count.js';
 import { InputError } from './errors.js';
 import { formatOf } from './format.js';
 import { isJsonSpace } from './jsonl-reader.js';
 
 /**
  * The number of rows the readers will yield (valid or not), for progress totals. Cheaper than
- * reading: JSONL lines are scanned as bytes without parsing JSON; CSV records are counted by
- * csv-parse (quoted newlines) without building rows or checking UTF-8.
+ * reading: JSONL lines are scanned as bytes without parsing JSON; CSV records are found by a
+ * byte scanner that follows csv-parse's quoting rules (csv-count.ts), without building rows.
  */
 export async function countRows(files: readonly string[]): Promise<number> {
   let total = 0;
@@ -44,17 +44,19 @@ async function countJsonlRows(file: string): Promise<number> {
 }
 
 async function countCsvRows(file: string): Promise<number> {
-  let records = 0;
-  const parser = await openCsv(file, { onRecord: (cells) => void (isBlank(cells) || records++) });
+  const counter = new CsvRecordCounter();
+  let first = true;
   try {
-    for await (const _ of parser) {
-      // on_record drops every record: nothing arrives here.
+    for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
+      let bytes = chunk as Buffer;
+      if (first) {
+        first = false;
+        if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+      }
+      counter.push(bytes);
     }
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // The reader yields the unclosed remainder as one invalid row.
-    if (code === 'CSV_QUOTE_NOT_CLOSED') records++;
-    else if (!code?.startsWith('CSV_')) throw new InputError(`${file}: cannot read (${code ?? (error as Error).message})`);
+    throw new InputError(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
-  return Math.max(0, records - 1); // the header is not a row
+  return Math.max(0, counter.end() - 1); // the header is not a row
 }

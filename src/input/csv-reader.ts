@@ -1,12 +1,13 @@
 import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { pipeline } from 'node:stream';
-import { parse, type Parser } from 'csv-parse';
+import { parse } from 'csv-parse';
 import { InputError } from './errors.js';
 import type { InputRow } from './row.js';
 
-const READ_CHUNK_BYTES = 1 << 20;
+// Small chunks: csv-parse joins each chunk to the last one's leftover, and with 1 MiB chunks those
+// short-lived buffers pushed RSS to ~150 MiB on a 1M-row file (64 KiB: ~70 MiB, same speed).
+const READ_CHUNK_BYTES = 1 << 16;
 /**
  * A longer record is refused: in practice it is an unclosed quote swallowing the rest of the
  * file, and holding it would break the memory bound. (No prompt is anywhere near this long.)
@@ -28,56 +29,12 @@ export const MAX_CSV_RECORD_CHARS = 16 * 1024 * 1024;
  * of one empty field, skipped) takes one line plus the line breaks inside its fields.
  */
 export async function* readCsvRows(file: string): AsyncGenerator<InputRow> {
-  const parser = await openCsv(file);
-  let columns: readonly string[] | null = null;
-  let nextLine = 1;
-  try {
-    for await (const cells of parser as AsyncIterable<string[]>) {
-      const line = nextLine;
-      nextLine += 1 + countLineBreaks(cells);
-      if (isBlank(cells)) continue;
-      if (columns === null) {
-        columns = checkHeader(file, line, cells);
-        continue;
-      }
-      yield toRow(file, line, columns, cells);
-    }
-  } catch (error) {
-    if (error instanceof InputError) throw error;
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'CSV_QUOTE_NOT_CLOSED' && columns !== null) {
-      // Everything from here to the end of the file is one unfinished record: say where it starts.
-      yield { kind: 'invalid', file, line: nextLine, format: 'csv', problem: 'a quoted field starting on this line is never closed (the rest of the file was read as part of it)' };
-      return;
-    }
-    if (code === 'CSV_MAX_RECORD_SIZE') {
-      throw new InputError(`${file}:${nextLine}: a record starting here is longer than ${MAX_CSV_RECORD_CHARS} characters (an unclosed quote?)`);
-    }
-    if (code?.startsWith('CSV_')) throw new InputError(`${file}:${nextLine}: ${(error as Error).message}`);
-    throw new InputError(`${file}: cannot read (${code ?? (error as Error).message})`);
-  } finally {
-    parser.destroy();
-  }
-}
-
-/** The parser over the file's bytes, past a UTF-8 BOM. Shared with the row counter. */
-export async function openCsv(file: string, options: { onRecord?: (cells: string[]) => void } = {}): Promise<Parser> {
-  // csv-parse's own `bom` option switches the decoding to UTF-8 when it finds one, which would
-  // hide invalid bytes: skip the BOM by starting the read past it instead.
-  let start = 0;
-  try {
-    const handle = await open(file, 'r');
-    try {
-      const head = Buffer.alloc(3);
-      const { bytesRead } = await handle.read(head, 0, 3, 0);
-      if (bytesRead === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf) start = 3;
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    throw new InputError(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
-  const onRecord = options.onRecord;
+  const start = await bomLength(file);
+  // Records are taken from on_record into this queue rather than read from the parser's
+  // readable side: a parse error (an unclosed quote at the end) destroys the stream, and an
+  // async iterator over it then drops the records still buffered before the error.
+  const records: string[][] = [];
+  let failure: (Error & { code?: string }) | null = null;
   const parser = parse({
     encoding: 'latin1',
     bom: false,
@@ -87,15 +44,89 @@ export async function openCsv(file: string, options: { onRecord?: (cells: string
     relax_quotes: true,
     skip_empty_lines: false,
     max_record_size: MAX_CSV_RECORD_CHARS,
-    ...(onRecord ? { on_record: (cells: string[]) => (onRecord(cells), null) } : {}),
+    on_record: (cells: string[]) => {
+      records.push(cells);
+      return null;
+    },
   });
-  // pipeline, not pipe: a read error reaches the parser (pipe would leave it waiting forever),
-  // and destroying the parser closes the file.
-  pipeline(createReadStream(file, { start, highWaterMark: READ_CHUNK_BYTES }), parser, () => {});
-  return parser;
+  const settled = new Promise<void>((resolve) => {
+    parser.on('finish', resolve);
+    parser.on('close', resolve);
+    parser.on('error', (error) => {
+      failure ??= error;
+      resolve();
+    });
+  });
+  const source = createReadStream(file, { start, highWaterMark: READ_CHUNK_BYTES });
+  let columns: readonly string[] | null = null;
+  let nextLine = 1;
+
+  function* drain(): Generator<InputRow> {
+    for (let i = 0; i < records.length; i++) {
+      const cells = records[i]!;
+      const line = nextLine;
+      nextLine += 1 + countLineBreaks(cells);
+      if (isBlank(cells)) continue;
+      if (columns === null) columns = checkHeader(file, line, cells);
+      else yield toRow(file, line, columns, cells);
+    }
+    records.length = 0;
+  }
+
+  try {
+    try {
+      for await (const chunk of source) {
+        parser.write(chunk);
+        yield* drain();
+        if (failure) break;
+      }
+    } catch (error) {
+      throw new InputError(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    if (!failure) {
+      parser.end();
+      await settled;
+    }
+    yield* drain();
+    if (failure) {
+      const { code, message } = failure as Error & { code?: string };
+      if (code === 'CSV_QUOTE_NOT_CLOSED' && columns !== null) {
+        // Everything from here to the end of the file is one unfinished record: say where it starts.
+        yield { kind: 'invalid', file, line: nextLine, format: 'csv', problem: 'a quoted field starting on this line is never closed (the rest of the file was read as part of it)' };
+        return;
+      }
+      if (code === 'CSV_MAX_RECORD_SIZE') {
+        throw new InputError(`${file}:${nextLine}: a record starting here is longer than ${MAX_CSV_RECORD_CHARS} characters (an unclosed quote?)`);
+      }
+      throw new InputError(`${file}:${nextLine}: ${message}`);
+    }
+  } finally {
+    // Reached on early exit by the consumer too: release the file at once.
+    source.destroy();
+    parser.destroy();
+  }
 }
 
-export function isBlank(cells: readonly string[]): boolean {
+/**
+ * 3 when the file starts with a UTF-8 BOM, else 0. csv-parse's own `bom` option switches its
+ * decoding to UTF-8 when it finds one, which would hide invalid bytes: the read starts past it.
+ */
+async function bomLength(file: string): Promise<number> {
+  try {
+    const handle = await open(file, 'r');
+    try {
+      const head = Buffer.alloc(3);
+      const { bytesRead } = await handle.read(head, 0, 3, 0);
+      return bytesRead === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    throw new InputError(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
+function isBlank(cells: readonly string[]): boolean {
   return cells.length === 1 && cells[0] === '';
 }
 

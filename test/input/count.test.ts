@@ -21,6 +21,34 @@ describe('countRows', () => {
     expect(await countRows([file])).toBe((await collect(readRows([file]))).length);
   });
 
+  it.each([
+    ['quoted CRLF', 'id,t\r\n1,"a\r\nb"\r\n2,c\r\n'],
+    ['lone CR in a CRLF file', 'id,t\r\n1,a\rb\r\n2,"x"\ry\r\n'],
+    ['CR line endings', 'id,t\r1,a\r\r2,b'],
+    ['LF after a closing quote in a CR file', 'id,t\r1,"a"\nb\r2,c\r'],
+    ['stray and relaxed quotes', 'id,t\n1,a 5" disk\n2,"q"x\n3,"",""\n""\n4,"a""b"\n'],
+    ['blank records', '\n\nid\n\n""\n,\n1\n'],
+  ])('agrees with the reader on %s', async (_name, content) => {
+    const file = await scratch.write('x.csv', content);
+    expect(await countRows([file])).toBe((await collect(readRows([file]))).length);
+  });
+
+  it('agrees with the reader on 300 random CSV files made of quotes, commas, CR, LF and text', async () => {
+    let seed = 12345;
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const pieces = ['"', '""', ',', '\n', '\r', '\r\n', 'a', 'bc', 'é', ' '];
+    for (let round = 0; round < 300; round++) {
+      let body = '';
+      const length = Math.floor(random() * 40);
+      for (let i = 0; i < length; i++) body += pieces[Math.floor(random() * pieces.length)];
+      const ending = ['\n', '\r\n', '\r'][round % 3]!;
+      const file = await scratch.write(`r${round}.csv`, `id,t${ending}${body}`);
+      const read = (await collect(readRows([file]))).length;
+      const counted = await countRows([file]);
+      if (counted !== read) throw new Error(`${JSON.stringify(body)} (after a ${JSON.stringify(ending)} header): counted ${counted}, read ${read}`);
+    }
+  });
+
   it('adds up several files of both formats', async () => {
     const a = await scratch.write('a.jsonl', '{}\n\nnot json\n{}\n');
     const b = await scratch.write('b.csv', 'id,t\n1,"x\ny"\n2,z\n');

@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/input/errors.js';
 import { readCsvRows } from '../../src/input/read-rows.js';
@@ -80,6 +81,28 @@ describe('readCsvRows', () => {
     expect(rows[1]!.kind === 'invalid' && rows[1]!.problem).toMatch(/never closed/);
   });
 
+  it('keeps the rows read before an unclosed quote that shows up in the same chunk', async () => {
+    const file = await scratch.write('a.csv', 'id,t\n1,a\n2,b\n3,"open');
+    expect(summary(await collect(readCsvRows(file)))).toEqual([
+      [2, { id: '1', t: 'a' }],
+      [3, { id: '2', t: 'b' }],
+      [4, 'a quoted field starting on this line is never closed (the rest of the file was read as part of it)'],
+    ]);
+  });
+
+  it('refuses a header whose quote is never closed', async () => {
+    const file = await scratch.write('a.csv', 'id,"text\n1,a\n');
+    await expect(collect(readCsvRows(file))).rejects.toThrow(/a\.csv:1: Quote Not Closed/);
+  });
+
+  it('releases the file when the consumer stops early', async () => {
+    const file = await scratch.write('a.csv', 'id\n1\n2\n3\n');
+    for await (const row of readCsvRows(file)) {
+      expect(row.line).toBe(2);
+      break;
+    }
+  });
+
   it('makes a column named __proto__ a field', async () => {
     const file = await scratch.write('a.csv', '__proto__,id\nx,1\n');
     const [row] = await collect(readCsvRows(file));
@@ -110,6 +133,8 @@ describe('readCsvRows', () => {
 
   it('throws InputError naming a file that cannot be read, instead of hanging', async () => {
     await expect(collect(readCsvRows(scratch.file('gone.csv')))).rejects.toThrow(/gone\.csv: cannot read \(ENOENT\)/);
+    await mkdir(scratch.file('dir.csv'));
+    await expect(collect(readCsvRows(scratch.file('dir.csv')))).rejects.toThrow(/dir\.csv: cannot read \(EISDIR\)/);
   });
 
   it('streams a 50,000-row file with multi-line fields and ends on the right line', async () => {
