@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { pipeline } from 'node:stream';
 import { parse } from 'csv-parse';
 import { InputError } from './errors.js';
 import type { InputRow } from './row.js';
@@ -30,11 +31,7 @@ export const MAX_CSV_RECORD_CHARS = 16 * 1024 * 1024;
  */
 export async function* readCsvRows(file: string): AsyncGenerator<InputRow> {
   const start = await bomLength(file);
-  // Records are taken from on_record into this queue rather than read from the parser's
-  // readable side: a parse error (an unclosed quote at the end) destroys the stream, and an
-  // async iterator over it then drops the records still buffered before the error.
-  const records: string[][] = [];
-  let failure: (Error & { code?: string }) | null = null;
+  let unclosedQuote = false;
   const parser = parse({
     encoding: 'latin1',
     bom: false,
@@ -44,66 +41,44 @@ export async function* readCsvRows(file: string): AsyncGenerator<InputRow> {
     relax_quotes: true,
     skip_empty_lines: false,
     max_record_size: MAX_CSV_RECORD_CHARS,
-    on_record: (cells: string[]) => {
-      records.push(cells);
-      return null;
+    // An unclosed quote is only found at the end of the file. Reported as a stream error, it
+    // would make the async iterator drop the records still buffered before it; skipped, it lets
+    // them through, and the reader reports it after them. Any other error stays an error.
+    skip_records_with_error: true,
+    on_skip: (error: (Error & { code?: string }) | undefined) => {
+      if (error?.code !== 'CSV_QUOTE_NOT_CLOSED') throw error;
+      unclosedQuote = true;
     },
   });
-  const settled = new Promise<void>((resolve) => {
-    parser.on('finish', resolve);
-    parser.on('close', resolve);
-    parser.on('error', (error) => {
-      failure ??= error;
-      resolve();
-    });
-  });
-  const source = createReadStream(file, { start, highWaterMark: READ_CHUNK_BYTES });
+  // pipeline, not pipe: a read error reaches the parser (pipe would leave it waiting forever),
+  // and destroying the parser closes the file.
+  pipeline(createReadStream(file, { start, highWaterMark: READ_CHUNK_BYTES }), parser, () => {});
   let columns: readonly string[] | null = null;
   let nextLine = 1;
-
-  function* drain(): Generator<InputRow> {
-    for (let i = 0; i < records.length; i++) {
-      const cells = records[i]!;
+  try {
+    for await (const cells of parser as AsyncIterable<string[]>) {
       const line = nextLine;
       nextLine += 1 + countLineBreaks(cells);
       if (isBlank(cells)) continue;
       if (columns === null) columns = checkHeader(file, line, cells);
       else yield toRow(file, line, columns, cells);
     }
-    records.length = 0;
-  }
-
-  try {
-    try {
-      for await (const chunk of source) {
-        parser.write(chunk);
-        yield* drain();
-        if (failure) break;
-      }
-    } catch (error) {
-      throw new InputError(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  } catch (error) {
+    if (error instanceof InputError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'CSV_MAX_RECORD_SIZE') {
+      throw new InputError(`${file}:${nextLine}: a record starting here is longer than ${MAX_CSV_RECORD_CHARS} characters (an unclosed quote?)`);
     }
-    if (!failure) {
-      parser.end();
-      await settled;
-    }
-    yield* drain();
-    if (failure) {
-      const { code, message } = failure as Error & { code?: string };
-      if (code === 'CSV_QUOTE_NOT_CLOSED' && columns !== null) {
-        // Everything from here to the end of the file is one unfinished record: say where it starts.
-        yield { kind: 'invalid', file, line: nextLine, format: 'csv', problem: 'a quoted field starting on this line is never closed (the rest of the file was read as part of it)' };
-        return;
-      }
-      if (code === 'CSV_MAX_RECORD_SIZE') {
-        throw new InputError(`${file}:${nextLine}: a record starting here is longer than ${MAX_CSV_RECORD_CHARS} characters (an unclosed quote?)`);
-      }
-      throw new InputError(`${file}:${nextLine}: ${message}`);
-    }
+    if (code?.startsWith('CSV_')) throw new InputError(`${file}:${nextLine}: ${(error as Error).message}`);
+    throw new InputError(`${file}: cannot read (${code ?? (error as Error).message})`);
   } finally {
     // Reached on early exit by the consumer too: release the file at once.
-    source.destroy();
     parser.destroy();
+  }
+  if (unclosedQuote) {
+    // Everything from here to the end of the file is one unfinished record: say where it starts.
+    if (columns === null) throw new InputError(`${file}:${nextLine}: the header has a quoted field that is never closed`);
+    yield { kind: 'invalid', file, line: nextLine, format: 'csv', problem: 'a quoted field starting on this line is never closed (the rest of the file was read as part of it)' };
   }
 }
 

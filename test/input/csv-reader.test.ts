@@ -90,9 +90,14 @@ describe('readCsvRows', () => {
     ]);
   });
 
+  it('refuses a record longer than the cap (an unclosed quote in a big file) instead of holding it', async () => {
+    const file = await scratch.write('a.csv', `id,t\n1,ok\n2,"open\n${'x,y\n'.repeat(4_300_000)}`);
+    await expect(collect(readCsvRows(file))).rejects.toThrow(/a\.csv:3: a record starting here is longer than 16777216 characters/);
+  });
+
   it('refuses a header whose quote is never closed', async () => {
     const file = await scratch.write('a.csv', 'id,"text\n1,a\n');
-    await expect(collect(readCsvRows(file))).rejects.toThrow(/a\.csv:1: Quote Not Closed/);
+    await expect(collect(readCsvRows(file))).rejects.toThrow(/a\.csv:1: the header has a quoted field that is never closed/);
   });
 
   it('releases the file when the consumer stops early', async () => {
