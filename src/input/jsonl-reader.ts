@@ -5,6 +5,11 @@ import type { InputRow } from './row.js';
 
 const NEWLINE = 0x0a;
 const READ_CHUNK_BYTES = 1 << 20;
+/**
+ * A longer line is reported as an invalid row and skipped without being held: a file that is
+ * one huge line (a JSON array named .jsonl) must not take the memory bound down with it.
+ */
+export const MAX_JSONL_LINE_BYTES = 16 * 1024 * 1024;
 
 /**
  * Streams a JSONL file, one row per non-blank line, with 1-based line numbers. Lines are split
@@ -15,6 +20,8 @@ export async function* readJsonlRows(file: string): AsyncGenerator<InputRow> {
   let lineNumber = 0;
   // The start of a line that runs past the end of a chunk: its parts, joined once it ends.
   let partial: Buffer[] = [];
+  let partialBytes = 0;
+  let tooLong = false; // the current line passed the cap: its bytes are being dropped
   const stream = createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
   const chunks = stream[Symbol.asyncIterator]();
   try {
@@ -29,10 +36,14 @@ export async function* readJsonlRows(file: string): AsyncGenerator<InputRow> {
       const chunk = next.value;
       let start = 0;
       let newline = chunk.indexOf(NEWLINE);
-      if (newline !== -1 && partial.length > 0) {
-        partial.push(chunk.subarray(0, newline));
-        const row = parseLine(file, ++lineNumber, Buffer.concat(partial));
+      if (newline !== -1 && (partial.length > 0 || tooLong)) {
+        lineNumber++;
+        const row = tooLong || partialBytes + newline > MAX_JSONL_LINE_BYTES
+          ? tooLongRow(file, lineNumber)
+          : parseLine(file, lineNumber, Buffer.concat([...partial, chunk.subarray(0, newline)]));
         partial = [];
+        partialBytes = 0;
+        tooLong = false;
         if (row) yield row;
         start = newline + 1;
         newline = chunk.indexOf(NEWLINE, start);
@@ -43,14 +54,23 @@ export async function* readJsonlRows(file: string): AsyncGenerator<InputRow> {
         start = newline + 1;
         newline = chunk.indexOf(NEWLINE, start);
       }
-      if (start < chunk.length) partial.push(chunk.subarray(start));
+      if (start < chunk.length && !tooLong) {
+        partial.push(chunk.subarray(start));
+        partialBytes += chunk.length - start;
+        if (partialBytes > MAX_JSONL_LINE_BYTES) {
+          tooLong = true;
+          partial = [];
+        }
+      }
     }
   } finally {
     // Reached on early exit by the consumer too: release the file at once.
     stream.destroy();
   }
   // A last line without a final newline is still a row.
-  if (partial.length > 0) {
+  if (tooLong) {
+    yield tooLongRow(file, lineNumber + 1);
+  } else if (partial.length > 0) {
     const row = parseLine(file, ++lineNumber, Buffer.concat(partial));
     if (row) yield row;
   }
@@ -77,6 +97,10 @@ function parseLine(file: string, line: number, bytes: Buffer): InputRow | null {
     return { kind: 'invalid', file, line, format: 'jsonl', problem: `expected a JSON object, got ${jsonType(value)}` };
   }
   return { kind: 'row', file, line, format: 'jsonl', fields: value as Record<string, unknown> };
+}
+
+function tooLongRow(file: string, line: number): InputRow {
+  return { kind: 'invalid', file, line, format: 'jsonl', problem: `line longer than ${MAX_JSONL_LINE_BYTES} bytes` };
 }
 
 export function isJsonSpace(byte: number): boolean {

@@ -95,6 +95,17 @@ describe('readJsonlRows', () => {
     expect(rows[1]!.kind === 'row' && (rows[1]!.fields.t as string).length).toBe(long.length);
   });
 
+  it('reports a line over the 16 MiB cap as invalid without holding it, and reads on', async () => {
+    const huge = `{"t":"${'z'.repeat(17 * 1024 * 1024)}"}`;
+    const file = await scratch.write('huge.jsonl', `{"n":1}\n${huge}\n{"n":3}\n${huge}`);
+    expect(summary(await collect(readJsonlRows(file)))).toEqual([
+      [1, { n: 1 }],
+      [2, 'line longer than 16777216 bytes'],
+      [3, { n: 3 }],
+      [4, 'line longer than 16777216 bytes'],
+    ]);
+  });
+
   it('releases the file when the consumer stops early', async () => {
     const file = await scratch.write('a.jsonl', '{"n":1}\n{"n":2}\n{"n":3}\n');
     for await (const row of readJsonlRows(file)) {
