@@ -1,14 +1,11 @@
-import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { readRows } from '../input/read-rows.js';
 import type { InputRow } from '../input/row.js';
-import type { RowIndex } from '../run/row-index.js';
-import { PENDING, SUCCEEDED } from '../run/outcome-code.js';
 import { AtomicFile } from './atomic-file.js';
-import { WindowedReader } from './ordered-results.js';
-import type { RowRecord } from './record.js';
+import { ERRORS_FILE, OUTPUT_FILE } from './ordered-results.js';
 import { toBatchResultLine } from './openai-batch.js';
+import { RecordLines } from './record-lines.js';
 
 export type DerivedFormat = 'csv' | 'openai-batch';
 
@@ -23,18 +20,18 @@ const ERROR_COLUMNS = [...RESULT_COLUMNS, 'category', 'message'] as const;
 /**
  * Files derived from the canonical output.jsonl/errors.jsonl: the enriched CSV (input columns,
  * then results) or Batch-API-shaped result lines. The inputs are read again in order beside
- * the row index, so each record meets its own input row without holding either in memory.
+ * both files (which are in input order too), so each record meets its own input row, matched by
+ * file and line, without holding any of them in memory. Rows with no record (pending, or in
+ * another shard) are left out.
  */
 export async function writeDerivedFiles(
   format: DerivedFormat,
   files: readonly string[],
-  index: RowIndex,
-  journalFile: string,
   outDir: string,
   csv: CsvOptions,
 ): Promise<string[]> {
-  const journal = await open(journalFile, 'r');
-  const reader = new WindowedReader(journal);
+  const succeeded = new RecordLines(path.join(outDir, OUTPUT_FILE));
+  const failed = new RecordLines(path.join(outDir, ERRORS_FILE));
   const names = format === 'csv' ? ['output.csv', 'errors.csv'] : ['batch-output.jsonl', 'batch-errors.jsonl'];
   const [output, errors] = await Promise.all(names.map((name) => AtomicFile.create(path.join(outDir, name))));
   try {
@@ -44,17 +41,14 @@ export async function writeDerivedFiles(
       await output!.write(header(RESULT_COLUMNS));
       await errors!.write(header(ERROR_COLUMNS));
     }
-    let position = -1;
     for await (const row of readRows(files)) {
-      position++;
-      if (position >= index.size) break;
-      const outcome = index.outcome(position);
-      if (outcome === PENDING) continue;
-      const location = index.location(position)!;
-      const record = JSON.parse((await reader.read(location.offset, location.length)).toString('utf8')) as RowRecord;
-      const target = outcome === SUCCEEDED ? output! : errors!;
+      let record = await succeeded.take(row.file, row.line);
+      const ok = record !== null;
+      record ??= await failed.take(row.file, row.line);
+      if (record === null) continue;
+      const target = ok ? output! : errors!;
       if (format === 'csv') {
-        const columns = outcome === SUCCEEDED ? RESULT_COLUMNS : ERROR_COLUMNS;
+        const columns = ok ? RESULT_COLUMNS : ERROR_COLUMNS;
         const cells = [...inputCells(row, inputColumns), ...columns.map((column) => cell(record[column]))];
         await target.write(stringify([cells], { escape_formulas: csv.escapeFormulas }));
       } else {
@@ -69,7 +63,8 @@ export async function writeDerivedFiles(
     await errors!.discard();
     throw error;
   } finally {
-    await journal.close();
+    await succeeded.close();
+    await failed.close();
   }
 }
 

@@ -1,62 +1,166 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { RowIndex } from '../run/row-index.js';
-import { SUCCEEDED, PENDING } from '../run/outcome-code.js';
+import type { RecordLocation } from '../run/journal.js';
+import { categoryOf, PENDING, SUCCEEDED } from '../run/outcome-code.js';
 import { AtomicFile } from './atomic-file.js';
+import type { FailureCategory } from './record.js';
+import { ReorderWindow } from './reorder-window.js';
 
 export const OUTPUT_FILE = 'output.jsonl';
 export const ERRORS_FILE = 'errors.jsonl';
 
 /**
- * Writes output.jsonl and errors.jsonl in input order from the journal, one record per
- * settled row. Records are copied as bytes, never parsed, and read through a window so that
- * near-ordered journals (the usual case) are read sequentially.
+ * Most rows the reorder window holds (~13 bytes each). A row that stays unsettled this long
+ * behind the others (a long retry wait) pauses admission until it settles, instead of letting
+ * memory grow with the input.
  */
-export async function writeOrderedResults(journalFile: string, index: RowIndex, outDir: string): Promise<void> {
-  const journal = await open(journalFile, 'r');
-  const reader = new WindowedReader(journal);
-  const output = await AtomicFile.create(path.join(outDir, OUTPUT_FILE));
-  const errors = await AtomicFile.create(path.join(outDir, ERRORS_FILE));
-  try {
-    for (let position = 0; position < index.size; position++) {
-      const outcome = index.outcome(position);
-      if (outcome === PENDING) continue;
-      const location = index.location(position)!;
-      const bytes = await reader.read(location.offset, location.length + 1); // with its newline
-      await (outcome === SUCCEEDED ? output : errors).write(bytes);
+export const MAX_REORDER_ROWS = 1 << 19;
+
+export interface ResultCounts {
+  rows: number;
+  succeeded: number;
+  failed: number;
+  pending: number;
+  byCategory: Partial<Record<FailureCategory, number>>;
+}
+
+/**
+ * Writes output.jsonl and errors.jsonl in input order while the run goes on: as soon as the
+ * oldest open row settles, it and every settled row behind it are copied from the journal to the
+ * files (as bytes, never parsed). Only the rows between the oldest unsettled row and the newest
+ * admitted one are remembered, so memory follows how far out of order rows finish, not the
+ * input's size. The files are temporary until `finish` renames them into place, so a reader
+ * never sees a half-written file.
+ */
+export class OrderedResults {
+  private readonly window = new ReorderWindow();
+  private readonly counts: ResultCounts = { rows: 0, succeeded: 0, failed: 0, pending: 0, byCategory: {} };
+  private writing: Promise<void> = Promise.resolve();
+  private writeQueued = false;
+  private failure: Error | null = null;
+  private windowWaiter: (() => void) | null = null;
+
+  private constructor(
+    private readonly journal: JournalReader,
+    private readonly output: AtomicFile,
+    private readonly errors: AtomicFile,
+  ) {}
+
+  static async open(journalFile: string, outDir: string): Promise<OrderedResults> {
+    const journal = new JournalReader(await open(journalFile, 'r'));
+    const output = await AtomicFile.create(path.join(outDir, OUTPUT_FILE));
+    const errors = await AtomicFile.create(path.join(outDir, ERRORS_FILE));
+    return new OrderedResults(journal, output, errors);
+  }
+
+  /** Rows remembered for ordering (the reorder window). */
+  get windowSize(): number {
+    return this.window.size;
+  }
+
+  /** Declares row `position` (pending until `settled`). */
+  admit(position: number): void {
+    this.window.touch(position);
+  }
+
+  /** Resolves when the window has room for another row, or when `signal` aborts. */
+  async roomInWindow(signal: AbortSignal): Promise<void> {
+    while (this.window.size >= MAX_REORDER_ROWS && !signal.aborted) {
+      await new Promise<void>((resolve) => {
+        this.windowWaiter = resolve;
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      });
     }
-    await output.commit();
-    await errors.commit();
-  } catch (error) {
-    await output.discard();
-    await errors.discard();
-    throw error;
-  } finally {
-    await journal.close();
+  }
+
+  /** Row `position` has its record in the journal at `location`. */
+  settled(position: number, location: RecordLocation, outcome: number): void {
+    if (this.failure) throw this.failure;
+    this.window.set(position, location, outcome);
+    this.queueWrite(false);
+  }
+
+  /** Writes every row left (pending ones are left out), puts the files in place, and counts. */
+  async finish(): Promise<ResultCounts> {
+    this.queueWrite(true);
+    await this.writing;
+    if (this.failure) throw this.failure;
+    await this.output.commit();
+    await this.errors.commit();
+    await this.journal.close();
+    return this.counts;
+  }
+
+  /** Leaves the files as they were (the run failed). */
+  async discard(): Promise<void> {
+    await this.writing.catch(() => {});
+    await this.output.discard();
+    await this.errors.discard();
+    await this.journal.close().catch(() => {});
+  }
+
+  private queueWrite(all: boolean): void {
+    if (this.writeQueued && !all) return;
+    this.writeQueued = true;
+    this.writing = this.writing.then(async () => {
+      this.writeQueued = false;
+      try {
+        await this.writeFront(all);
+      } catch (error) {
+        this.failure ??= error as Error;
+      }
+      const waiter = this.windowWaiter;
+      this.windowWaiter = null;
+      waiter?.();
+    });
+  }
+
+  private async writeFront(all: boolean): Promise<void> {
+    for (let row = this.window.shift(all); row; row = this.window.shift(all)) {
+      this.counts.rows++;
+      if (row.outcome === PENDING) {
+        this.counts.pending++;
+        continue;
+      }
+      const bytes = await this.journal.read(row.offset, row.length + 1); // with its newline
+      if (row.outcome === SUCCEEDED) {
+        this.counts.succeeded++;
+        await this.output.write(bytes);
+      } else {
+        this.counts.failed++;
+        const category = categoryOf(row.outcome)!;
+        this.counts.byCategory[category] = (this.counts.byCategory[category] ?? 0) + 1;
+        await this.errors.write(bytes);
+      }
+    }
   }
 }
 
-/** Reads records by location, keeping a window of the journal so near-sequential reads are cheap. */
-export class WindowedReader {
-  private window = Buffer.alloc(0);
-  private windowStart = 0;
+/**
+ * Reads records back from the journal by location through one reused buffer, so the mostly
+ * sequential reads of the ordered writer cost a read call per buffer, not per record.
+ */
+export class JournalReader {
+  private buffer = Buffer.allocUnsafe(1 << 20);
+  private bufferStart = 0;
+  private bufferLength = 0;
 
-  constructor(
-    private readonly handle: FileHandle,
-    private readonly windowSize = 4 << 20,
-  ) {}
+  constructor(private readonly handle: FileHandle) {}
 
+  /** A copy of `length` bytes at `offset` (the buffer is reused by later reads). */
   async read(offset: number, length: number): Promise<Buffer> {
     const end = offset + length;
-    if (offset < this.windowStart || end > this.windowStart + this.window.length) {
-      const size = Math.max(this.windowSize, length);
-      const buffer = Buffer.allocUnsafe(size);
-      const { bytesRead } = await this.handle.read(buffer, 0, size, offset);
-      this.window = buffer.subarray(0, bytesRead);
-      this.windowStart = offset;
+    if (offset < this.bufferStart || end > this.bufferStart + this.bufferLength) {
+      if (length > this.buffer.length) this.buffer = Buffer.allocUnsafe(length);
+      const { bytesRead } = await this.handle.read(this.buffer, 0, this.buffer.length, offset);
+      this.bufferStart = offset;
+      this.bufferLength = bytesRead;
       if (bytesRead < length) throw new Error(`journal is shorter than expected at byte ${offset}`);
     }
-    // A copy, because the window buffer is replaced and reused by later reads.
-    return Buffer.from(this.window.subarray(offset - this.windowStart, end - this.windowStart));
+    return Buffer.from(this.buffer.subarray(offset - this.bufferStart, end - this.bufferStart));
+  }
+
+  close(): Promise<void> {
+    return this.handle.close();
   }
 }

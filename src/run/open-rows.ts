@@ -1,15 +1,30 @@
+export interface OpenRowsLimits {
+  /**
+   * Most rows that may be working (sending, or queued for a pool slot) at once. Read on every
+   * check, so it follows the run's current concurrency.
+   */
+  working(): number;
+  /** Most rows open at all, resting ones included: the bound on memory. */
+  total: number;
+}
+
 /**
- * Counts rows that are admitted but not settled, and lets the reader wait for room. A single
- * waiter is woken per settled row; racing every open promise instead would attach a handler
+ * Counts rows that are admitted but not settled, and lets the reader wait for room. A row
+ * waiting out a retry delay is open but resting: it holds no pool slot, so it does not count
+ * against `working`, only against `total`. Keeping the pool's queue short means a row back from
+ * its retry delay waits behind few fresh rows, and little prepared work sits in memory.
+ *
+ * A single waiter is woken per change; racing every open promise instead would attach a handler
  * to each of them on every admission (quadratic work, and handlers piling up on slow rows).
  */
 export class OpenRows {
   private count = 0;
+  private resting = 0;
   private waiter: (() => void) | null = null;
   private idle: (() => void) | null = null;
   private failure: Error | null = null;
 
-  constructor(private readonly limit: number) {}
+  constructor(private readonly limits: OpenRowsLimits) {}
 
   get size(): number {
     return this.count;
@@ -20,9 +35,9 @@ export class OpenRows {
     return this.failure;
   }
 
-  /** Resolves when fewer than `limit` rows are open. */
+  /** Resolves when there is room for one more row. */
   async room(): Promise<void> {
-    while (this.count >= this.limit) {
+    while (this.count >= this.limits.total || this.count - this.resting >= this.limits.working()) {
       await new Promise<void>((resolve) => (this.waiter = resolve));
     }
   }
@@ -39,6 +54,12 @@ export class OpenRows {
     );
   }
 
+  /** A row starts (true) or ends (false) waiting out a retry delay. */
+  rest(resting: boolean): void {
+    this.resting += resting ? 1 : -1;
+    if (resting) this.wake();
+  }
+
   /** Resolves when every tracked row has settled. */
   async drained(): Promise<void> {
     while (this.count > 0) await new Promise<void>((resolve) => (this.idle = resolve));
@@ -46,13 +67,17 @@ export class OpenRows {
 
   private done(): void {
     this.count--;
-    const waiter = this.waiter;
-    this.waiter = null;
-    waiter?.();
+    this.wake();
     if (this.count === 0) {
       const idle = this.idle;
       this.idle = null;
       idle?.();
     }
+  }
+
+  private wake(): void {
+    const waiter = this.waiter;
+    this.waiter = null;
+    waiter?.();
   }
 }

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ERRORS_FILE, OUTPUT_FILE } from '../output/ordered-results.js';
 
@@ -36,6 +36,17 @@ export async function inspectOutDir(paths: OutDirPaths): Promise<OutDirState> {
 
 export async function prepareOutDir(paths: OutDirPaths): Promise<void> {
   await mkdir(paths.stateDir, { recursive: true });
+}
+
+/**
+ * Temporary files of the run's own results that a killed process left behind (`AtomicFile`
+ * names them `.<name>.<pid>.tmp`). Called with the lock held, so none of them is in use.
+ */
+const LEFTOVER = /^\.(output\.jsonl|errors\.jsonl|manifest\.json|output\.csv|errors\.csv|batch-output\.jsonl|batch-errors\.jsonl)\.\d+\.tmp$/;
+
+export async function removeLeftoverTempFiles(paths: OutDirPaths): Promise<void> {
+  const names = await readdir(paths.outDir);
+  await Promise.all(names.filter((name) => LEFTOVER.test(name)).map((name) => rm(path.join(paths.outDir, name), { force: true })));
 }
 
 /** `--force`: forget the earlier run's results (the lock is already ours). */

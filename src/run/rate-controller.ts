@@ -20,8 +20,10 @@ const SATURATION_SHARE = 0.3;
 /**
  * Decides how fast the whole run may go; the pool asks it before every attempt.
  *
- * - Slow start: concurrency starts at 1 and doubles with each full window of successes, so a
- *   bad key or base URL costs one request, not `--concurrency` of them.
+ * - Probe first: concurrency starts at 1, so a bad key, base URL or model costs one request,
+ *   not `--concurrency` of them. The first success proves all three, and the run opens to the
+ *   full concurrency at once (ramping up gradually cost ~8 round trips of a 256-slot run);
+ *   429s are the saturation rule's job.
  * - Saturation: when 429s make up 30% of the last 40 answers, the endpoint is saturated: the
  *   run halves its concurrency and pauses dispatch once, for the server's retry-after (one
  *   shared cooldown, not every worker sleeping and waking together). A stray 429 among
@@ -32,7 +34,7 @@ const SATURATION_SHARE = 0.3;
  */
 export class RateController {
   private limit = 1;
-  private slowStart = true;
+  private probing = true;
   private successesAtLevel = 0;
   private cooldownUntil = 0;
   private cutAllowedAt = 0;
@@ -74,10 +76,15 @@ export class RateController {
   onSuccess(hint: { remainingRequests?: number; resetRequestsMs?: number; remainingTokens?: number; resetTokensMs?: number } | null): void {
     this.remember(false);
     if (hint) this.followServerBudget(hint);
+    if (this.probing) {
+      this.probing = false;
+      this.setLimit(this.options.maxConcurrency);
+      return;
+    }
     this.successesAtLevel++;
-    if (this.successesAtLevel < (this.slowStart ? Math.max(1, this.limit / 2) : this.limit)) return;
+    if (this.successesAtLevel < this.limit) return;
     this.successesAtLevel = 0;
-    this.setLimit(this.slowStart ? this.limit * 2 : this.limit + 1);
+    this.setLimit(this.limit + 1);
   }
 
   onRateLimited(retryAfterMs: number | null): void {
@@ -86,7 +93,7 @@ export class RateController {
     const share = this.recent.filter(Boolean).length / this.recent.length;
     const saturated = this.recent.length >= Math.min(WINDOW, 3) && share >= SATURATION_SHARE;
     if (!saturated || now < this.cutAllowedAt) return;
-    this.slowStart = false;
+    this.probing = false;
     this.successesAtLevel = 0;
     this.setLimit(Math.max(1, Math.floor(this.limit / 2)));
     const pause = retryAfterMs ?? 1000;
@@ -118,7 +125,6 @@ export class RateController {
   private setLimit(next: number): void {
     const bounded = Math.min(this.options.maxConcurrency, Math.max(1, next));
     if (bounded === this.limit) return;
-    if (bounded >= this.options.maxConcurrency) this.slowStart = false;
     this.limit = bounded;
     for (const listener of this.listeners) listener(bounded);
   }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import pLimit from 'p-limit';
 import type { AttemptFailure } from '../http/attempt.js';
 import { ChatClient } from '../http/chat-client.js';
@@ -11,23 +12,22 @@ import { rowId, SeenIds } from '../input/row-id.js';
 import type { InputRow } from '../input/row.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
 import { describeInput, jobFingerprint, readManifest, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
-import { writeOrderedResults } from '../output/ordered-results.js';
+import { OrderedResults } from '../output/ordered-results.js';
 import { writeDerivedFiles } from '../output/derived-files.js';
-import type { FailureCategory, RowRecord } from '../output/record.js';
+import type { RowRecord } from '../output/record.js';
 import { buildChatRequest } from '../request/chat-request.js';
 import { rowToMessages } from '../request/messages.js';
 import { OutDirInUseError } from './errors.js';
 import { explainFatal } from './fatal-hint.js';
 import { JournalWriter } from './journal.js';
 import { acquireLock } from './lock.js';
-import { categoryOf, outcomeCode, PENDING, SUCCEEDED } from './outcome-code.js';
-import { clearRunFiles, inspectOutDir, outDirPaths, prepareOutDir } from './out-dir.js';
+import { categoryOf, outcomeCode, SUCCEEDED } from './outcome-code.js';
+import { clearRunFiles, inspectOutDir, outDirPaths, prepareOutDir, removeLeftoverTempFiles } from './out-dir.js';
 import { loadPreviousResults, type PreviousResult } from './previous-results.js';
 import { processRow, type AttemptContext } from './process-row.js';
 import { RateController } from './rate-controller.js';
 import { invalidInputRecord } from './records.js';
 import { ResponseCache } from './response-cache.js';
-import { RowIndex } from './row-index.js';
 import { OpenRows } from './open-rows.js';
 import { inShard } from './shard.js';
 import type { RowTask } from './row-task.js';
@@ -93,6 +93,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
   await prepareOutDir(paths);
   const releaseLock = await acquireLock(paths.lock);
   try {
+    await removeLeftoverTempFiles(paths);
     const state = await inspectOutDir(paths);
     if (state.kind !== 'new' && !config.resume && !config.force) {
       throw new OutDirInUseError(
@@ -116,7 +117,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     await writeManifest(paths.manifest, manifest);
 
     const journal = await JournalWriter.open(paths.journal);
-    const index = new RowIndex();
+    const results = await OrderedResults.open(paths.journal, paths.outDir);
     const keyName = config.apiKeyEnv;
     const keyMask = maskKey(config.apiKey);
     const controller = new RateController({ maxConcurrency: config.concurrency, rpm: config.rpm, tpm: config.tpm, now });
@@ -129,6 +130,8 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     // Two levels of stopping: no new attempts (stop, fail-fast), then cancel what is in flight.
     const stopDispatch = new AbortController();
     const abortInFlight = new AbortController();
+    // Every request in flight and every row resting between retries listens on these.
+    setMaxListeners(0, stopDispatch.signal, abortInFlight.signal);
     let fatal: AttemptFailure | null = null;
     let interrupted = false;
     let graceTimer: NodeJS.Timeout | null = null;
@@ -140,6 +143,12 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     };
     if (options.stop.aborted) onStop();
     else options.stop.addEventListener('abort', onStop, { once: true });
+
+    // Bounded admission: a row is read from the input only when there is room, so memory stays
+    // flat however large the input. A few rows wait ready beyond the pool's slots so a freed slot
+    // is filled at once; rows resting between retries hold no slot but still count in `total`.
+    const readyAhead = Math.max(8, Math.ceil(config.concurrency / 4));
+    const open = new OpenRows({ working: () => controller.concurrency + readyAhead, total: config.concurrency * 4 + 64 });
 
     const context: AttemptContext = {
       client, limit, controller,
@@ -155,6 +164,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       },
       onRetryWait: (waiting) => {
         progress.retrying += waiting ? 1 : -1;
+        open.rest(waiting);
       },
       now,
       random: options.random ?? Math.random,
@@ -164,7 +174,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     const settle = async (position: number, key: string, fingerprint: string, record: RowRecord): Promise<void> => {
       const outcome = outcomeCode(record.category ?? null);
       const location = await journal.append({ k: key, f: fingerprint, o: outcome }, JSON.stringify(record));
-      index.set(position, location, outcome);
+      results.settled(position, location, outcome);
       counts.attempts += record.attempts;
       progress.attempts += record.attempts;
       progress.settled++;
@@ -174,9 +184,6 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       syncProgress(progress, controller);
     };
 
-    // Bounded admission: a row is read from the input only when there is room, so memory stays
-    // flat however large the input. Rows waiting out a retry delay count too.
-    const open = new OpenRows(config.concurrency * 4 + 64);
     const stopOnError = (): void => stopDispatch.abort();
     const seen = new SeenIds();
     const rowsPerFile = new Map<string, number>();
@@ -193,11 +200,11 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       if (config.shard && !inShard(id, config.shard)) continue;
       position++;
       progress.rowsRead++;
-      index.touch(position);
+      results.admit(position);
       const prepared = prepareRow(row, id, position, config, seen);
       const earlier = previous?.byKey.get(prepared.key);
       if (earlier && reusable(earlier, prepared.fingerprint, config)) {
-        index.set(position, earlier.location, earlier.outcome);
+        results.settled(position, earlier.location, earlier.outcome);
         progress.reused++;
         session.rows_reused++;
         if (earlier.outcome === SUCCEEDED) progress.succeeded++;
@@ -213,11 +220,15 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
         continue;
       }
       await open.room();
+      await results.roomInWindow(stopDispatch.signal);
       const task = prepared.task;
       open.track(processRow(task, context, (record) => settle(task.position, task.key, task.request.fingerprint, record)), stopOnError);
     }
     await open.drained();
-    if (open.error) throw open.error;
+    if (open.error) {
+      await results.discard();
+      throw open.error;
+    }
     if (graceTimer) clearTimeout(graceTimer);
     options.stop.removeEventListener('abort', onStop);
     client.close();
@@ -228,9 +239,8 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       log(`${session.rows_rerun_changed} row(s) sent again because their request changed since they settled (model, messages, params or base URL)`);
     }
 
-    await writeOrderedResults(paths.journal, index, paths.outDir);
-    const derivedFiles = config.format === 'jsonl' ? [] : await writeDerivedFiles(config.format, files, index, paths.journal, paths.outDir, { escapeFormulas: config.escapeFormulas, bom: config.bom });
-    const tally = tallyIndex(index);
+    const tally = await results.finish();
+    const derivedFiles = config.format === 'jsonl' ? [] : await writeDerivedFiles(config.format, files, paths.outDir, { escapeFormulas: config.escapeFormulas, bom: config.bom });
     const fatalOutcome = fatal as AttemptFailure | null;
     const status: RunStatus = fatalOutcome ? 'aborted'
       : interrupted || !inputExhausted || tally.pending > 0 ? 'interrupted'
@@ -242,7 +252,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     manifest.status = status;
     manifest.ended_at = session.ended_at;
     manifest.attempts_total += counts.attempts;
-    manifest.counts = { rows: index.size, succeeded: tally.succeeded, failed: tally.failed, pending: tally.pending, by_category: tally.byCategory };
+    manifest.counts = { rows: tally.rows, succeeded: tally.succeeded, failed: tally.failed, pending: tally.pending, by_category: tally.byCategory };
     manifest.inputs = await Promise.all(files.map((file: string) => describeInput(file, rowsPerFile.get(file) ?? 0)));
     manifest.job_fingerprint = jobFingerprint({
       inputs: manifest.inputs, model: config.model, baseUrl: config.baseUrl, params: config.params,
@@ -256,7 +266,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     return {
       status,
       exitCode: fatalOutcome ? 3 : status === 'interrupted' ? 130 : tally.failed > 0 ? 1 : 0,
-      rows: index.size,
+      rows: tally.rows,
       succeeded: tally.succeeded,
       failed: tally.failed,
       pending: tally.pending,
@@ -303,24 +313,6 @@ function reusable(earlier: PreviousResult, fingerprint: string, config: RunConfi
   const category = categoryOf(earlier.outcome);
   if (config.retryFailed === 'all') return category === 'invalid_input';
   return category === null || !config.retryFailed.includes(category);
-}
-
-function tallyIndex(index: RowIndex) {
-  let succeeded = 0;
-  let failed = 0;
-  let pending = 0;
-  const byCategory: Partial<Record<FailureCategory, number>> = {};
-  for (let position = 0; position < index.size; position++) {
-    const outcome = index.outcome(position);
-    if (outcome === PENDING) pending++;
-    else if (outcome === SUCCEEDED) succeeded++;
-    else {
-      failed++;
-      const category = categoryOf(outcome)!;
-      byCategory[category] = (byCategory[category] ?? 0) + 1;
-    }
-  }
-  return { succeeded, failed, pending, byCategory };
 }
 
 function syncProgress(progress: RunProgress, controller: RateController): void {

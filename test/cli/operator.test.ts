@@ -1,3 +1,4 @@
+import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
@@ -70,6 +71,18 @@ describe('--format csv', () => {
     const output = await dir.read('out/output.csv');
     expect(output.startsWith('\uFEFFid,prompt,reply')).toBe(true);
     expect(output).toContain('\n1,=1+1,');
+  });
+
+  it('joins each row of a shard to its own reply', async () => {
+    const ids = Array.from({ length: 30 }, (_, i) => i);
+    await dir.write('in.csv', `id,prompt\n${ids.map((i) => `r${i},prompt number ${i}`).join('\n')}\n`);
+    const result = await run(['in.csv', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--shard', '1/2', '--format', 'csv', '--quiet']);
+    expect(result.code, result.stderr).toBe(0);
+    const rows = parse(await dir.read('out/output.csv'), { columns: true }) as Array<{ id: string; prompt: string; reply: string }>;
+    expect(rows.length).toBe((await dir.jsonl('out/output.jsonl')).length);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.length).toBeLessThan(ids.length);
+    for (const row of rows) expect(row.reply).toContain(`"${row.prompt}"`);
   });
 });
 

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JournalWriter, readJournal, type JournalEntry, type RecordLocation } from '../../src/run/journal.js';
-import { writeOrderedResults } from '../../src/output/ordered-results.js';
-import { RowIndex } from '../../src/run/row-index.js';
+import { OrderedResults } from '../../src/output/ordered-results.js';
 import { SUCCEEDED, outcomeCode } from '../../src/run/outcome-code.js';
 
 let dir: string;
@@ -57,20 +56,43 @@ describe('journal', () => {
   it('writes output and errors in input order from an out-of-order journal', async () => {
     const file = path.join(dir, 'journal.jsonl');
     const writer = await JournalWriter.open(file);
-    const index = new RowIndex();
+    const results = await OrderedResults.open(file, dir);
+    for (let position = 0; position <= 6; position++) results.admit(position);
     const order = [3, 0, 4, 1, 2, 5];
     for (const position of order) {
       const failed = position % 2 === 1;
       const outcome = failed ? outcomeCode('server_error') : SUCCEEDED;
       const location = await writer.append({ k: `r${position}`, f: 'fp', o: outcome }, JSON.stringify({ id: `r${position}` }));
-      index.set(position, location, outcome);
+      results.settled(position, location, outcome);
     }
-    index.touch(6); // a pending row: in neither file
+    // Row 6 stays pending: in neither file.
     await writer.close();
-    await writeOrderedResults(file, index, dir);
+    const counts = await results.finish();
     const ids = async (name: string) => (await readFile(path.join(dir, name), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).id);
     expect(await ids('output.jsonl')).toEqual(['r0', 'r2', 'r4']);
     expect(await ids('errors.jsonl')).toEqual(['r1', 'r3', 'r5']);
-    expect((await stat(path.join(dir, 'errors.jsonl'))).size).toBeGreaterThan(0);
+    expect(counts).toEqual({ rows: 7, succeeded: 3, failed: 3, pending: 1, byCategory: { server_error: 3 } });
+  });
+
+  it('writes rows out as soon as every row before them has settled, holding only the window', async () => {
+    const file = path.join(dir, 'journal.jsonl');
+    const writer = await JournalWriter.open(file);
+    const results = await OrderedResults.open(file, dir);
+    const settle = async (position: number) => {
+      const location = await writer.append({ k: `r${position}`, f: 'fp', o: SUCCEEDED }, JSON.stringify({ id: `r${position}` }));
+      results.settled(position, location, SUCCEEDED);
+    };
+    for (let position = 0; position < 5000; position++) results.admit(position);
+    // Row 0 is slow: everything behind it waits in the window.
+    for (let position = 1; position < 5000; position++) await settle(position);
+    expect(results.windowSize).toBe(5000);
+    await settle(0);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(results.windowSize).toBe(0);
+    await writer.close();
+    const counts = await results.finish();
+    const lines = (await readFile(path.join(dir, 'output.jsonl'), 'utf8')).trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l).id)).toEqual(Array.from({ length: 5000 }, (_, i) => `r${i}`));
+    expect(counts.succeeded).toBe(5000);
   });
 });

@@ -9,17 +9,23 @@ function controller(max: number, extra: { rpm?: number; tpm?: number } = {}) {
 }
 
 describe('RateController', () => {
-  it('starts at one request and doubles on success up to the maximum', () => {
+  it('probes with one request and opens to the maximum on the first success', () => {
     const { rc } = controller(16);
-    expect(rc.concurrency).toBe(1);
     const seen: number[] = [];
-    for (let i = 0; i < 40; i++) {
-      rc.onSuccess(null);
-      seen.push(rc.concurrency);
-    }
-    expect(seen[0]).toBe(2);
-    expect(Math.max(...seen)).toBe(16);
-    expect(seen.every((c, i) => i === 0 || c >= seen[i - 1]!)).toBe(true);
+    rc.onConcurrencyChange((value) => seen.push(value));
+    expect(rc.concurrency).toBe(1);
+    rc.onOtherFailure();
+    expect(rc.concurrency).toBe(1);
+    rc.onSuccess(null);
+    expect(rc.concurrency).toBe(16);
+    for (let i = 0; i < 40; i++) rc.onSuccess(null);
+    expect(seen).toEqual([16]);
+  });
+
+  it('stays at one request while the first answers are 429s', () => {
+    const { rc } = controller(16);
+    for (let i = 0; i < 5; i++) rc.onRateLimited(10);
+    expect(rc.concurrency).toBe(1);
   });
 
   it('ignores a stray 429 among successes', () => {

@@ -1,0 +1,75 @@
+import type { RecordLocation } from '../run/journal.js';
+import { PENDING } from '../run/outcome-code.js';
+
+export interface WindowRow {
+  position: number;
+  outcome: number;
+  offset: number;
+  length: number;
+}
+
+/**
+ * The rows between the oldest one not yet written out and the newest one admitted: where each
+ * settled row's record sits in the journal, and how it ended. A ring of typed arrays (~13 bytes
+ * a row) that grows only while a slow row holds the front back, so its size follows how far
+ * out of order rows settle, not how many rows the input has.
+ */
+export class ReorderWindow {
+  private start = 0; // position at the front
+  private end = 0; // one past the newest position
+  private capacity = 1024;
+  private offsets = new Float64Array(this.capacity);
+  private lengths = new Uint32Array(this.capacity);
+  private outcomes = new Uint8Array(this.capacity);
+
+  /** Rows held: the front row through the newest one. */
+  get size(): number {
+    return this.end - this.start;
+  }
+
+  /** Declares that row `position` exists (pending until `set`). */
+  touch(position: number): void {
+    if (position < this.end) return;
+    this.reserve(position + 1 - this.start);
+    for (let p = this.end; p <= position; p++) this.outcomes[p % this.capacity] = PENDING;
+    this.end = position + 1;
+  }
+
+  set(position: number, location: RecordLocation, outcome: number): void {
+    if (position < this.start) throw new RangeError(`row ${position} was already written out`);
+    this.touch(position);
+    const slot = position % this.capacity;
+    this.offsets[slot] = location.offset;
+    this.lengths[slot] = location.length;
+    this.outcomes[slot] = outcome;
+  }
+
+  /** Removes and returns the front row when it has settled (or, with `evenPending`, always). */
+  shift(evenPending = false): WindowRow | null {
+    if (this.start === this.end) return null;
+    const slot = this.start % this.capacity;
+    const outcome = this.outcomes[slot]!;
+    if (outcome === PENDING && !evenPending) return null;
+    return { position: this.start++, outcome, offset: this.offsets[slot]!, length: this.lengths[slot]! };
+  }
+
+  private reserve(rows: number): void {
+    if (rows <= this.capacity) return;
+    let capacity = this.capacity;
+    while (capacity < rows) capacity *= 2;
+    const offsets = new Float64Array(capacity);
+    const lengths = new Uint32Array(capacity);
+    const outcomes = new Uint8Array(capacity);
+    for (let p = this.start; p < this.end; p++) {
+      const from = p % this.capacity;
+      const to = p % capacity;
+      offsets[to] = this.offsets[from]!;
+      lengths[to] = this.lengths[from]!;
+      outcomes[to] = this.outcomes[from]!;
+    }
+    this.capacity = capacity;
+    this.offsets = offsets;
+    this.lengths = lengths;
+    this.outcomes = outcomes;
+  }
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { ReorderWindow } from '../../src/output/reorder-window.js';
+import { PENDING, SUCCEEDED } from '../../src/run/outcome-code.js';
+
+const at = (offset: number) => ({ offset, length: 10 });
+
+describe('ReorderWindow', () => {
+  it('gives rows back in position order, only once the front has settled', () => {
+    const window = new ReorderWindow();
+    for (let p = 0; p < 4; p++) window.touch(p);
+    window.set(2, at(20), SUCCEEDED);
+    window.set(1, at(10), 5);
+    expect(window.shift()).toBeNull();
+    window.set(0, at(0), SUCCEEDED);
+    expect([window.shift(), window.shift(), window.shift()].map((row) => [row?.position, row?.outcome, row?.offset])).toEqual([
+      [0, SUCCEEDED, 0],
+      [1, 5, 10],
+      [2, SUCCEEDED, 20],
+    ]);
+    expect(window.shift()).toBeNull();
+    expect(window.shift(true)).toMatchObject({ position: 3, outcome: PENDING });
+    expect(window.size).toBe(0);
+  });
+
+  it('grows past its first capacity while the front is held, keeping every row', () => {
+    const window = new ReorderWindow();
+    for (let p = 1; p < 5000; p++) window.set(p, at(p * 10), SUCCEEDED);
+    expect(window.size).toBe(5000);
+    window.set(0, at(0), SUCCEEDED);
+    const offsets: number[] = [];
+    for (let row = window.shift(); row; row = window.shift()) offsets.push(row.offset);
+    expect(offsets).toEqual(Array.from({ length: 5000 }, (_, p) => p * 10));
+  });
+
+  it('keeps its size to the window as rows stream through it', () => {
+    const window = new ReorderWindow();
+    for (let p = 0; p < 100_000; p++) {
+      window.set(p, at(p), SUCCEEDED);
+      if (p >= 100) window.shift();
+    }
+    expect(window.size).toBeLessThanOrEqual(101);
+  });
+
+  it('refuses a row that was already written out', () => {
+    const window = new ReorderWindow();
+    window.set(0, at(0), SUCCEEDED);
+    window.shift();
+    expect(() => window.set(0, at(0), SUCCEEDED)).toThrow(RangeError);
+  });
+});
