@@ -24,7 +24,7 @@ export interface RunStats {
   slowest: Array<{ id: string; duration_ms: number; attempts: number; trace_id: string | null }>;
   topErrors: ErrorGroup[];
   /** For charts: one point per row that got an answer. */
-  points: Array<{ t: number; duration_ms: number; status: number | null; ok: boolean }>;
+  points: Array<{ t: number; duration_ms: number; status: number | null; ok: boolean; attempts: number }>;
 }
 
 interface LightRecord {
@@ -107,7 +107,7 @@ export async function computeStats(outputFile: string, errorsFile: string, maxPo
     const step = Math.max(1, Math.ceil(timed.length / maxPoints));
     for (let i = 0; i < timed.length; i += step) {
       const { start, record } = timed[i]!;
-      stats.points.push({ t: (start - first) / 1000, duration_ms: record.duration_ms, status: record.status, ok: record.ok });
+      stats.points.push({ t: (start - first) / 1000, duration_ms: record.duration_ms, status: record.status, ok: record.ok, attempts: record.attempts });
     }
   }
   return stats;

@@ -43,3 +43,27 @@ describe('chatbatch report flags', () => {
     expect(report.stderr).toContain('--html');
   });
 });
+
+describe('chatbatch report --html', () => {
+  it('draws both charts on one labelled time axis and tells first-try, retried and failed rows apart', async () => {
+    // 0..9 ok first try, 10..12 ok after retries, 13..14 failed, over ~3 s of run time.
+    const ok = Array.from({ length: 13 }, (_, i) => record(i * 200, { id: `r${i}`, attempts: i >= 10 ? 3 : 1, duration_ms: i >= 10 ? 900 : 100 }));
+    const errors = [13, 14].map((i) => record(i * 200, { id: `r${i}`, status: 500, code: 'server_error', category: 'server_error', attempts: 3, duration_ms: 1200 }));
+    await writeRun('out', { ok, errors });
+    const report = await runCli(['report', 'out', '--html', 'report.html'], { cwd: dir.path });
+    expect(report.code, report.stderr).toBe(0);
+    const html = await dir.read('report.html');
+    const [latency, throughput] = html.split('<figure>').slice(1);
+    const circles = (color: string) => (latency!.match(new RegExp(`<circle [^>]*fill="${color}"`, 'g')) ?? []).length;
+    expect([circles('#2a7'), circles('#e69500'), circles('#c33')]).toEqual([10, 3, 2]);
+    for (const label of ['ok, first attempt', 'ok after retries', 'failed', 'latency (ms), first attempt to final answer', 'p50 100 ms']) {
+      expect(latency).toContain(label);
+    }
+    expect(throughput).toContain('rows settled per 1 s');
+    const timeTicks = (chart: string) => [...chart.matchAll(/class="tick">(\d+(?:\.\d+)? s)</g)].map((m) => m[1]);
+    expect(timeTicks(latency!)).toEqual(timeTicks(throughput!));
+    expect(timeTicks(latency!)).toContain('0 s');
+    expect(latency).toContain('time since the first request started (s)');
+    expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
+  });
+});
