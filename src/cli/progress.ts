@@ -1,16 +1,18 @@
 import type { RunProgress } from '../run/run.js';
 
 export interface ProgressReporter {
+  /** Writes a whole line (a log message) without gluing it to the end of the live status line. */
+  writeLine(line: string): void;
   stop(): void;
 }
 
 /**
- * On a terminal: one live status line, redrawn a few times a second. Off a terminal (cron, CI):
- * a plain line every 10 seconds, suitable for logs.
+ * On a terminal: one live status line, redrawn a few times a second. Off a terminal (cron, CI),
+ * or on TERM=dumb: a plain line every 10 seconds, suitable for logs.
  */
-export function startProgressReporter(progress: RunProgress, stream: NodeJS.WriteStream): ProgressReporter {
-  const live = stream.isTTY === true;
-  const plainEveryMs = Number(process.env.CHATBATCH_PROGRESS_MS) || 10_000;
+export function startProgressReporter(progress: RunProgress, stream: Pick<NodeJS.WriteStream, 'write' | 'isTTY'>, env = process.env): ProgressReporter {
+  const live = stream.isTTY === true && env.TERM !== 'dumb';
+  const plainEveryMs = Number(env.CHATBATCH_PROGRESS_MS) || 10_000;
   const timer = setInterval(() => {
     const line = formatProgress(progress, performance.now());
     if (live) stream.write(`\r\x1b[2K${line}`);
@@ -19,6 +21,10 @@ export function startProgressReporter(progress: RunProgress, stream: NodeJS.Writ
   timer.unref();
   let stopped = false;
   return {
+    writeLine(line) {
+      // The cursor sits at the end of the status line: clear it first; the next tick redraws it.
+      stream.write(`${live && !stopped ? '\r\x1b[2K' : ''}${line}\n`);
+    },
     stop() {
       if (stopped) return;
       stopped = true;

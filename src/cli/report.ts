@@ -18,7 +18,15 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
   builder: (yargs: Argv) =>
     yargs
       .positional('dir', { type: 'string', demandOption: true, describe: 'The run\'s output directory' })
-      .option('html', { type: 'string', describe: 'Also write a self-contained HTML page with charts' })
+      .option('html', {
+        type: 'string',
+        describe: 'Also write a self-contained HTML page with charts to FILE',
+        // `--html` with no file name would otherwise be '' and write nothing, silently.
+        coerce: (file: unknown) => {
+          if (typeof file !== 'string' || file.trim() === '') throw new Error('--html needs a file name, e.g. --html report.html');
+          return file;
+        },
+      })
       .example('$0 report out/nightly', 'Print the summary')
       .example('$0 report out/nightly --html report.html', 'Write a page to open in a browser') as unknown as Argv<ReportArgs>,
   handler: async (args) => {

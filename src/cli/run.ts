@@ -11,7 +11,7 @@ import { nonNegativeInteger, positiveInteger } from './options.js';
 import { formatSummary } from './summary.js';
 import { dryRun } from '../run/dry-run.js';
 import { formatDryRun } from './dry-run-report.js';
-import { startProgressReporter } from './progress.js';
+import { startProgressReporter, type ProgressReporter } from './progress.js';
 
 interface RunArgs {
   inputs?: string[];
@@ -87,7 +87,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
 };
 
 async function runFromCli(args: RunArgs): Promise<number> {
-  const log = (line: string): void => void process.stderr.write(`chatbatch: ${line}\n`);
+  let reporter: ProgressReporter | null = null;
+  const log = (line: string): void => {
+    if (reporter) reporter.writeLine(`chatbatch: ${line}`);
+    else process.stderr.write(`chatbatch: ${line}\n`);
+  };
   let simulator: RunningSimulator | null = null;
   try {
     const job = args.job ? await loadJobFile(args.job) : null;
@@ -123,7 +127,7 @@ async function runFromCli(args: RunArgs): Promise<number> {
     process.on('SIGTERM', onSignal);
 
     const progress = newProgress(performance.now());
-    const reporter = args.quiet ? null : startProgressReporter(progress, process.stderr);
+    reporter = args.quiet ? null : startProgressReporter(progress, process.stderr);
     try {
       const report = await runBatch({ config, stop: stop.signal, log, progress });
       reporter?.stop();

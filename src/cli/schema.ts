@@ -4,6 +4,8 @@ import { jobJsonSchema } from '../job/json-schema.js';
 export const schemaCommand: CommandModule = {
   command: 'schema',
   describe: "Print the job file's JSON Schema (for editor completion and checks)",
+  builder: (yargs) =>
+    yargs.example('$0 schema > jobs/chatbatch.schema.json', 'Save it, then put "$schema": "./chatbatch.schema.json" in a job file'),
   handler: () => {
     process.stdout.write(`${JSON.stringify(jobJsonSchema(), null, 2)}\n`);
   },

@@ -23,14 +23,14 @@ interface SimulateArgs {
 }
 
 const FAULT_FLAGS: ReadonlyArray<[keyof SimulateArgs, keyof FaultRates, string]> = [
-  ['rate-limit', 'rateLimit', '429 rate_limit_exceeded with retry-after'],
-  ['server-error', 'serverError', '500 server_error'],
-  ['html-502', 'htmlBadGateway', '502 with an HTML page'],
-  ['reset', 'reset', 'connection reset, no response'],
-  ['hang', 'hang', 'never answer'],
-  ['quota', 'quota', '429 insufficient_quota'],
-  ['ok-with-error', 'okWithError', '200 whose body is an error object'],
-  ['empty-choices', 'emptyChoices', '200 with no choices'],
+  ['rate-limit', 'rateLimit', 'get 429 rate_limit_exceeded with retry-after'],
+  ['server-error', 'serverError', 'get 500 server_error'],
+  ['html-502', 'htmlBadGateway', 'get 502 with an HTML page'],
+  ['reset', 'reset', 'get their connection reset, no response'],
+  ['hang', 'hang', 'are never answered'],
+  ['quota', 'quota', 'get 429 insufficient_quota'],
+  ['ok-with-error', 'okWithError', 'get 200 whose body is an error object'],
+  ['empty-choices', 'emptyChoices', 'get 200 with no choices'],
 ];
 
 export const simulateCommand: CommandModule<object, SimulateArgs> = {
@@ -47,11 +47,17 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
       .option('retry-after-ms', { type: 'string', coerce: nonNegativeInteger('retry-after-ms'), describe: 'retry-after announced on simulated 429s (default 1000)' })
       .option('seed', { type: 'string', coerce: nonNegativeInteger('seed'), describe: 'Seed of the fault sequence (default 1)' });
     for (const [flag, , what] of FAULT_FLAGS) {
-      built = built.option(flag, { type: 'string', coerce: probability(flag), describe: `Share of requests answered with ${what} (0..1)` });
+      built = built.option(flag, { type: 'string', coerce: probability(flag), describe: `Share of requests that ${what} (0..1)` });
     }
     return built
       .example('$0 simulate --port 8080 --latency-ms 50', 'A steady endpoint on port 8080')
-      .example('$0 simulate --rate-limit 0.05 --server-error 0.05 --hang 0.005', 'A flaky endpoint') as unknown as Argv<SimulateArgs>;
+      .example('$0 simulate --rate-limit 0.05 --server-error 0.05 --hang 0.005', 'A flaky endpoint')
+      .epilog(
+        'Per-row faults for tests: a message containing [[sim:500]] (any status), [[sim:429x2]] (only the first two ' +
+        'requests with that body), [[sim:hang]], [[sim:reset]], [[sim:html502]], [[sim:quota]], [[sim:okerror]], ' +
+        '[[sim:empty]], [[sim:retry-after-date]], [[sim:should-retry-false]], [[sim:apim]], [[sim:no-trace]] or ' +
+        '[[sim:big]] gets that behaviour. They work with chatbatch run --simulate too.',
+      ) as unknown as Argv<SimulateArgs>;
   },
   handler: async (args) => {
     const options: SimulatorOptions = { host: args.host ?? '127.0.0.1', faults: {} };

@@ -10,6 +10,7 @@ import { rowId, SeenIds } from '../input/row-id.js';
 import { rowToMessages } from '../request/messages.js';
 import { resolveJobInputs } from '../job/config.js';
 import { EXIT } from './exit-codes.js';
+import { nonNegativeInteger } from './options.js';
 
 interface ValidateArgs {
   job: string;
@@ -22,8 +23,8 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
   builder: (yargs: Argv) =>
     yargs
       .positional('job', { type: 'string', demandOption: true, describe: 'The job file' })
-      .option('max-problems', { type: 'number', default: 50, describe: 'Most row problems to list' })
-      .example('$0 validate jobs/enrich-csv.json', 'Check a job before a nightly run') as unknown as Argv<ValidateArgs>,
+      .option('max-problems', { type: 'string', coerce: nonNegativeInteger('max-problems'), describe: 'Most row problems to list (default 50)' })
+      .example('$0 validate jobs/enrich-products.json', 'Check a job before a nightly run') as unknown as Argv<ValidateArgs>,
   handler: async (args) => {
     process.exitCode = await validate(args.job, args['max-problems'] ?? 50);
   },
@@ -58,8 +59,22 @@ async function validate(jobFile: string, maxProblems: number): Promise<number> {
   let rows = 0;
   let badRows = 0;
   if (Array.isArray(job.inputs) && job.inputs.every((input) => typeof input === 'string')) {
+    // Each pattern on its own: one that matches nothing is a problem, not a reason to skip the others' rows.
+    const files: string[] = [];
+    const seenFiles = new Set<string>();
+    for (const pattern of resolveJobInputs(job.inputs, loaded, process.cwd())) {
+      try {
+        for (const file of await expandInputs([pattern])) {
+          if (seenFiles.has(path.resolve(file))) continue;
+          seenFiles.add(path.resolve(file));
+          files.push(file);
+        }
+      } catch (error) {
+        if (!(error instanceof InputError)) throw error;
+        problems.push(`${jobFile}: inputs: ${error.message}`);
+      }
+    }
     try {
-      const files = await expandInputs(resolveJobInputs(job.inputs, loaded, process.cwd()));
       const seen = new SeenIds();
       for await (const row of readRows(files)) {
         rows++;

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkParams } from './params.js';
+import { checkParams, OPTIONAL_PARAMS } from './params.js';
+import { OUTPUT_FORMATS, type OutputFormat } from './config.js';
 
 /** The JSON job file as written by a user. Every key is optional; flags fill or override. */
 export interface JobFile {
@@ -109,6 +110,9 @@ export function checkJob(value: unknown, file: string): JobProblem[] {
   if (job.params !== undefined && typeof job.params === 'object') {
     for (const problem of checkParams(job.params)) problems.push({ where: file, problem });
   }
+  if (typeof job.format === 'string' && job.format !== '' && !OUTPUT_FORMATS.includes(job.format as OutputFormat)) {
+    problems.push({ where: `${file}: format`, problem: `"${job.format}" is not one of ${OUTPUT_FORMATS.join(', ')}` });
+  }
   return problems;
 }
 
@@ -128,12 +132,17 @@ function checkKind(value: unknown, kind: FieldKind): string | null {
 }
 
 function closestField(key: string): string | null {
+  // A request parameter at the top level (`"temperature": 0.2`) belongs under params.
+  const candidates: Array<[compareWith: string, suggest: string]> = [
+    ...Object.keys(JOB_FIELDS).map((name): [string, string] => [name, name]),
+    ...Object.keys(OPTIONAL_PARAMS).map((name): [string, string] => [name, `params.${name}`]),
+  ];
   let best: string | null = null;
   let bestDistance = 3;
-  for (const candidate of Object.keys(JOB_FIELDS)) {
-    const distance = editDistance(key.toLowerCase(), candidate);
+  for (const [name, suggest] of candidates) {
+    const distance = editDistance(key.toLowerCase(), name);
     if (distance < bestDistance) {
-      best = candidate;
+      best = suggest;
       bestDistance = distance;
     }
   }

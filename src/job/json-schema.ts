@@ -1,5 +1,6 @@
 import { JOB_FIELDS } from './job-file.js';
 import { OPTIONAL_PARAMS } from './params.js';
+import { OUTPUT_FORMATS } from './config.js';
 
 /** The job file's JSON Schema, so editors can complete and check job files. */
 export function jobJsonSchema(): Record<string, unknown> {
@@ -21,7 +22,7 @@ export function jobJsonSchema(): Record<string, unknown> {
         break;
     }
   }
-  properties.format = { ...(properties.format as object), enum: ['jsonl', 'csv', 'openai-batch'] };
+  properties.format = { ...(properties.format as object), enum: [...OUTPUT_FORMATS] };
   properties.base_url = { ...(properties.base_url as object), pattern: '^https?://', not: { pattern: '/chat/completions/?$' } };
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',

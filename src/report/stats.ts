@@ -24,7 +24,7 @@ export interface RunStats {
   slowest: Array<{ id: string; duration_ms: number; attempts: number; trace_id: string | null }>;
   topErrors: ErrorGroup[];
   /** For charts: one point per row that got an answer. */
-  points: Array<{ t: number; duration_ms: number; status: number | null; ok: boolean }>;
+  points: Array<{ t: number; duration_ms: number; status: number | null; ok: boolean; attempts: number }>;
 }
 
 interface LightRecord {
@@ -87,8 +87,13 @@ export async function computeStats(outputFile: string, errorsFile: string, maxPo
 
   const timed = records.filter((r) => r.attempts > 0).map((r) => ({ start: Date.parse(r.started_at), record: r }));
   if (timed.length > 0) {
-    const first = Math.min(...timed.map((t) => t.start));
-    const last = Math.max(...timed.map((t) => t.start + t.record.duration_ms));
+    // Loops, not Math.min(...spread): a spread of every row overflows the stack past ~125k rows.
+    let first = Infinity;
+    let last = -Infinity;
+    for (const { start, record } of timed) {
+      first = Math.min(first, start);
+      last = Math.max(last, start + record.duration_ms);
+    }
     const span = Math.max(1, (last - first) / 1000);
     const bucketSeconds = niceBucket(span / 60);
     const buckets = Array.from({ length: Math.floor(span / bucketSeconds) + 1 }, (_, i) => ({ start: i * bucketSeconds, ok: 0, failed: 0 }));
@@ -102,7 +107,7 @@ export async function computeStats(outputFile: string, errorsFile: string, maxPo
     const step = Math.max(1, Math.ceil(timed.length / maxPoints));
     for (let i = 0; i < timed.length; i += step) {
       const { start, record } = timed[i]!;
-      stats.points.push({ t: (start - first) / 1000, duration_ms: record.duration_ms, status: record.status, ok: record.ok });
+      stats.points.push({ t: (start - first) / 1000, duration_ms: record.duration_ms, status: record.status, ok: record.ok, attempts: record.attempts });
     }
   }
   return stats;

@@ -192,10 +192,13 @@ describe('validate, schema and help', () => {
   });
 
   it('shows examples in each command help', async () => {
-    for (const command of ['run', 'validate', 'report', 'merge', 'simulate']) {
+    for (const command of ['run', 'validate', 'report', 'merge', 'simulate', 'schema']) {
       const help = await runCli([command, '--help'], { cwd: dir.path });
       expect(help.code).toBe(0);
       expect(help.stdout).toContain('Examples:');
     }
+    const simulate = await runCli(['simulate', '--help'], { cwd: dir.path });
+    expect(simulate.stdout).toContain('[[sim:429x2]]');
+    expect(simulate.stdout).not.toContain('answered with never answer');
   });
 });

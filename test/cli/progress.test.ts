@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { startProgressReporter } from '../../src/cli/progress.js';
+import { newProgress } from '../../src/run/run.js';
+
+/** A stand-in for stderr that records what was written; no socket involved. */
+function fakeStream(isTTY: boolean) {
+  const writes: string[] = [];
+  return { writes, stream: { isTTY, write: (chunk: string) => writes.push(chunk) > 0 } };
+}
+
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('progress reporter', () => {
+  it('on a terminal, a log line clears the live status line instead of being glued to its end', async () => {
+    const { writes, stream } = fakeStream(true);
+    const progress = newProgress(performance.now());
+    progress.total = 10;
+    const reporter = startProgressReporter(progress, stream, {});
+    await wait(300);
+    expect(writes.at(-1)).toMatch(/^\r\x1b\[2K0\/10 done/);
+    reporter.writeLine('chatbatch: SIGINT received');
+    expect(writes.at(-1)).toBe('\r\x1b[2Kchatbatch: SIGINT received\n');
+    reporter.stop();
+    reporter.writeLine('chatbatch: after');
+    expect(writes.at(-1)).toBe('chatbatch: after\n');
+  });
+
+  it('off a terminal and on TERM=dumb, writes plain lines with no control characters', async () => {
+    for (const [isTTY, env] of [[false, {}], [true, { TERM: 'dumb' }]] as const) {
+      const { writes, stream } = fakeStream(isTTY);
+      const reporter = startProgressReporter(newProgress(performance.now()), stream, { ...env, CHATBATCH_PROGRESS_MS: '50' });
+      await wait(120);
+      reporter.writeLine('chatbatch: a log line');
+      reporter.stop();
+      expect(writes.some((w) => /^chatbatch: 0 done \(0 ok, 0 failed\)/.test(w))).toBe(true);
+      expect(writes).toContain('chatbatch: a log line\n');
+      expect(writes.join('')).not.toMatch(/[\r\x1b]/);
+    }
+  });
+});

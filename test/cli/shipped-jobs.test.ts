@@ -1,0 +1,33 @@
+import { cp, readdir } from 'node:fs/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { makeTempDir, type TempDir } from '../support/temp-dir.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+let dir: TempDir;
+beforeEach(async () => {
+  dir = await makeTempDir();
+  // A copy, so runs write their out/ directories in the temp folder, not in the repository.
+  await cp(`${ROOT}jobs`, dir.file('jobs'), { recursive: true });
+  await cp(`${ROOT}samples`, dir.file('samples'), { recursive: true });
+});
+afterEach(async () => {
+  await dir.remove();
+});
+
+describe('the jobs shipped in jobs/', () => {
+  it('every one (whatever is added later) validates and runs against the simulator with one record per row', async () => {
+    const jobs = (await readdir(dir.file('jobs'))).filter((name) => name.endsWith('.json'));
+    expect(jobs.length).toBeGreaterThanOrEqual(3);
+    for (const name of jobs) {
+      const validated = await runCli(['validate', `jobs/${name}`], { cwd: dir.path });
+      expect(validated.code, `${name}: ${validated.stdout}`).toBe(0);
+      const rows = Number(/ok \((\d+) row\(s\)\)/.exec(validated.stdout)?.[1]);
+      const ran = await runCli(['run', '--job', `jobs/${name}`, '--simulate', '--out', `out-${name}`, '--quiet'], { cwd: dir.path });
+      expect(ran.code, `${name}: ${ran.stderr}`).toBe(0);
+      expect(ran.stderr).toContain('replies are SIMULATED');
+      expect(await dir.jsonl(`out-${name}/output.jsonl`)).toHaveLength(rows);
+      if (name === 'enrich-products.json') expect((await dir.read(`out-${name}/output.csv`)).split('\n')[0]).toMatch(/^sku,.*,reply,status,code,duration_ms,trace_id,attempts$/);
+    }
+  });
+});
