@@ -17,6 +17,15 @@ const cli = yargs(hideBin(process.argv))
   .command(simulateCommand)
   .command(mergeCommand)
   .command(schemaCommand)
+  .example('$0 run --job jobs/quickstart.json --simulate', 'try it against the built-in simulator: no key, no network')
+  .example("$0 run 'data/*.jsonl' --base-url URL --model NAME --out out/today", 'a real endpoint; the key is read from CHATBATCH_API_KEY')
+  .example('$0 validate jobs/enrich-products.json', 'check a job file and every row of its inputs, sending nothing')
+  .example('$0 report out/today --html report.html', 'summarise a finished run')
+  .epilog(
+    'Settings come from flags, then the environment (CHATBATCH_BASE_URL, the key variable), then the job file.\n' +
+      'Exit codes: 0 every row succeeded; 1 some rows failed; 2 usage or configuration error, nothing sent;\n' +
+      '3 the endpoint refused the run (key, model, base URL, quota); 130 interrupted, resume with --resume.',
+  )
   .strict()
   .demandCommand(1, 'Name a command: run, validate, report, merge, simulate, schema.')
   .recommendCommands()

@@ -197,6 +197,11 @@ describe('validate, schema and help', () => {
       expect(help.code).toBe(0);
       expect(help.stdout).toContain('Examples:');
     }
+    const top = await runCli(['--help'], { cwd: dir.path });
+    expect(top.code).toBe(0);
+    expect(top.stdout).toContain('Examples:');
+    expect(top.stdout).toContain('then the job file');
+    expect(top.stdout).toContain('130 interrupted');
     const simulate = await runCli(['simulate', '--help'], { cwd: dir.path });
     expect(simulate.stdout).toContain('[[sim:429x2]]');
     expect(simulate.stdout).not.toContain('answered with never answer');
