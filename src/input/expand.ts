@@ -1,6 +1,5 @@
 import { access, constants, stat } from 'node:fs/promises';
 import path from 'node:path';
-import fg from 'fast-glob';
 import { InputError } from './errors.js';
 import { ACCEPTED_EXTENSIONS, formatOf } from './format.js';
 
@@ -17,7 +16,7 @@ export async function expandInputs(patterns: readonly string[], cwd = process.cw
   const seen = new Set<string>();
   for (const pattern of patterns) {
     if (pattern.trim() === '') throw new InputError('an input path is empty');
-    const matches = fg.isDynamicPattern(pattern) ? await globFiles(pattern, cwd) : [await plainFile(pattern, cwd)];
+    const matches = (await isGlob(pattern)) ? await globFiles(pattern, cwd) : [await plainFile(pattern, cwd)];
     for (const file of matches) {
       if (formatOf(file) === null) {
         const which = file === pattern ? file : `${pattern}: matches ${file}, which`;
@@ -33,8 +32,20 @@ export async function expandInputs(patterns: readonly string[], cwd = process.cw
   return files;
 }
 
+/** Characters any glob syntax needs; a path without them is a plain file. */
+const GLOB_CHARACTERS = /[*?[\]{}()!+@\\]/;
+
+/** fast-glob is loaded only when a pattern might be a glob (it costs ~10 MB of memory). */
+async function glob(): Promise<typeof import('fast-glob')> {
+  return (await import('fast-glob')).default;
+}
+
+async function isGlob(pattern: string): Promise<boolean> {
+  return GLOB_CHARACTERS.test(pattern) && (await glob()).isDynamicPattern(pattern);
+}
+
 async function globFiles(pattern: string, cwd: string): Promise<string[]> {
-  const matches = await fg(pattern, { cwd, onlyFiles: true, dot: false, unique: true });
+  const matches = await (await glob())(pattern, { cwd, onlyFiles: true, dot: false, unique: true });
   if (matches.length === 0) {
     // A file whose name merely looks like a glob (`data[1].jsonl`) is still that file.
     if (await isFile(path.resolve(cwd, pattern))) return [await plainFile(pattern, cwd)];

@@ -1,17 +1,19 @@
-import { readCsvRows } from './csv-reader.js';
 import { InputError } from './errors.js';
 import { ACCEPTED_EXTENSIONS, formatOf } from './format.js';
 import { readJsonlRows } from './jsonl-reader.js';
 import type { InputRow } from './row.js';
-
-export { readCsvRows } from './csv-reader.js';
-export { readJsonlRows } from './jsonl-reader.js';
 
 /** Every row of every file, files in the order given, each read by the reader its extension names. */
 export async function* readRows(files: readonly string[]): AsyncGenerator<InputRow> {
   for (const file of files) {
     const format = formatOf(file);
     if (format === null) throw new InputError(`${file}: cannot read this kind of file (accepted: ${ACCEPTED_EXTENSIONS})`);
-    yield* format === 'csv' ? readCsvRows(file) : readJsonlRows(file);
+    if (format === 'csv') {
+      // Loaded on first use: a JSONL-only run does not pay for the CSV parser's memory.
+      const { readCsvRows } = await import('./csv-reader.js');
+      yield* readCsvRows(file);
+    } else {
+      yield* readJsonlRows(file);
+    }
   }
 }

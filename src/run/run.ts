@@ -13,7 +13,6 @@ import type { InputRow } from '../input/row.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
 import { describeInput, jobFingerprint, readManifest, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
 import { OrderedResults } from '../output/ordered-results.js';
-import { writeDerivedFiles } from '../output/derived-files.js';
 import type { RowRecord } from '../output/record.js';
 import { buildChatRequest } from '../request/chat-request.js';
 import { rowToMessages } from '../request/messages.js';
@@ -240,7 +239,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     }
 
     const tally = await results.finish();
-    const derivedFiles = config.format === 'jsonl' ? [] : await writeDerivedFiles(config.format, files, paths.outDir, { escapeFormulas: config.escapeFormulas, bom: config.bom });
+    const derivedFiles = config.format === 'jsonl' ? [] : await writeDerivedFilesLazily(config, files, paths.outDir);
     const fatalOutcome = fatal as AttemptFailure | null;
     const status: RunStatus = fatalOutcome ? 'aborted'
       : interrupted || !inputExhausted || tally.pending > 0 ? 'interrupted'
@@ -313,6 +312,12 @@ function reusable(earlier: PreviousResult, fingerprint: string, config: RunConfi
   const category = categoryOf(earlier.outcome);
   if (config.retryFailed === 'all') return category === 'invalid_input';
   return category === null || !config.retryFailed.includes(category);
+}
+
+/** The CSV writer is loaded only for --format csv / openai-batch. */
+async function writeDerivedFilesLazily(config: RunConfig, files: readonly string[], outDir: string): Promise<string[]> {
+  const { writeDerivedFiles } = await import('../output/derived-files.js');
+  return writeDerivedFiles(config.format as 'csv' | 'openai-batch', files, outDir, { escapeFormulas: config.escapeFormulas, bom: config.bom });
 }
 
 function syncProgress(progress: RunProgress, controller: RateController): void {

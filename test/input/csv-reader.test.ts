@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/input/errors.js';
-import { readCsvRows } from '../../src/input/read-rows.js';
+import { readCsvRows } from '../../src/input/csv-reader.js';
 import { collect, summary, useScratchDir } from './helpers.js';
 
 const scratch = useScratchDir();

@@ -1,7 +1,8 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/input/errors.js';
-import { readJsonlRows, readRows } from '../../src/input/read-rows.js';
+import { readJsonlRows } from '../../src/input/jsonl-reader.js';
+import { readRows } from '../../src/input/read-rows.js';
 import type { InputRow } from '../../src/input/row.js';
 import { collect, summary, useScratchDir } from './helpers.js';
 
