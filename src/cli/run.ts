@@ -4,6 +4,7 @@ import { JobFileError, loadJobFile } from '../job/job-file.js';
 import { InputError } from '../input/errors.js';
 import { OutDirInUseError } from '../run/errors.js';
 import { LockError } from '../run/lock.js';
+import { CacheDirError, ResponseCache } from '../run/response-cache.js';
 import { newProgress, runBatch } from '../run/run.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { EXIT } from './exit-codes.js';
@@ -107,6 +108,8 @@ async function runFromCli(args: RunArgs): Promise<number> {
       ...(simulator ? { simulatorUrl: simulator.url } : {}),
     });
 
+    if (config.cacheDir) await ResponseCache.check(config.cacheDir);
+
     const stop = new AbortController();
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals): void => {
@@ -143,7 +146,7 @@ async function runFromCli(args: RunArgs): Promise<number> {
       log(`cannot start the run:\n${error.problems.map((p) => `  - ${p}`).join('\n')}`);
       return EXIT.usage;
     }
-    if (error instanceof JobFileError || error instanceof InputError || error instanceof OutDirInUseError || error instanceof LockError) {
+    if (error instanceof JobFileError || error instanceof InputError || error instanceof OutDirInUseError || error instanceof LockError || error instanceof CacheDirError) {
       log(error.message);
       return EXIT.usage;
     }
