@@ -5,6 +5,7 @@ import { InputError } from '../input/errors.js';
 import { OutDirInUseError } from '../run/errors.js';
 import { LockError } from '../run/lock.js';
 import { CacheDirError, ResponseCache } from '../run/response-cache.js';
+import { registerSecret, redactSecrets } from '../http/redact.js';
 import { newProgress, runBatch } from '../run/run.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { EXIT } from './exit-codes.js';
@@ -88,7 +89,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
 };
 
 async function runFromCli(args: RunArgs): Promise<number> {
-  const log = (line: string): void => void process.stderr.write(`chatbatch: ${line}\n`);
+  const log = (line: string): void => void process.stderr.write(`chatbatch: ${redactSecrets(line)}\n`);
   let simulator: RunningSimulator | null = null;
   try {
     const job = args.job ? await loadJobFile(args.job) : null;
@@ -108,6 +109,7 @@ async function runFromCli(args: RunArgs): Promise<number> {
       ...(simulator ? { simulatorUrl: simulator.url } : {}),
     });
 
+    registerSecret(config.apiKey);
     if (config.cacheDir) await ResponseCache.check(config.cacheDir);
 
     const stop = new AbortController();
