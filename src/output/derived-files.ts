@@ -20,6 +20,9 @@ export interface CsvOptions {
 const RESULT_COLUMNS = ['reply', 'status', 'code', 'duration_ms', 'trace_id', 'attempts'] as const;
 const ERROR_COLUMNS = [...RESULT_COLUMNS, 'category', 'message'] as const;
 
+/** The files each --format adds beside output.jsonl and errors.jsonl: [successes, failures]. */
+export const DERIVED_FILES = { csv: ['output.csv', 'errors.csv'], 'openai-batch': ['batch-output.jsonl', 'batch-errors.jsonl'] } as const;
+
 /**
  * Files derived from the canonical output.jsonl/errors.jsonl: the enriched CSV (input columns,
  * then results) or Batch-API-shaped result lines. The inputs are read again in order beside
@@ -35,7 +38,7 @@ export async function writeDerivedFiles(
 ): Promise<string[]> {
   const journal = await open(journalFile, 'r');
   const reader = new WindowedReader(journal);
-  const names = format === 'csv' ? ['output.csv', 'errors.csv'] : ['batch-output.jsonl', 'batch-errors.jsonl'];
+  const names = DERIVED_FILES[format];
   const [output, errors] = await Promise.all(names.map((name) => AtomicFile.create(path.join(outDir, name))));
   try {
     const inputColumns = format === 'csv' ? await sharedCsvColumns(files) : [];

@@ -1,5 +1,6 @@
 import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { DERIVED_FILES } from '../output/derived-files.js';
 import { ERRORS_FILE, OUTPUT_FILE } from '../output/ordered-results.js';
 
 /** Where a run keeps its files inside `--out DIR`. */
@@ -38,9 +39,13 @@ export async function prepareOutDir(paths: OutDirPaths): Promise<void> {
   await mkdir(paths.stateDir, { recursive: true });
 }
 
-/** `--force`: forget the earlier run's results (the lock is already ours). */
+/**
+ * `--force`: forget the earlier run's results (the lock is already ours), the files of any
+ * `--format` included: a stale output.csv beside a new output.jsonl would contradict it.
+ */
 export async function clearRunFiles(paths: OutDirPaths): Promise<void> {
-  await Promise.all([paths.journal, paths.manifest, paths.output, paths.errors].map((file) => rm(file, { force: true })));
+  const derived = Object.values(DERIVED_FILES).flat().map((name) => path.join(paths.outDir, name));
+  await Promise.all([paths.journal, paths.manifest, paths.output, paths.errors, ...derived].map((file) => rm(file, { force: true })));
 }
 
 async function exists(file: string): Promise<boolean> {
