@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acquireLock, LockError } from '../../src/run/lock.js';
@@ -65,5 +65,30 @@ describe('output directory lock', () => {
     await writeFile(file, other);
     await release();
     expect(await readFile(file, 'utf8')).toBe(other);
+  });
+
+  it('takes over a lock naming its own pid that it does not hold (a container restarted with the same pid)', async () => {
+    const file = dir.file('lock');
+    await writeFile(file, JSON.stringify({ pid: process.pid, host: hostname(), started_at: 'before the restart', token: 'earlier-life' }));
+    await (await acquireLock(file))();
+  });
+
+  it('trusts a lock from another host while it is touched, and takes it over once it is not', async () => {
+    const file = dir.file('lock');
+    await writeFile(file, JSON.stringify({ pid: 1, host: 'enrich-products-0-x7k2p', started_at: 'earlier', token: 't' }));
+    await expect(acquireLock(file, { staleAfterMs: 60_000 })).rejects.toThrow(/pid 1 on enrich-products-0-x7k2p.*taken over once untouched for 60 s/);
+    const longAgo = new Date(Date.now() - 61_000);
+    await utimes(file, longAgo, longAgo);
+    await (await acquireLock(file, { staleAfterMs: 60_000 }))();
+  });
+
+  it('touches the lock while holding it, so other hosts see it alive', async () => {
+    const file = dir.file('lock');
+    const release = await acquireLock(file, { heartbeatMs: 20 });
+    const longAgo = new Date(Date.now() - 600_000);
+    await utimes(file, longAgo, longAgo);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(Date.now() - (await stat(file)).mtimeMs).toBeLessThan(5_000);
+    await release();
   });
 });
