@@ -4,6 +4,8 @@ import { JobFileError, loadJobFile } from '../job/job-file.js';
 import { InputError } from '../input/errors.js';
 import { OutDirInUseError } from '../run/errors.js';
 import { LockError } from '../run/lock.js';
+import { CacheDirError, ResponseCache } from '../run/response-cache.js';
+import { registerSecret, redactSecrets } from '../http/redact.js';
 import { newProgress, runBatch } from '../run/run.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { EXIT } from './exit-codes.js';
@@ -89,8 +91,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
 async function runFromCli(args: RunArgs): Promise<number> {
   let reporter: ProgressReporter | null = null;
   const log = (line: string): void => {
-    if (reporter) reporter.writeLine(`chatbatch: ${line}`);
-    else process.stderr.write(`chatbatch: ${line}\n`);
+    if (reporter) reporter.writeLine(`chatbatch: ${redactSecrets(line)}`);
+    else process.stderr.write(`chatbatch: ${redactSecrets(line)}\n`);
   };
   let simulator: RunningSimulator | null = null;
   try {
@@ -110,6 +112,9 @@ async function runFromCli(args: RunArgs): Promise<number> {
       cwd: process.cwd(),
       ...(simulator ? { simulatorUrl: simulator.url } : {}),
     });
+
+    registerSecret(config.apiKey);
+    if (config.cacheDir) await ResponseCache.check(config.cacheDir);
 
     const stop = new AbortController();
     let signals = 0;
@@ -147,7 +152,7 @@ async function runFromCli(args: RunArgs): Promise<number> {
       log(`cannot start the run:\n${error.problems.map((p) => `  - ${p}`).join('\n')}`);
       return EXIT.usage;
     }
-    if (error instanceof JobFileError || error instanceof InputError || error instanceof OutDirInUseError || error instanceof LockError) {
+    if (error instanceof JobFileError || error instanceof InputError || error instanceof OutDirInUseError || error instanceof LockError || error instanceof CacheDirError) {
       log(error.message);
       return EXIT.usage;
     }

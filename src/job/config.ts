@@ -7,6 +7,8 @@ import { parseShard, type Shard } from '../run/shard.js';
 
 export const DEFAULT_API_KEY_ENV = 'CHATBATCH_API_KEY';
 export const BASE_URL_ENV = 'CHATBATCH_BASE_URL';
+/** The base URL recorded (and fingerprinted) for runs against the built-in simulator. */
+export const SIMULATOR_BASE_URL = 'simulator://built-in';
 
 export const DEFAULTS = {
   concurrency: 8,
@@ -122,8 +124,14 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
 
   let baseUrl = '';
   let requestUrl = '';
-  const rawBaseUrl = context.simulatorUrl ?? flags.baseUrl ?? env[BASE_URL_ENV] ?? j.base_url;
-  if (!rawBaseUrl) {
+  const rawBaseUrl = flags.baseUrl ?? env[BASE_URL_ENV] ?? j.base_url;
+  if (context.simulatorUrl) {
+    // The built-in simulator listens on a new free port each run. Its port must not be part of
+    // the requests' identity, or every --resume would send every row again and the cache
+    // would never hit: the base URL (which fingerprints include) names the simulator instead.
+    baseUrl = SIMULATOR_BASE_URL;
+    requestUrl = `${context.simulatorUrl.replace(/\/+$/, '')}/chat/completions`;
+  } else if (!rawBaseUrl) {
     problems.push(`no base URL: give --base-url, ${BASE_URL_ENV} or "base_url" in the job file (chatbatch has no default endpoint)`);
   } else {
     const checked = checkBaseUrl(rawBaseUrl);

@@ -3,7 +3,7 @@ import { stringify } from 'csv-stringify/sync';
 import { readRows } from '../input/read-rows.js';
 import type { InputRow } from '../input/row.js';
 import { AtomicFile } from './atomic-file.js';
-import { ERRORS_FILE, OUTPUT_FILE } from './ordered-results.js';
+import { DERIVED_FILES, ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
 import { toBatchResultLine } from './openai-batch.js';
 import { RecordLines } from './record-lines.js';
 
@@ -16,6 +16,8 @@ export interface CsvOptions {
 
 const RESULT_COLUMNS = ['reply', 'status', 'code', 'duration_ms', 'trace_id', 'attempts'] as const;
 const ERROR_COLUMNS = [...RESULT_COLUMNS, 'category', 'message'] as const;
+
+/** The files each --format adds beside output.jsonl and errors.jsonl: [successes, failures]. */
 
 /**
  * Files derived from the canonical output.jsonl/errors.jsonl: the enriched CSV (input columns,
@@ -32,7 +34,7 @@ export async function writeDerivedFiles(
 ): Promise<string[]> {
   const succeeded = new RecordLines(path.join(outDir, OUTPUT_FILE));
   const failed = new RecordLines(path.join(outDir, ERRORS_FILE));
-  const names = format === 'csv' ? ['output.csv', 'errors.csv'] : ['batch-output.jsonl', 'batch-errors.jsonl'];
+  const names = DERIVED_FILES[format];
   const [output, errors] = await Promise.all(names.map((name) => AtomicFile.create(path.join(outDir, name))));
   try {
     const inputColumns = format === 'csv' ? await sharedCsvColumns(files) : [];

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import type { FailureCategory } from './record.js';
 import { AtomicFile } from './atomic-file.js';
 import { readManifest, toolInfo, writeManifest, type Manifest } from './manifest.js';
-import { ERRORS_FILE, OUTPUT_FILE } from './ordered-results.js';
+import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
 
 export class MergeError extends Error {
   override name = 'MergeError';

@@ -3,11 +3,10 @@ import path from 'node:path';
 import type { RecordLocation } from '../run/journal.js';
 import { categoryOf, PENDING, SUCCEEDED } from '../run/outcome-code.js';
 import { AtomicFile } from './atomic-file.js';
+import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
 import type { FailureCategory } from './record.js';
 import { ReorderWindow } from './reorder-window.js';
 
-export const OUTPUT_FILE = 'output.jsonl';
-export const ERRORS_FILE = 'errors.jsonl';
 
 /**
  * Most rows the reorder window holds (~13 bytes each). A row that stays unsettled this long

@@ -1,4 +1,5 @@
 import type { AttemptFailure } from '../http/attempt.js';
+import { redactSecrets } from '../http/redact.js';
 
 export interface FatalContext {
   baseUrl: string;
@@ -13,7 +14,7 @@ export function explainFatal(outcome: AttemptFailure, context: FatalContext): st
     `HTTP ${outcome.status ?? '-'}, code ${outcome.code}: ${outcome.message}\n` +
     `  base URL: ${context.baseUrl}\n  model:    ${context.model}\n  key:      ${context.keyName} (${context.keyMask})` +
     (outcome.traceId ? `\n  trace id: ${outcome.traceId}` : '');
-  return `the endpoint refuses this configuration, so the run stopped early.\n  ${facts}\n  check: ${advice(outcome)}`;
+  return redactSecrets(`the endpoint refuses this configuration, so the run stopped early.\n  ${facts}\n  check: ${advice(outcome)}`);
 }
 
 function advice(outcome: AttemptFailure): string {

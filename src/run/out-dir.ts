@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { ERRORS_FILE, OUTPUT_FILE } from '../output/ordered-results.js';
+import { DERIVED_FILES, ERRORS_FILE, MANIFEST_FILE, OUTPUT_FILE } from '../output/file-names.js';
 
 /** Where a run keeps its files inside `--out DIR`. */
 export function outDirPaths(outDir: string) {
@@ -10,7 +10,7 @@ export function outDirPaths(outDir: string) {
     stateDir: state,
     journal: path.join(state, 'journal.jsonl'),
     lock: path.join(state, 'lock'),
-    manifest: path.join(outDir, 'manifest.json'),
+    manifest: path.join(outDir, MANIFEST_FILE),
     output: path.join(outDir, OUTPUT_FILE),
     errors: path.join(outDir, ERRORS_FILE),
   };
@@ -42,16 +42,23 @@ export async function prepareOutDir(paths: OutDirPaths): Promise<void> {
  * Temporary files of the run's own results that a killed process left behind (`AtomicFile`
  * names them `.<name>.<pid>.tmp`). Called with the lock held, so none of them is in use.
  */
-const LEFTOVER = /^\.(output\.jsonl|errors\.jsonl|manifest\.json|output\.csv|errors\.csv|batch-output\.jsonl|batch-errors\.jsonl)\.\d+\.tmp$/;
-
 export async function removeLeftoverTempFiles(paths: OutDirPaths): Promise<void> {
+  const ours = new Set<string>([OUTPUT_FILE, ERRORS_FILE, MANIFEST_FILE, ...Object.values(DERIVED_FILES).flat()]);
+  const leftover = (name: string): boolean => {
+    const match = /^\.(.+)\.\d+\.tmp$/.exec(name);
+    return match !== null && ours.has(match[1]!);
+  };
   const names = await readdir(paths.outDir);
-  await Promise.all(names.filter((name) => LEFTOVER.test(name)).map((name) => rm(path.join(paths.outDir, name), { force: true })));
+  await Promise.all(names.filter(leftover).map((name) => rm(path.join(paths.outDir, name), { force: true })));
 }
 
-/** `--force`: forget the earlier run's results (the lock is already ours). */
+/**
+ * `--force`: forget the earlier run's results (the lock is already ours), the files of any
+ * `--format` included: a stale output.csv beside a new output.jsonl would contradict it.
+ */
 export async function clearRunFiles(paths: OutDirPaths): Promise<void> {
-  await Promise.all([paths.journal, paths.manifest, paths.output, paths.errors].map((file) => rm(file, { force: true })));
+  const derived = Object.values(DERIVED_FILES).flat().map((name) => path.join(paths.outDir, name));
+  await Promise.all([paths.journal, paths.manifest, paths.output, paths.errors, ...derived].map((file) => rm(file, { force: true })));
 }
 
 async function exists(file: string): Promise<boolean> {

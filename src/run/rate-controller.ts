@@ -4,6 +4,8 @@ export interface RateControllerOptions {
   maxConcurrency: number;
   rpm: number | null;
   tpm: number | null;
+  /** The longest the whole run pauses for a server's retry-after or rate-limit reset. */
+  maxPauseMs: number;
   now: () => number;
 }
 
@@ -96,7 +98,7 @@ export class RateController {
     this.probing = false;
     this.successesAtLevel = 0;
     this.setLimit(Math.max(1, Math.floor(this.limit / 2)));
-    const pause = retryAfterMs ?? 1000;
+    const pause = Math.min(retryAfterMs ?? 1000, this.options.maxPauseMs);
     this.cooldownUntil = Math.max(this.cooldownUntil, now + pause);
     // Answers to requests sent before the cut are still arriving; let them not cut again.
     this.cutAllowedAt = now + pause + 1000;
@@ -109,12 +111,11 @@ export class RateController {
 
   private followServerBudget(hint: { remainingRequests?: number; resetRequestsMs?: number; remainingTokens?: number; resetTokensMs?: number }): void {
     const now = this.options.now();
-    if (hint.remainingRequests !== undefined && hint.remainingRequests <= 0 && hint.resetRequestsMs) {
-      this.cooldownUntil = Math.max(this.cooldownUntil, now + hint.resetRequestsMs);
-    }
-    if (hint.remainingTokens !== undefined && hint.remainingTokens <= 0 && hint.resetTokensMs) {
-      this.cooldownUntil = Math.max(this.cooldownUntil, now + hint.resetTokensMs);
-    }
+    const pauseUntil = (resetMs: number): void => {
+      this.cooldownUntil = Math.max(this.cooldownUntil, now + Math.min(resetMs, this.options.maxPauseMs));
+    };
+    if (hint.remainingRequests !== undefined && hint.remainingRequests <= 0 && hint.resetRequestsMs) pauseUntil(hint.resetRequestsMs);
+    if (hint.remainingTokens !== undefined && hint.remainingTokens <= 0 && hint.resetTokensMs) pauseUntil(hint.resetTokensMs);
   }
 
   private remember(rateLimited: boolean): void {

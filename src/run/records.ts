@@ -1,6 +1,7 @@
 import type { AttemptFailure, AttemptSuccess } from '../http/attempt.js';
 import type { AttemptSummary, RowRecord, Usage } from '../output/record.js';
 import type { CachedResponse } from './response-cache.js';
+import { redactSecrets } from '../http/redact.js';
 
 export interface RecordContext {
   model: string;
@@ -55,7 +56,7 @@ export function failureRecord(origin: RowOrigin, outcome: AttemptFailure, run: A
     reply: null, status: outcome.status, code: outcome.code, trace_id: outcome.traceId,
     attempts: run.history.length, started_at: run.startedAt.toISOString(), duration_ms: run.durationMs,
   });
-  result.message = outcome.message;
+  result.message = redactSecrets(outcome.message);
   result.category = outcome.category;
   return withAttemptDetails(result, run, context);
 }

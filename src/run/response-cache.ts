@@ -4,6 +4,10 @@ import path from 'node:path';
 import type { AttemptSuccess } from '../http/attempt.js';
 import type { Usage } from '../output/record.js';
 
+export class CacheDirError extends Error {
+  override name = 'CacheDirError';
+}
+
 export interface CachedResponse {
   fingerprint: string;
   stored_at: string;
@@ -19,10 +23,23 @@ export interface CachedResponse {
  * Successful responses by request fingerprint, one small file each (`ab/abcdef….json`).
  * Each entry is written to a unique temporary name and renamed into place, so concurrent
  * writers never interleave and a kill -9 leaves either no entry or a whole one. An entry that
- * cannot be read or parsed is a miss, never an error.
+ * cannot be read or parsed is a miss, never an error; an entry that cannot be written is
+ * skipped, never an error either: the reply was paid for and must still reach the journal.
  */
 export class ResponseCache {
   constructor(private readonly dir: string) {}
+
+  /** Checks up front that `dir` can hold entries, so a bad --cache stops the run before it sends. */
+  static async check(dir: string): Promise<void> {
+    const probe = path.join(dir, `.probe.${process.pid}.${randomBytes(4).toString('hex')}`);
+    try {
+      await mkdir(dir, { recursive: true });
+      await writeFile(probe, '');
+      await rm(probe, { force: true });
+    } catch (error) {
+      throw new CacheDirError(`cannot use the cache directory ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
 
   async get(fingerprint: string): Promise<CachedResponse | null> {
     try {
@@ -45,14 +62,14 @@ export class ResponseCache {
     if (outcome.usage) entry.usage = outcome.usage;
     if (outcome.responseId !== undefined) entry.response_id = outcome.responseId;
     const target = this.fileFor(fingerprint);
-    await mkdir(path.dirname(target), { recursive: true });
     const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
+      await mkdir(path.dirname(target), { recursive: true });
       await writeFile(temporary, JSON.stringify(entry));
       await rename(temporary, target);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
+    } catch {
+      // Disk full, directory gone: the entry is skipped (a later run sends this request again).
+      await rm(temporary, { force: true }).catch(() => {});
     }
   }
 

@@ -119,7 +119,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     const results = await OrderedResults.open(paths.journal, paths.outDir);
     const keyName = config.apiKeyEnv;
     const keyMask = maskKey(config.apiKey);
-    const controller = new RateController({ maxConcurrency: config.concurrency, rpm: config.rpm, tpm: config.tpm, now });
+    const controller = new RateController({ maxConcurrency: config.concurrency, rpm: config.rpm, tpm: config.tpm, maxPauseMs: config.maxRetryWaitMs, now });
     const limit = pLimit(controller.concurrency);
     controller.onConcurrencyChange((value) => {
       limit.concurrency = value;
@@ -239,6 +239,14 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     }
 
     const tally = await results.finish();
+    // A run stopped before the end of its input still accounts for every row: the unread ones
+    // are pending. (A shard's share of the unread rows is unknown without reading them.)
+    if (!inputExhausted && !config.shard) {
+      for (const file of files) rowsPerFile.set(file, await countRows([file]));
+      const unread = [...rowsPerFile.values()].reduce((sum, rows) => sum + rows, 0) - tally.rows;
+      tally.rows += unread;
+      tally.pending += unread;
+    }
     const derivedFiles = config.format === 'jsonl' ? [] : await writeDerivedFilesLazily(config, files, paths.outDir);
     const fatalOutcome = fatal as AttemptFailure | null;
     const status: RunStatus = fatalOutcome ? 'aborted'

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { recording } from '../support/recording-simulator.js';
@@ -70,6 +70,15 @@ describe('re-running an output directory', () => {
     expect(again.code).toBe(0);
     expect(sent).toHaveLength(5);
     expect(await ids('out/output.jsonl')).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
+  });
+
+  it('--force also removes the files an earlier --format wrote', async () => {
+    await writeRows(5);
+    expect((await runCli(['run', 'in.jsonl', ...baseArgs(), '--format', 'csv'], { cwd: dir.path, env: env() })).code).toBe(0);
+    expect((await readdir(dir.file('out'))).sort()).toContain('output.csv');
+    const again = await runCli(['run', 'in.jsonl', ...baseArgs(), '--force'], { cwd: dir.path, env: env() });
+    expect(again.code, again.stderr).toBe(0);
+    expect((await readdir(dir.file('out'))).sort()).toEqual(['.chatbatch', 'errors.jsonl', 'manifest.json', 'output.jsonl']);
   });
 
   it('re-runs rows whose request changed, and says how many', async () => {

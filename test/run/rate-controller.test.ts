@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { RateController } from '../../src/run/rate-controller.js';
 import { TokenBucket } from '../../src/run/token-bucket.js';
 
-function controller(max: number, extra: { rpm?: number; tpm?: number } = {}) {
+function controller(max: number, extra: { rpm?: number; tpm?: number; maxPauseMs?: number } = {}) {
   const clock = { now: 0 };
-  const rc = new RateController({ maxConcurrency: max, rpm: extra.rpm ?? null, tpm: extra.tpm ?? null, now: () => clock.now });
+  const rc = new RateController({ maxConcurrency: max, rpm: extra.rpm ?? null, tpm: extra.tpm ?? null, maxPauseMs: extra.maxPauseMs ?? 60_000, now: () => clock.now });
   return { rc, clock };
 }
 
@@ -20,6 +20,16 @@ describe('RateController', () => {
     expect(rc.concurrency).toBe(16);
     for (let i = 0; i < 40; i++) rc.onSuccess(null);
     expect(seen).toEqual([16]);
+  });
+
+  it('pauses the run no longer than maxPauseMs, whatever the server asks', () => {
+    const { rc } = controller(8, { maxPauseMs: 500 });
+    for (let i = 0; i < 40; i++) rc.onSuccess(null);
+    for (let i = 0; i < 14; i++) rc.onRateLimited(3_600_000);
+    expect(rc.delayBeforeSend(1)).toBe(500);
+    const other = controller(8, { maxPauseMs: 500 }).rc;
+    other.onSuccess({ remainingRequests: 0, resetRequestsMs: 3_600_000 });
+    expect(other.delayBeforeSend(1)).toBe(500);
   });
 
   it('stays at one request while the first answers are 429s', () => {

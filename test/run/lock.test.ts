@@ -1,0 +1,94 @@
+import { spawnSync } from 'node:child_process';
+import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { acquireLock, LockError } from '../../src/run/lock.js';
+import { makeTempDir, type TempDir } from '../support/temp-dir.js';
+
+let dir: TempDir;
+beforeEach(async () => {
+  dir = await makeTempDir();
+});
+afterEach(async () => {
+  await dir.remove();
+});
+
+/** The pid of a process that has already exited. */
+const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
+
+async function writeStaleLock(file: string): Promise<void> {
+  await writeFile(file, JSON.stringify({ pid: deadPid, host: hostname(), started_at: '2026-01-01T00:00:00.000Z' }));
+}
+
+describe('output directory lock', () => {
+  it('refuses while its owner is alive, naming the owner', async () => {
+    const file = dir.file('lock');
+    const release = await acquireLock(file);
+    await expect(acquireLock(file)).rejects.toThrow(new RegExp(`another chatbatch process \\(pid ${process.pid} on`));
+    await release();
+    await (await acquireLock(file))();
+  });
+
+  it('takes over a lock left by a process that is gone, and names itself in it', async () => {
+    const file = dir.file('lock');
+    await writeStaleLock(file);
+    const release = await acquireLock(file);
+    expect(JSON.parse(await readFile(file, 'utf8')).pid).toBe(process.pid);
+    await release();
+    expect(await readdir(dir.path)).toEqual([]);
+  });
+
+  it('takes over an unreadable lock', async () => {
+    const file = dir.file('lock');
+    await writeFile(file, '{"pid": 12');
+    await (await acquireLock(file))();
+  });
+
+  it('lets exactly one of several processes take over the same stale lock', async () => {
+    // Each taker judges the old lock stale; a plain "delete then create" lets a late taker delete
+    // the fresh lock of an early one, and then both run. Repeated because it is a race.
+    for (let trial = 0; trial < 150; trial++) {
+      const file = dir.file(`lock-${trial}`);
+      await writeStaleLock(file);
+      const takers = await Promise.allSettled(Array.from({ length: 6 }, () => acquireLock(file)));
+      const winners = takers.filter((t) => t.status === 'fulfilled');
+      expect(winners, `trial ${trial}`).toHaveLength(1);
+      for (const taker of takers) if (taker.status === 'rejected') expect(taker.reason).toBeInstanceOf(LockError);
+    }
+    expect((await readdir(dir.path)).filter((name) => !/^lock-\d+$/.test(name))).toEqual([]);
+  });
+
+  it('release leaves alone a lock that is no longer its own', async () => {
+    const file = dir.file('lock');
+    const release = await acquireLock(file);
+    const other = JSON.stringify({ pid: process.pid, host: hostname(), started_at: 'later', token: 'someone-else' });
+    await writeFile(file, other);
+    await release();
+    expect(await readFile(file, 'utf8')).toBe(other);
+  });
+
+  it('takes over a lock naming its own pid that it does not hold (a container restarted with the same pid)', async () => {
+    const file = dir.file('lock');
+    await writeFile(file, JSON.stringify({ pid: process.pid, host: hostname(), started_at: 'before the restart', token: 'earlier-life' }));
+    await (await acquireLock(file))();
+  });
+
+  it('trusts a lock from another host while it is touched, and takes it over once it is not', async () => {
+    const file = dir.file('lock');
+    await writeFile(file, JSON.stringify({ pid: 1, host: 'enrich-products-0-x7k2p', started_at: 'earlier', token: 't' }));
+    await expect(acquireLock(file, { staleAfterMs: 60_000 })).rejects.toThrow(/pid 1 on enrich-products-0-x7k2p.*taken over once untouched for 60 s/);
+    const longAgo = new Date(Date.now() - 61_000);
+    await utimes(file, longAgo, longAgo);
+    await (await acquireLock(file, { staleAfterMs: 60_000 }))();
+  });
+
+  it('touches the lock while holding it, so other hosts see it alive', async () => {
+    const file = dir.file('lock');
+    const release = await acquireLock(file, { heartbeatMs: 20 });
+    const longAgo = new Date(Date.now() - 600_000);
+    await utimes(file, longAgo, longAgo);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(Date.now() - (await stat(file)).mtimeMs).toBeLessThan(5_000);
+    await release();
+  });
+});
