@@ -6,8 +6,9 @@ import path from 'node:path';
  * fsynced, then renamed over the target (rename is atomic within a file system).
  */
 export class AtomicFile {
-  private buffered: Buffer[] = [];
-  private bufferedBytes = 0;
+  // Writes are copied into one staging buffer: no allocation per write, one write call per MiB.
+  private readonly staging = Buffer.allocUnsafe(1 << 20);
+  private staged = 0;
 
   private constructor(
     private readonly target: string,
@@ -20,11 +21,12 @@ export class AtomicFile {
     return new AtomicFile(target, temporary, await open(temporary, 'w'));
   }
 
+  /** Appends `data`. Await each write before the next one, and before reusing `data`. */
   async write(data: Buffer | string): Promise<void> {
     const buffer = typeof data === 'string' ? Buffer.from(data) : data;
-    this.buffered.push(buffer);
-    this.bufferedBytes += buffer.length;
-    if (this.bufferedBytes >= 1 << 20) await this.flush();
+    if (this.staged + buffer.length > this.staging.length) await this.flush();
+    if (buffer.length > this.staging.length) await this.handle.write(buffer);
+    else this.staged += buffer.copy(this.staging, this.staged);
   }
 
   async commit(): Promise<void> {
@@ -41,11 +43,10 @@ export class AtomicFile {
   }
 
   private async flush(): Promise<void> {
-    if (this.buffered.length === 0) return;
-    const buffers = this.buffered;
-    this.buffered = [];
-    this.bufferedBytes = 0;
-    await this.handle.writev(buffers);
+    if (this.staged === 0) return;
+    const pending = this.staging.subarray(0, this.staged);
+    this.staged = 0;
+    await this.handle.write(pending);
   }
 }
 

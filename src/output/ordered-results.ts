@@ -146,7 +146,7 @@ export class JournalReader {
 
   constructor(private readonly handle: FileHandle) {}
 
-  /** A copy of `length` bytes at `offset` (the buffer is reused by later reads). */
+  /** `length` bytes at `offset`: a view valid until the next read (the buffer is reused). */
   async read(offset: number, length: number): Promise<Buffer> {
     const end = offset + length;
     if (offset < this.bufferStart || end > this.bufferStart + this.bufferLength) {
@@ -156,7 +156,7 @@ export class JournalReader {
       this.bufferLength = bytesRead;
       if (bytesRead < length) throw new Error(`journal is shorter than expected at byte ${offset}`);
     }
-    return Buffer.from(this.buffer.subarray(offset - this.bufferStart, end - this.bufferStart));
+    return this.buffer.subarray(offset - this.bufferStart, end - this.bufferStart);
   }
 
   close(): Promise<void> {
