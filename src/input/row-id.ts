@@ -85,6 +85,16 @@ function insert(table: Uint32Array, mask: number, a: number, b: number): boolean
   }
 }
 
+/**
+ * The 64-bit hash SeenIds keeps for an id, written as two 32-bit halves to `out[at]` and
+ * `out[at + 1]`; never both 0, so (0, 0) can mark an empty slot in other tables too.
+ */
+export function hashIdInto(text: string, out: Uint32Array, at: number): void {
+  hashId(text);
+  out[at] = hashA;
+  out[at + 1] = hashB;
+}
+
 // The two halves of the last hash: module state instead of a tuple per call keeps add() free of
 // allocation.
 let hashA = 0;

@@ -1,22 +1,24 @@
-import type { JournalEntry, RecordLocation } from './journal.js';
+import type { JournalEntry } from './journal.js';
 import { readJournal } from './journal.js';
+import { ResultTable, type StoredResult } from './result-table.js';
 
-export interface PreviousResult {
-  fingerprint: string;
-  outcome: number;
-  location: RecordLocation;
-}
+export type PreviousResult = StoredResult;
 
 export interface PreviousResults {
-  byKey: Map<string, PreviousResult>;
+  /** `byKey.get(key)`: the key's latest result, or undefined. Compact: see `ResultTable`. */
+  byKey: ResultTable;
   repairedBytes: number;
 }
 
-/** The latest settled result of every row key in an earlier run's journal. */
+/**
+ * The latest settled result of every row key in an earlier run's journal (a later line for a
+ * key supersedes an earlier one). An entry whose outcome is not a byte was never written by us:
+ * it is skipped, like a line that does not parse.
+ */
 export async function loadPreviousResults(journalFile: string): Promise<PreviousResults> {
-  const byKey = new Map<string, PreviousResult>();
+  const byKey = new ResultTable();
   const { repairedBytes } = await readJournal(journalFile, (entry: JournalEntry, location) => {
-    byKey.set(entry.k, { fingerprint: entry.f, outcome: entry.o, location });
+    if (Number.isInteger(entry.o) && entry.o >= 0 && entry.o <= 255) byKey.set(entry.k, entry.f, entry.o, location);
   });
   return { byKey, repairedBytes };
 }
