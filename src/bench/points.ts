@@ -24,11 +24,11 @@ export function benchPoints(quick: boolean): BenchPoint[] {
   return [
     // Not a throughput figure: what one tiny run costs (Node start, reading, manifest), to read the others by.
     { name: 'startup (1 row)', rows: 1, concurrency: 1, latencyMs: 0, ...steady },
-    { name: 'c256-l50', rows: size(20_000, 2_000), concurrency: 256, latencyMs: 50, ...steady },
-    { name: 'c64-l20', rows: size(20_000, 2_000), concurrency: 64, latencyMs: 20, ...steady },
+    { name: 'c256-l50', rows: size(50_000, 2_000), concurrency: 256, latencyMs: 50, ...steady },
+    { name: 'c64-l20', rows: size(50_000, 2_000), concurrency: 64, latencyMs: 20, ...steady },
     { name: 'c64-l0 (ceiling)', rows: size(50_000, 5_000), concurrency: 64, latencyMs: 0, ...steady },
-    { name: FAULT_FREE_NAME, rows: size(10_000, 1_000), concurrency: 64, latencyMs: 50, ...steady },
-    { name: FAULT_MIX_NAME, rows: size(10_000, 1_000), concurrency: 64, latencyMs: 50, format: 'jsonl', timeoutMs: 2_000, faults: FAULT_MIX, retryAfterMs: 1000 },
+    { name: FAULT_FREE_NAME, rows: size(30_000, 1_000), concurrency: 64, latencyMs: 50, ...steady },
+    { name: FAULT_MIX_NAME, rows: size(30_000, 1_000), concurrency: 64, latencyMs: 50, format: 'jsonl', timeoutMs: 2_000, faults: FAULT_MIX, retryAfterMs: 1000 },
     { name: 'mem-jsonl-small', rows: size(100_000, 10_000), concurrency: 256, latencyMs: 0, ...steady },
     { name: 'mem-jsonl-large', rows: size(1_000_000, 100_000), concurrency: 256, latencyMs: 0, ...steady },
     { name: 'mem-csv-large', rows: size(1_000_000, 100_000), concurrency: 256, latencyMs: 0, format: 'csv', timeoutMs: 30_000 },

@@ -18,6 +18,9 @@ const WINDOW = 40;
 // High enough that random 429s at a few percent (a noisy but unsaturated endpoint) almost never
 // look like saturation: P(12 or more of 40 | 5%) is about 2e-5.
 const SATURATION_SHARE = 0.3;
+// ...judged on at least this many answers: on the first few, one stray 429 is already 30%
+// (at 5% random 429s, one of the first 3 answers is a 429 one run in seven).
+const MIN_SAMPLE = 20;
 
 /**
  * Decides how fast the whole run may go; the pool asks it before every attempt.
@@ -93,7 +96,7 @@ export class RateController {
     this.remember(true);
     const now = this.options.now();
     const share = this.recent.filter(Boolean).length / this.recent.length;
-    const saturated = this.recent.length >= Math.min(WINDOW, 3) && share >= SATURATION_SHARE;
+    const saturated = this.recent.length >= MIN_SAMPLE && share >= SATURATION_SHARE;
     if (!saturated || now < this.cutAllowedAt) return;
     this.probing = false;
     this.successesAtLevel = 0;

@@ -46,6 +46,23 @@ describe('RateController', () => {
     expect(rc.delayBeforeSend(1)).toBe(0);
   });
 
+  it('does not judge saturation on the first few answers', () => {
+    const { rc } = controller(64);
+    rc.onSuccess(null);
+    rc.onSuccess(null);
+    rc.onRateLimited(1000);
+    expect(rc.concurrency).toBe(64);
+    expect(rc.delayBeforeSend(1)).toBe(0);
+  });
+
+  it('judges saturation once enough answers are 429s, even early in the run', () => {
+    const { rc } = controller(64);
+    rc.onSuccess(null);
+    for (let i = 0; i < 19; i++) rc.onRateLimited(1000);
+    expect(rc.concurrency).toBe(32);
+    expect(rc.delayBeforeSend(1)).toBe(1000);
+  });
+
   it('halves concurrency and pauses the whole run once when 429s dominate', () => {
     const { rc, clock } = controller(8);
     for (let i = 0; i < 40; i++) rc.onSuccess(null);
