@@ -86,8 +86,14 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
   const startedAt = new Date();
   const files = await expandInputs(config.inputs);
   const paths = outDirPaths(config.outDir);
-  // The total is for progress only: counted beside the run, never waited for.
-  if (!config.shard) void countRows(files).then((total) => (progress.total = total), () => {});
+  // Counted beside the run, never waited for: the progress total, and the size of the id set.
+  const seen = new SeenIds();
+  if (!config.shard) {
+    void countRows(files).then((total) => {
+      progress.total = total;
+      seen.reserve(total);
+    }, () => {});
+  }
 
   await prepareOutDir(paths);
   const releaseLock = await acquireLock(paths.lock);
@@ -184,7 +190,6 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     };
 
     const stopOnError = (): void => stopDispatch.abort();
-    const seen = new SeenIds();
     const rowsPerFile = new Map<string, number>();
     let position = -1;
     let inputExhausted = true;
