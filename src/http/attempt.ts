@@ -26,6 +26,12 @@ export interface AttemptFailure {
   retryable: boolean;
   /** True when no row can succeed with this configuration (bad key, unknown model, quota). */
   fatalForRun: boolean;
+  /**
+   * Node's error code (ECONNREFUSED, ENOTFOUND, EPROTO, CERT_HAS_EXPIRED, ...) when the request
+   * itself failed (connecting, TLS, a reset socket); absent when a response or timeout ended it.
+   * Kept raw so callers decide from it, never from the message text.
+   */
+  connectionErrorCode?: string;
   traceId: string | null;
   headers: Record<string, string>;
   durationMs: number;

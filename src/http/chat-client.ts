@@ -80,9 +80,11 @@ export class ChatClient {
         resolve(outcome);
       };
       // Ends the attempt as a failure and tears the exchange down (the socket is not reused).
-      const fail = (code: string, category: FailureCategory, message: string, retryable: boolean): void => {
+      const fail = (code: string, category: FailureCategory, message: string, retryable: boolean, connectionErrorCode?: string): void => {
         if (settled) return;
-        finish(failure(status, code, category, message, retryable, headers, started));
+        const outcome = failure(status, code, category, message, retryable, headers, started);
+        if (connectionErrorCode !== undefined) outcome.connectionErrorCode = connectionErrorCode;
+        finish(outcome);
         request.destroy();
       };
 
@@ -113,7 +115,7 @@ export class ChatClient {
 
       // Also where a reset on a reused keep-alive socket lands: retryable like any connection error.
       request.on('error', (error: NodeJS.ErrnoException) => {
-        fail('network_error', 'network', `${error.code ?? 'ERROR'}: ${error.message} (POST ${this.origin}${this.path})`, true);
+        fail('network_error', 'network', `${error.code ?? 'ERROR'}: ${error.message} (POST ${this.origin}${this.path})`, true, error.code);
       });
       request.on('response', (response) => {
         status = response.statusCode ?? 0;

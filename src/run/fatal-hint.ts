@@ -1,5 +1,6 @@
 import type { AttemptFailure } from '../http/attempt.js';
 import { redactSecrets } from '../http/redact.js';
+import { nobodyThereKind, UNREACHABLE_STREAK, type NobodyThereKind } from './unreachable-endpoint.js';
 
 export interface FatalContext {
   baseUrl: string;
@@ -10,6 +11,8 @@ export interface FatalContext {
 
 /** What to tell the user when the endpoint refuses requests for a reason no retry can fix. */
 export function explainFatal(outcome: AttemptFailure, context: FatalContext): string {
+  const nobodyThere = outcome.status === null ? nobodyThereKind(outcome.connectionErrorCode) : null;
+  if (nobodyThere) return explainUnreachable(outcome, nobodyThere, context);
   const facts =
     `HTTP ${outcome.status ?? '-'}, code ${outcome.code}: ${outcome.message}\n` +
     `  base URL: ${context.baseUrl}\n  model:    ${context.model}\n  key:      ${context.keyName} (${context.keyMask})` +
@@ -26,3 +29,31 @@ function advice(outcome: AttemptFailure): string {
   }
   return "the account's balance or quota in the provider's console; rows not yet sent stay pending for --resume";
 }
+
+/** No HTTP response ever came: the message leads with the error code and what to check for it. */
+function explainUnreachable(outcome: AttemptFailure, kind: NobodyThereKind, context: FatalContext): string {
+  const facts =
+    `the endpoint has not answered once; ${UNREACHABLE_STREAK} attempts in a row failed to connect, the last with:\n` +
+    `  ${outcome.message.replace(/\s+/g, ' ').trim()}\n` +
+    `  base URL: ${context.baseUrl}\n  model:    ${context.model}\n  key:      ${context.keyName} (${context.keyMask})`;
+  return redactSecrets(
+    `${HEADLINE[kind]} (${outcome.connectionErrorCode}), so the run stopped early.\n  ${facts}\n  check: ${ADVICE[kind]}\n` +
+      '  rows not answered stay pending: fix the base URL (or start the server) and run again with --resume',
+  );
+}
+
+const HEADLINE: Readonly<Record<NobodyThereKind, string>> = {
+  refused: 'nothing is listening at the base URL',
+  dns: "the base URL's host name does not resolve",
+  route: "the base URL's host cannot be reached from this machine",
+  tls: 'no TLS connection could be set up with the base URL',
+};
+
+const ADVICE: Readonly<Record<NobodyThereKind, string>> = {
+  refused: 'that the server is running and listening on this host and port, that http:// or https:// matches what it speaks, and that any proxy or tunnel in between is up',
+  dns: 'the host name in the base URL (spelling), that it resolves from this machine (DNS, VPN, /etc/hosts), and any proxy it is reached through',
+  route: 'that this machine can reach the host in the base URL (network, VPN, firewall, proxy) and that it is the right address and port',
+  tls:
+    'http:// vs https://: a protocol error (EPROTO, wrong version number) usually means https:// for a server that speaks plain http; ' +
+    'a certificate error means the certificate is not trusted here (self-signed, or re-signed by a proxy: NODE_EXTRA_CA_CERTS) or names another host',
+};

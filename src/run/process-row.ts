@@ -9,6 +9,7 @@ import { cachedRecord, failureRecord, successRecord, type RecordContext } from '
 import type { ResponseCache } from './response-cache.js';
 import type { RowTask } from './row-task.js';
 import { sleep } from './sleep.js';
+import type { UnreachableEndpointWatch } from './unreachable-endpoint.js';
 
 export interface AttemptContext {
   client: ChatClient;
@@ -22,7 +23,9 @@ export interface AttemptContext {
   stopDispatch: AbortSignal;
   /** Aborts requests already in flight (grace period over, second signal). */
   abortInFlight: AbortSignal;
-  /** A response that no row can get past (bad key, unknown model, quota): stop the run. */
+  /** Turns connection errors into a fatal outcome while nobody has ever answered at the base URL. */
+  unreachable: UnreachableEndpointWatch;
+  /** A response that no row can get past (bad key, unknown model, quota, nobody there): stop the run. */
   onFatal(outcome: AttemptFailure): void;
   /** A row starts (true) or ends (false) waiting out a retry delay. */
   onRetryWait(waiting: boolean): void;
@@ -112,7 +115,7 @@ async function attemptWhenAllowed(task: RowTask, clientRequestId: string, contex
     if (!(await sleep(Math.min(wait, 250), context.stopDispatch))) return null;
   }
   onSend();
-  const outcome = await context.client.send(task.request.body, clientRequestId, context.abortInFlight);
+  const outcome = context.unreachable.observe(await context.client.send(task.request.body, clientRequestId, context.abortInFlight));
   // Stop the run before this slot is released, so the next queued row is not sent.
   if (!outcome.ok && outcome.fatalForRun) context.onFatal(outcome);
   return outcome;

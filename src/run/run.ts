@@ -29,6 +29,7 @@ import { invalidInputRecord } from './records.js';
 import { ResponseCache } from './response-cache.js';
 import { OpenRows } from './open-rows.js';
 import { inShard } from './shard.js';
+import { UnreachableEndpointWatch } from './unreachable-endpoint.js';
 import type { RowTask } from './row-task.js';
 
 export interface RunProgress {
@@ -163,6 +164,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       cache: config.cacheDir ? new ResponseCache(config.cacheDir) : null,
       stopDispatch: stopDispatch.signal,
       abortInFlight: abortInFlight.signal,
+      unreachable: new UnreachableEndpointWatch(),
       onFatal: (outcome) => {
         if (fatal === null) fatal = outcome;
         stopDispatch.abort();

@@ -1,0 +1,101 @@
+import { createServer as createHttpServer } from 'node:http';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { runCli } from '../support/cli.js';
+import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+
+const KEY = 'sk-unreachable-test-key-0123456789';
+let dir: TempDir;
+let simulator: RunningSimulator | null = null;
+
+beforeEach(async () => {
+  dir = await makeTempDir();
+});
+afterEach(async () => {
+  await simulator?.close();
+  simulator = null;
+  await dir.remove();
+});
+
+const rows = (count: number) => Array.from({ length: count }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }));
+
+const run = (baseUrl: string, ...extra: string[]) =>
+  runCli(['run', 'in.jsonl', '--base-url', baseUrl, '--model', 'm-1', '--out', 'out', '--concurrency', '32', '--quiet', ...extra], {
+    cwd: dir.path,
+    env: { CHATBATCH_API_KEY: KEY },
+  });
+
+/** A loopback port nothing listens on: bound to learn a free number, then closed. */
+async function closedPort(): Promise<number> {
+  const probe = createTcpServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+describe('a base URL nobody answers at', () => {
+  it('a closed port stops the run after 3 refused attempts with exit 3, rows pending; --resume against a server started there completes every row once', async () => {
+    const ROWS = 300;
+    await dir.write('in.jsonl', jsonlOf(rows(ROWS)));
+    const port = await closedPort();
+    const baseUrl = `http://127.0.0.1:${port}/v1`;
+
+    const refused = await run(baseUrl);
+    expect(refused.code, refused.stderr).toBe(3);
+    for (const fact of ['nothing is listening at the base URL (ECONNREFUSED)', '3 attempts in a row', baseUrl, 'm-1', 'server is running', 'https://', 'proxy', '--resume']) {
+      expect(refused.stderr).toContain(fact);
+    }
+    expect(refused.stderr + refused.stdout).not.toContain(KEY);
+    // No row went through its retries: nothing settled, nothing journaled, nothing failed.
+    expect(await dir.jsonl('out/.chatbatch/journal.jsonl')).toEqual([]);
+    expect(await dir.jsonl('out/errors.jsonl')).toEqual([]);
+    expect(await dir.jsonl('out/output.jsonl')).toEqual([]);
+    const aborted = JSON.parse(await dir.read('out/manifest.json'));
+    expect(aborted.status).toBe('aborted');
+    expect(aborted.counts).toMatchObject({ rows: ROWS, succeeded: 0, failed: 0, pending: ROWS });
+    expect(JSON.stringify(aborted)).not.toContain(KEY);
+
+    simulator = await startSimulator({ port });
+    const resumed = await run(baseUrl, '--resume');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const ids = (await dir.jsonl<{ id: string }>('out/output.jsonl')).map((record) => record.id);
+    expect(ids).toEqual(rows(ROWS).map((row) => row.id));
+    expect(simulator.stats().requests).toBe(ROWS);
+    const manifest = JSON.parse(await dir.read('out/manifest.json'));
+    expect(manifest.sessions.map((session: { status: string }) => session.status)).toEqual(['aborted', 'complete']);
+    expect(manifest.counts).toMatchObject({ rows: ROWS, succeeded: ROWS, failed: 0, pending: 0 });
+  });
+
+  it('refusals after the endpoint has answered once (a 500) are ordinary retries: rows fail as network errors, exit 1', async () => {
+    const ROWS = 10;
+    await dir.write('in.jsonl', jsonlOf(rows(ROWS)));
+    let received = 0;
+    // Answers its first request with a 500, then stops listening: every later connection is refused.
+    const server = createHttpServer((request, response) => {
+      received++;
+      request.resume();
+      response.writeHead(500, { 'content-type': 'application/json', connection: 'close' });
+      response.end(JSON.stringify({ error: { message: 'internal error', type: 'server_error' } }));
+      response.on('finish', () => server.close());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+
+    const result = await run(`http://127.0.0.1:${port}/v1`, '--max-attempts', '3');
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).not.toContain('stopped early');
+    expect(received).toBe(1);
+    const errors = await dir.jsonl<{ id: string; status: number | null; code: string; category: string; attempts: number; message: string; history: Array<{ status: number | null }> }>('out/errors.jsonl');
+    expect(errors.map((record) => record.id)).toEqual(rows(ROWS).map((row) => row.id));
+    for (const record of errors) {
+      expect(record).toMatchObject({ status: null, code: 'network_error', category: 'network', attempts: 3 });
+      expect(record.message).toContain('ECONNREFUSED');
+    }
+    expect(errors[0]!.history[0]!.status).toBe(500);
+    const manifest = JSON.parse(await dir.read('out/manifest.json'));
+    expect(manifest.status).toBe('finished_with_failures');
+    expect(manifest.counts).toMatchObject({ rows: ROWS, succeeded: 0, failed: ROWS, pending: 0 });
+  });
+});
