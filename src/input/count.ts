@@ -1,5 +1,5 @@
-import { createReadStream } from 'node:fs';
 import { CsvRecordCounter } from './csv-count.js';
+import { fileChunks } from './file-chunks.js';
 import { InputError } from './errors.js';
 import { formatOf } from './format.js';
 import { isJsonSpace } from './jsonl-reader.js';
@@ -20,8 +20,7 @@ async function countJsonlRows(file: string): Promise<number> {
   let lineHasContent = false;
   let first = true;
   try {
-    for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
-      const bytes = chunk as Buffer;
+    for await (const bytes of fileChunks(file)) {
       let i = 0;
       if (first) {
         first = false;
@@ -47,8 +46,7 @@ async function countCsvRows(file: string): Promise<number> {
   const counter = new CsvRecordCounter();
   let first = true;
   try {
-    for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
-      let bytes = chunk as Buffer;
+    for await (let bytes of fileChunks(file)) {
       if (first) {
         first = false;
         if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);

@@ -4,7 +4,7 @@ import { InputError } from './errors.js';
 import type { InputRow } from './row.js';
 
 const NEWLINE = 0x0a;
-const READ_CHUNK_BYTES = 1 << 20;
+const READ_CHUNK_BYTES = 1 << 16;
 /**
  * A longer line is reported as an invalid row and skipped without being held: a file that is
  * one huge line (a JSON array named .jsonl) must not take the memory bound down with it.

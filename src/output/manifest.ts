@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { fileChunks } from '../input/file-chunks.js';
 import { readFile, stat } from 'node:fs/promises';
 import type { FailureCategory } from './record.js';
 import { TOOL_VERSION } from './tool-version.js';
@@ -65,7 +65,7 @@ export function writeManifest(file: string, manifest: Manifest): Promise<void> {
 export async function describeInput(path: string, rows: number): Promise<InputSummary> {
   const { size } = await stat(path);
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  for await (const chunk of fileChunks(path)) hash.update(chunk);
   return { path, size, sha256: hash.digest('hex'), rows };
 }
 

@@ -26,8 +26,14 @@ export interface RecordLocation {
   length: number;
 }
 
+const STAGING_BYTES = 1 << 20;
+
 export class JournalWriter {
-  private pending: Buffer[] = [];
+  // Lines are encoded straight into a staging buffer, and two of them take turns: one fills
+  // while the other is being written. No allocation per line, and none the GC has to move.
+  private filling = Buffer.allocUnsafe(STAGING_BYTES);
+  private spare = Buffer.allocUnsafe(STAGING_BYTES);
+  private filled = 0;
   private pendingWaiters: Array<() => void> = [];
   private writing: Promise<void> | null = null;
   private dirty = false;
@@ -54,13 +60,16 @@ export class JournalWriter {
   append(entry: JournalEntry, recordJson: string): Promise<RecordLocation> {
     if (this.failure) return Promise.reject(this.failure);
     const head = `${JSON.stringify(entry)}\t`;
-    // One buffer a line (outside the JS heap), concatenated per group commit: joining the lines
-    // as strings made a string of a whole group commit (hundreds of KB) for the GC to move.
-    const line = Buffer.from(`${head}${recordJson}\n`);
     const headBytes = Buffer.byteLength(head);
-    const location = { offset: this.size + headBytes, length: line.length - headBytes - 1 };
-    this.size += line.length;
-    this.pending.push(line);
+    const recordBytes = Buffer.byteLength(recordJson);
+    const lineBytes = headBytes + recordBytes + 1;
+    this.reserve(lineBytes);
+    this.filling.write(head, this.filled);
+    this.filling.write(recordJson, this.filled + headBytes);
+    this.filling[this.filled + lineBytes - 1] = 0x0a;
+    this.filled += lineBytes;
+    const location = { offset: this.size + headBytes, length: recordBytes };
+    this.size += lineBytes;
     return new Promise<RecordLocation>((resolve, reject) => {
       this.pendingWaiters.push(() => (this.failure ? reject(this.failure) : resolve(location)));
       this.scheduleWrite();
@@ -69,7 +78,7 @@ export class JournalWriter {
 
   /** Waits until everything appended so far is written and fsynced. */
   async drain(): Promise<void> {
-    while (this.writing || this.pending.length > 0) {
+    while (this.writing || this.filled > 0) {
       this.scheduleWrite();
       await this.writing;
     }
@@ -89,15 +98,18 @@ export class JournalWriter {
 
   // Group commit: while one write runs, new lines queue up and go out together in the next.
   private scheduleWrite(): void {
-    if (this.writing || this.pending.length === 0) return;
-    const lines = this.pending;
+    if (this.writing || this.filled === 0) return;
+    const data = this.filling.subarray(0, this.filled);
     const waiters = this.pendingWaiters;
-    this.pending = [];
+    [this.filling, this.spare] = [this.spare, this.filling];
+    this.filled = 0;
     this.pendingWaiters = [];
     this.writing = (async () => {
       try {
-        await this.handle.write(lines.length === 1 ? lines[0]! : Buffer.concat(lines));
+        await this.handle.write(data);
         this.dirty = true;
+        // A long reply grew that buffer: do not keep it at that size.
+        if (this.spare.length > 4 * STAGING_BYTES) this.spare = Buffer.allocUnsafe(STAGING_BYTES);
       } catch (error) {
         this.failure = new Error(`cannot write the journal: ${(error as Error).message}`);
       }
@@ -105,6 +117,14 @@ export class JournalWriter {
       this.writing = null;
       this.scheduleWrite();
     })();
+  }
+
+  /** Room for `bytes` more in the filling buffer (a long reply can outgrow the usual size). */
+  private reserve(bytes: number): void {
+    if (this.filled + bytes <= this.filling.length) return;
+    const larger = Buffer.allocUnsafe(Math.max(STAGING_BYTES, 2 * (this.filled + bytes)));
+    this.filling.copy(larger, 0, 0, this.filled);
+    this.filling = larger;
   }
 
   private async sync(): Promise<void> {

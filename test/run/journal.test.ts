@@ -53,6 +53,25 @@ describe('journal', () => {
     expect((await readAll(file)).entries.map((e) => e.entry.k)).toEqual(['a', 'b']);
   });
 
+  it('keeps lines longer than its staging buffer whole, among short ones', async () => {
+    const file = path.join(dir, 'journal.jsonl');
+    const writer = await JournalWriter.open(file);
+    const long = JSON.stringify({ id: 'long', reply: 'é'.repeat(3 * 1024 * 1024) });
+    const appended = await Promise.all([
+      writer.append({ k: 'a', f: 'fp', o: 1 }, '{"id":"a"}'),
+      writer.append({ k: 'long', f: 'fp', o: 1 }, long),
+      writer.append({ k: 'b', f: 'fp', o: 1 }, '{"id":"b"}'),
+    ]);
+    await writer.append({ k: 'c', f: 'fp', o: 1 }, '{"id":"c"}');
+    await writer.close();
+    const { entries } = await readAll(file);
+    expect(entries.map((e) => e.entry.k)).toEqual(['a', 'long', 'b', 'c']);
+    expect(entries.slice(0, 3).map((e) => e.location)).toEqual(appended);
+    const bytes = await readFile(file);
+    const at = appended[1]!;
+    expect(bytes.subarray(at.offset, at.offset + at.length).toString('utf8')).toBe(long);
+  });
+
   it('writes output and errors in input order from an out-of-order journal', async () => {
     const file = path.join(dir, 'journal.jsonl');
     const writer = await JournalWriter.open(file);
