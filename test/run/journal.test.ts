@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JournalWriter, readJournal, type JournalEntry, type RecordLocation } from '../../src/run/journal.js';
-import { OrderedResults } from '../../src/output/ordered-results.js';
+import { MAX_REORDER_ROWS, OrderedResults } from '../../src/output/ordered-results.js';
 import { SUCCEEDED, outcomeCode } from '../../src/run/outcome-code.js';
 
 let dir: string;
@@ -91,6 +91,29 @@ describe('journal', () => {
     expect(await ids('output.jsonl')).toEqual(['r0', 'r2', 'r4']);
     expect(await ids('errors.jsonl')).toEqual(['r1', 'r3', 'r5']);
     expect(counts).toEqual({ rows: 7, succeeded: 3, failed: 3, pending: 1, byCategory: { server_error: 3 } });
+  });
+
+  it('pauses admission while a slow row holds the window full, and goes on once it settles or the run stops', async () => {
+    const file = path.join(dir, 'journal.jsonl');
+    const writer = await JournalWriter.open(file);
+    const results = await OrderedResults.open(file, dir);
+    const stop = new AbortController();
+    for (let position = 0; position < MAX_REORDER_ROWS; position++) results.admit(position);
+    let room = false;
+    const waiting = results.roomInWindow(stop.signal).then(() => (room = true));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(room).toBe(false);
+    const location = await writer.append({ k: 'r0', f: 'fp', o: SUCCEEDED }, '{"id":"r0"}');
+    results.settled(0, location, SUCCEEDED);
+    await waiting;
+    expect(results.windowSize).toBe(MAX_REORDER_ROWS - 1);
+
+    results.admit(MAX_REORDER_ROWS);
+    const stopped = results.roomInWindow(stop.signal);
+    stop.abort();
+    await stopped;
+    await writer.close();
+    expect(await results.finish()).toMatchObject({ rows: MAX_REORDER_ROWS + 1, succeeded: 1, pending: MAX_REORDER_ROWS });
   });
 
   it('writes rows out as soon as every row before them has settled, holding only the window', async () => {
