@@ -66,8 +66,12 @@ export class OrderedResults {
   async roomInWindow(signal: AbortSignal): Promise<void> {
     while (this.window.size >= MAX_REORDER_ROWS && !signal.aborted) {
       await new Promise<void>((resolve) => {
-        this.windowWaiter = resolve;
-        signal.addEventListener('abort', () => resolve(), { once: true });
+        const onAbort = (): void => resolve();
+        this.windowWaiter = () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
       });
     }
   }
