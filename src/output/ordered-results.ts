@@ -143,7 +143,7 @@ export class OrderedResults {
  * Reads records back from the journal by location through one reused buffer, so the mostly
  * sequential reads of the ordered writer cost a read call per buffer, not per record.
  */
-export class JournalReader {
+class JournalReader {
   private buffer = Buffer.allocUnsafe(1 << 20);
   private bufferStart = 0;
   private bufferLength = 0;
