@@ -37,6 +37,8 @@ interface PointResult {
   usageSource?: string | null;
   serverRequests?: number;
   serverMaxInFlight?: number;
+  /** Time-weighted mean of the requests the server held, first request to last answer. */
+  serverMeanInFlight?: number;
   serverByStatus?: Record<string, number>;
   serverCpuMsPerRow?: number;
   succeeded?: number;
@@ -139,6 +141,7 @@ async function runPoint(point: BenchPoint, inputs: InputCache, workDir: string, 
       Object.assign(result, {
         serverRequests: stats.requests,
         serverMaxInFlight: stats.maxInFlight,
+        serverMeanInFlight: stats.meanInFlight,
         serverByStatus: stats.byStatus,
         serverCpuMsPerRow: (stats.cpuUserMs + stats.cpuSystemMs) / point.rows,
       } satisfies Partial<PointResult>);
@@ -169,6 +172,7 @@ const columns: Column<PointResult>[] = [
   { header: 'peak RSS MB', value: (r) => num(r.peakRssMb, 1) },
   { header: 'srv requests', value: (r) => num(r.serverRequests) },
   { header: 'srv max in-flight', value: (r) => num(r.serverMaxInFlight) },
+  { header: 'srv mean in-flight', value: (r) => num(r.serverMeanInFlight, 1) },
   { header: 'succeeded %', value: (r) => num(r.succeededPct, 2) },
   { header: 'srv CPU ms/row', value: (r) => num(r.serverCpuMsPerRow, 3) },
   { header: 'error', value: (r) => (r.error ? 'FAILED (see above)' : ''), align: 'left' },

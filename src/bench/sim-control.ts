@@ -6,6 +6,7 @@ export interface SimStats {
   requests: number;
   inFlight: number;
   maxInFlight: number;
+  meanInFlight: number;
   byStatus: Record<string, number>;
   cpuUserMs: number;
   cpuSystemMs: number;

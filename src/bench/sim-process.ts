@@ -4,7 +4,7 @@
  *   node dist/bench/sim-process.js [--latency-ms N] [--faults JSON] [--retry-after-ms N] [--seed N] [--port N]
  *
  * Prints the URL on stdout, then answers line commands on stdin, one JSON line each on stdout:
- *   stats  → {"requests","inFlight","maxInFlight","byStatus","cpuUserMs","cpuSystemMs","rssMb"}
+ *   stats  → {"requests","inFlight","maxInFlight","meanInFlight","byStatus","cpuUserMs","cpuSystemMs","rssMb"}
  *   reset  → resets the request stats (and the CPU baseline), answers {"ok":true}
  * Closes and exits on SIGTERM/SIGINT or when stdin ends (so it never outlives the benchmark).
  */

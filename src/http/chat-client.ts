@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AttemptFailure, AttemptOutcome, AttemptSuccess } from './attempt.js';
+import { onAbort } from './abort-fanout.js';
 import { classifyFailure } from './classify.js';
 import { readErrorBody, readErrorJson } from './error-body.js';
 import { pickTraceId } from './trace-id.js';
@@ -72,11 +73,12 @@ export class ChatClient {
       let status: number | null = null;
       let headers = NO_HEADERS;
       let settled = false;
+      let stopWatching: (() => void) | undefined;
       const finish = (outcome: AttemptOutcome): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        if (signal) signal.removeEventListener('abort', onAbort);
+        stopWatching?.();
         resolve(outcome);
       };
       // Ends the attempt as a failure and tears the exchange down (the socket is not reused).
@@ -110,8 +112,7 @@ export class ChatClient {
         const after = status === null ? '' : ` (status ${status} arrived, the body did not finish)`;
         fail('timeout', 'timeout', `no complete response within ${this.timeoutMs} ms${after}`, true);
       }, this.timeoutMs);
-      const onAbort = (): void => fail('aborted', 'network', 'the request was cancelled because the run is stopping', false);
-      if (signal) signal.addEventListener('abort', onAbort, { once: true });
+      if (signal) stopWatching = onAbort(signal, () => fail('aborted', 'network', 'the request was cancelled because the run is stopping', false));
 
       // Also where a reset on a reused keep-alive socket lands: retryable like any connection error.
       request.on('error', (error: NodeJS.ErrnoException) => {

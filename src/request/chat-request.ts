@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ChatMessage } from './messages.js';
 
 export interface ChatRequest {
@@ -18,7 +18,7 @@ export interface RequestSettings {
 
 export function buildChatRequest(messages: readonly ChatMessage[], settings: RequestSettings): ChatRequest {
   const body = JSON.stringify({ model: settings.model, messages, ...sortedParams(settings.params) });
-  const fingerprint = createHash('sha256').update(settings.baseUrl).update('\n').update(body).digest('hex').slice(0, 32);
+  const fingerprint = hash('sha256', `${settings.baseUrl}\n${body}`).slice(0, 32);
   return { body, fingerprint, estimatedTokens: estimateTokens(messages) };
 }
 

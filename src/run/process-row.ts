@@ -1,5 +1,5 @@
 import type { LimitFunction } from 'p-limit';
-import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
+import type { AttemptFailure, AttemptOutcome, AttemptSuccess } from '../http/attempt.js';
 import type { ChatClient } from '../http/chat-client.js';
 import { readRateLimitHeaders } from '../http/rate-limit-headers.js';
 import { decideRetry, serverRequestedDelayMs, type RetryPolicy } from '../http/retry-policy.js';
@@ -33,15 +33,18 @@ export interface AttemptContext {
   random(): number;
 }
 
-/** Makes a settled row durable (journal append + fsync). */
+/** Makes a settled row durable (its journal line written to the OS). */
 export type Settle = (record: RowRecord) => Promise<void>;
 
-type Step = { kind: 'settled' } | { kind: 'pending' } | { kind: 'retry'; delayMs: number };
+type Step = { kind: 'settled'; record: RowRecord; reply?: AttemptSuccess } | { kind: 'pending' } | { kind: 'retry'; delayMs: number };
 
 /**
- * Runs one row to its end. An attempt holds a pool slot from dispatch until its record is
- * durable, so a crash can cost at most `--concurrency` rows sent again; a row waiting out a
- * retry delay holds no slot. Returns false when the row is left pending (the run stopped).
+ * Runs one row to its end. A pool slot is held only while an attempt is on the wire; the row's
+ * record is made durable after the slot is given to the next row, so the journal's write never
+ * stands between a response and the next request. A row is still open (see OpenRows) until its
+ * record is durable, so what a crash can cost stays bounded: the rows in flight or waiting for
+ * their journal write, at most the open rows' working limit. A row waiting out a retry delay
+ * holds no slot. Returns false when the row is left pending (the run stopped).
  */
 export async function processRow(task: RowTask, context: AttemptContext, settle: Settle): Promise<boolean> {
   const history: AttemptSummary[] = [];
@@ -77,9 +80,7 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
 
       if (outcome.ok) {
         context.controller.onSuccess(readRateLimitHeaders(outcome.headers));
-        await context.cache?.put(task.request.fingerprint, outcome);
-        await settle(successRecord(task, outcome, soFar, context.recordContext));
-        return { kind: 'settled' };
+        return { kind: 'settled', record: successRecord(task, outcome, soFar, context.recordContext), reply: outcome };
       }
       if (outcome.status === 429 && !outcome.fatalForRun) {
         context.controller.onRateLimited(serverRequestedDelayMs(outcome.headers, Date.now()));
@@ -92,13 +93,17 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
 
       const decision = decideRetry(outcome, attempt, context.retryPolicy, Date.now(), context.random);
       if (!decision.retry || soFar.durationMs + decision.delayMs > context.rowDeadlineMs) {
-        await settle(failureRecord(task, outcome, soFar, context.recordContext));
-        return { kind: 'settled' };
+        return { kind: 'settled', record: failureRecord(task, outcome, soFar, context.recordContext) };
       }
       summary.wait_ms = Math.round(decision.delayMs);
       return { kind: 'retry', delayMs: decision.delayMs };
     });
-    if (step.kind !== 'retry') return step.kind === 'settled';
+    if (step.kind === 'settled') {
+      if (step.reply) await context.cache?.put(task.request.fingerprint, step.reply);
+      await settle(step.record);
+      return true;
+    }
+    if (step.kind === 'pending') return false;
     context.onRetryWait(true);
     const slept = await sleep(step.delayMs, context.stopDispatch);
     context.onRetryWait(false);

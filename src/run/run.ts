@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
+import { hash } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { AttemptFailure } from '../http/attempt.js';
 import { ChatClient } from '../http/chat-client.js';
@@ -136,8 +135,6 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     // Two levels of stopping: no new attempts (stop, fail-fast), then cancel what is in flight.
     const stopDispatch = new AbortController();
     const abortInFlight = new AbortController();
-    // Every request in flight and every row resting between retries listens on these.
-    setMaxListeners(0, stopDispatch.signal, abortInFlight.signal);
     let fatal: AttemptFailure | null = null;
     let interrupted = false;
     let graceTimer: NodeJS.Timeout | null = null;
@@ -366,5 +363,5 @@ function initialManifest(
 }
 
 function shortHash(text: string): string {
-  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+  return hash('sha256', text).slice(0, 16);
 }

@@ -1,15 +1,16 @@
+import { onAbort } from '../http/abort-fanout.js';
+
 /** Resolves true after `ms`, or false as soon as `signal` aborts. */
 export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      stopWatching();
       resolve(true);
     }, ms);
-    const onAbort = (): void => {
+    const stopWatching = onAbort(signal, () => {
       clearTimeout(timer);
       resolve(false);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
+    });
   });
 }

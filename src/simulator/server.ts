@@ -38,6 +38,8 @@ export interface SimulatorStats {
   requests: number;
   inFlight: number;
   maxInFlight: number;
+  /** Requests in flight on average, weighted by time, from the first request to the last answer. */
+  meanInFlight: number;
   byStatus: Record<string, number>;
 }
 
@@ -66,19 +68,22 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const directiveCounts = new Map<string, number>();
   const hanging = new Set<ServerResponse>();
   let sequence = 0;
-  let stats: SimulatorStats = { requests: 0, inFlight: 0, maxInFlight: 0, byStatus: {} };
+  let stats: SimulatorStats = { requests: 0, inFlight: 0, maxInFlight: 0, meanInFlight: 0, byStatus: {} };
+  const load = new InFlightIntegral();
   const count = (key: string | number): void => {
     stats.byStatus[key] = (stats.byStatus[key] ?? 0) + 1;
   };
 
   const server = createServer((req, res) => {
     stats.requests++;
+    load.change(stats.inFlight, performance.now());
     stats.inFlight++;
     if (stats.inFlight > stats.maxInFlight) stats.maxInFlight = stats.inFlight;
     let done = false;
     const leave = (): void => {
       if (done) return;
       done = true;
+      load.change(stats.inFlight, performance.now());
       stats.inFlight--;
       hanging.delete(res);
     };
@@ -264,9 +269,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   return {
     url: `http://${host}:${port}`,
     port,
-    stats: () => ({ ...stats, byStatus: { ...stats.byStatus } }),
+    stats: () => ({ ...stats, meanInFlight: load.mean(), byStatus: { ...stats.byStatus } }),
     resetStats: () => {
-      stats = { requests: 0, inFlight: stats.inFlight, maxInFlight: stats.inFlight, byStatus: {} };
+      load.reset();
+      stats = { requests: 0, inFlight: stats.inFlight, maxInFlight: stats.inFlight, meanInFlight: 0, byStatus: {} };
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -275,4 +281,28 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
         server.closeAllConnections();
       }),
   };
+}
+
+/** The time integral of the in-flight count, for the mean number of requests the server held. */
+class InFlightIntegral {
+  private area = 0;
+  private firstAt: number | null = null;
+  private lastAt = 0;
+
+  /** Called just before the count changes from `count`. */
+  change(count: number, at: number): void {
+    if (this.firstAt === null) this.firstAt = at;
+    else this.area += count * (at - this.lastAt);
+    this.lastAt = at;
+  }
+
+  mean(): number {
+    const span = this.firstAt === null ? 0 : this.lastAt - this.firstAt;
+    return span > 0 ? this.area / span : 0;
+  }
+
+  reset(): void {
+    this.area = 0;
+    this.firstAt = null;
+  }
 }
