@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
-import { createReadStream } from 'node:fs';
 import { InputError } from './errors.js';
+import { fileChunks } from './file-chunks.js';
 import type { InputRow } from './row.js';
 
 const NEWLINE = 0x0a;
@@ -22,13 +22,14 @@ export async function* readJsonlRows(file: string): AsyncGenerator<InputRow> {
   let partial: Buffer[] = [];
   let partialBytes = 0;
   let tooLong = false; // the current line passed the cap: its bytes are being dropped
-  const stream = createReadStream(file, { highWaterMark: READ_CHUNK_BYTES });
-  const chunks = stream[Symbol.asyncIterator]();
+  // Chunks are views of one reused buffer (a fresh buffer per chunk left the allocator
+  // fragmented over a long input), so the start of a line that runs past a chunk is copied.
+  const chunks = fileChunks(file, READ_CHUNK_BYTES);
   try {
     for (;;) {
       let next: IteratorResult<Buffer>;
       try {
-        next = (await chunks.next()) as IteratorResult<Buffer>;
+        next = await chunks.next();
       } catch (error) {
         throw new InputError(`${file}: cannot read (${describe(error)})`);
       }
@@ -55,7 +56,7 @@ export async function* readJsonlRows(file: string): AsyncGenerator<InputRow> {
         newline = chunk.indexOf(NEWLINE, start);
       }
       if (start < chunk.length && !tooLong) {
-        partial.push(chunk.subarray(start));
+        partial.push(Buffer.from(chunk.subarray(start)));
         partialBytes += chunk.length - start;
         if (partialBytes > MAX_JSONL_LINE_BYTES) {
           tooLong = true;
@@ -65,7 +66,7 @@ export async function* readJsonlRows(file: string): AsyncGenerator<InputRow> {
     }
   } finally {
     // Reached on early exit by the consumer too: release the file at once.
-    stream.destroy();
+    await chunks.return(undefined);
   }
   // A last line without a final newline is still a row.
   if (tooLong) {

@@ -26,7 +26,7 @@ export interface RecordLocation {
   length: number;
 }
 
-const STAGING_BYTES = 1 << 20;
+const STAGING_BYTES = 1 << 18;
 
 export class JournalWriter {
   // Lines are encoded straight into a staging buffer, and two of them take turns: one fills
