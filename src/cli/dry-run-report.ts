@@ -5,7 +5,7 @@ import type { DryRunReport } from '../run/dry-run.js';
 export function formatDryRun(report: DryRunReport, config: RunConfig): string {
   const lines = [
     'dry run: nothing was sent',
-    `  inputs: ${report.files.length} file(s), ${report.rows} row(s): ${report.valid} valid, ${report.invalidCount} invalid`,
+    `  inputs: ${report.files.length} file(s), ${report.rows} row(s)${config.shard ? ` in shard ${config.shard.index}/${config.shard.count}` : ''}: ${report.valid} valid, ${report.invalidCount} invalid`,
   ];
   if (report.invalidCount > 0) {
     lines.push('  invalid rows:');

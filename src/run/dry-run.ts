@@ -4,6 +4,7 @@ import { rowId, SeenIds } from '../input/row-id.js';
 import type { RunConfig } from '../job/config.js';
 import { buildChatRequest } from '../request/chat-request.js';
 import { rowToMessages } from '../request/messages.js';
+import { inShard } from './shard.js';
 
 export interface InvalidRowNote {
   file: string;
@@ -25,7 +26,7 @@ export interface DryRunReport {
   assumedLatencyMs: number;
 }
 
-/** Reads and checks every row and builds every request, sending nothing. */
+/** Reads and checks every row (of this shard, with --shard) and builds every request, sending nothing. */
 export async function dryRun(config: RunConfig, options: { maxListed: number; assumedLatencyMs: number }): Promise<DryRunReport> {
   const files = await expandInputs(config.inputs);
   const seen = new SeenIds();
@@ -38,8 +39,10 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
     if (report.invalid.length < options.maxListed) report.invalid.push({ file, line, id, problem });
   };
   for await (const row of readRows(files)) {
-    report.rows++;
     const id = rowId(row, config.idField ?? undefined);
+    // The same rows a run with this --shard would take, so the counts and estimate are its own.
+    if (config.shard && !inShard(id, config.shard)) continue;
+    report.rows++;
     if (!seen.add(id)) {
       note(row.file, row.line, id, `duplicate id "${id}"`);
       continue;

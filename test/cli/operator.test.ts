@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { shardOf } from '../../src/run/shard.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
@@ -43,6 +44,22 @@ describe('--dry-run', () => {
     const result = await runCli(['run', 'in.jsonl', '--base-url', simulator.url, '--model', 'm', '--dry-run'], { cwd: dir.path, env: {} });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('CHATBATCH_API_KEY (not set)');
+  });
+
+  it('with --shard, counts and estimates only the rows that shard would send', async () => {
+    const rows = Array.from({ length: 40 }, (_, i) => ({ id: `row-${i}`, prompt: `p${i}` }));
+    await dir.write('in.jsonl', jsonlOf(rows));
+    const counted: number[] = [];
+    for (const index of [0, 1]) {
+      const result = await run(['in.jsonl', '--base-url', simulator.url, '--model', 'm', '--dry-run', '--shard', `${index}/2`]);
+      expect(result.code, result.stderr).toBe(0);
+      const expected = rows.filter((row) => shardOf(row.id, 2) === index).length;
+      expect(result.stdout).toContain(`${expected} row(s) in shard ${index}/2: ${expected} valid, 0 invalid`);
+      counted.push(expected);
+    }
+    expect(counted[0]! + counted[1]!).toBe(40);
+    expect(Math.min(...counted)).toBeGreaterThan(0);
+    expect(requests).toBe(0);
   });
 });
 
