@@ -1,7 +1,8 @@
 export interface OpenRowsLimits {
   /**
-   * Most rows that may be working (sending, or queued for a pool slot) at once. Read on every
-   * check, so it follows the run's current concurrency.
+   * Most rows that may be working (queued for a pool slot, sending, or waiting for their journal
+   * write) at once: this also bounds the rows a crash can cost. Read on every check, so it
+   * follows the run's current concurrency.
    */
   working(): number;
   /** Most rows open at all, resting ones included: the bound on memory. */
