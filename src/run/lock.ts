@@ -170,8 +170,19 @@ async function isAlive(owner: LockOwner, file: string, staleAfterMs: number): Pr
   if (owner.pid === process.pid) return owner.token !== undefined && held.has(owner.token);
   try {
     process.kill(owner.pid, 0);
-    return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+  return !(await isZombie(owner.pid));
+}
+
+/**
+ * A process killed with SIGKILL stays a zombie until its parent reaps it, and a zombie still
+ * answers kill(pid, 0). In a container whose first process never reaps, that lasts forever and
+ * would block every --resume. Linux shows the state in /proc; elsewhere we cannot tell.
+ */
+async function isZombie(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+  // "pid (command) state ...": the command may hold spaces and parentheses, so read after the last ')'.
+  return stat !== null && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
 }

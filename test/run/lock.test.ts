@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -36,6 +36,25 @@ describe('output directory lock', () => {
     expect(JSON.parse(await readFile(file, 'utf8')).pid).toBe(process.pid);
     await release();
     expect(await readdir(dir.path)).toEqual([]);
+  });
+
+  it.runIf(process.platform === 'linux')('takes over a lock whose owner is a zombie (killed, never reaped by its parent)', async () => {
+    // sh starts a child that exits at once, then becomes `sleep`, which never reaps it.
+    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const zombiePid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
+      for (let tries = 0; tries < 100 && !(await readFile(`/proc/${zombiePid}/stat`, 'utf8')).includes(') Z '); tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(() => process.kill(zombiePid, 0)).not.toThrow(); // looks alive to kill(pid, 0)
+      const file = dir.file('lock');
+      await writeFile(file, JSON.stringify({ pid: zombiePid, host: hostname(), started_at: '2026-01-01T00:00:00.000Z' }));
+      const release = await acquireLock(file);
+      expect(JSON.parse(await readFile(file, 'utf8')).pid).toBe(process.pid);
+      await release();
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 
   it('takes over an unreadable lock', async () => {
