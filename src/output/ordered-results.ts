@@ -1,6 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecordLocation } from '../run/journal.js';
+import { onAbort } from '../http/abort-fanout.js';
 import { categoryOf, PENDING, SUCCEEDED } from '../run/outcome-code.js';
 import { AtomicFile } from './atomic-file.js';
 import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
@@ -66,12 +67,11 @@ export class OrderedResults {
   async roomInWindow(signal: AbortSignal): Promise<void> {
     while (this.window.size >= MAX_REORDER_ROWS && !signal.aborted) {
       await new Promise<void>((resolve) => {
-        const onAbort = (): void => resolve();
+        const stopWatching = onAbort(signal, resolve);
         this.windowWaiter = () => {
-          signal.removeEventListener('abort', onAbort);
+          stopWatching();
           resolve();
         };
-        signal.addEventListener('abort', onAbort, { once: true });
       });
     }
   }

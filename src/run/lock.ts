@@ -184,5 +184,5 @@ async function isAlive(owner: LockOwner, file: string, staleAfterMs: number): Pr
 async function isZombie(pid: number): Promise<boolean> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
   // "pid (command) state ...": the command may hold spaces and parentheses, so read after the last ')'.
-  return stat !== null && stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  return stat !== null && stat[stat.lastIndexOf(')') + 2] === 'Z';
 }
