@@ -96,7 +96,7 @@ async function runFromCli(args: RunArgs): Promise<number> {
     else process.stderr.write(`chatbatch: ${redactSecrets(line)}\n`);
   };
   let simulator: RunningSimulator | null = null;
-  const releaseYoungGeneration = capYoungGeneration(YOUNG_GENERATION_CAP_MB);
+  let releaseYoungGeneration = (): void => {};
   try {
     const job = args.job ? await loadJobFile(args.job) : null;
     if (args['dry-run']) {
@@ -116,6 +116,7 @@ async function runFromCli(args: RunArgs): Promise<number> {
     });
 
     registerSecret(config.apiKey);
+    if (config.concurrency <= SMALL_YOUNG_GENERATION_MAX_CONCURRENCY) releaseYoungGeneration = capYoungGeneration(SMALL_YOUNG_GENERATION_MB);
     if (config.cacheDir) await ResponseCache.check(config.cacheDir);
 
     const stop = new AbortController();
@@ -165,8 +166,14 @@ async function runFromCli(args: RunArgs): Promise<number> {
   }
 }
 
-/** Half V8's default young generation: as fast, and ~12 MB less resident memory on a long run. */
-const YOUNG_GENERATION_CAP_MB = 16;
+/**
+ * Half V8's default young generation. Measured on 1,000,000 rows at concurrency 64: peak RSS 116
+ * MB instead of 127, and less CPU. It holds what up to 64 requests in flight keep alive between
+ * collections; at 256 the requests outlive it, get promoted, and cost more memory and CPU than
+ * they save (123 MB against 110 and 14% more CPU a row, 3 runs each), so larger pools keep V8's default.
+ */
+const SMALL_YOUNG_GENERATION_MB = 16;
+const SMALL_YOUNG_GENERATION_MAX_CONCURRENCY = 64;
 
 function flagsFrom(args: RunArgs): RunFlags {
   return {
