@@ -36,13 +36,13 @@ describe('rowId', () => {
 });
 
 describe('SeenIds', () => {
-  it('sized up front, holds that many ids in ~11 bytes each without growing', () => {
+  it('sized up front, holds that many ids in ~9 bytes each without growing', () => {
     const seen = new SeenIds();
     seen.reserve(1_000_000);
     const reserved = seen.bytes;
     for (let i = 0; i < 1_000_000; i++) seen.add(`r${i}`);
     expect(seen.bytes).toBe(reserved);
-    expect(reserved).toBeLessThan(12 * 2 ** 20);
+    expect(reserved).toBeLessThan(9 * 2 ** 20);
     expect(seen.add('r999999')).toBe(false);
     expect(seen.add('r1000000')).toBe(true);
   });
