@@ -170,7 +170,8 @@ async function runFromCli(args: RunArgs): Promise<number> {
  * Half V8's default young generation. Measured on 1,000,000 rows at concurrency 64: peak RSS 116
  * MB instead of 127, and less CPU. It holds what up to 64 requests in flight keep alive between
  * collections; at 256 the requests outlive it, get promoted, and cost more memory and CPU than
- * they save (123 MB against 110 and 14% more CPU a row, 3 runs each), so larger pools keep V8's default.
+ * they save (123 MB against 110 and 14% more CPU a row, 3 runs each), so larger pools keep V8's
+ * default.
  */
 const SMALL_YOUNG_GENERATION_MB = 16;
 const SMALL_YOUNG_GENERATION_MAX_CONCURRENCY = 64;
