@@ -16,6 +16,13 @@ afterEach(async () => {
 /** The pid of a process that has already exited. */
 const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
 
+async function waitFor(condition: () => Promise<boolean>): Promise<void> {
+  for (let tries = 0; !(await condition()); tries++) {
+    if (tries === 500) throw new Error('condition not met within 5 s');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 async function writeStaleLock(file: string): Promise<void> {
   await writeFile(file, JSON.stringify({ pid: deadPid, host: hostname(), started_at: '2026-01-01T00:00:00.000Z' }));
 }
@@ -39,13 +46,14 @@ describe('output directory lock', () => {
   });
 
   it.runIf(process.platform === 'linux')('takes over a lock whose owner is a zombie (killed, never reaped by its parent)', async () => {
-    // sh starts a child that exits at once, then becomes `sleep`, which never reaps it.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // sh starts a child, then becomes `sleep`, which never reaps it. The child is killed only once
+    // sh has become `sleep`: if it died earlier, sh itself could reap it and there would be no zombie.
+    const parent = spawn('sh', ['-c', 'sleep 30 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const zombiePid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
-      for (let tries = 0; tries < 100 && !(await readFile(`/proc/${zombiePid}/stat`, 'utf8')).includes(') Z '); tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await waitFor(async () => (await readFile(`/proc/${parent.pid}/comm`, 'utf8')).trim() === 'sleep');
+      process.kill(zombiePid, 'SIGKILL');
+      await waitFor(async () => (await readFile(`/proc/${zombiePid}/stat`, 'utf8')).includes(') Z '));
       expect(() => process.kill(zombiePid, 0)).not.toThrow(); // looks alive to kill(pid, 0)
       const file = dir.file('lock');
       await writeFile(file, JSON.stringify({ pid: zombiePid, host: hostname(), started_at: '2026-01-01T00:00:00.000Z' }));
