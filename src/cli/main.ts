@@ -7,6 +7,7 @@ import { reportCommand } from './report.js';
 import { simulateCommand } from './simulate.js';
 import { mergeCommand } from './merge.js';
 import { schemaCommand } from './schema.js';
+import { skipEagerHelpFormatting } from './skip-eager-help.js';
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('chatbatch')
@@ -40,4 +41,5 @@ const cli = yargs(hideBin(process.argv))
     process.exit(2);
   });
 
+skipEagerHelpFormatting(cli);
 await cli.parseAsync();
