@@ -9,7 +9,7 @@ import { cachedRecord, failureRecord, successRecord, type RecordContext } from '
 import type { ResponseCache } from './response-cache.js';
 import type { RowTask } from './row-task.js';
 import { sleep } from './sleep.js';
-import type { UnreachableEndpointWatch } from './unreachable-endpoint.js';
+import { UNREACHABLE_STREAK, type UnreachableEndpointWatch } from './unreachable-endpoint.js';
 
 export interface AttemptContext {
   client: ChatClient;
@@ -91,7 +91,13 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
       // did not fail, it stays pending for a resume.
       if (outcome.fatalForRun || context.abortInFlight.aborted || outcome.code === 'aborted') return { kind: 'pending' };
 
-      const decision = decideRetry(outcome, attempt, context.retryPolicy, Date.now(), context.random);
+      // Until the watch has judged the base URL, a row that found nobody there is not failed,
+      // even with --max-attempts 1 or 2: it tries again (UNREACHABLE_STREAK attempts at most),
+      // so a wrong URL leaves every row pending, and a server that comes up meanwhile gets it.
+      const policy = context.unreachable.foundNobodyYet(outcome)
+        ? { ...context.retryPolicy, maxAttempts: Math.max(context.retryPolicy.maxAttempts, UNREACHABLE_STREAK) }
+        : context.retryPolicy;
+      const decision = decideRetry(outcome, attempt, policy, Date.now(), context.random);
       if (!decision.retry || soFar.durationMs + decision.delayMs > context.rowDeadlineMs) {
         return { kind: 'settled', record: failureRecord(task, outcome, soFar, context.recordContext) };
       }

@@ -56,6 +56,14 @@ export class UnreachableEndpointWatch {
   private answered = false;
   private streak = 0;
 
+  /**
+   * Whether `outcome` found nobody at the base URL while nobody has ever answered there. Such an
+   * attempt reached no server, so trying it again costs nothing and cannot pay twice.
+   */
+  foundNobodyYet(outcome: AttemptOutcome): boolean {
+    return !this.answered && !outcome.ok && outcome.status === null && nobodyThereKind(outcome.connectionErrorCode) !== null;
+  }
+
   /** `outcome`, marked fatal for the run when it completes the streak. */
   observe(outcome: AttemptOutcome): AttemptOutcome {
     if (this.answered) return outcome;

@@ -68,6 +68,20 @@ describe('a base URL nobody answers at', () => {
     expect(manifest.counts).toMatchObject({ rows: ROWS, succeeded: ROWS, failed: 0, pending: 0 });
   });
 
+  it('with --max-attempts 1 no row is failed for the refusals before the stop: all stay pending', async () => {
+    // Each refused row used to take its one attempt and fail as a network error until the third
+    // refusal in a row stopped the run. A refused connection never reached a server, so trying
+    // it again costs nothing; the rows wait for the watch's verdict like they do by default.
+    const ROWS = 20;
+    await dir.write('in.jsonl', jsonlOf(rows(ROWS)));
+    const refused = await run(`http://127.0.0.1:${await closedPort()}/v1`, '--max-attempts', '1');
+    expect(refused.code, refused.stderr).toBe(3);
+    expect(refused.stderr).toContain('3 attempts in a row');
+    expect(await dir.jsonl('out/errors.jsonl')).toEqual([]);
+    expect(await dir.jsonl('out/.chatbatch/journal.jsonl')).toEqual([]);
+    expect(JSON.parse(await dir.read('out/manifest.json')).counts).toMatchObject({ rows: ROWS, failed: 0, pending: ROWS });
+  });
+
   it('refusals after the endpoint has answered once (a 500) are ordinary retries: rows fail as network errors, exit 1', async () => {
     const ROWS = 10;
     await dir.write('in.jsonl', jsonlOf(rows(ROWS)));

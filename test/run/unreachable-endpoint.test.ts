@@ -70,6 +70,15 @@ describe('UnreachableEndpointWatch', () => {
     for (let i = 1; i < UNREACHABLE_STREAK; i++) expect(watch.observe(refused)).toBe(refused);
     expect(watch.observe(refused)).toEqual({ ...refused, fatalForRun: true });
   });
+
+  it('says which failures found nobody while nobody has answered yet (those rows try again)', () => {
+    const watch = new UnreachableEndpointWatch();
+    for (const outcome of [refused, dns, reset, timeout, cancelled, status500]) watch.observe(outcome);
+    const before = new UnreachableEndpointWatch();
+    expect([refused, dns, reset, timeout, cancelled, status500, success].map((outcome) => before.foundNobodyYet(outcome)))
+      .toEqual([true, true, false, false, false, false, false]);
+    expect(watch.foundNobodyYet(refused)).toBe(false); // the 500 answered
+  });
 });
 
 describe('explainFatal for an endpoint nobody answers at', () => {
