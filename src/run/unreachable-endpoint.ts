@@ -61,7 +61,7 @@ export class UnreachableEndpointWatch {
    * attempt reached no server, so trying it again costs nothing and cannot pay twice.
    */
   foundNobodyYet(outcome: AttemptOutcome): boolean {
-    return !this.answered && !outcome.ok && outcome.status === null && nobodyThereKind(outcome.connectionErrorCode) !== null;
+    return !this.answered && foundNobody(outcome);
   }
 
   /** `outcome`, marked fatal for the run when it completes the streak. */
@@ -72,11 +72,16 @@ export class UnreachableEndpointWatch {
       return outcome;
     }
     if (outcome.ok || outcome.code === 'aborted') return outcome;
-    if (nobodyThereKind(outcome.connectionErrorCode) === null) {
+    if (!foundNobody(outcome)) {
       this.streak = 0;
       return outcome;
     }
     this.streak++;
     return this.streak >= UNREACHABLE_STREAK ? { ...outcome, fatalForRun: true } : outcome;
   }
+}
+
+/** An attempt that got no HTTP response because nobody usable is at the base URL. */
+function foundNobody(outcome: AttemptOutcome): boolean {
+  return !outcome.ok && outcome.status === null && nobodyThereKind(outcome.connectionErrorCode) !== null;
 }

@@ -8,9 +8,9 @@ import { PerformanceObserver } from 'node:perf_hooks';
  * Why: a run allocates fast and keeps each in-flight request alive across a few scavenges, so V8
  * grows the young generation to its default maximum (32 MB on 64-bit) and it stays there: about a
  * quarter of a long run's resident memory. With a modest pool that buys nothing (a 16 MB young
- * generation measured as fast or faster); the caller decides when the cap pays. `--max-semi-space-size` would do this, but a bin cannot
- * pass V8 flags portably (`env -S` is not on busybox) and the flag has no effect once the heap
- * exists. What V8 does read at run time is the growth factor, each time it grows the young
+ * generation measured as fast or faster); the caller decides when the cap pays.
+ * `--max-semi-space-size` would do this, but a bin cannot pass V8 flags portably (`env -S` is not
+ * on busybox) and the flag has no effect once the heap exists. What V8 does read at run time is the growth factor, each time it grows the young
  * generation; so while the young generation is below the cap it grows normally (factor 2, V8's
  * default), and once it reaches the cap the factor is 1, which makes growing a no-op.
  *
