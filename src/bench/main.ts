@@ -2,7 +2,10 @@
  * `npm run bench`: chatbatch's throughput, CPU and memory against the simulator, each in its own
  * process. Prints figures; asserts nothing.
  *
- *   node dist/bench/main.js [--quick] [--only NAME[,NAME...]]
+ *   node dist/bench/main.js [--quick] [--cold] [--only NAME[,NAME...]]
+ *
+ * Each point's simulator is warmed up before the client starts (see warm-up.ts); `--cold`
+ * skips that, for figures comparable with results from before it.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -14,6 +17,7 @@ import { InputCache } from './generate-inputs.js';
 import { countLines, hasGnuTime, killAllClients, runClient } from './measure.js';
 import { benchPoints, FAULT_FREE_NAME, FAULT_MIX_NAME, type BenchPoint } from './points.js';
 import { killAllSimulators, SimProcess, type SimStats } from './sim-control.js';
+import { warmUpSimulator } from './warm-up.js';
 import { formatTable, num, type Column } from './table.js';
 
 interface PointResult {
@@ -24,6 +28,8 @@ interface PointResult {
   latencyMs: number;
   timeoutMs: number;
   faults: BenchPoint['faults'] | null;
+  /** Requests the simulator answered before the client started (0: measured against a cold one). */
+  simWarmUpRequests: number;
   error: string | null;
   wallMs?: number;
   rowsPerSec?: number;
@@ -54,28 +60,30 @@ const cli = join(repoRoot, 'dist', 'cli', 'main.js');
 const simScript = join(here, 'sim-process.js');
 const usageHook = pathToFileURL(join(here, 'usage-hook.js')).href;
 
-function parseArgs(argv: string[]): { quick: boolean; only: string[] | null } {
+function parseArgs(argv: string[]): { quick: boolean; cold: boolean; only: string[] | null } {
   let quick = false;
+  let cold = false;
   let only: string[] | null = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--quick') quick = true;
+    else if (arg === '--cold') cold = true;
     else if (arg === '--only') only = (argv[++i] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
     else if (arg.startsWith('--only=')) only = arg.slice(7).split(',').map((s) => s.trim()).filter(Boolean);
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: node dist/bench/main.js [--quick] [--only NAME[,NAME...]]\n');
+      process.stdout.write('usage: node dist/bench/main.js [--quick] [--cold] [--only NAME[,NAME...]]\n');
       process.exit(0);
     } else {
       process.stderr.write(`bench: unknown argument ${arg}\n`);
       process.exit(2);
     }
   }
-  return { quick, only };
+  return { quick, cold, only };
 }
 
 const log = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
 
-async function runPoint(point: BenchPoint, inputs: InputCache, workDir: string, killAfterMs: number): Promise<PointResult> {
+async function runPoint(point: BenchPoint, inputs: InputCache, workDir: string, killAfterMs: number, cold: boolean): Promise<PointResult> {
   const result: PointResult = {
     name: point.name,
     rows: point.rows,
@@ -84,6 +92,7 @@ async function runPoint(point: BenchPoint, inputs: InputCache, workDir: string, 
     latencyMs: point.latencyMs,
     timeoutMs: point.timeoutMs,
     faults: point.faults ?? null,
+    simWarmUpRequests: 0,
     error: null,
   };
   const input = await inputs.get(point.format, point.rows);
@@ -94,6 +103,10 @@ async function runPoint(point: BenchPoint, inputs: InputCache, workDir: string, 
     ...(point.retryAfterMs !== undefined ? { retryAfterMs: point.retryAfterMs } : {}),
   });
   try {
+    if (!cold && point.warmUpRequests > 0) {
+      const timeoutMs = 5_000 + point.latencyMs;
+      result.simWarmUpRequests = await warmUpSimulator(sim.url, { requests: point.warmUpRequests, concurrency: point.concurrency, timeoutMs });
+    }
     await sim.reset();
     const run = await runClient({
       cli,
@@ -187,7 +200,7 @@ function gitCommit(): string | null {
 }
 
 async function main(): Promise<void> {
-  const { quick, only } = parseArgs(process.argv.slice(2));
+  const { quick, cold, only } = parseArgs(process.argv.slice(2));
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`);
   let points = benchPoints(quick);
   if (only) points = points.filter((p) => only.some((name) => p.name.includes(name)));
@@ -210,16 +223,16 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const results: PointResult[] = [];
   try {
-    log(`${quick ? 'quick' : 'full'} run, ${points.length} points; ${cpus().length} CPUs; client CPU/RSS from ${hasGnuTime() ? '/usr/bin/time' : 'process.resourceUsage()'}; work dir ${workDir}`);
+    log(`${quick ? 'quick' : 'full'} run, ${points.length} points, simulator ${cold ? 'cold' : 'warmed up'}; ${cpus().length} CPUs; client CPU/RSS from ${hasGnuTime() ? '/usr/bin/time' : 'process.resourceUsage()'}; work dir ${workDir}`);
     const inputs = new InputCache(workDir);
     const killAfterMs = quick ? 5 * 60_000 : 30 * 60_000;
     for (const [index, point] of points.entries()) {
       log(`[${index + 1}/${points.length}] ${point.name}: ${num(point.rows)} ${point.format} rows, C=${point.concurrency}, L=${point.latencyMs} ms${point.faults ? ', fault mix' : ''}`);
       let result: PointResult;
       try {
-        result = await runPoint(point, inputs, workDir, killAfterMs);
+        result = await runPoint(point, inputs, workDir, killAfterMs, cold);
       } catch (error) {
-        result = { name: point.name, rows: point.rows, format: point.format, concurrency: point.concurrency, latencyMs: point.latencyMs, timeoutMs: point.timeoutMs, faults: point.faults ?? null, error: error instanceof Error ? error.message : String(error) };
+        result = { name: point.name, rows: point.rows, format: point.format, concurrency: point.concurrency, latencyMs: point.latencyMs, timeoutMs: point.timeoutMs, faults: point.faults ?? null, simWarmUpRequests: 0, error: error instanceof Error ? error.message : String(error) };
       }
       results.push(result);
       if (result.error) log(`  ${point.name} FAILED: ${result.error}`);
@@ -254,6 +267,7 @@ async function main(): Promise<void> {
     started_at: startedAt.toISOString(),
     finished_at: new Date().toISOString(),
     quick,
+    simulator_warmed_up: !cold,
     commit: gitCommit(),
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
