@@ -1,6 +1,13 @@
 import type { AttemptFailure } from '../http/attempt.js';
 import { redactSecrets } from '../http/redact.js';
+import { REFUSAL_STREAK } from './refusal-streak.js';
 import { nobodyThereKind, UNREACHABLE_STREAK, type NobodyThereKind } from './unreachable-endpoint.js';
+
+/**
+ * Why the run stopped: an answer no row can get past (`endpoint`: bad key, unknown model, quota,
+ * nobody there), or the same refusal for every row sent before any success (`refusal-streak`).
+ */
+export type FatalCause = 'endpoint' | 'refusal-streak';
 
 export interface FatalContext {
   baseUrl: string;
@@ -10,14 +17,30 @@ export interface FatalContext {
 }
 
 /** What to tell the user when the endpoint refuses requests for a reason no retry can fix. */
-export function explainFatal(outcome: AttemptFailure, context: FatalContext): string {
+export function explainFatal(outcome: AttemptFailure, context: FatalContext, cause: FatalCause = 'endpoint'): string {
+  if (cause === 'refusal-streak') return explainRefusalStreak(outcome, context);
   const nobodyThere = outcome.status === null ? nobodyThereKind(outcome.connectionErrorCode) : null;
   if (nobodyThere) return explainUnreachable(outcome, nobodyThere, context);
-  const facts =
+  return redactSecrets(`the endpoint refuses this configuration, so the run stopped early.\n  ${answerFacts(outcome, context)}\n  check: ${advice(outcome)}`);
+}
+
+function answerFacts(outcome: AttemptFailure, context: FatalContext): string {
+  return (
     `HTTP ${outcome.status ?? '-'}, code ${outcome.code}: ${outcome.message}\n` +
     `  base URL: ${context.baseUrl}\n  model:    ${context.model}\n  key:      ${context.keyName} (${context.keyMask})` +
-    (outcome.traceId ? `\n  trace id: ${outcome.traceId}` : '');
-  return redactSecrets(`the endpoint refuses this configuration, so the run stopped early.\n  ${facts}\n  check: ${advice(outcome)}`);
+    (outcome.traceId ? `\n  trace id: ${outcome.traceId}` : '')
+  );
+}
+
+function explainRefusalStreak(outcome: AttemptFailure, context: FatalContext): string {
+  return redactSecrets(
+    `the endpoint refused the first ${REFUSAL_STREAK} rows' requests the same way and accepted none, so the run stopped early.\n` +
+      `  ${answerFacts(outcome, context)}\n` +
+      '  check: what every request shares: params, the system message and template, the model and what it requires ' +
+      '(--dry-run checks every row and builds every request without sending).\n' +
+      `  those ${REFUSAL_STREAK} rows are in errors.jsonl; rows not sent stay pending: run again with --resume ` +
+      '(rows whose request changed are sent again; if only these rows were bad, --resume goes on past them)',
+  );
 }
 
 function advice(outcome: AttemptFailure): string {

@@ -4,8 +4,10 @@ import type { ChatClient } from '../http/chat-client.js';
 import { readRateLimitHeaders } from '../http/rate-limit-headers.js';
 import { decideRetry, serverRequestedDelayMs, type RetryPolicy } from '../http/retry-policy.js';
 import type { AttemptSummary, RowRecord } from '../output/record.js';
+import type { FatalCause } from './fatal-hint.js';
 import type { RateController } from './rate-controller.js';
 import { cachedRecord, failureRecord, successRecord, type RecordContext } from './records.js';
+import type { RefusalStreakWatch } from './refusal-streak.js';
 import type { ResponseCache } from './response-cache.js';
 import type { RowTask } from './row-task.js';
 import { sleep } from './sleep.js';
@@ -25,8 +27,13 @@ export interface AttemptContext {
   abortInFlight: AbortSignal;
   /** Turns connection errors into a fatal outcome while nobody has ever answered at the base URL. */
   unreachable: UnreachableEndpointWatch;
-  /** A response that no row can get past (bad key, unknown model, quota, nobody there): stop the run. */
-  onFatal(outcome: AttemptFailure): void;
+  /** Finds the same refusal (a 4xx) for every row sent while nothing has succeeded yet. */
+  refusals: RefusalStreakWatch;
+  /**
+   * Stop the run: a response that no row can get past (bad key, unknown model, quota, nobody
+   * there), or the refusal streak.
+   */
+  onFatal(outcome: AttemptFailure, cause: FatalCause): void;
   /** A row starts (true) or ends (false) waiting out a retry delay. */
   onRetryWait(waiting: boolean): void;
   now(): number;
@@ -127,7 +134,10 @@ async function attemptWhenAllowed(task: RowTask, clientRequestId: string, contex
   }
   onSend();
   const outcome = context.unreachable.observe(await context.client.send(task.request.body, clientRequestId, context.abortInFlight));
-  // Stop the run before this slot is released, so the next queued row is not sent.
-  if (!outcome.ok && outcome.fatalForRun) context.onFatal(outcome);
+  const refusedEveryTime = context.refusals.observe(outcome);
+  // Stop the run before this slot is released, so the next queued row is not sent. A refusal
+  // streak's last row still settles as failed: its answer was about it too.
+  if (!outcome.ok && outcome.fatalForRun) context.onFatal(outcome, 'endpoint');
+  else if (!outcome.ok && refusedEveryTime) context.onFatal(outcome, 'refusal-streak');
   return outcome;
 }

@@ -16,7 +16,7 @@ import type { RowRecord } from '../output/record.js';
 import { buildChatRequest } from '../request/chat-request.js';
 import { rowToMessages } from '../request/messages.js';
 import { OutDirInUseError } from './errors.js';
-import { explainFatal } from './fatal-hint.js';
+import { explainFatal, type FatalCause } from './fatal-hint.js';
 import { JournalWriter } from './journal.js';
 import { acquireLock } from './lock.js';
 import { categoryOf, outcomeCode, SUCCEEDED } from './outcome-code.js';
@@ -25,6 +25,7 @@ import { loadPreviousResults, type PreviousResult } from './previous-results.js'
 import { processRow, type AttemptContext } from './process-row.js';
 import { RateController } from './rate-controller.js';
 import { invalidInputRecord } from './records.js';
+import { RefusalStreakWatch } from './refusal-streak.js';
 import { ResponseCache } from './response-cache.js';
 import { OpenRows } from './open-rows.js';
 import { inShard } from './shard.js';
@@ -135,7 +136,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     // Two levels of stopping: no new attempts (stop, fail-fast), then cancel what is in flight.
     const stopDispatch = new AbortController();
     const abortInFlight = new AbortController();
-    let fatal: AttemptFailure | null = null;
+    let fatal: { outcome: AttemptFailure; cause: FatalCause } | null = null;
     let interrupted = false;
     let graceTimer: NodeJS.Timeout | null = null;
     const onStop = (): void => {
@@ -162,8 +163,9 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       stopDispatch: stopDispatch.signal,
       abortInFlight: abortInFlight.signal,
       unreachable: new UnreachableEndpointWatch(),
-      onFatal: (outcome) => {
-        if (fatal === null) fatal = outcome;
+      refusals: new RefusalStreakWatch(),
+      onFatal: (outcome, cause) => {
+        if (fatal === null) fatal = { outcome, cause };
         stopDispatch.abort();
       },
       onRetryWait: (waiting) => {
@@ -252,8 +254,8 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       tally.pending += unread;
     }
     const derivedFiles = config.format === 'jsonl' ? [] : await writeDerivedFilesLazily(config, files, paths.outDir);
-    const fatalOutcome = fatal as AttemptFailure | null;
-    const status: RunStatus = fatalOutcome ? 'aborted'
+    const fatalStop = fatal as { outcome: AttemptFailure; cause: FatalCause } | null;
+    const status: RunStatus = fatalStop ? 'aborted'
       : interrupted || !inputExhausted || tally.pending > 0 ? 'interrupted'
       : tally.failed > 0 ? 'finished_with_failures' : 'complete';
     const endedAt = new Date();
@@ -271,12 +273,12 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     });
     await writeManifest(paths.manifest, manifest);
 
-    const fatalMessage = fatalOutcome
-      ? explainFatal(fatalOutcome, { baseUrl: config.baseUrl, model: config.model, keyName, keyMask })
+    const fatalMessage = fatalStop
+      ? explainFatal(fatalStop.outcome, { baseUrl: config.baseUrl, model: config.model, keyName, keyMask }, fatalStop.cause)
       : null;
     return {
       status,
-      exitCode: fatalOutcome ? 3 : status === 'interrupted' ? 130 : tally.failed > 0 ? 1 : 0,
+      exitCode: fatalStop ? 3 : status === 'interrupted' ? 130 : tally.failed > 0 ? 1 : 0,
       rows: tally.rows,
       succeeded: tally.succeeded,
       failed: tally.failed,

@@ -5,6 +5,7 @@ import { defaultRetryPolicy } from '../../src/http/retry-policy.js';
 import { buildChatRequest } from '../../src/request/chat-request.js';
 import { processRow, type AttemptContext } from '../../src/run/process-row.js';
 import { RateController } from '../../src/run/rate-controller.js';
+import { RefusalStreakWatch } from '../../src/run/refusal-streak.js';
 import type { RowTask } from '../../src/run/row-task.js';
 import { UnreachableEndpointWatch } from '../../src/run/unreachable-endpoint.js';
 import type { RowRecord } from '../../src/output/record.js';
@@ -34,6 +35,7 @@ function contextFor(client: ChatClient, concurrency: number): AttemptContext {
     stopDispatch: new AbortController().signal,
     abortInFlight: new AbortController().signal,
     unreachable: new UnreachableEndpointWatch(),
+    refusals: new RefusalStreakWatch(),
     onFatal: () => {},
     onRetryWait: () => {},
     now: () => performance.now(),

@@ -1,0 +1,46 @@
+import type { AttemptOutcome } from '../http/attempt.js';
+
+/**
+ * How many answers in a row, before the run's first success, that refuse the request the same
+ * way (same status and error code, a 4xx no retry changes) stop the run. Until its first success
+ * the run sends one request at a time (the rate controller's probe), so these are the first
+ * rows' answers, in order. Five identical refusals of five different rows, with nothing
+ * accepted, is a request every row shares being wrong (a parameter, the system message, a
+ * model that needs something else), not five bad rows; a few bad rows at the top of a file
+ * stop the run once, and `--resume` goes on past them, since they are settled as failed.
+ */
+export const REFUSAL_STREAK = 5;
+
+/**
+ * Watches the run's answers for an endpoint that refuses every request the same way, so that
+ * a misconfigured run stops after a few rows (exit 3, like a bad key) instead of sending every
+ * row to get the same 400. One per run, fed every attempt's outcome. Unlike 401/403/404, each
+ * refusal is a real answer about its row: the rows keep their failed records.
+ */
+export class RefusalStreakWatch {
+  private succeeded = false;
+  private streak = 0;
+  private last = '';
+
+  /** True when `outcome` completes the streak: the run should stop. */
+  observe(outcome: AttemptOutcome): boolean {
+    if (this.succeeded) return false;
+    if (outcome.ok) {
+      this.succeeded = true;
+      return false;
+    }
+    if (!isRefusal(outcome)) {
+      // A timeout, reset or 5xx says nothing about the request: it neither counts nor breaks.
+      return false;
+    }
+    const kind = `${outcome.status} ${outcome.code}`;
+    this.streak = kind === this.last ? this.streak + 1 : 1;
+    this.last = kind;
+    return this.streak >= REFUSAL_STREAK;
+  }
+}
+
+/** A 4xx answer that no retry can change and that is not already fatal on its own (401, 404, quota). */
+function isRefusal(outcome: AttemptOutcome): boolean {
+  return !outcome.ok && outcome.status !== null && outcome.status >= 400 && outcome.status < 500 && !outcome.retryable && !outcome.fatalForRun;
+}
