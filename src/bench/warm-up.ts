@@ -12,8 +12,9 @@ export interface WarmUpOptions {
  * closes their connections. Returns how many were answered.
  *
  * Why: a fresh simulator runs its first few thousand requests at the speed of V8's interpreter,
- * and the client waits for it: a cold simulator cost the C=256 point ~0.5 s of slow start (~4%
- * of C/L) that no real endpoint would charge. The client itself is still measured cold.
+ * and the client waits for it (at C=256 the run reached its steady rate ~0.5 s later), a cost
+ * no real endpoint would charge. Side by side that was worth 0 to 1.3 points of C/L, within the
+ * machine's noise. The client itself is still measured cold.
  *
  * The requests carry the `[[sim:apim]]` directive: a plain success, with latency, that skips the
  * random fault draw, so a fault-mix point's seeded sequence of faults is the same as unwarmed.

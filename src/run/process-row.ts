@@ -134,7 +134,7 @@ async function attemptWhenAllowed(task: RowTask, clientRequestId: string, contex
   }
   onSend();
   const outcome = context.unreachable.observe(await context.client.send(task.request.body, clientRequestId, context.abortInFlight));
-  const refusedEveryTime = context.refusals.observe(outcome);
+  const refusedEveryTime = context.refusals.observe(outcome, task.failedBefore);
   // Stop the run before this slot is released, so the next queued row is not sent. A refusal
   // streak's last row still settles as failed: its answer was about it too.
   if (!outcome.ok && outcome.fatalForRun) context.onFatal(outcome, 'endpoint');

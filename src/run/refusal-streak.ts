@@ -22,15 +22,19 @@ export class RefusalStreakWatch {
   private streak = 0;
   private last = '';
 
-  /** True when `outcome` completes the streak: the run should stop. */
-  observe(outcome: AttemptOutcome): boolean {
+  /**
+   * True when `outcome` completes the streak: the run should stop. `failedBefore`: the same
+   * request already failed in an earlier session (`--retry-failed`), so a refusal of it again
+   * says nothing new about what the rows share.
+   */
+  observe(outcome: AttemptOutcome, failedBefore = false): boolean {
     if (this.succeeded) return false;
     if (outcome.ok) {
       this.succeeded = true;
       return false;
     }
-    if (!isRefusal(outcome)) {
-      // A timeout, reset or 5xx says nothing about the request: it neither counts nor breaks.
+    if (!isRefusal(outcome) || failedBefore) {
+      // Nor does a timeout, reset or 5xx: these neither count nor break the streak.
       return false;
     }
     const kind = `${outcome.status} ${outcome.code}`;

@@ -10,4 +10,6 @@ export interface RowTask {
   request: ChatRequest;
   /** Stable per row; the attempt number is appended for the X-Client-Request-Id header. */
   clientRequestIdBase: string;
+  /** This same request failed in an earlier session and is sent again (`--retry-failed`). */
+  failedBefore?: boolean;
 }

@@ -218,7 +218,10 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       }
       if (earlier) {
         if (earlier.fingerprint !== prepared.fingerprint) session.rows_rerun_changed++;
-        else session.rows_rerun_failed++;
+        else {
+          session.rows_rerun_failed++;
+          if (prepared.kind === 'task') prepared.task.failedBefore = true;
+        }
       }
       if (prepared.kind === 'invalid') {
         open.track(settle(position, prepared.key, prepared.fingerprint, prepared.record), stopOnError);

@@ -61,6 +61,19 @@ describe('an endpoint that refuses every request the same way', () => {
     expect(JSON.parse(await dir.read('out/manifest.json')).counts).toMatchObject({ rows: ROWS, succeeded: ROWS - REFUSAL_STREAK, failed: REFUSAL_STREAK, pending: 0 });
   });
 
+  it('--retry-failed sends the bad rows again without stopping on them: refusals already on record say nothing new', async () => {
+    const ROWS = 30;
+    await dir.write('in.jsonl', jsonlOf(rows(REFUSAL_STREAK, ROWS)));
+    expect((await run()).code).toBe(3);
+    expect((await run('--resume')).code).toBe(1);
+    // Same requests, refused again in front of every other row: not a reason to stop the run.
+    const retried = await run('--resume', '--retry-failed');
+    expect(retried.code, retried.stderr).toBe(1);
+    expect(retried.stderr).not.toContain('stopped early');
+    expect(simulator.stats().requests).toBe(ROWS + REFUSAL_STREAK);
+    expect(JSON.parse(await dir.read('out/manifest.json')).counts).toMatchObject({ rows: ROWS, succeeded: ROWS - REFUSAL_STREAK, failed: REFUSAL_STREAK, pending: 0 });
+  });
+
   it('refusals mixed with successes are ordinary failed rows: the run goes to the end', async () => {
     // Every other row is refused, from the first on: a success comes before the streak could.
     const mixed = Array.from({ length: 20 }, (_, i) => ({ id: `r${i}`, prompt: i % 2 === 0 ? `p${i} [[sim:400]]` : `p${i}` }));

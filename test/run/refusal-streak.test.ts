@@ -40,6 +40,20 @@ describe('RefusalStreakWatch', () => {
     const stops = outcomes.map((outcome) => watch.observe(outcome));
     expect(stops.indexOf(true)).toBe(stopsAt ?? -1);
   });
+
+  it('refusals of requests that already failed before (--retry-failed) neither count nor break the streak', () => {
+    const watch = new RefusalStreakWatch();
+    for (let i = 0; i < REFUSAL_STREAK * 2; i++) expect(watch.observe(bad, true)).toBe(false);
+    for (let i = 1; i < REFUSAL_STREAK; i++) expect(watch.observe(bad)).toBe(false);
+    expect(watch.observe(bad, true)).toBe(false);
+    expect(watch.observe(bad)).toBe(true);
+  });
+
+  it('a success of a request that failed before still ends the watch', () => {
+    const watch = new RefusalStreakWatch();
+    watch.observe(success, true);
+    for (let i = 0; i < REFUSAL_STREAK * 2; i++) expect(watch.observe(bad)).toBe(false);
+  });
 });
 
 describe('explainFatal for a refusal streak', () => {
