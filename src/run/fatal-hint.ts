@@ -37,7 +37,8 @@ function explainRefusalStreak(outcome: AttemptFailure, context: FatalContext): s
     `the endpoint refused the first ${REFUSAL_STREAK} rows' requests the same way and accepted none, so the run stopped early.\n` +
       `  ${answerFacts(outcome, context)}\n` +
       '  check: what every request shares: params, the system message and template, the model and what it requires ' +
-      '(--dry-run checks every row and builds every request without sending).\n' +
+      '(--dry-run checks every row and builds every request without sending), and the base URL ' +
+      '(a web server answers 400 to plain http:// sent to its https:// port).\n' +
       `  those ${REFUSAL_STREAK} rows are in errors.jsonl; rows not sent stay pending: run again with --resume ` +
       '(rows whose request changed are sent again; if only these rows were bad, --resume goes on past them)',
   );

@@ -62,7 +62,7 @@ describe('explainFatal for a refusal streak', () => {
     const message = explainFatal(bad, context, 'refusal-streak');
     for (const fact of [
       `first ${REFUSAL_STREAK} rows' requests the same way`, 'HTTP 400, code invalid_request: simulated 400', 'trace id: req_1',
-      context.baseUrl, context.model, context.keyMask, 'params', 'system message', '--dry-run', 'errors.jsonl', 'pending', '--resume',
+      context.baseUrl, context.model, context.keyMask, 'params', 'system message', '--dry-run', 'https://', 'errors.jsonl', 'pending', '--resume',
     ]) {
       expect(message).toContain(fact);
     }
