@@ -10,9 +10,10 @@ import { PerformanceObserver } from 'node:perf_hooks';
  * quarter of a long run's resident memory. With a modest pool that buys nothing (a 16 MB young
  * generation measured as fast or faster); the caller decides when the cap pays.
  * `--max-semi-space-size` would do this, but a bin cannot pass V8 flags portably (`env -S` is not
- * on busybox) and the flag has no effect once the heap exists. What V8 does read at run time is the growth factor, each time it grows the young
- * generation; so while the young generation is below the cap it grows normally (factor 2, V8's
- * default), and once it reaches the cap the factor is 1, which makes growing a no-op.
+ * on busybox) and the flag has no effect once the heap exists. What V8 does read at run time is
+ * the growth factor, each time it grows the young generation; so while the young generation is
+ * below the cap it grows normally (factor 2, V8's default), and once it reaches the cap the
+ * factor is 1, which makes growing a no-op.
  *
  * Sizes step by powers of two from V8's start size, so the cap should be a power of two. A user
  * who sets a semi-space flag themselves keeps their setting: the cap does nothing then.
