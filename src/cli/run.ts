@@ -15,6 +15,7 @@ import { dryRun } from '../run/dry-run.js';
 import { formatDryRun } from './dry-run-report.js';
 import { startProgressReporter, type ProgressReporter } from './progress.js';
 import { capYoungGeneration } from '../run/young-generation-cap.js';
+import { trimOldGeneration } from '../run/old-generation-trim.js';
 
 interface RunArgs {
   inputs?: string[];
@@ -97,6 +98,7 @@ async function runFromCli(args: RunArgs): Promise<number> {
   };
   let simulator: RunningSimulator | null = null;
   let releaseYoungGeneration = (): void => {};
+  let stopOldGenerationTrim = (): void => {};
   try {
     const job = args.job ? await loadJobFile(args.job) : null;
     if (args['dry-run']) {
@@ -117,6 +119,7 @@ async function runFromCli(args: RunArgs): Promise<number> {
 
     registerSecret(config.apiKey);
     if (config.concurrency <= SMALL_YOUNG_GENERATION_MAX_CONCURRENCY) releaseYoungGeneration = capYoungGeneration(SMALL_YOUNG_GENERATION_MB);
+    stopOldGenerationTrim = trimOldGeneration(OLD_GENERATION_STEP_MB);
     if (config.cacheDir) await ResponseCache.check(config.cacheDir);
 
     const stop = new AbortController();
@@ -162,6 +165,7 @@ async function runFromCli(args: RunArgs): Promise<number> {
     throw error;
   } finally {
     releaseYoungGeneration();
+    stopOldGenerationTrim();
     await simulator?.close();
   }
 }
@@ -175,6 +179,7 @@ async function runFromCli(args: RunArgs): Promise<number> {
  */
 const SMALL_YOUNG_GENERATION_MB = 16;
 const SMALL_YOUNG_GENERATION_MAX_CONCURRENCY = 64;
+const OLD_GENERATION_STEP_MB = 3;
 
 function flagsFrom(args: RunArgs): RunFlags {
   return {
