@@ -83,8 +83,9 @@ function parseArgs(argv: string[]): { quick: boolean; cold: boolean; only: strin
 
 const log = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
 
-async function runPoint(point: BenchPoint, inputs: InputCache, workDir: string, killAfterMs: number, cold: boolean): Promise<PointResult> {
-  const result: PointResult = {
+/** A point's result before it is measured: what it was asked to do, and `error` if it could not. */
+function pointResult(point: BenchPoint, error: string | null): PointResult {
+  return {
     name: point.name,
     rows: point.rows,
     format: point.format,
@@ -93,8 +94,12 @@ async function runPoint(point: BenchPoint, inputs: InputCache, workDir: string, 
     timeoutMs: point.timeoutMs,
     faults: point.faults ?? null,
     simWarmUpRequests: 0,
-    error: null,
+    error,
   };
+}
+
+async function runPoint(point: BenchPoint, inputs: InputCache, workDir: string, killAfterMs: number, cold: boolean): Promise<PointResult> {
+  const result = pointResult(point, null);
   const input = await inputs.get(point.format, point.rows);
   const outDir = join(workDir, `out-${point.name.replace(/[^\w-]+/g, '_')}`);
   const sim = await SimProcess.start(simScript, {
@@ -232,7 +237,7 @@ async function main(): Promise<void> {
       try {
         result = await runPoint(point, inputs, workDir, killAfterMs, cold);
       } catch (error) {
-        result = { name: point.name, rows: point.rows, format: point.format, concurrency: point.concurrency, latencyMs: point.latencyMs, timeoutMs: point.timeoutMs, faults: point.faults ?? null, simWarmUpRequests: 0, error: error instanceof Error ? error.message : String(error) };
+        result = pointResult(point, error instanceof Error ? error.message : String(error));
       }
       results.push(result);
       if (result.error) log(`  ${point.name} FAILED: ${result.error}`);

@@ -16,8 +16,10 @@ import vm from 'node:vm';
  * that peak flat.
  *
  * Cost, measured: each collection takes ~8 ms, and V8 then deoptimizes some hot functions
- * (mostly "weak objects"), which costs a few percent of CPU while they are optimized again.
- * Runs whose old generation never grows by a step pay nothing.
+ * ("weak objects", ~35 each time against ~5 after its own collections), which they pay for while
+ * they are optimized again: ~8% more CPU a row at concurrency 64 and L=0, far more at 256 (see
+ * OLD_GENERATION_STEP_MB in cli/run.ts for where it is used). Runs whose old generation never
+ * grows by a step pay nothing.
  *
  * `gc` is V8's own, made available for this process only when the user did not expose it.
  * Returns a function that stops the checks; a no-op when `gc` cannot be had.
