@@ -12,8 +12,13 @@ export function formatDryRun(report: DryRunReport, config: RunConfig): string {
     for (const row of report.invalid) lines.push(`    ${row.file}:${row.line}: ${row.problem}`);
     if (report.invalidCount > report.invalid.length) lines.push(`    ... and ${report.invalidCount - report.invalid.length} more`);
   }
-  lines.push(`  endpoint: POST ${config.requestUrl || '(no base URL given)'}`);
-  lines.push(`  key: ${config.apiKeyEnv} ${config.apiKey ? `(${maskKey(config.apiKey)})` : '(not set)'}`);
+  if (config.simulate) {
+    lines.push('  endpoint: the built-in simulator (--simulate: a run starts it on a free loopback port; replies are simulated)');
+    lines.push('  key: none needed (the simulator checks no key)');
+  } else {
+    lines.push(`  endpoint: POST ${config.requestUrl || '(no base URL given)'}`);
+    lines.push(`  key: ${config.apiKeyEnv} ${config.apiKey ? `(${maskKey(config.apiKey)})` : '(not set)'}`);
+  }
   if (report.firstRequestBody) lines.push('  first request body:', `    ${report.firstRequestBody}`);
   lines.push(`  estimated prompt tokens: ${report.estimatedPromptTokens.toLocaleString('en-US')} (characters / 4)`);
   const limits = [`concurrency ${config.concurrency}`, config.rpm ? `${config.rpm} rpm` : '', config.tpm ? `${config.tpm} tpm` : ''].filter(Boolean).join(', ');

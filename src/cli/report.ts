@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
-import { computeStats } from '../report/stats.js';
+import { computeStats, withPending } from '../report/stats.js';
+import { pendingRows } from '../report/pending.js';
 import { formatTextReport } from '../report/text-report.js';
 import { renderHtmlReport } from '../report/html-report.js';
 import { outDirPaths } from '../run/out-dir.js';
@@ -37,7 +38,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       process.exitCode = EXIT.usage;
       return;
     }
-    const stats = await computeStats(paths.output, paths.errors);
+    const stats = withPending(await computeStats(paths.output, paths.errors), pendingRows(manifest));
     const title = `${manifest.job ?? args.dir} (${manifest.status})`;
     process.stdout.write(formatTextReport(stats, title));
     if (args.html) {

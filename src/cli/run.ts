@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
-import { ConfigError, resolveRunConfig, type RunFlags } from '../job/config.js';
+import { ConfigError, resolveRunConfig, SIMULATOR_BASE_URL, type RunFlags } from '../job/config.js';
 import { JobFileError, loadJobFile } from '../job/job-file.js';
 import { InputError } from '../input/errors.js';
 import { OutDirInUseError } from '../run/errors.js';
@@ -11,6 +11,7 @@ import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { EXIT } from './exit-codes.js';
 import { nonNegativeInteger, positiveInteger } from './options.js';
 import { formatSummary } from './summary.js';
+import { namesStandardInput, STANDARD_INPUT_REFUSAL } from './standard-input.js';
 import { dryRun } from '../run/dry-run.js';
 import { formatDryRun } from './dry-run-report.js';
 import { startProgressReporter, type ProgressReporter } from './progress.js';
@@ -100,22 +101,27 @@ async function runFromCli(args: RunArgs): Promise<number> {
   let releaseYoungGeneration = (): void => {};
   let stopOldGenerationTrim = (): void => {};
   try {
+    if (namesStandardInput(process.argv.slice(2), (option) => (args as Record<string, unknown>)[option])) {
+      log(STANDARD_INPUT_REFUSAL);
+      return EXIT.usage;
+    }
     const job = args.job ? await loadJobFile(args.job) : null;
     if (args['dry-run']) {
-      const config = resolveRunConfig(flagsFrom(args), job, { env: process.env, cwd: process.cwd(), dryRun: true });
+      // A dry run sends nothing: --simulate starts no server, it only names the endpoint.
+      const simulated = args.simulate ? { simulatorUrl: SIMULATOR_BASE_URL } : {};
+      const config = resolveRunConfig(flagsFrom(args), job, { env: process.env, cwd: process.cwd(), dryRun: true, ...simulated });
       const report = await dryRun(config, { maxListed: 50, assumedLatencyMs: 2000 });
       process.stdout.write(formatDryRun(report, config));
       return report.invalidCount > 0 ? EXIT.rowsFailed : EXIT.ok;
     }
-    if (args.simulate) {
-      simulator = await startSimulator({});
-      log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);
-    }
+    if (args.simulate) simulator = await startSimulator({});
     const config = resolveRunConfig(flagsFrom(args), job, {
       env: process.env,
       cwd: process.cwd(),
       ...(simulator ? { simulatorUrl: simulator.url } : {}),
     });
+    // Announced once the configuration holds, so a refused one reads as a refusal only.
+    if (simulator) log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);
 
     registerSecret(config.apiKey);
     if (config.concurrency <= SMALL_HEAP_MAX_CONCURRENCY) {

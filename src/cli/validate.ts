@@ -2,6 +2,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkJob, type JobFile } from '../job/job-file.js';
+import { inputFileAsJob, notJson } from '../job/not-a-job-file.js';
 import { checkBaseUrl } from '../job/base-url.js';
 import { InputError } from '../input/errors.js';
 import { expandInputs } from '../input/expand.js';
@@ -35,9 +36,15 @@ async function validate(jobFile: string, maxProblems: number): Promise<number> {
   const out = (line: string): void => void process.stdout.write(`${line}\n`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(await readFile(jobFile, 'utf8'));
+    const text = await readFile(jobFile, 'utf8');
+    const inputFile = inputFileAsJob(jobFile);
+    if (inputFile) {
+      out(`${jobFile}: ${inputFile}`);
+      return EXIT.usage;
+    }
+    parsed = JSON.parse(text);
   } catch (error) {
-    const problem = error instanceof SyntaxError ? `not valid JSON: ${error.message}` : `cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+    const problem = error instanceof SyntaxError ? notJson(error) : `cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
     out(`${jobFile}: ${problem}`);
     return EXIT.usage;
   }

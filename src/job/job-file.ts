@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkParams, OPTIONAL_PARAMS } from './params.js';
+import { inputFileAsJob, notJson } from './not-a-job-file.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './config.js';
 
 /** The JSON job file as written by a user. Every key is optional; flags fill or override. */
@@ -78,11 +79,13 @@ export async function loadJobFile(file: string): Promise<LoadedJob> {
   } catch (error) {
     throw new JobFileError(file, [{ where: file, problem: `cannot read the job file (${(error as NodeJS.ErrnoException).code ?? String(error)})` }]);
   }
+  const inputFile = inputFileAsJob(file);
+  if (inputFile) throw new JobFileError(file, [{ where: file, problem: inputFile }]);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new JobFileError(file, [{ where: file, problem: `not valid JSON: ${(error as Error).message}` }]);
+    throw new JobFileError(file, [{ where: file, problem: notJson(error as Error) }]);
   }
   const problems = checkJob(parsed, file);
   if (problems.length > 0) throw new JobFileError(file, problems);

@@ -16,7 +16,7 @@ export const OPTIONAL_PARAMS = {
 
 export type OptionalParamName = keyof typeof OPTIONAL_PARAMS;
 
-/** Features the endpoint does not support; named so the refusal can say why. */
+/** Features chatbatch does not support; named so the refusal can say why. */
 export const UNSUPPORTED_PARAMS: Readonly<Record<string, string>> = {
   stream: 'streaming',
   tools: 'tool calling',
@@ -36,7 +36,7 @@ export function checkParams(params: unknown): string[] {
   for (const [name, value] of Object.entries(params)) {
     const unsupported = UNSUPPORTED_PARAMS[name];
     if (unsupported !== undefined) {
-      problems.push(`params.${name}: the endpoint does not support ${unsupported}; remove it`);
+      problems.push(`params.${name}: chatbatch does not support ${unsupported}; remove it`);
       continue;
     }
     if (!(name in OPTIONAL_PARAMS)) {

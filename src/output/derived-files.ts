@@ -39,7 +39,7 @@ export async function writeDerivedFiles(
   try {
     const inputColumns = format === 'csv' ? await sharedCsvColumns(files) : [];
     if (format === 'csv') {
-      const header = (columns: readonly string[]) => stringify([[...inputColumns, ...columns]], { bom: csv.bom });
+      const header = (columns: readonly string[]) => stringify([[...inputColumns, ...resultColumnNames(inputColumns, columns)]], { bom: csv.bom });
       await output!.write(header(RESULT_COLUMNS));
       await errors!.write(header(ERROR_COLUMNS));
     }
@@ -68,6 +68,25 @@ export async function writeDerivedFiles(
     await succeeded.close();
     await failed.close();
   }
+}
+
+/** The prefix our result columns take where the input already has a column of that name. */
+export const RESULT_COLUMN_PREFIX = 'chatbatch_';
+
+/**
+ * The header names of our result columns beside these input columns. The input's columns keep
+ * their names (a sheet's formulas and lookups use them); one of ours whose name the input
+ * already uses, ignoring case as spreadsheets do, takes the prefix `chatbatch_` until it is
+ * free. So no name appears twice, and ours are recognisable either way.
+ */
+export function resultColumnNames(inputColumns: readonly string[], ours: readonly string[]): string[] {
+  const taken = new Set(inputColumns.map((name) => name.toLowerCase()));
+  return ours.map((name) => {
+    let header = name;
+    while (taken.has(header.toLowerCase())) header = `${RESULT_COLUMN_PREFIX}${header}`;
+    taken.add(header.toLowerCase());
+    return header;
+  });
 }
 
 /** The input's columns when every input is a CSV with the same header; else id, file, line. */

@@ -1,9 +1,11 @@
+import { describePending } from './pending.js';
 import type { RunStats } from './stats.js';
 import { chartFrame, escapeXml, heightOf, niceAxis, xOf, yOf, type Axis } from './svg-chart.js';
 
 /** A self-contained page: inline CSS and SVG, no scripts, nothing fetched. */
 export function renderHtmlReport(stats: RunStats, title: string): string {
   const latency = stats.latency;
+  const pendingNote = describePending(stats.pending);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>chatbatch report: ${escapeXml(title)}</title>
 <style>
@@ -22,8 +24,10 @@ figure{margin:8px 0}figcaption{color:#555;font-size:13px;margin-top:4px}
 <div class="card"><b>${stats.rows}</b>rows</div>
 <div class="card"><b style="color:#2a7">${stats.succeeded}</b>succeeded</div>
 <div class="card"><b style="color:#c33">${stats.failed}</b>failed</div>
+<div class="card"><b>${stats.pending ?? 'unknown'}</b>pending</div>
 ${latency ? `<div class="card"><b>${latency.p50} ms</b>p50 latency</div><div class="card"><b>${latency.p99} ms</b>p99 latency</div>` : ''}
 </div>
+${pendingNote === null ? '' : `<p>${escapeXml(pendingNote)}</p>`}
 <h2>Latency over time</h2>
 ${latencyChart(stats)}
 <h2>Rows settled over time (per ${stats.throughput.bucketSeconds} s)</h2>

@@ -10,9 +10,12 @@ export interface ErrorGroup {
 }
 
 export interface RunStats {
+  /** Rows with a record, plus the pending ones when known. */
   rows: number;
   succeeded: number;
   failed: number;
+  /** Rows with no record yet (from the manifest); null when unknown. */
+  pending: number | null;
   cached: number;
   byStatus: Record<string, number>;
   byCategory: Record<string, number>;
@@ -53,7 +56,7 @@ export async function computeStats(outputFile: string, errorsFile: string, maxPo
     }
   }
   const stats: RunStats = {
-    rows: records.length, succeeded: 0, failed: 0, cached: 0, byStatus: {}, byCategory: {}, byCode: {}, latency: null,
+    rows: records.length, succeeded: 0, failed: 0, pending: null, cached: 0, byStatus: {}, byCategory: {}, byCode: {}, latency: null,
     attempts: {}, throughput: { bucketSeconds: 1, buckets: [] }, slowest: [], topErrors: [], points: [],
   };
   const errors = new Map<string, ErrorGroup>();
@@ -111,6 +114,11 @@ export async function computeStats(outputFile: string, errorsFile: string, maxPo
     }
   }
   return stats;
+}
+
+/** The stats with the rows the records do not show: those still pending. */
+export function withPending(stats: RunStats, pending: number | null): RunStats {
+  return { ...stats, pending, rows: stats.succeeded + stats.failed + (pending ?? 0) };
 }
 
 async function* readRecords(file: string): AsyncGenerator<RowRecord> {

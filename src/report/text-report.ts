@@ -1,8 +1,11 @@
+import { describePending } from './pending.js';
 import type { RunStats } from './stats.js';
 
 export function formatTextReport(stats: RunStats, title: string): string {
   const lines: string[] = [`chatbatch report: ${title}`, ''];
-  lines.push(`rows: ${stats.rows}  ok: ${stats.succeeded}  failed: ${stats.failed}` + (stats.cached ? `  (cached: ${stats.cached})` : ''));
+  lines.push(`rows: ${stats.rows}  ok: ${stats.succeeded}  failed: ${stats.failed}  pending: ${stats.pending ?? 'unknown'}` + (stats.cached ? `  (cached: ${stats.cached})` : ''));
+  const pendingNote = describePending(stats.pending);
+  if (pendingNote) lines.push(pendingNote);
   lines.push('', 'by status:', ...table(stats.byStatus));
   if (stats.failed > 0) {
     lines.push('', 'failures by category:', ...table(stats.byCategory));

@@ -142,7 +142,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     const onStop = (): void => {
       interrupted = true;
       stopDispatch.abort();
-      log(`stopping: no new rows; waiting up to ${Math.round(config.graceMs / 1000)} s for requests in flight`);
+      log(`stopping: no new rows; waiting up to ${config.graceMs / 1000} s for requests in flight`);
       graceTimer = setTimeout(() => abortInFlight.abort(), config.graceMs);
     };
     if (options.stop.aborted) onStop();

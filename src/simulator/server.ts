@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { findDirective, type Directive, type DirectiveKind } from './directive.js';
+import { completionAround, completionBody, errorBody } from './openai-bodies.js';
 import { seededRandom } from './random.js';
 import { simulatedReply, type SimMessage } from './reply.js';
 
@@ -102,23 +103,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const n = ++sequence;
     const requestId = `req_sim_${n}`;
     const path = (req.url ?? '').split('?')[0]!;
-    if (req.method !== 'POST' || !PATHS.has(path)) return json(res, 404, { error: { code: 'not_found', message: `no route for ${req.method} ${path}` } }, requestId);
+    if (req.method !== 'POST' || !PATHS.has(path)) return json(res, 404, errorBody(404, 'not_found', `no route for ${req.method} ${path}`), requestId);
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
-      return json(res, 401, { error: { code: 'unauthorized', message: 'Incorrect or missing API key' } }, requestId);
+      return json(res, 401, errorBody(401, 'unauthorized', 'Incorrect or missing API key'), requestId);
     }
     let request: { model?: unknown; messages?: unknown; [key: string]: unknown };
     try {
       request = JSON.parse(body) as typeof request;
     } catch {
-      return json(res, 400, { error: { code: 'invalid_request', message: 'the body is not JSON' } }, requestId);
+      return json(res, 400, errorBody(400, 'invalid_request', 'the body is not JSON'), requestId);
     }
     if (typeof request.model !== 'string' || !Array.isArray(request.messages) || request.messages.length === 0) {
-      return json(res, 400, { error: { code: 'invalid_request', message: 'model and messages are required' } }, requestId);
+      return json(res, 400, errorBody(400, 'invalid_request', 'model and messages are required'), requestId);
     }
     const unsupported = ['stream', 'tools', 'tool_choice', 'response_format'].find((name) => name in request);
-    if (unsupported) return json(res, 400, { error: { code: 'unsupported_parameter', message: `${unsupported} is not supported` } }, requestId);
+    if (unsupported) return json(res, 400, errorBody(400, 'unsupported_parameter', `${unsupported} is not supported`, unsupported), requestId);
     if (options.models && !options.models.includes(request.model)) {
-      return json(res, 404, { error: { code: 'model_not_found', message: `The model ${request.model} does not exist` } }, requestId);
+      return json(res, 404, errorBody(404, 'model_not_found', `The model ${request.model} does not exist`, 'model'), requestId);
     }
     const messages = request.messages as SimMessage[];
     const model = request.model;
@@ -150,10 +151,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       case 'status':
         return later(() => {
           const code = action.status === 429 ? 'rate_limit_exceeded' : action.status >= 500 ? 'server_error' : `http_${action.status}_sim`;
-          json(res, action.status, { error: { code, message: `simulated ${action.status}` } }, requestId, action.status === 429 ? retryHeaders() : {});
+          json(res, action.status, errorBody(action.status, code, `simulated ${action.status}`), requestId, action.status === 429 ? retryHeaders() : {});
         });
       case 'quota':
-        return later(() => json(res, 429, { error: { code: 'insufficient_quota', message: 'You exceeded your current quota' } }, requestId));
+        return later(() => json(res, 429, errorBody(429, 'insufficient_quota', 'You exceeded your current quota'), requestId));
       case 'html502':
         return later(() => {
           count(502);
@@ -169,21 +170,22 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
         hanging.add(res);
         return;
       case 'okerror':
-        return later(() => json(res, 200, { error: { code: 'upstream_error', message: 'the upstream model failed' } }, requestId));
+        // Off the document on purpose: a gateway's 200 carrying an error object.
+        return later(() => json(res, 200, errorBody(502, 'upstream_error', 'the upstream model failed'), requestId));
       case 'empty':
-        return later(() => json(res, 200, { id: `chatcmpl-sim-${n}`, object: 'chat.completion', model, choices: [] }, requestId));
+        return later(() => json(res, 200, completionBody(n, model, []), requestId));
       case 'retry-after-date':
         return later(() =>
-          json(res, 429, { error: { code: 'rate_limit_exceeded', message: 'slow down' } }, requestId, { 'retry-after': new Date(Date.now() + 1000).toUTCString() }),
+          json(res, 429, errorBody(429, 'rate_limit_exceeded', 'slow down'), requestId, { 'retry-after': new Date(Date.now() + 1000).toUTCString() }),
         );
       case 'should-retry-false':
-        return later(() => json(res, 500, { error: { code: 'server_error', message: 'do not retry this' } }, requestId, { 'x-should-retry': 'false' }));
+        return later(() => json(res, 500, errorBody(500, 'server_error', 'do not retry this'), requestId, { 'x-should-retry': 'false' }));
       case 'apim':
         return later(() => success(res, requestId, messages, model, n, 'apim-request-id'));
       case 'no-trace':
         return later(() => success(res, requestId, messages, model, n, null));
       case 'big':
-        return later(() => big(res, requestId));
+        return later(() => big(res, requestId, model, n));
     }
   }
 
@@ -219,23 +221,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     json(
       res,
       200,
-      {
-        id: `chatcmpl-sim-${n}`,
-        object: 'chat.completion',
-        created: Math.floor(Date.now() / 1000),
-        model,
-        choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
-      },
+      completionBody(n, model, [{ content: reply }], { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens }),
       traceHeader === 'x-request-id' ? requestId : null,
       traceHeader && traceHeader !== 'x-request-id' ? { [traceHeader]: requestId } : {},
     );
   }
 
-  function big(res: ServerResponse, requestId: string): void {
+  function big(res: ServerResponse, requestId: string, model: string, n: number): void {
     count(200);
+    const { head, tail } = completionAround(n, model);
     res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': requestId });
-    res.write('{"choices":[{"message":{"role":"assistant","content":"');
+    res.write(head);
     const chunk = 'x'.repeat(1 << 20);
     let sent = 0;
     const pump = (): void => {
@@ -243,7 +239,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
         sent++;
         if (!res.write(chunk)) return void res.once('drain', pump);
       }
-      if (!res.destroyed) res.end('"}}]}');
+      if (!res.destroyed) res.end(tail);
     };
     pump();
   }

@@ -185,7 +185,7 @@ describe('validate, schema and help', () => {
     const result = await runCli(['validate', 'job.json'], { cwd: dir.path });
     expect(result.code).toBe(2);
     expect(result.stdout).toContain('job.json: concurrecy: unknown key (did you mean "concurrency"?)');
-    expect(result.stdout).toContain('params.stream: the endpoint does not support streaming');
+    expect(result.stdout).toContain('params.stream: chatbatch does not support streaming');
     expect(result.stdout).toContain('base_url: "http://x/v1/chat/completions" already ends in /chat/completions');
     expect(result.stdout).toContain('in.jsonl:2: duplicate id "a"');
     expect(result.stdout).toContain('in.jsonl:3: nothing to send');

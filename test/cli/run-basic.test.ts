@@ -155,8 +155,8 @@ describe('chatbatch run: configuration errors exit 2 before any request', () => 
     await dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', params: { stream: true, response_format: { type: 'json_object' } }, out: 'o' }));
     const result = await run(['--job', 'job.json', '--base-url', server.baseUrl]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('params.stream: the endpoint does not support streaming');
-    expect(result.stderr).toContain('params.response_format: the endpoint does not support JSON mode');
+    expect(result.stderr).toContain('params.stream: chatbatch does not support streaming');
+    expect(result.stderr).toContain('params.response_format: chatbatch does not support JSON mode');
     expect(server.received).toHaveLength(0);
   });
 

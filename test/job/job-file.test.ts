@@ -32,8 +32,8 @@ describe('checkParams', () => {
     expect(checkParams({ temperature: 0.2, top_p: 1, max_tokens: 10, stop: ['\n'], n: 1 })).toEqual([]);
   });
   it.each([
-    [{ stream: true }, 'params.stream: the endpoint does not support streaming'],
-    [{ tools: [] }, 'params.tools: the endpoint does not support tool calling'],
+    [{ stream: true }, 'params.stream: chatbatch does not support streaming'],
+    [{ tools: [] }, 'params.tools: chatbatch does not support tool calling'],
     [{ tool_choice: 'auto' }, 'tool calling'],
     [{ response_format: { type: 'json_object' } }, 'JSON mode'],
     [{ temprature: 1 }, 'params.temprature: unknown parameter'],

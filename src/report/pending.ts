@@ -1,0 +1,19 @@
+import type { Manifest } from '../output/manifest.js';
+
+/**
+ * Rows of the input with no record (never sent, or cut off when the run stopped), as the
+ * manifest counted them when the run ended; null when it cannot say: a run still going, or one
+ * killed before it could count (its manifest still says `running`).
+ */
+export function pendingRows(manifest: Pick<Manifest, 'status'> & { counts?: Partial<Manifest['counts']> }): number | null {
+  if (manifest.status === 'running') return null;
+  if (typeof manifest.counts?.pending === 'number') return manifest.counts.pending;
+  return manifest.status === 'complete' || manifest.status === 'finished_with_failures' ? 0 : null;
+}
+
+/** The line a report adds under the counts; null when nothing is pending. */
+export function describePending(pending: number | null): string | null {
+  if (pending === null) return 'pending: the manifest has no final count (the run is still going, or was killed); --resume finishes it';
+  if (pending === 0) return null;
+  return `${pending} row(s) pending: not answered when the run stopped; run it again with --resume to finish them`;
+}
