@@ -41,7 +41,7 @@ function parseArgs(argv: string[]): Options {
   let concurrency: number | undefined;
   let timeoutMs = 30_000;
   for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
+    const arg = argv[i] ?? '';
     const value = (): string | undefined => argv[++i];
     if (arg === '--base-url') {
       const text = value() ?? '';

@@ -14,8 +14,9 @@ export function spread(values: readonly number[]): Spread | null {
   const n = sorted.length;
   if (n === 0) return null;
   const middle = Math.floor(n / 2);
-  const median = n % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  return { min: sorted[0]!, median, max: sorted[n - 1]!, n };
+  const at = (i: number): number => sorted[i] ?? Number.NaN;
+  const median = n % 2 === 1 ? at(middle) : (at(middle - 1) + at(middle)) / 2;
+  return { min: at(0), median, max: at(n - 1), n };
 }
 
 /** A bound on chatbatch / baseline: `atLeast` for what should be high, `atMost` for costs. */
@@ -57,8 +58,9 @@ export interface RatioSummary {
 
 export function summarize(row: RatioRow): RatioSummary {
   const s = spread(row.ratios);
-  const met = row.target && s ? meets(row.target, s.median) : null;
-  const roundsMet = row.target && s ? row.ratios.filter((r) => meets(row.target!, r)).length : null;
+  const target = row.target;
+  const met = target && s ? meets(target, s.median) : null;
+  const roundsMet = target && s ? row.ratios.filter((r) => meets(target, r)).length : null;
   return { metric: row.metric, point: row.point, ratios: row.ratios, spread: s, target: row.target, met, roundsMet };
 }
 

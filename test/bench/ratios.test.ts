@@ -54,7 +54,7 @@ describe('ratioRows', () => {
       ['peak RSS', 'c256-l50', [0.9, 1]],
       ['client CPU per row', 'c256-l50', []],
     ]);
-    expect(rows[0]!.target).toEqual({ kind: 'atLeast', bound: 0.97 });
+    expect(rows[0]?.target).toEqual({ kind: 'atLeast', bound: 0.97 });
   });
 });
 
