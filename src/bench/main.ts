@@ -1,21 +1,25 @@
 /**
- * `npm run bench`: chatbatch's throughput, CPU and memory against the simulator, each in its own
- * process. Prints figures; asserts nothing.
+ * `npm run bench`: chatbatch against a bare undici client loop, side by side in one run (see
+ * compare.ts), or, with `--points`, chatbatch alone at its throughput, fault-mix and memory
+ * points. Every client and simulator runs in its own process. Prints figures; asserts nothing.
  *
- *   node dist/bench/main.js [--quick] [--cold] [--only NAME[,NAME...]]
+ *   node dist/bench/main.js [--quick] [--cold] [--rounds N]                   the comparison
+ *   node dist/bench/main.js --points [--quick] [--cold] [--only NAME[,NAME...]]   the points
  *
- * Each point's simulator is warmed up before the client starts (see warm-up.ts); `--cold`
- * skips that, for figures comparable with results from before it.
+ * Each simulator is warmed up before the client starts (see warm-up.ts); `--cold` skips that,
+ * for figures comparable with results from before it.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir, totalmem } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { cpus, tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { formatMeasurements, runComparison } from './compare.js';
 import { InputCache } from './generate-inputs.js';
 import { countLines, hasGnuTime, killAllClients, runClient } from './measure.js';
-import { benchPoints, FAULT_FREE_NAME, FAULT_MIX_NAME, type BenchPoint } from './points.js';
+import { bareUndiciScript, cliScript as cli, repoRoot, simScript, usageHook } from './paths.js';
+import { benchPoints, comparePoints, FAULT_FREE_NAME, FAULT_MIX_NAME, type BenchPoint } from './points.js';
+import { formatRatioTable } from './ratios.js';
+import { loadAverage, runInfo } from './run-info.js';
 import { killAllSimulators, SimProcess, type SimStats } from './sim-control.js';
 import { warmUpSimulator } from './warm-up.js';
 import { formatTable, num, type Column } from './table.js';
@@ -54,31 +58,56 @@ interface PointResult {
   notes?: string[];
 }
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repoRoot = resolve(here, '..', '..');
-const cli = join(repoRoot, 'dist', 'cli', 'main.js');
-const simScript = join(here, 'sim-process.js');
-const usageHook = pathToFileURL(join(here, 'usage-hook.js')).href;
+const USAGE = `usage: node dist/bench/main.js [--quick] [--cold] [--rounds N]     chatbatch against a bare undici loop, N rounds (default 3)
+       node dist/bench/main.js --points [--quick] [--cold] [--only NAME[,NAME...]]   chatbatch alone at each point
+`;
 
-function parseArgs(argv: string[]): { quick: boolean; cold: boolean; only: string[] | null } {
+interface Args {
+  mode: 'compare' | 'points';
+  quick: boolean;
+  cold: boolean;
+  only: string[] | null;
+  rounds: number;
+}
+
+function usageError(problem: string): never {
+  process.stderr.write(`bench: ${problem}\n${USAGE}`);
+  process.exit(2);
+}
+
+function parseArgs(argv: string[]): Args {
   let quick = false;
   let cold = false;
+  let points = false;
+  let compare = false;
   let only: string[] | null = null;
+  let rounds: number | null = null;
+  const names = (text: string): string[] => text.split(',').map((s) => s.trim()).filter(Boolean);
+  const count = (text: string | undefined): number => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < 1) usageError(`--rounds needs a positive integer, got ${JSON.stringify(text ?? '')}`);
+    return n;
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--quick') quick = true;
     else if (arg === '--cold') cold = true;
-    else if (arg === '--only') only = (argv[++i] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-    else if (arg.startsWith('--only=')) only = arg.slice(7).split(',').map((s) => s.trim()).filter(Boolean);
+    else if (arg === '--points') points = true;
+    else if (arg === '--compare') compare = true;
+    else if (arg === '--only') only = names(argv[++i] ?? '');
+    else if (arg.startsWith('--only=')) only = names(arg.slice(7));
+    else if (arg === '--rounds') rounds = count(argv[++i]);
+    else if (arg.startsWith('--rounds=')) rounds = count(arg.slice(9));
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write('usage: node dist/bench/main.js [--quick] [--cold] [--only NAME[,NAME...]]\n');
+      process.stdout.write(USAGE);
       process.exit(0);
-    } else {
-      process.stderr.write(`bench: unknown argument ${arg}\n`);
-      process.exit(2);
-    }
+    } else usageError(`unknown argument ${arg}`);
   }
-  return { quick, cold, only };
+  // --only names points, so it asks for them.
+  if (only) points = true;
+  if (points && compare) usageError('--compare and --points (or --only) are two different runs: choose one');
+  if (points && rounds !== null) usageError('--rounds is for the comparison; the points run once each');
+  return { mode: points ? 'points' : 'compare', quick, cold, only, rounds: rounds ?? 3 };
 }
 
 const log = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
@@ -196,21 +225,8 @@ const columns: Column<PointResult>[] = [
   { header: 'error', value: (r) => (r.error ? 'FAILED (see above)' : ''), align: 'left' },
 ];
 
-function gitCommit(): string | null {
-  try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return null;
-  }
-}
-
-async function main(): Promise<void> {
-  const { quick, cold, only } = parseArgs(process.argv.slice(2));
-  if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`);
-  let points = benchPoints(quick);
-  if (only) points = points.filter((p) => only.some((name) => p.name.includes(name)));
-  if (points.length === 0) throw new Error('no benchmark point matches --only');
-
+/** A scratch folder for inputs and outputs, and every child process killed on the way out. */
+async function withWorkDir<T>(body: (workDir: string) => Promise<T>): Promise<T> {
   const workDir = await mkdtemp(join(tmpdir(), 'chatbatch-bench-'));
   const cleanup = (): void => {
     killAllClients();
@@ -224,10 +240,56 @@ async function main(): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   process.once('exit', cleanup);
+  try {
+    return await body(workDir);
+  } finally {
+    cleanup();
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+async function writeReport(prefix: string, startedAt: Date, report: Record<string, unknown>): Promise<void> {
+  const benchDir = join(repoRoot, '.bench');
+  await mkdir(benchDir, { recursive: true });
+  const file = join(benchDir, `${prefix}-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+  const full = { started_at: startedAt.toISOString(), finished_at: new Date().toISOString(), ...runInfo(), ...report };
+  await writeFile(file, `${JSON.stringify(full, null, 2)}\n`);
+  process.stdout.write(`results written to ${relative(process.cwd(), file) || file}\n`);
+}
+
+async function comparison({ quick, cold, rounds }: Args): Promise<void> {
+  if (!existsSync(bareUndiciScript)) throw new Error(`${bareUndiciScript} is missing: run npm run build first`);
+  const points = comparePoints(quick);
+  const startedAt = new Date();
+  const loadBefore = loadAverage();
+  log(`${quick ? 'quick' : 'full'} comparison, ${rounds} rounds of ${points.length} points, chatbatch against bare-undici, simulator ${cold ? 'cold' : 'warmed up'}; ${cpus().length} CPUs, load ${loadBefore}; client CPU/RSS from ${hasGnuTime() ? '/usr/bin/time' : 'process.resourceUsage()'}`);
+  const { measurements, ratios } = await withWorkDir((workDir) =>
+    runComparison({ points, rounds, cold, inputs: new InputCache(workDir), workDir, killAfterMs: quick ? 5 * 60_000 : 30 * 60_000, log }),
+  );
+  const loadAfter = loadAverage();
+  process.stdout.write(`\n${formatMeasurements(measurements)}\n\n`);
+  process.stdout.write(`chatbatch / bare-undici, ${rounds} rounds, ${startedAt.toISOString().slice(0, 10)}, ${cpus().length}× ${cpus()[0]?.model ?? 'CPU'}, load ${loadBefore} → ${loadAfter}:\n`);
+  process.stdout.write(`${formatRatioTable(ratios)}\n\n`);
+  await writeReport('compare', startedAt, {
+    mode: 'compare',
+    quick,
+    rounds,
+    simulator_warmed_up: !cold,
+    load_average_1m: { before: loadBefore, after: loadAfter },
+    points,
+    ratios,
+    measurements,
+  });
+}
+
+async function pointsRun({ quick, cold, only }: Args): Promise<void> {
+  let points = benchPoints(quick);
+  if (only) points = points.filter((p) => only.some((name) => p.name.includes(name)));
+  if (points.length === 0) throw new Error('no benchmark point matches --only');
 
   const startedAt = new Date();
   const results: PointResult[] = [];
-  try {
+  await withWorkDir(async (workDir) => {
     log(`${quick ? 'quick' : 'full'} run, ${points.length} points, simulator ${cold ? 'cold' : 'warmed up'}; ${cpus().length} CPUs; client CPU/RSS from ${hasGnuTime() ? '/usr/bin/time' : 'process.resourceUsage()'}; work dir ${workDir}`);
     const inputs = new InputCache(workDir);
     const killAfterMs = quick ? 5 * 60_000 : 30 * 60_000;
@@ -246,10 +308,7 @@ async function main(): Promise<void> {
       }
       for (const note of result.notes ?? []) log(`  note: ${note}`);
     }
-  } finally {
-    cleanup();
-    await rm(workDir, { recursive: true, force: true });
-  }
+  });
 
   process.stdout.write(`\n${formatTable(columns, results)}\n\n`);
   const free = results.find((r) => r.name === FAULT_FREE_NAME && !r.error);
@@ -264,27 +323,14 @@ async function main(): Promise<void> {
   } else {
     process.stdout.write('fault mix vs fault-free: not available (one of the two points did not run or failed)\n');
   }
+  await writeReport('results', startedAt, { mode: 'points', quick, simulator_warmed_up: !cold, fault_mix_ratio: faultRatio, points: results });
+}
 
-  const benchDir = join(repoRoot, '.bench');
-  await mkdir(benchDir, { recursive: true });
-  const file = join(benchDir, `results-${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
-  const report = {
-    started_at: startedAt.toISOString(),
-    finished_at: new Date().toISOString(),
-    quick,
-    simulator_warmed_up: !cold,
-    commit: gitCommit(),
-    node: process.version,
-    platform: `${process.platform} ${process.arch}`,
-    cpus: cpus().length,
-    cpu_model: cpus()[0]?.model ?? null,
-    total_memory_mb: Math.round(totalmem() / 2 ** 20),
-    client_usage_source: hasGnuTime() ? '/usr/bin/time' : 'process.resourceUsage()',
-    fault_mix_ratio: faultRatio,
-    points: results,
-  };
-  await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
-  process.stdout.write(`results written to ${relative(process.cwd(), file) || file}\n`);
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`);
+  if (args.mode === 'compare') await comparison(args);
+  else await pointsRun(args);
 }
 
 try {

@@ -15,6 +15,7 @@ export interface ClientRun {
   signal: string | null;
   wallMs: number;
   usage: ClientUsage | null;
+  stdoutTail: string;
   stderrTail: string;
   timedOut: boolean;
 }
@@ -64,29 +65,56 @@ export function hasGnuTime(): boolean {
  * Runs `chatbatch run` as a child process; wall time is from spawn to exit. CPU and peak RSS come
  * from /usr/bin/time when it is GNU time, else from process.resourceUsage() via a --import hook.
  */
-export async function runClient(options: ClientOptions): Promise<ClientRun> {
-  const usageFile = join(options.outDir, '..', `${basenameOf(options.outDir)}.usage`);
-  const runArgs = [
-    options.cli, 'run', options.input,
-    '--base-url', options.baseUrl,
-    '--model', 'bench',
-    '--out', options.outDir,
-    '--concurrency', String(options.concurrency),
-    '--quiet',
-    '--timeout-ms', String(options.timeoutMs),
-    '--max-attempts', String(options.maxAttempts),
-  ];
+export function runClient(options: ClientOptions): Promise<ClientRun> {
+  return runMeasured({
+    script: options.cli,
+    args: [
+      'run', options.input,
+      '--base-url', options.baseUrl,
+      '--model', 'bench',
+      '--out', options.outDir,
+      '--concurrency', String(options.concurrency),
+      '--quiet',
+      '--timeout-ms', String(options.timeoutMs),
+      '--max-attempts', String(options.maxAttempts),
+    ],
+    env: { CHATBATCH_API_KEY: 'bench-key' },
+    usageHook: options.usageHook,
+    usageFile: join(options.outDir, '..', `${basenameOf(options.outDir)}.usage`),
+    killAfterMs: options.killAfterMs,
+  });
+}
+
+export interface MeasuredProcess {
+  /** A Node script, run with this process's `node`. */
+  script: string;
+  args: string[];
+  /** Added to this process's environment. */
+  env: Record<string, string>;
+  usageHook: string;
+  /** Where the CPU/RSS figures are written (and removed from once read). */
+  usageFile: string;
+  killAfterMs: number;
+}
+
+/** Runs a Node script as a child process and measures it, as runClient says. */
+export async function runMeasured(spec: MeasuredProcess): Promise<ClientRun> {
+  const usageFile = spec.usageFile;
   const useTime = hasGnuTime();
   const command = useTime ? '/usr/bin/time' : process.execPath;
   const args = useTime
-    ? ['-f', '%U %S %M', '-o', usageFile, process.execPath, ...runArgs]
-    : ['--import', options.usageHook, ...runArgs];
-  const env = { ...process.env, CHATBATCH_API_KEY: 'bench-key', BENCH_USAGE_FILE: usageFile };
+    ? ['-f', '%U %S %M', '-o', usageFile, process.execPath, spec.script, ...spec.args]
+    : ['--import', spec.usageHook, spec.script, ...spec.args];
+  const env = { ...process.env, ...spec.env, BENCH_USAGE_FILE: usageFile };
 
   const started = performance.now();
-  const child = spawn(command, args, { env, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   liveClients.add(child);
+  let stdout = '';
   let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout = (stdout + chunk.toString('utf8')).slice(-8000);
+  });
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString('utf8')).slice(-8000);
   });
@@ -100,7 +128,7 @@ export async function runClient(options: ClientOptions): Promise<ClientRun> {
         /* gone */
       }
     }
-  }, options.killAfterMs);
+  }, spec.killAfterMs);
   const { code, signal } = await new Promise<{ code: number | null; signal: string | null }>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -129,7 +157,7 @@ export async function runClient(options: ClientOptions): Promise<ClientRun> {
   } finally {
     await rm(usageFile, { force: true });
   }
-  return { exitCode: code, signal, wallMs, usage, stderrTail: stderr.trim(), timedOut };
+  return { exitCode: code, signal, wallMs, usage, stdoutTail: stdout.trim(), stderrTail: stderr.trim(), timedOut };
 }
 
 function basenameOf(path: string): string {

@@ -40,3 +40,27 @@ export function benchPoints(quick: boolean): BenchPoint[] {
     { name: 'mem-csv-large', rows: size(1_000_000, 100_000), concurrency: 64, latencyMs: 0, format: 'csv', timeoutMs: 30_000, warmUpRequests },
   ];
 }
+
+/** A point of the side-by-side comparison (`npm run bench`): every client runs it once a round. */
+export interface ComparePoint {
+  name: string;
+  rows: number;
+  concurrency: number;
+  latencyMs: number;
+  timeoutMs: number;
+  warmUpRequests: number;
+}
+
+export const COMPARE_THROUGHPUT_NAME = 'c256-l50';
+export const COMPARE_CPU_NAME = 'c64-l0';
+
+export function comparePoints(quick: boolean): ComparePoint[] {
+  const size = (full: number, small: number): number => (quick ? small : full);
+  const common = { timeoutMs: 30_000, warmUpRequests: size(3_000, 300) };
+  return [
+    // Throughput when latency dominates.
+    { name: COMPARE_THROUGHPUT_NAME, rows: size(30_000, 2_000), concurrency: 256, latencyMs: 50, ...common },
+    // Client CPU per row when it does not: the server answers at once.
+    { name: COMPARE_CPU_NAME, rows: size(50_000, 5_000), concurrency: 64, latencyMs: 0, ...common },
+  ];
+}
