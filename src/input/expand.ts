@@ -56,7 +56,7 @@ export async function expandInputs(patterns: readonly string[], cwd = process.cw
         files.push(file);
       }
     }
-    const where = [...skipped.keys()].map((dir) => dir.what).join(' and ');
+    const where = excluded.filter(({ dir }) => skipped.has(dir)).map(({ dir }) => dir.what).join(' and ');
     if (skipped.size > 0 && sum(skipped.values()) === matches.length) {
       throw new InputError(`${pattern}: matches only files inside ${where}, which a run never reads as input`);
     }
