@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, symlink } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, runCli, type CliResult } from '../support/cli.js';
+import { CLI, runCli, startCli, type CliResult } from '../support/cli.js';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -43,21 +43,32 @@ describe('chatbatch run: inputs that must not run away', () => {
     expect(manifest.inputs.map((input: { path: string }) => input.path)).toEqual(['data/a.jsonl', 'data/b-again.jsonl']);
   }, 40_000);
 
-  it('never reads its own out dir or cache dir through a glob, however often it resumes', async () => {
+  it('never reads its own out dir through a glob, however often it resumes', async () => {
     await mkdir(dir.file('data'));
     await dir.write('data/in.jsonl', jsonlOf([{ id: 'a', prompt: 'one' }, { id: 'b', prompt: 'two' }, { id: 'c' }]));
-    const args = ['data/**', '--out', 'data/out', '--cache', 'data/cache'];
-    const first = await run(args);
-    expect(first.code, first.stderr).toBe(1);
+    const args = ['data/**/*.jsonl', '--out', 'data/out'];
+    expect((await run(args)).code).toBe(1);
     for (const resume of [1, 2]) {
       const again = await run([...args, '--resume']);
       expect(again.code, `resume ${resume}: ${again.stderr}`).toBe(1);
-      expect(again.stderr).toMatch(/data\/\*\*: left out \d+ file\(s\) inside the output directory \(--out data\/out\) and the cache directory \(--cache data\/cache\)/);
       expect((await dir.jsonl('data/out/output.jsonl')).map((record) => record.id)).toEqual(['a', 'b']);
       expect((await dir.jsonl('data/out/errors.jsonl')).map((record) => record.id)).toEqual(['c']);
       expect(JSON.parse(await dir.read('data/out/manifest.json')).inputs).toHaveLength(1);
+      expect(again.stderr).toContain('data/**/*.jsonl: left out 2 file(s) inside the output directory (--out data/out)');
     }
     expect(sentPrompts()).toEqual(['one', 'two']);
+  });
+
+  it('never reads its own cache dir through a glob', async () => {
+    await mkdir(dir.file('data'));
+    await dir.write('data/in.jsonl', jsonlOf([{ id: 'a', prompt: 'one' }]));
+    const args = ['data/**', '--cache', 'data/cache'];
+    expect((await run([...args, '--out', 'out1'])).code).toBe(0);
+    const second = await run([...args, '--out', 'out2']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).toContain('data/**: left out 1 file(s) inside the cache directory (--cache data/cache)');
+    expect((await dir.jsonl('out2/output.jsonl')).map((record) => [record.id, record.cached])).toEqual([['a', true]]);
+    expect(sentPrompts()).toEqual(['one']);
   });
 
   it('refuses a file named inside its own out dir with exit 2, sending nothing', async () => {
@@ -111,6 +122,30 @@ describe('chatbatch run: inputs that must not run away', () => {
     expect(dry.code, dry.stderr).toBe(1);
     expect(dry.stdout).toContain('in.jsonl:1: template variable {{text}} holds a list or object nested more than 64 levels deep');
   });
+
+  it('stops at the first Ctrl-C while a glob over link loops is expanding (exit 130, nothing sent)', async () => {
+    const silent = await startScriptedServer(() => {}); // never answers: a row in flight waits for the signal
+    try {
+      await mkdir(dir.file('data/sub'), { recursive: true });
+      await dir.write('data/sub/a.jsonl', jsonlOf([{ id: 'a', prompt: 'a' }]));
+      await symlink('..', dir.file('data/sub/up'));
+      await symlink('../..', dir.file('data/sub/up2'));
+      // Enough directories that the walk is usually still going when the signal comes.
+      for (let i = 0; i < 40; i++) await mkdir(dir.file(`data/t${i}/${'u/'.repeat(20)}`), { recursive: true });
+      const { child, done } = startCli(['run', 'data/**/*.jsonl', '--out', 'out', '--base-url', silent.baseUrl, '--model', 'm', '--grace-ms', '0'], {
+        cwd: dir.path, env: { CHATBATCH_API_KEY: KEY, CHATBATCH_PROGRESS_MS: '10' }, timeoutMs: 30_000,
+      });
+      // The first progress line comes once the CLI listens for signals.
+      child.stderr!.once('data', () => child.kill('SIGINT'));
+      const result = await done;
+      expect(result.signal, result.stderr).toBeNull();
+      expect(result.code, result.stderr).toBe(130);
+      expect(result.stderr).toMatch(/stopped while listing the input files; nothing was sent|stopping: no new rows/);
+      expect(silent.received.length).toBeLessThanOrEqual(1);
+    } finally {
+      await silent.close();
+    }
+  }, 40_000);
 });
 
 
