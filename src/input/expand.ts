@@ -42,7 +42,7 @@ export async function expandInputs(patterns: readonly string[], cwd = process.cw
     for (const file of matches) {
       const real = await realFile(file, cwd);
       const inside = excluded.find((dir) => isInside(real, dir.real));
-      if (inside && !glob) throw new InputError(`${file}: is inside ${inside.dir.what}, which a run never reads as input; name a file outside it`);
+      if (inside && !glob) throw new InputError(`${file}: is inside ${inside.dir.what}, which a run never reads as input; name a file outside it or choose another directory`);
       if (inside) {
         skipped.set(inside.dir, (skipped.get(inside.dir) ?? 0) + 1);
         continue;
@@ -113,6 +113,9 @@ async function walk(pattern: string, cwd: string, signal: AbortSignal | undefine
   try {
     checkStop(signal);
     for await (const entry of stream) entries.push(entry as unknown as Entry);
+  } catch (error) {
+    if (error instanceof ExpansionInterruptedError) throw error;
+    throw new InputError(`${pattern}: cannot list a directory it reaches (${describeWalkError(error)})`);
   } finally {
     signal?.removeEventListener('abort', stop);
   }
@@ -132,6 +135,13 @@ async function realFile(file: string, cwd: string): Promise<string> {
   } catch (error) {
     throw new InputError(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
+}
+
+/** The code and where (a path past PATH_MAX runs to thousands of characters: its start is enough). */
+function describeWalkError(error: unknown): string {
+  const { code, path: where } = error as NodeJS.ErrnoException;
+  const place = where === undefined ? '' : ` at ${where.length > 100 ? `${where.slice(0, 100)}...` : where}`;
+  return `${code ?? String(error)}${place}`;
 }
 
 function checkStop(signal: AbortSignal | undefined): void {

@@ -76,7 +76,7 @@ describe('chatbatch run: inputs that must not run away', () => {
     expect((await run(['in.jsonl', '--out', 'out'])).code).toBe(0);
     const result = await run(['in.jsonl', 'out/output.jsonl', '--out', 'out', '--resume']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('out/output.jsonl: is inside the output directory (--out out), which a run never reads as input; name a file outside it');
+    expect(result.stderr).toContain('out/output.jsonl: is inside the output directory (--out out), which a run never reads as input; name a file outside it or choose another directory');
     expect(server.received).toHaveLength(1);
   });
 

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmod, mkdir, symlink } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { ExpansionInterruptedError, InputError } from '../../src/input/errors.js';
@@ -107,7 +108,7 @@ describe('expandInputs', () => {
       const excluded = { path: 'out-link', what: 'the output directory (--out out-link)' };
       expect(await expandInputs(['data/*.jsonl'], scratch.dir, { exclude: [excluded] })).toEqual(['data/in.jsonl']);
       await expect(expandInputs(['data/latest.jsonl'], scratch.dir, { exclude: [excluded] })).rejects.toThrow(
-        'data/latest.jsonl: is inside the output directory (--out out-link), which a run never reads as input; name a file outside it',
+        'data/latest.jsonl: is inside the output directory (--out out-link), which a run never reads as input; name a file outside it or choose another directory',
       );
     });
 
@@ -137,4 +138,16 @@ describe('expandInputs', () => {
     await expect(expansion).rejects.toThrow(ExpansionInterruptedError);
     await expect(expandInputs(['tree/**/*.jsonl'], scratch.dir, { signal: AbortSignal.abort() })).rejects.toThrow('stopped while listing the input files; nothing was sent');
   });
+
+  it('reports a directory the walk cannot list as an input problem, not a crash', async () => {
+    // A tree deeper than PATH_MAX (4096 bytes on Linux), built (and removed: fs.rm cannot) by walking into it.
+    const inChild = (script: string) => spawnSync(process.execPath, ['-e', `const fs = require("node:fs"); const d = "d".repeat(20); ${script}`], { cwd: scratch.dir }).status;
+    expect(inChild('for (let i = 0; i < 250; i++) { fs.mkdirSync(d); process.chdir(d); } fs.writeFileSync("a.jsonl", "");')).toBe(0);
+    try {
+      await expect(expandInputs(['**/*.jsonl'], scratch.dir)).rejects.toThrow(/^\*\*\/\*\.jsonl: cannot list a directory it reaches \(ENAMETOOLONG at .{100}\.\.\.\)$/);
+    } finally {
+      inChild('let depth = 0; for (; fs.existsSync(d); depth++) process.chdir(d); fs.rmSync("a.jsonl"); for (; depth > 0; depth--) { process.chdir(".."); fs.rmdirSync(d); }');
+    }
+  });
 });
+
