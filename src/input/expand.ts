@@ -41,10 +41,10 @@ export async function expandInputs(patterns: readonly string[], cwd = process.cw
     const skipped = new Map<ExcludedDir, number>();
     for (const file of matches) {
       const real = await realFile(file, cwd);
-      const inside = excluded.find((dir) => isInside(real, dir.real));
-      if (inside && !glob) throw new InputError(`${file}: is inside ${inside.dir.what}, which a run never reads as input; name a file outside it or choose another directory`);
+      const inside = excluded.find((dir) => isInside(real, dir.real))?.dir;
+      if (inside && !glob) throw new InputError(`${file}: is inside ${inside.what}, which a run never reads as input; name a file outside it or choose another directory`);
       if (inside) {
-        skipped.set(inside.dir, (skipped.get(inside.dir) ?? 0) + 1);
+        skipped.set(inside, (skipped.get(inside) ?? 0) + 1);
         continue;
       }
       if (formatOf(file) === null) {
@@ -56,11 +56,12 @@ export async function expandInputs(patterns: readonly string[], cwd = process.cw
         files.push(file);
       }
     }
-    const where = excluded.filter(({ dir }) => skipped.has(dir)).map(({ dir }) => dir.what).join(' and ');
-    if (skipped.size > 0 && sum(skipped.values()) === matches.length) {
-      throw new InputError(`${pattern}: matches only files inside ${where}, which a run never reads as input`);
+    if (skipped.size > 0) {
+      const where = excluded.filter(({ dir }) => skipped.has(dir)).map(({ dir }) => dir.what).join(' and ');
+      const count = sum(skipped.values());
+      if (count === matches.length) throw new InputError(`${pattern}: matches only files inside ${where}, which a run never reads as input`);
+      options.notice?.(`${pattern}: left out ${count} file(s) inside ${where}`);
     }
-    if (skipped.size > 0) options.notice?.(`${pattern}: left out ${sum(skipped.values())} file(s) inside ${where}`);
   }
   return files;
 }
@@ -82,7 +83,7 @@ async function globFiles(pattern: string, cwd: string, signal: AbortSignal | und
   for (const entry of await walk(pattern, cwd, signal)) {
     // A symbolic link to a file is that file (its real path dedupes it); a link to a directory is
     // not entered, and a broken link is nothing.
-    if (entry.dirent.isFile() || (entry.dirent.isSymbolicLink() && (await isFile(path.resolve(cwd, entry.path))))) matches.push(entry.path);
+    if (entry.dirent.isFile() || (await isFile(path.resolve(cwd, entry.path)))) matches.push(entry.path);
   }
   if (matches.length === 0) {
     // A file whose name merely looks like a glob (`data[1].jsonl`) is still that file.
@@ -99,20 +100,24 @@ async function globFiles(pattern: string, cwd: string, signal: AbortSignal | und
 }
 
 /**
- * The pattern's entries, files and links alike. Links are not followed: following them, one loop
- * link (`sub/up -> ..`) made every file match about 40 times (until the path was too long to
+ * The files and symbolic links the pattern matches. Links are not followed: following them, one
+ * loop link (`sub/up -> ..`) made every file match about 40 times (until the path was too long to
  * resolve) and two made the walk exponential. Streamed, so a stop request ends the walk at once.
  */
 async function walk(pattern: string, cwd: string, signal: AbortSignal | undefined): Promise<Entry[]> {
-  const stream = (await fastGlob()).stream(pattern, {
+  const glob = await fastGlob();
+  checkStop(signal);
+  const stream = glob.stream(pattern, {
     cwd, onlyFiles: false, followSymbolicLinks: false, objectMode: true, dot: false, unique: true,
   }) as NodeJS.ReadableStream & { destroy(error?: Error): void };
   const stop = (): void => stream.destroy(new ExpansionInterruptedError());
   signal?.addEventListener('abort', stop, { once: true });
   const entries: Entry[] = [];
   try {
-    checkStop(signal);
-    for await (const entry of stream) entries.push(entry as unknown as Entry);
+    for await (const item of stream) {
+      const entry = item as unknown as Entry;
+      if (entry.dirent.isFile() || entry.dirent.isSymbolicLink()) entries.push(entry);
+    }
   } catch (error) {
     if (error instanceof ExpansionInterruptedError) throw error;
     throw new InputError(`${pattern}: cannot list a directory it reaches (${describeWalkError(error)})`);
