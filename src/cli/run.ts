@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { ConfigError, resolveRunConfig, SIMULATOR_BASE_URL, type RunFlags } from '../job/config.js';
 import { JobFileError, loadJobFile } from '../job/job-file.js';
-import { InputError } from '../input/errors.js';
+import { ExpansionInterruptedError, InputError } from '../input/errors.js';
 import { OutDirInUseError } from '../run/errors.js';
 import { LockError } from '../run/lock.js';
 import { CacheDirError, ResponseCache } from '../run/response-cache.js';
@@ -169,6 +169,10 @@ async function runFromCli(args: RunArgs): Promise<number> {
     if (error instanceof JobFileError || error instanceof InputError || error instanceof OutDirInUseError || error instanceof LockError || error instanceof CacheDirError) {
       log(error.message);
       return EXIT.usage;
+    }
+    if (error instanceof ExpansionInterruptedError) {
+      log(error.message);
+      return EXIT.interrupted;
     }
     throw error;
   } finally {

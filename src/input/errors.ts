@@ -6,3 +6,11 @@
 export class InputError extends Error {
   override name = 'InputError';
 }
+
+/** The user asked the run to stop (Ctrl-C) while the inputs were being listed: nothing was sent. */
+export class ExpansionInterruptedError extends Error {
+  override name = 'ExpansionInterruptedError';
+  constructor() {
+    super('stopped while listing the input files; nothing was sent');
+  }
+}

@@ -51,7 +51,7 @@ export async function writeDerivedFiles(
       const target = ok ? output! : errors!;
       if (format === 'csv') {
         const columns = ok ? RESULT_COLUMNS : ERROR_COLUMNS;
-        const cells = [...inputCells(row, inputColumns), ...columns.map((column) => cell(record[column]))];
+        const cells = [...inputCells(row, inputColumns, record.id), ...columns.map((column) => cell(record[column]))];
         await target.write(stringify([cells], { escape_formulas: csv.escapeFormulas }));
       } else {
         await target.write(`${JSON.stringify(toBatchResultLine(record))}\n`);
@@ -105,9 +105,10 @@ async function sharedCsvColumns(files: readonly string[]): Promise<string[]> {
   return shared ? [...shared] : ['id', 'file', 'line'];
 }
 
-function inputCells(row: InputRow, columns: readonly string[]): string[] {
+/** The id cell is the record's id, not String() of the row's `id` value: a deeply nested list there overflowed the stack. */
+function inputCells(row: InputRow, columns: readonly string[], id: string): string[] {
   if (columns.length === 3 && columns[0] === 'id' && columns[1] === 'file' && columns[2] === 'line' && !('columns' in row && row.columns)) {
-    return [String(row.fields?.id ?? row.fields?.custom_id ?? `${row.file}:${row.line}`), row.file, String(row.line)];
+    return [id, row.file, String(row.line)];
   }
   return columns.map((column) => cell(row.fields?.[column]));
 }

@@ -62,6 +62,27 @@ export function writeManifest(file: string, manifest: Manifest): Promise<void> {
   return writeFileAtomic(file, `${JSON.stringify(manifest, null, 2)}\n`);
 }
 
+/**
+ * Files hashed at the same time. Each holds a file handle and a 256 KiB read buffer: describing
+ * every input at once ran out of file handles (EMFILE) at a few thousand files and took 600 MB
+ * for 2,000 of them. A few at a time keeps both bounded and the disk busy.
+ */
+const DESCRIBE_CONCURRENCY = 4;
+
+/** Every input's summary, in the order given, at most DESCRIBE_CONCURRENCY files open at once. */
+export async function describeInputs(paths: readonly string[], rowsOf: (path: string) => number): Promise<InputSummary[]> {
+  const summaries: InputSummary[] = new Array(paths.length);
+  let next = 0;
+  const describeNext = async (): Promise<void> => {
+    while (next < paths.length) {
+      const index = next++;
+      summaries[index] = await describeInput(paths[index]!, rowsOf(paths[index]!));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(DESCRIBE_CONCURRENCY, paths.length) }, describeNext));
+  return summaries;
+}
+
 export async function describeInput(path: string, rows: number): Promise<InputSummary> {
   const { size } = await stat(path);
   const hash = createHash('sha256');

@@ -1,3 +1,4 @@
+import { ownField } from './own-field.js';
 import { fillTemplate } from './template.js';
 
 export interface ChatMessage {
@@ -36,9 +37,9 @@ function buildUserMessages(fields: Readonly<Record<string, unknown>>, template: 
     if (filled.text.trim() === '') return { ok: false, problem: 'the filled template is empty' };
     return { ok: true, messages: [{ role: 'user', content: filled.text }] };
   }
-  const given = fields.messages ?? batchBodyMessages(fields);
+  const given = ownField(fields, 'messages') ?? batchBodyMessages(fields);
   if (given !== undefined) return checkMessages(given);
-  if ('prompt' in fields) {
+  if (Object.hasOwn(fields, 'prompt')) {
     const prompt = fields.prompt;
     if (typeof prompt !== 'string') return { ok: false, problem: `"prompt" must be a string, got ${typeName(prompt)}` };
     if (prompt.trim() === '') return { ok: false, problem: 'empty prompt' };
@@ -48,10 +49,8 @@ function buildUserMessages(fields: Readonly<Record<string, unknown>>, template: 
 }
 
 function batchBodyMessages(fields: Readonly<Record<string, unknown>>): unknown {
-  const body = fields.body;
-  if (typeof body === 'object' && body !== null && !Array.isArray(body)) {
-    return (body as Record<string, unknown>).messages;
-  }
+  const body = ownField(fields, 'body');
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) return ownField(body, 'messages');
   return undefined;
 }
 
@@ -64,9 +63,10 @@ function checkMessages(value: unknown): MessagesResult {
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
       return { ok: false, problem: `${where} must be an object with role and content` };
     }
-    const { role, content } = message as Record<string, unknown>;
+    const role = ownField(message, 'role');
+    const content = ownField(message, 'content');
     if (typeof role !== 'string' || !ROLES.has(role)) {
-      return { ok: false, problem: `${where}.role must be one of ${[...ROLES].join(', ')}, got ${JSON.stringify(role)}` };
+      return { ok: false, problem: `${where}.role must be one of ${[...ROLES].join(', ')}, got ${describeRole(role)}` };
     }
     if (typeof content !== 'string') {
       return { ok: false, problem: `${where}.content must be a string (text only), got ${typeName(content)}` };
@@ -75,6 +75,13 @@ function checkMessages(value: unknown): MessagesResult {
     messages.push({ role, content });
   }
   return { ok: true, messages };
+}
+
+/** Never the whole value: a role may be a long string or a deeply nested list (JSON.stringify of which overflowed the stack). */
+function describeRole(role: unknown): string {
+  if (role === undefined) return 'none';
+  if (typeof role !== 'string') return typeName(role);
+  return JSON.stringify(role.length > 40 ? `${role.slice(0, 40)}...` : role);
 }
 
 function typeName(value: unknown): string {

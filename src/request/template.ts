@@ -1,5 +1,16 @@
+import { ownField } from './own-field.js';
+
 /** `{{name}}` placeholders, filled from a row's fields. Whitespace inside the braces is allowed. */
 const PLACEHOLDER = /\{\{\s*([^{}\s]+)\s*\}\}/g;
+
+/**
+ * Deepest nesting of a list or object filled into a template as JSON. JSON.stringify recurses
+ * once per level: a value nested 100,000 deep (which JSON.parse reads without trouble) overflowed
+ * the stack and crashed the run.
+ */
+export const MAX_TEMPLATE_VALUE_DEPTH = 64;
+/** Longest filled template, in characters: a placeholder repeated over a large value must not build a string past V8's limit. */
+export const MAX_FILLED_TEMPLATE_CHARS = 16 * 1024 * 1024;
 
 export type TemplateResult = { ok: true; text: string } | { ok: false; problem: string };
 
@@ -7,19 +18,57 @@ export function templateVariables(template: string): string[] {
   return [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!);
 }
 
+/**
+ * Fills each `{{name}}` with the row's own field `name`: a string as it is, a number or boolean
+ * as written, a list or object as compact JSON (at most MAX_TEMPLATE_VALUE_DEPTH levels deep).
+ * A field the row does not have, or holds as null, is a problem; so is a value nested too deep.
+ */
 export function fillTemplate(template: string, fields: Readonly<Record<string, unknown>>): TemplateResult {
-  const missing: string[] = [];
+  const missing = new Set<string>();
+  const tooDeep = new Set<string>();
+  let length = template.length;
   const text = template.replace(PLACEHOLDER, (_whole, name: string) => {
-    const value = fields[name];
+    const value = ownField(fields, name);
     if (value === undefined || value === null) {
-      missing.push(name);
+      missing.add(name);
       return '';
     }
-    return typeof value === 'string' ? value : JSON.stringify(value);
+    if (length > MAX_FILLED_TEMPLATE_CHARS) return '';
+    const rendered = renderValue(value);
+    if (rendered === null) {
+      tooDeep.add(name);
+      return '';
+    }
+    length += rendered.length;
+    return rendered;
   });
-  if (missing.length > 0) {
-    const list = [...new Set(missing)].map((name) => `{{${name}}}`).join(', ');
-    return { ok: false, problem: `template variable ${list} missing from the row` };
+  if (missing.size > 0) return { ok: false, problem: `template variable ${placeholders(missing)} missing from the row` };
+  if (tooDeep.size > 0) {
+    return { ok: false, problem: `template variable ${placeholders(tooDeep)} holds a list or object nested more than ${MAX_TEMPLATE_VALUE_DEPTH} levels deep` };
   }
+  if (length > MAX_FILLED_TEMPLATE_CHARS) return { ok: false, problem: `the filled template is longer than ${MAX_FILLED_TEMPLATE_CHARS} characters` };
   return { ok: true, text };
+}
+
+function placeholders(names: ReadonlySet<string>): string {
+  return [...names].map((name) => `{{${name}}}`).join(', ');
+}
+
+/** The value's text, or null when it is nested too deep to write as JSON safely. */
+function renderValue(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value !== 'object' || value === null) return String(value);
+  return nestedDeeperThan(value, MAX_TEMPLATE_VALUE_DEPTH) ? null : JSON.stringify(value);
+}
+
+/** Walks the value with a stack of its own (not the call stack), so any depth is safe to measure. */
+export function nestedDeeperThan(value: object, limit: number): boolean {
+  const pending: Array<{ value: object; depth: number }> = [{ value, depth: 1 }];
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    if (item.depth > limit) return true;
+    for (const child of Array.isArray(item.value) ? item.value : Object.values(item.value)) {
+      if (typeof child === 'object' && child !== null) pending.push({ value: child as object, depth: item.depth + 1 });
+    }
+  }
+  return false;
 }

@@ -5,6 +5,7 @@ import type { RunConfig } from '../job/config.js';
 import { buildChatRequest } from '../request/chat-request.js';
 import { rowToMessages } from '../request/messages.js';
 import { inShard } from './shard.js';
+import { runOwnDirs } from './own-dirs.js';
 
 export interface InvalidRowNote {
   file: string;
@@ -28,7 +29,7 @@ export interface DryRunReport {
 
 /** Reads and checks every row (of this shard, with --shard) and builds every request, sending nothing. */
 export async function dryRun(config: RunConfig, options: { maxListed: number; assumedLatencyMs: number }): Promise<DryRunReport> {
-  const files = await expandInputs(config.inputs);
+  const files = await expandInputs(config.inputs, process.cwd(), { exclude: runOwnDirs(config) });
   const seen = new SeenIds();
   const report: DryRunReport = {
     files, rows: 0, valid: 0, invalid: [], invalidCount: 0, firstRequestBody: null,

@@ -10,7 +10,7 @@ import { readRows } from '../input/read-rows.js';
 import { rowId, SeenIds } from '../input/row-id.js';
 import type { InputRow } from '../input/row.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
-import { describeInput, jobFingerprint, readManifest, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
+import { describeInputs, jobFingerprint, readManifest, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
 import { OrderedResults } from '../output/ordered-results.js';
 import type { RowRecord } from '../output/record.js';
 import { buildChatRequest } from '../request/chat-request.js';
@@ -28,6 +28,7 @@ import { invalidInputRecord } from './records.js';
 import { RefusalStreakWatch } from './refusal-streak.js';
 import { ResponseCache } from './response-cache.js';
 import { OpenRows } from './open-rows.js';
+import { runOwnDirs } from './own-dirs.js';
 import { inShard } from './shard.js';
 import { UnreachableEndpointWatch } from './unreachable-endpoint.js';
 import type { RowTask } from './row-task.js';
@@ -85,7 +86,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
   const now = options.now ?? (() => performance.now());
   const progress = options.progress ?? newProgress(now());
   const startedAt = new Date();
-  const files = await expandInputs(config.inputs);
+  const files = await expandInputs(config.inputs, process.cwd(), { exclude: runOwnDirs(config), signal: options.stop, notice: log });
   const paths = outDirPaths(config.outDir);
   // Counted beside the run, never waited for: the progress total, and the size of the id set.
   const seen = new SeenIds();
@@ -269,7 +270,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     manifest.ended_at = session.ended_at;
     manifest.attempts_total += counts.attempts;
     manifest.counts = { rows: tally.rows, succeeded: tally.succeeded, failed: tally.failed, pending: tally.pending, by_category: tally.byCategory };
-    manifest.inputs = await Promise.all(files.map((file: string) => describeInput(file, rowsPerFile.get(file) ?? 0)));
+    manifest.inputs = await describeInputs(files, (file) => rowsPerFile.get(file) ?? 0);
     manifest.job_fingerprint = jobFingerprint({
       inputs: manifest.inputs, model: config.model, baseUrl: config.baseUrl, params: config.params,
       system: config.system, template: config.template, idField: config.idField, shardCount: config.shard?.count ?? 1,
