@@ -1,5 +1,4 @@
 import { CsvRecordCounter } from './csv-count.js';
-import { withoutBom } from './csv-records.js';
 import { fileChunks } from './file-chunks.js';
 import { formatOf } from './format.js';
 import { isJsonSpace } from './jsonl-reader.js';
@@ -46,12 +45,8 @@ async function countJsonlRows(file: string): Promise<number> {
 
 async function countCsvRows(file: string): Promise<number> {
   const counter = new CsvRecordCounter();
-  let first = true;
   try {
-    for await (const bytes of fileChunks(file)) {
-      counter.push(first ? withoutBom(bytes) : bytes);
-      first = false;
-    }
+    for await (const bytes of fileChunks(file)) counter.push(bytes);
   } catch {
     return counter.endWithReadError();
   }

@@ -1,5 +1,5 @@
 import { InputError } from './errors.js';
-import { CsvRecordScanner, MAX_CSV_RECORD_BYTES, withoutBom, type CsvRecordProblem } from './csv-records.js';
+import { CsvRecordScanner, MAX_CSV_RECORD_BYTES, type CsvRecordProblem } from './csv-records.js';
 import { fileChunks } from './file-chunks.js';
 import { describeReadError, unreadableRest } from './unreadable.js';
 import type { InputRow } from './row.js';
@@ -62,7 +62,6 @@ async function* scanRecords(file: string, chunks?: AsyncIterable<Uint8Array>): A
   const records: ScannedRecord[] = [];
   const scanner = new CsvRecordScanner((line, cells, problem) => records.push({ line, cells, problem }));
   const source = (chunks ?? fileChunks(file, READ_CHUNK_BYTES))[Symbol.asyncIterator]();
-  let first = true;
   try {
     for (;;) {
       let next: IteratorResult<Uint8Array>;
@@ -72,12 +71,8 @@ async function* scanRecords(file: string, chunks?: AsyncIterable<Uint8Array>): A
         yield { line: scanner.pendingLine, error };
         return;
       }
-      if (next.done) {
-        scanner.end();
-      } else {
-        scanner.push(first ? withoutBom(next.value) : next.value);
-        first = false;
-      }
+      if (next.done) scanner.end();
+      else scanner.push(next.value);
       // Only push() and end() add records, so the list is stable while they are handed out.
       for (const record of records) yield record;
       records.length = 0;

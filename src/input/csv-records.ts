@@ -4,6 +4,7 @@ const QUOTE = 0x22;
 const COMMA = 0x2c;
 const LF = 0x0a;
 const CR = 0x0d;
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
 /**
  * A longer record is not held: it becomes one invalid row and the scan goes on after it. In
@@ -48,7 +49,7 @@ const KEPT_RECORD_BYTES = 1 << 20;
  * as `"q"x`), as csv-parse's relax_quotes does.
  *
  * Lines are physical lines, counted as the bytes pass: CRLF, LF and CR each end one, inside
- * quoted fields too.
+ * quoted fields too. A UTF-8 BOM at the start is skipped.
  */
 export class CsvRecordScanner {
   /** Physical line of the next byte. */
@@ -69,6 +70,8 @@ export class CsvRecordScanner {
   private readonly fieldEnds: number[] = [];
   /** OR of the record's bytes: bit 7 clear means ASCII, decoded without a UTF-8 check. */
   private high = 0;
+  /** Bytes of a leading BOM seen so far; -1 once past the start of the input. */
+  private bomMatched = 0;
 
   constructor(
     private readonly onRecord: CsvRecordHandler,
@@ -84,7 +87,28 @@ export class CsvRecordScanner {
   }
 
   push(chunk: Uint8Array): void {
-    for (let i = 0; i < chunk.length; i++) {
+    let from = 0;
+    if (this.bomMatched >= 0) {
+      // A leading UTF-8 BOM is not content, however the first bytes arrive.
+      while (from < chunk.length && this.bomMatched < 3 && chunk[from] === UTF8_BOM[this.bomMatched]) {
+        this.bomMatched++;
+        from++;
+      }
+      if (this.bomMatched === 3) this.bomMatched = -1;
+      else if (from < chunk.length) this.notBom();
+    }
+    this.scan(chunk, from);
+  }
+
+  /** The first bytes looked like a BOM but are not one: they are content after all. */
+  private notBom(): void {
+    const held = UTF8_BOM.subarray(0, this.bomMatched);
+    this.bomMatched = -1;
+    this.scan(held, 0);
+  }
+
+  private scan(chunk: Uint8Array, from: number): void {
+    for (let i = from; i < chunk.length; i++) {
       const byte = chunk[i]!;
       if (this.afterCr) {
         this.afterCr = false;
@@ -131,6 +155,7 @@ export class CsvRecordScanner {
 
   /** The end of the input: the last record, if it has no line ending. */
   end(): void {
+    if (this.bomMatched > 0) this.notBom();
     if (this.state === State.Quoted) {
       this.onRecord(this.recordLine, null, 'unclosed_quote');
       this.reset();
@@ -240,9 +265,4 @@ export class CsvRecordScanner {
  */
 function utf8(bytes: Buffer): string | null {
   return isUtf8(bytes) ? bytes.toString('utf8') : null;
-}
-
-/** The chunk without the UTF-8 BOM it may start with (for a file's first chunk). */
-export function withoutBom(chunk: Uint8Array): Uint8Array {
-  return chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? chunk.subarray(3) : chunk;
 }
