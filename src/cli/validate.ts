@@ -6,6 +6,7 @@ import { inputFileAsJob, notJson } from '../job/not-a-job-file.js';
 import { checkBaseUrl } from '../job/base-url.js';
 import { InputError } from '../input/errors.js';
 import { expandInputs } from '../input/expand.js';
+import { inputProblems } from '../input/preflight.js';
 import { readRows } from '../input/read-rows.js';
 import { rowId, SeenIds } from '../input/row-id.js';
 import { rowToMessages } from '../request/messages.js';
@@ -81,9 +82,15 @@ async function validate(jobFile: string, maxProblems: number): Promise<number> {
         problems.push(`${jobFile}: inputs: ${error.message}`);
       }
     }
+    // The same check a run makes before its first request; a file that fails it is not read.
+    const unusable = new Set<string>();
+    for (const { file, problem } of await inputProblems(files)) {
+      unusable.add(file);
+      problems.push(`${jobFile}: inputs: ${problem}`);
+    }
     try {
       const seen = new SeenIds();
-      for await (const row of readRows(files)) {
+      for await (const row of readRows(files.filter((file) => !unusable.has(file)))) {
         rows++;
         const id = rowId(row, job.id_field);
         const problem = !seen.add(id)

@@ -1,13 +1,14 @@
 import { CsvRecordCounter } from './csv-count.js';
 import { fileChunks } from './file-chunks.js';
-import { InputError } from './errors.js';
 import { formatOf } from './format.js';
 import { isJsonSpace } from './jsonl-reader.js';
 
 /**
- * The number of rows the readers will yield (valid or not), for progress totals. Cheaper than
- * reading: JSONL lines are scanned as bytes without parsing JSON; CSV records are found by a
- * byte scanner that follows csv-parse's quoting rules (csv-count.ts), without building rows.
+ * The number of rows the readers will yield (valid or not), for progress totals and for the
+ * rows of a file a stopped run did not reach. Cheaper than reading: JSONL lines are scanned as
+ * bytes without parsing JSON; CSV records are found by the CSV reader's tokenizer without
+ * building rows. A file that cannot be read from some point on counts the rows before it plus
+ * the one invalid row the reader yields there; nothing here throws.
  */
 export async function countRows(files: readonly string[]): Promise<number> {
   let total = 0;
@@ -36,25 +37,18 @@ async function countJsonlRows(file: string): Promise<number> {
         }
       }
     }
-  } catch (error) {
-    throw new InputError(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  } catch {
+    return rows + 1;
   }
   return lineHasContent ? rows + 1 : rows;
 }
 
 async function countCsvRows(file: string): Promise<number> {
   const counter = new CsvRecordCounter();
-  let first = true;
   try {
-    for await (let bytes of fileChunks(file)) {
-      if (first) {
-        first = false;
-        if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
-      }
-      counter.push(bytes);
-    }
-  } catch (error) {
-    throw new InputError(`${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    for await (const bytes of fileChunks(file)) counter.push(bytes);
+  } catch {
+    return counter.endWithReadError();
   }
-  return Math.max(0, counter.end() - 1); // the header is not a row
+  return counter.end();
 }

@@ -1,7 +1,7 @@
 /**
  * A run-level input problem (no inputs, a missing or unreadable file, a glob matching nothing,
- * a CSV header that cannot be used): the run stops with exit 2, before any request if it is
- * found up front.
+ * a CSV header that cannot be used): the run stops with exit 2. Only expansion and the
+ * preflight (preflight.ts) throw it, both before the first request; the readers never do.
  */
 export class InputError extends Error {
   override name = 'InputError';

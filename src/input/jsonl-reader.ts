@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
-import { InputError } from './errors.js';
 import { fileChunks } from './file-chunks.js';
 import type { InputRow } from './row.js';
+import { unreadableRest } from './unreadable.js';
 
 const NEWLINE = 0x0a;
 const READ_CHUNK_BYTES = 1 << 16;
@@ -14,7 +14,8 @@ export const MAX_JSONL_LINE_BYTES = 16 * 1024 * 1024;
 /**
  * Streams a JSONL file, one row per non-blank line, with 1-based line numbers. Lines are split
  * on bytes (not readline), so a line with invalid UTF-8 is reported on its own instead of being
- * decoded into U+FFFD, and memory holds one chunk plus the line being read.
+ * decoded into U+FFFD, and memory holds one chunk plus the line being read. Nothing here
+ * throws: a file that cannot be read from some line on becomes one invalid row there.
  */
 export async function* readJsonlRows(file: string): AsyncGenerator<InputRow> {
   let lineNumber = 0;
@@ -31,7 +32,8 @@ export async function* readJsonlRows(file: string): AsyncGenerator<InputRow> {
       try {
         next = await chunks.next();
       } catch (error) {
-        throw new InputError(`${file}: cannot read (${describe(error)})`);
+        yield unreadableRest(file, lineNumber + 1, 'jsonl', error);
+        return;
       }
       if (next.done) break;
       const chunk = next.value;
@@ -112,8 +114,4 @@ function jsonType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return `a ${typeof value}`;
-}
-
-function describe(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
 }

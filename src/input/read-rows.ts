@@ -1,3 +1,4 @@
+import { readCsvRows } from './csv-reader.js';
 import { InputError } from './errors.js';
 import { ACCEPTED_EXTENSIONS, formatOf } from './format.js';
 import { readJsonlRows } from './jsonl-reader.js';
@@ -8,12 +9,6 @@ export async function* readRows(files: readonly string[]): AsyncGenerator<InputR
   for (const file of files) {
     const format = formatOf(file);
     if (format === null) throw new InputError(`${file}: cannot read this kind of file (accepted: ${ACCEPTED_EXTENSIONS})`);
-    if (format === 'csv') {
-      // Loaded on first use: a JSONL-only run does not pay for the CSV parser's memory.
-      const { readCsvRows } = await import('./csv-reader.js');
-      yield* readCsvRows(file);
-    } else {
-      yield* readJsonlRows(file);
-    }
+    yield* format === 'csv' ? readCsvRows(file) : readJsonlRows(file);
   }
 }

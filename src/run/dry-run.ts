@@ -1,4 +1,5 @@
 import { expandInputs } from '../input/expand.js';
+import { preflightInputs } from '../input/preflight.js';
 import { readRows } from '../input/read-rows.js';
 import { rowId, SeenIds } from '../input/row-id.js';
 import type { RunConfig } from '../job/config.js';
@@ -30,6 +31,7 @@ export interface DryRunReport {
 /** Reads and checks every row (of this shard, with --shard) and builds every request, sending nothing. */
 export async function dryRun(config: RunConfig, options: { maxListed: number; assumedLatencyMs: number }): Promise<DryRunReport> {
   const files = await expandInputs(config.inputs, process.cwd(), { exclude: runOwnDirs(config) });
+  await preflightInputs(files);
   const seen = new SeenIds();
   const report: DryRunReport = {
     files, rows: 0, valid: 0, invalid: [], invalidCount: 0, firstRequestBody: null,

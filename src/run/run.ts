@@ -6,6 +6,7 @@ import { maskKey } from '../http/key-mask.js';
 import { defaultRetryPolicy } from '../http/retry-policy.js';
 import { expandInputs } from '../input/expand.js';
 import { countRows } from '../input/count.js';
+import { preflightInputs } from '../input/preflight.js';
 import { readRows } from '../input/read-rows.js';
 import { rowId, SeenIds } from '../input/row-id.js';
 import type { InputRow } from '../input/row.js';
@@ -87,6 +88,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
   const progress = options.progress ?? newProgress(now());
   const startedAt = new Date();
   const files = await expandInputs(config.inputs, process.cwd(), { exclude: runOwnDirs(config), signal: options.stop, notice: log });
+  await preflightInputs(files);
   const paths = outDirPaths(config.outDir);
   // Counted beside the run, never waited for: the progress total, and the size of the id set.
   const seen = new SeenIds();

@@ -1,8 +1,9 @@
+import { mkdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { countRows } from '../../src/input/count.js';
-import { InputError } from '../../src/input/errors.js';
 import { readRows } from '../../src/input/read-rows.js';
 import { collect, useScratchDir } from './helpers.js';
+import { LINE_ENDING_CASES } from './line-endings.js';
 
 const scratch = useScratchDir();
 
@@ -61,8 +62,25 @@ describe('countRows', () => {
     expect(await countRows([a, b])).toBe(200_000);
   });
 
-  it('throws InputError for a file it cannot read', async () => {
-    await expect(countRows([scratch.file('gone.jsonl')])).rejects.toThrow(InputError);
-    await expect(countRows([scratch.file('gone.csv')])).rejects.toThrow(/gone\.csv: cannot read/);
+  it.each(LINE_ENDING_CASES)('counts the rows the reader reads in a file of mixed line endings: $name', async ({ content, rows }) => {
+    const file = await scratch.write('mixed.csv', content);
+    expect((await collect(readRows([file]))).length).toBe(rows.length);
+    expect(await countRows([file])).toBe(rows.length);
+  });
+
+  it('agrees with the reader on a record over 16 MiB and on a header that is an unclosed quote', async () => {
+    const long = await scratch.write('long.csv', `id,t\r1,"${'x'.repeat(17 * 1024 * 1024)}"\r2,b\r`);
+    const open = await scratch.write('open.csv', 'id,"t\n1,a\n2,b\n');
+    for (const file of [long, open]) expect(await countRows([file])).toBe((await collect(readRows([file]))).length);
+  });
+
+  it('counts a file it cannot read as the one invalid row the reader yields for it, instead of throwing', async () => {
+    await mkdir(scratch.file('dir.csv'));
+    await mkdir(scratch.file('dir.jsonl'));
+    for (const name of ['gone.jsonl', 'gone.csv', 'dir.csv', 'dir.jsonl']) {
+      const file = scratch.file(name);
+      expect((await collect(readRows([file]))).length).toBe(1);
+      expect(await countRows([file])).toBe(1);
+    }
   });
 });

@@ -1,8 +1,10 @@
-import { mkdir } from 'node:fs/promises';
+import { readFile, mkdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../../src/input/errors.js';
-import { readCsvRows } from '../../src/input/csv-reader.js';
+import { readCsvHeader, readCsvRows } from '../../src/input/csv-reader.js';
+import type { InputRow } from '../../src/input/row.js';
 import { collect, summary, useScratchDir } from './helpers.js';
+import { LINE_ENDING_CASES } from './line-endings.js';
 
 const scratch = useScratchDir();
 
@@ -90,14 +92,22 @@ describe('readCsvRows', () => {
     ]);
   });
 
-  it('refuses a record longer than the cap (an unclosed quote in a big file) instead of holding it', async () => {
-    const file = await scratch.write('a.csv', `id,t\n1,ok\n2,"open\n${'x,y\n'.repeat(4_300_000)}`);
-    await expect(collect(readCsvRows(file))).rejects.toThrow(/a\.csv:3: a record starting here is longer than 16777216 characters/);
+  it('reports a record over 16 MiB as one invalid row where it starts, without holding it, and reads on', async () => {
+    const file = await scratch.write('a.csv', `id,t\r\n1,ok\r\n2,"${'x,y\n'.repeat(4_300_000)}"\r\n3,after\n4,"${'z'.repeat(17 * 1024 * 1024)}"`);
+    expect(summary(await collect(readCsvRows(file)))).toEqual([
+      [2, { id: '1', t: 'ok' }],
+      [3, 'record longer than 16777216 bytes (an unclosed quote?)'],
+      [4_300_004, { id: '3', t: 'after' }],
+      [4_300_005, 'record longer than 16777216 bytes (an unclosed quote?)'],
+    ]);
   });
 
-  it('refuses a header whose quote is never closed', async () => {
-    const file = await scratch.write('a.csv', 'id,"text\n1,a\n');
-    await expect(collect(readCsvRows(file))).rejects.toThrow(/a\.csv:1: the header has a quoted field that is never closed/);
+  it('reports an unclosed quote that swallows more than 16 MiB as never closed', async () => {
+    const file = await scratch.write('a.csv', `id,t\n1,ok\n2,"open\n${'x,y\n'.repeat(4_300_000)}`);
+    expect(summary(await collect(readCsvRows(file)))).toEqual([
+      [2, { id: '1', t: 'ok' }],
+      [3, 'a quoted field starting on this line is never closed (the rest of the file was read as part of it)'],
+    ]);
   });
 
   it('releases the file when the consumer stops early', async () => {
@@ -121,25 +131,66 @@ describe('readCsvRows', () => {
     expect(await collect(readCsvRows(await scratch.write('e.csv', '')))).toEqual([]);
   });
 
-  it.each([
-    ['id,id\n1,2\n', /d\.csv:1: the header names column "id" twice \(columns 1 and 2\)/],
-    ['id,,t\n1,2,3\n', /d\.csv:1: column 2 of the header has no name/],
-    ['\nid, \n1,2\n', /d\.csv:2: column 2 of the header has no name/],
-  ])('refuses the header of %j', async (content, message) => {
-    const file = await scratch.write('d.csv', content);
-    await expect(collect(readCsvRows(file))).rejects.toThrow(InputError);
-    await expect(collect(readCsvRows(file))).rejects.toThrow(message);
+  it('yields one invalid row at the header, instead of throwing, for a header that cannot be used (a file changed after the preflight)', async () => {
+    const file = await scratch.write('d.csv', '\nid,id\n1,2\n');
+    expect(summary(await collect(readCsvRows(file)))).toEqual([
+      [2, 'the header names column "id" twice (columns 1 and 2); no row of this file was read'],
+    ]);
   });
 
-  it('refuses a header that is not UTF-8', async () => {
-    const file = await scratch.write('d.csv', Buffer.concat([Buffer.from('id,t'), Buffer.from([0xff]), Buffer.from('\n1,2\n')]));
-    await expect(collect(readCsvRows(file))).rejects.toThrow(/d\.csv:1: column 2 of the header is not valid UTF-8/);
-  });
-
-  it('throws InputError naming a file that cannot be read, instead of hanging', async () => {
-    await expect(collect(readCsvRows(scratch.file('gone.csv')))).rejects.toThrow(/gone\.csv: cannot read \(ENOENT\)/);
+  it('yields one invalid row, instead of throwing, for a file that cannot be opened', async () => {
+    expect(summary(await collect(readCsvRows(scratch.file('gone.csv'))))).toEqual([[1, 'cannot read the file from this line on (ENOENT)']]);
     await mkdir(scratch.file('dir.csv'));
-    await expect(collect(readCsvRows(scratch.file('dir.csv')))).rejects.toThrow(/dir\.csv: cannot read \(EISDIR\)/);
+    expect(summary(await collect(readCsvRows(scratch.file('dir.csv'))))).toEqual([[1, 'cannot read the file from this line on (EISDIR)']]);
+  });
+
+  it('keeps the rows read before a read error part way, then one invalid row from the line where reading stopped', async () => {
+    async function* failingAfterTwoChunks(): AsyncGenerator<Uint8Array> {
+      yield Buffer.from('id,t\r\n1,a\n2,"b\r\n');
+      yield Buffer.from('still b"\r\n3,c\r');
+      throw Object.assign(new Error('i/o error'), { code: 'EIO' });
+    }
+    expect(summary(await collect(readCsvRows('x.csv', failingAfterTwoChunks())))).toEqual([
+      [2, { id: '1', t: 'a' }],
+      [3, { id: '2', t: 'b\r\nstill b' }],
+      [5, { id: '3', t: 'c' }],
+      [6, 'cannot read the file from this line on (EIO)'],
+    ]);
+  });
+
+  it.each(LINE_ENDING_CASES)('ends every record at CRLF, LF or CR, with physical line numbers: $name', async ({ content, rows }) => {
+    const file = await scratch.write('mixed.csv', content);
+    const expected = rows.map(([line, prompt], i) => [line, { n: String(i + 1), prompt }]);
+    expect(summary(await collect(readCsvRows(file)))).toEqual(expected);
+    // One byte at a time: a CRLF split between two reads is still one line ending.
+    expect(summary(await collect(readCsvRows(file, oneByteAtATime(await readFile(file)))))).toEqual(expected);
+  });
+
+  it('reads the same rows whatever the chunking, on 300 random files of quotes, commas, CR, LF and text', async () => {
+    let seed = 777;
+    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const pieces = ['"', '""', ',', '\n', '\r', '\r\n', 'a', 'bc', 'é', ' '];
+    for (let round = 0; round < 300; round++) {
+      let body = 'id,t\r\n';
+      const length = Math.floor(random() * 40);
+      for (let i = 0; i < length; i++) body += pieces[Math.floor(random() * pieces.length)];
+      const bytes = Buffer.from(body);
+      const whole = await collect(readCsvRows('r.csv', (async function* () { yield bytes; })()));
+      const cut = Math.floor(random() * bytes.length);
+      const split = await collect(readCsvRows('r.csv', (async function* () { yield bytes.subarray(0, cut); yield bytes.subarray(cut); })()));
+      const bytewise = await collect(readCsvRows('r.csv', oneByteAtATime(bytes)));
+      if (!sameRows(whole, split) || !sameRows(whole, bytewise)) throw new Error(`${JSON.stringify(body)}: rows differ by chunking`);
+    }
+  });
+
+  it('reads a 50,000-column header and row (the duplicate check is one pass, not a search per column)', async () => {
+    const columns = Array.from({ length: 50_000 }, (_, i) => `column ${i}`);
+    const file = await scratch.write('wide.csv', `${columns.join(',')}\n${columns.map((_, i) => `v${i}`).join(',')}\n`);
+    const [row] = await collect(readCsvRows(file));
+    expect(row!.kind === 'row' && row!.columns!.length).toBe(50_000);
+    expect(row!.kind === 'row' && [row!.fields['column 0'], row!.fields['column 49999']]).toEqual(['v0', 'v49999']);
+    const duplicated = await scratch.write('dup.csv', `${columns.join(',')},column 49998\n`);
+    await expect(readCsvHeader(duplicated)).rejects.toThrow('the header names column "column 49998" twice (columns 49999 and 50001)');
   });
 
   it('streams a 50,000-row file with multi-line fields and ends on the right line', async () => {
@@ -156,3 +207,45 @@ describe('readCsvRows', () => {
     expect(lastLine).toBe(1 + 50_000 + 5_000); // header, one line a record, one more for every tenth
   });
 });
+
+describe('readCsvHeader', () => {
+  it('returns the column names, reading no further than the header', async () => {
+    const file = await scratch.write('a.csv', '\uFEFF\r\nid,"te,xt"\r\n1,"never closed\n');
+    expect(await readCsvHeader(file)).toEqual(['id', 'te,xt']);
+  });
+
+  it('returns null for a file with no header (empty or blank)', async () => {
+    expect(await readCsvHeader(await scratch.write('e.csv', ''))).toBeNull();
+    expect(await readCsvHeader(await scratch.write('b.csv', '\uFEFF\r\n\n'))).toBeNull();
+  });
+
+  it.each([
+    ['id,id\n1,2\n', /^d\.csv:1: the header names column "id" twice \(columns 1 and 2\)$/],
+    ['id,,t\n1,2,3\n', /^d\.csv:1: column 2 of the header has no name$/],
+    ['\r\nid, \n1,2\n', /^d\.csv:2: column 2 of the header has no name$/],
+    ['id,"text\n1,a\n', /^d\.csv:1: the header has a quoted field that is never closed$/],
+    [Buffer.concat([Buffer.from('id,t'), Buffer.from([0xff]), Buffer.from('\n1,2\n')]), /^d\.csv:1: column 2 of the header is not valid UTF-8$/],
+  ])('refuses the header of %j, naming file and line', async (content, message) => {
+    const file = await scratch.write('d.csv', content);
+    const error = await readCsvHeader(file).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as Error).message.replace(scratch.dir + '/', '')).toMatch(message);
+  });
+
+  it('refuses a header over 16 MiB', async () => {
+    const file = await scratch.write('d.csv', `${'h'.repeat(17 * 1024 * 1024)}\n1\n`);
+    await expect(readCsvHeader(file)).rejects.toThrow(/d\.csv:1: the header is longer than 16777216 bytes/);
+  });
+
+  it('refuses a file it cannot read, naming it', async () => {
+    await expect(readCsvHeader(scratch.file('gone.csv'))).rejects.toThrow(/gone\.csv: cannot read \(ENOENT\)/);
+  });
+});
+
+async function* oneByteAtATime(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  for (let i = 0; i < bytes.length; i++) yield bytes.subarray(i, i + 1);
+}
+
+function sameRows(a: readonly InputRow[], b: readonly InputRow[]): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
