@@ -9,9 +9,11 @@ export type RunStatus = 'running' | 'complete' | 'finished_with_failures' | 'int
 
 export interface InputSummary {
   path: string;
-  size: number;
-  sha256: string;
+  /** null when the file could no longer be read at the end of the run (`problem` says why). */
+  size: number | null;
+  sha256: string | null;
   rows: number;
+  problem?: string;
 }
 
 export interface RunSession {
@@ -83,11 +85,20 @@ export async function describeInputs(paths: readonly string[], rowsOf: (path: st
   return summaries;
 }
 
+/**
+ * A file that vanished or became unreadable during the run was already recorded row by row by
+ * its reader; the manifest says so instead of failing the run at its last step.
+ */
 export async function describeInput(path: string, rows: number): Promise<InputSummary> {
-  const { size } = await stat(path);
-  const hash = createHash('sha256');
-  for await (const chunk of fileChunks(path)) hash.update(chunk);
-  return { path, size, sha256: hash.digest('hex'), rows };
+  try {
+    const { size } = await stat(path);
+    const hash = createHash('sha256');
+    for await (const chunk of fileChunks(path)) hash.update(chunk);
+    return { path, size, sha256: hash.digest('hex'), rows };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    return { path, size: null, sha256: null, rows, problem: `could not be read at the end of the run (${code})` };
+  }
 }
 
 export function jobFingerprint(parts: {
