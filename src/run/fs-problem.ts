@@ -32,6 +32,10 @@ const MEANINGS: Readonly<Record<string, string>> = {
 /** "out/manifest.json: is a folder where a file should be (EISDIR)": one line, no stack. */
 export function describeFsError(error: FsError, fallbackPath?: string): string {
   const where = error.path ?? fallbackPath;
-  const meaning = MEANINGS[error.code] ?? `${error.syscall} failed`;
-  return `${where ? `${where}: ` : ''}${meaning} (${error.code})`;
+  return `${where ? `${where}: ` : ''}${fsMeaning(error)}`;
+}
+
+/** "read-only file system (EROFS)" */
+export function fsMeaning(error: FsError): string {
+  return `${MEANINGS[error.code] ?? `${error.syscall ?? 'the operation'} failed`} (${error.code})`;
 }
