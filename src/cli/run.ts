@@ -163,6 +163,10 @@ async function runFromCli(args: RunArgs): Promise<number> {
       log(more.length === 0 ? `cannot start the run: ${only}` : `cannot start the run:\n${error.problems.map((p) => `  - ${p}`).join('\n')}`);
       return EXIT.usage;
     }
+    if (error instanceof JobFileError && error.problems.length === 1) {
+      log(`${error.problems[0]!.where}: ${error.problems[0]!.problem}`);
+      return EXIT.usage;
+    }
     if (
       error instanceof JobFileError || error instanceof InputError || error instanceof OutDirInUseError || error instanceof LockError ||
       error instanceof CacheDirError || error instanceof OutDirError || error instanceof SetupError

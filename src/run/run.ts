@@ -90,9 +90,13 @@ export function newProgress(now: number): RunProgress {
  * SetupError naming the path (nothing was sent), later after marking the manifest `error`.
  */
 export async function runBatch(options: RunOptions): Promise<RunReport> {
-  const phase: RunPhase = { sending: false, markError: null };
-  // An error thrown where nothing awaits it reaches only the process's last-resort handler.
-  const stopMarkingOnCrash = markOnCrash(async (message) => phase.markError?.(message));
+  const phase: RunPhase = { sending: false, markError: null, stopSending: null };
+  // An error thrown where nothing awaits it reaches only the process's last-resort handler; no
+  // request goes out after the manifest has counted them.
+  const stopMarkingOnCrash = markOnCrash(async (message) => {
+    phase.stopSending?.();
+    await phase.markError?.(message);
+  });
   try {
     return await runPhases(options, phase);
   } catch (error) {
@@ -111,6 +115,8 @@ interface RunPhase {
   sending: boolean;
   /** Records in the manifest that the run stopped on an error (set once the manifest exists). */
   markError: ((message: string) => Promise<void>) | null;
+  /** Starts no more requests. */
+  stopSending: (() => void) | null;
 }
 
 async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunReport> {
@@ -181,6 +187,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
 
     // Two levels of stopping: no new attempts (stop, fail-fast), then cancel what is in flight.
     const stopDispatch = new AbortController();
+    phase.stopSending = () => stopDispatch.abort();
     const abortInFlight = new AbortController();
     let fatal: { outcome: AttemptFailure; cause: FatalCause } | null = null;
     let interrupted = false;
