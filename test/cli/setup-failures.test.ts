@@ -136,6 +136,12 @@ const cases: Case[] = [
     exit: 2,
     says: 'the API key in MY_LLM_KEY has a character that cannot be sent in an HTTP header (U+000A at position 33 of 65)',
   },
+  {
+    name: 'a key with a character beyond ASCII (pasted with a typographic quote)',
+    key: `\u201C${KEY}\u201D`,
+    exit: 2,
+    says: 'the API key in CHATBATCH_API_KEY has a character that cannot be sent in an HTTP header (U+201C at position 1 of 34)',
+  },
   { name: 'a key that is only whitespace', key: ' \r\n', exit: 2, says: 'the environment variable CHATBATCH_API_KEY holds only whitespace: set it to the API key' },
   { name: 'the job file is a folder', arrange: async () => void (await mkdir(dir.file('job.json'))), args: ['--job', 'job.json'], exit: 2, says: 'job.json: cannot read the job file (EISDIR)' },
   {
@@ -219,7 +225,7 @@ describe('a run the environment stops: one line naming the path or setting, its 
     expect(lines, result.stderr).toHaveLength(1);
     expect(lines[0]).toContain(c.says);
     expect(lines[0]).toMatch(/^chatbatch: /);
-    expect(result.stderr).not.toContain(KEY);
+    expect(result.stderr).not.toContain(KEY.slice(0, 12)); // the key, or the start of any key tried here
 
     if (c.exit === 2) {
       // Nothing was sent, and the manifest (if any) is as it was.
