@@ -31,6 +31,9 @@ export interface LockOptions {
 const HEARTBEAT_MS = 15_000;
 const STALE_AFTER_MS = 120_000;
 
+/** When this process started (Linux), recorded in its locks; read once. */
+const ownStartTicks = readProcStat(process.pid).then((stat) => stat?.startTicks ?? null);
+
 /** Tokens of the locks this process holds: a lock naming our pid but not one of these is a leftover. */
 const held = new Set<string>();
 
@@ -55,7 +58,7 @@ export async function acquireLock(file: string, options: LockOptions = {}): Prom
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const staleAfterMs = options.staleAfterMs ?? STALE_AFTER_MS;
   const owner: LockOwner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), token: randomBytes(8).toString('hex') };
-  const startTicks = (await readProcStat(process.pid))?.startTicks;
+  const startTicks = await ownStartTicks;
   if (startTicks) owner.pid_start_ticks = startTicks;
   const content = JSON.stringify(owner);
   // Known as ours before the lock appears, so no taker in this process mistakes it for a leftover.
