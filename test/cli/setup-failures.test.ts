@@ -63,6 +63,14 @@ if (process.env.CHATBATCH_TEST_FAULT === 'awaited') {
   };
   syncBuiltinESMExports();
 }
+if (process.env.CHATBATCH_TEST_FAULT === 'journal-eio') {
+  const open = fs.promises.open;
+  fs.promises.open = async (file, ...rest) => {
+    if (String(file).endsWith('journal.jsonl')) throw Object.assign(new Error(\`EIO: i/o error, open '\${file}'\`), { code: 'EIO', syscall: 'open', path: String(file) });
+    return open(file, ...rest);
+  };
+  syncBuiltinESMExports();
+}
 if (process.env.CHATBATCH_TEST_FAULT === 'uncaught') {
   const request = http.request;
   http.request = (...args) => {
@@ -73,7 +81,7 @@ if (process.env.CHATBATCH_TEST_FAULT === 'uncaught') {
 }
 `;
 
-async function faultEnv(kind: 'awaited' | 'uncaught'): Promise<Record<string, string>> {
+async function faultEnv(kind: 'awaited' | 'uncaught' | 'journal-eio'): Promise<Record<string, string>> {
   const preload = await dir.write('fault.mjs', FAULT_PRELOAD);
   return { NODE_OPTIONS: `--import ${pathToFileURL(preload).href}`, CHATBATCH_TEST_FAULT: kind };
 }
@@ -180,6 +188,12 @@ const cases: Case[] = [
     args: ['--cache', 'readonly/cache'],
     exit: 2,
     says: 'cannot use the cache directory readonly/cache: read-only file system (EROFS)',
+  },
+  {
+    name: 'any other file system error before the first request (injected: EIO opening the journal)',
+    arrange: () => faultEnv('journal-eio'),
+    exit: 2,
+    says: 'cannot start the run in out: out/.chatbatch/journal.jsonl: input/output error (EIO); nothing was sent',
   },
   {
     name: 'an internal error the run awaits (a bug: injected)',
