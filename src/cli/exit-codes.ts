@@ -4,5 +4,7 @@ export const EXIT = {
   rowsFailed: 1,
   usage: 2,
   endpointRefused: 3,
+  /** A bug: an error no code path expected (sysexits' EX_SOFTWARE); resumable with --resume. */
+  internalError: 70,
   interrupted: 130,
 } as const;

@@ -8,6 +8,21 @@ import { simulateCommand } from './simulate.js';
 import { mergeCommand } from './merge.js';
 import { schemaCommand } from './schema.js';
 import { skipEagerHelpFormatting } from './skip-eager-help.js';
+import { EXIT } from './exit-codes.js';
+import { reportInternalError } from './internal-error.js';
+
+// The last resort: whatever escapes every command, even from a callback nothing awaits, ends in
+// one line and its own exit code, never in a stack trace.
+const resumable = hideBin(process.argv)[0] === 'run';
+let crashing = false;
+const lastResort = (error: unknown): void => {
+  if (crashing) return;
+  crashing = true;
+  setTimeout(() => process.exit(EXIT.internalError), 5_000).unref(); // if marking the manifest hangs
+  void reportInternalError(error, { resumable }).finally(() => process.exit(EXIT.internalError));
+};
+process.on('uncaughtException', lastResort);
+process.on('unhandledRejection', lastResort);
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('chatbatch')
@@ -25,7 +40,8 @@ const cli = yargs(hideBin(process.argv))
   .epilog(
     'Settings come from flags, then the environment (CHATBATCH_BASE_URL, the key variable), then the job file.\n' +
       'Exit codes: 0 every row succeeded; 1 some rows failed; 2 usage or configuration error, nothing sent;\n' +
-      '3 the endpoint refused the run (key, model, base URL, quota); 130 interrupted, resume with --resume.',
+      '3 the endpoint refused the run (key, model, base URL, quota); 70 internal error (please report);\n' +
+      '130 interrupted, resume with --resume.',
   )
   .strict()
   .demandCommand(1, 'Name a command: run, validate, report, merge, simulate, schema.')
@@ -42,4 +58,8 @@ const cli = yargs(hideBin(process.argv))
   });
 
 skipEagerHelpFormatting(cli);
-await cli.parseAsync();
+try {
+  await cli.parseAsync();
+} catch (error) {
+  lastResort(error);
+}

@@ -2,7 +2,9 @@ import type { Argv, CommandModule } from 'yargs';
 import { ConfigError, resolveRunConfig, SIMULATOR_BASE_URL, type RunFlags } from '../job/config.js';
 import { JobFileError, loadJobFile } from '../job/job-file.js';
 import { ExpansionInterruptedError, InputError } from '../input/errors.js';
-import { OutDirInUseError } from '../run/errors.js';
+import { OutDirInUseError, SetupError } from '../run/errors.js';
+import { OutDirError } from '../run/out-dir.js';
+import { reportInternalError } from './internal-error.js';
 import { LockError } from '../run/lock.js';
 import { CacheDirError, ResponseCache } from '../run/response-cache.js';
 import { registerSecret, redactSecrets } from '../http/redact.js';
@@ -163,10 +165,18 @@ async function runFromCli(args: RunArgs): Promise<number> {
     }
   } catch (error) {
     if (error instanceof ConfigError) {
-      log(`cannot start the run:\n${error.problems.map((p) => `  - ${p}`).join('\n')}`);
+      const [only, ...more] = error.problems;
+      log(more.length === 0 ? `cannot start the run: ${only}` : `cannot start the run:\n${error.problems.map((p) => `  - ${p}`).join('\n')}`);
       return EXIT.usage;
     }
-    if (error instanceof JobFileError || error instanceof InputError || error instanceof OutDirInUseError || error instanceof LockError || error instanceof CacheDirError) {
+    if (error instanceof JobFileError && error.problems.length === 1) {
+      log(`${error.problems[0]!.where}: ${error.problems[0]!.problem}`);
+      return EXIT.usage;
+    }
+    if (
+      error instanceof JobFileError || error instanceof InputError || error instanceof OutDirInUseError || error instanceof LockError ||
+      error instanceof CacheDirError || error instanceof OutDirError || error instanceof SetupError
+    ) {
       log(error.message);
       return EXIT.usage;
     }
@@ -174,7 +184,8 @@ async function runFromCli(args: RunArgs): Promise<number> {
       log(error.message);
       return EXIT.interrupted;
     }
-    throw error;
+    await reportInternalError(error, { resumable: true });
+    return EXIT.internalError;
   } finally {
     releaseYoungGeneration();
     stopOldGenerationTrim();

@@ -140,9 +140,13 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   }
 
   const apiKeyEnv = flags.apiKeyEnv ?? j.api_key_env ?? DEFAULT_API_KEY_ENV;
-  let apiKey = env[apiKeyEnv] ?? '';
+  const key = readApiKey(env[apiKeyEnv], apiKeyEnv);
+  let apiKey = key.ok ? key.key : '';
+  if (!key.ok) problems.push(key.problem);
   if (!apiKey && context.simulatorUrl) apiKey = 'simulated-key';
-  if (!apiKey && !context.dryRun) problems.push(`no API key: set the environment variable ${apiKeyEnv}`);
+  if (!apiKey && key.ok && !context.dryRun) {
+    problems.push(env[apiKeyEnv] ? `the environment variable ${apiKeyEnv} holds only whitespace: set it to the API key` : `no API key: set the environment variable ${apiKeyEnv}`);
+  }
 
   const params = j.params ?? {};
   problems.push(...checkParams(params));
@@ -195,6 +199,25 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     simulate: context.simulatorUrl !== undefined,
     shard,
   };
+}
+
+/**
+ * The key as sent in `Authorization: Bearer <key>`. Whitespace around it is dropped: a key read
+ * with `$(cat key.txt)` from a file saved with CRLF ends in "\r". Anything else that cannot go in
+ * an HTTP header (a control character inside, a character beyond ASCII) is refused naming the
+ * variable and the position, never the key itself.
+ */
+function readApiKey(raw: string | undefined, variable: string): { ok: true; key: string } | { ok: false; problem: string } {
+  const key = (raw ?? '').trim();
+  const bad = /[^\x20-\x7e]/.exec(key);
+  if (bad) {
+    const codePoint = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+    return {
+      ok: false,
+      problem: `the API key in ${variable} has a character that cannot be sent in an HTTP header (${codePoint} at position ${bad.index + 1} of ${key.length}); set ${variable} to the key alone`,
+    };
+  }
+  return { ok: true, key };
 }
 
 /** The configuration as recorded in the manifest: no secret, only the key's variable name. */

@@ -5,7 +5,8 @@ import type { FailureCategory } from './record.js';
 import { TOOL_VERSION } from './tool-version.js';
 import { writeFileAtomic } from './atomic-file.js';
 
-export type RunStatus = 'running' | 'complete' | 'finished_with_failures' | 'interrupted' | 'aborted';
+/** `error`: the run stopped on an error it could not turn into a record (see the session's `error`); resumable. */
+export type RunStatus = 'running' | 'complete' | 'finished_with_failures' | 'interrupted' | 'aborted' | 'error';
 
 export interface InputSummary {
   path: string;
@@ -26,6 +27,8 @@ export interface RunSession {
   rows_reused: number;
   rows_rerun_changed: number;
   rows_rerun_failed: number;
+  /** Status `error` only: what stopped the run, one line. */
+  error?: string;
 }
 
 export interface Manifest {

@@ -2,3 +2,8 @@
 export class OutDirInUseError extends Error {
   override name = 'OutDirInUseError';
 }
+
+/** The run could not set itself up (a file system problem before the first request); nothing was sent. */
+export class SetupError extends Error {
+  override name = 'SetupError';
+}

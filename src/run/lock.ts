@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { link, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { describeFsError, isFsError } from './fs-problem.js';
+import { readProcStat } from './proc-stat.js';
 
 export class LockError extends Error {
   override name = 'LockError';
@@ -12,6 +14,11 @@ interface LockOwner {
   started_at: string;
   /** Tells this holder apart from a later one with the same pid (pids are reused). */
   token?: string;
+  /**
+   * Linux: when the owner process started (/proc/PID/stat field 22), so a pid reused by another
+   * process after the owner died is not taken for the owner. Absent in older locks and elsewhere.
+   */
+  pid_start_ticks?: string;
 }
 
 export interface LockOptions {
@@ -24,14 +31,18 @@ export interface LockOptions {
 const HEARTBEAT_MS = 15_000;
 const STALE_AFTER_MS = 120_000;
 
+/** When this process started (Linux), recorded in its locks; read once. */
+const ownStartTicks = readProcStat(process.pid).then((stat) => stat?.startTicks ?? null);
+
 /** Tokens of the locks this process holds: a lock naming our pid but not one of these is a leftover. */
 const held = new Set<string>();
 
 /**
  * One process per output directory. The lock file names its owner and is touched every 15 s
  * while held. A lock is stale, and taken over, so that a kill -9 never blocks forever, when:
- * - its owner was on this host and its pid is gone, or is our own pid but not a lock we hold
- *   (a container restarted with the same pid);
+ * - its owner was on this host and its pid is gone, or now belongs to a process that started at
+ *   another time than the owner did (the pid was reused), or is our own pid but not a lock we
+ *   hold (a container restarted with the same pid);
  * - its owner was on another host (a retried Kubernetes pod, another machine on a shared
  *   volume) and it has not been touched for 2 minutes: we cannot see that host's processes.
  *
@@ -47,6 +58,8 @@ export async function acquireLock(file: string, options: LockOptions = {}): Prom
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const staleAfterMs = options.staleAfterMs ?? STALE_AFTER_MS;
   const owner: LockOwner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), token: randomBytes(8).toString('hex') };
+  const startTicks = await ownStartTicks;
+  if (startTicks) owner.pid_start_ticks = startTicks;
   const content = JSON.stringify(owner);
   // Known as ours before the lock appears, so no taker in this process mistakes it for a leftover.
   held.add(owner.token!);
@@ -54,6 +67,7 @@ export async function acquireLock(file: string, options: LockOptions = {}): Prom
     return await take(file, content, owner.token!, heartbeatMs, staleAfterMs);
   } catch (error) {
     held.delete(owner.token!);
+    if (isFsError(error)) throw new LockError(`cannot take the lock ${file}: ${describeFsError(error)}; remove what is in the way or give another --out`);
     throw error;
   }
 }
@@ -171,18 +185,15 @@ async function isAlive(owner: LockOwner, file: string, staleAfterMs: number): Pr
   try {
     process.kill(owner.pid, 0);
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    // EPERM: alive, but another user's (a pid reused by another user's process looks the same).
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  return !(await isZombie(owner.pid));
-}
-
-/**
- * A process killed with SIGKILL stays a zombie until its parent reaps it, and a zombie still
- * answers kill(pid, 0). In a container whose first process never reaps, that lasts forever and
- * would block every --resume. Linux shows the state in /proc; elsewhere we cannot tell.
- */
-async function isZombie(pid: number): Promise<boolean> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
-  // "pid (command) state ...": the command may hold spaces and parentheses, so read after the last ')'.
-  return stat !== null && stat[stat.lastIndexOf(')') + 2] === 'Z';
+  // Linux shows more in /proc (elsewhere we cannot tell): a process killed with SIGKILL stays a
+  // zombie until its parent reaps it, and still answers kill(pid, 0); in a container whose first
+  // process never reaps, that lasts forever and would block every --resume. And a pid whose
+  // process started at another time than the owner's is a later process that reused it.
+  const now = await readProcStat(owner.pid);
+  if (now === null) return true;
+  if (now.state === 'Z') return false;
+  return owner.pid_start_ticks === undefined || owner.pid_start_ticks === now.startTicks;
 }

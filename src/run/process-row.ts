@@ -36,6 +36,11 @@ export interface AttemptContext {
   onFatal(outcome: AttemptFailure, cause: FatalCause): void;
   /** A row starts (true) or ends (false) waiting out a retry delay. */
   onRetryWait(waiting: boolean): void;
+  /**
+   * A request goes out. Counted here, not when its row settles, so the requests of rows left
+   * pending (a fail-fast stop, Ctrl-C) are counted too: every request sent may be paid for.
+   */
+  onAttemptSent?(): void;
   now(): number;
   random(): number;
 }
@@ -133,6 +138,7 @@ async function attemptWhenAllowed(task: RowTask, clientRequestId: string, contex
     if (!(await sleep(Math.min(wait, 250), context.stopDispatch))) return null;
   }
   onSend();
+  context.onAttemptSent?.();
   const outcome = context.unreachable.observe(await context.client.send(task.request.body, clientRequestId, context.abortInFlight));
   const refusedEveryTime = context.refusals.observe(outcome, task.failedBefore);
   // Stop the run before this slot is released, so the next queued row is not sent. A refusal

@@ -3,6 +3,8 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AttemptSuccess } from '../http/attempt.js';
 import type { Usage } from '../output/record.js';
+import { fsMeaning, isFsError } from './fs-problem.js';
+import { makeFolders, NotAFolder } from './make-folders.js';
 
 export class CacheDirError extends Error {
   override name = 'CacheDirError';
@@ -33,11 +35,12 @@ export class ResponseCache {
   static async check(dir: string): Promise<void> {
     const probe = path.join(dir, `.probe.${process.pid}.${randomBytes(4).toString('hex')}`);
     try {
-      await mkdir(dir, { recursive: true });
+      await makeFolders(dir);
       await writeFile(probe, '');
       await rm(probe, { force: true });
     } catch (error) {
-      throw new CacheDirError(`cannot use the cache directory ${dir}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      const problem = error instanceof NotAFolder ? `${error.path} is a file, not a folder` : isFsError(error) ? `${error.path && error.path !== dir && error.path !== probe ? `${error.path}: ` : ''}${fsMeaning(error)}` : String(error);
+      throw new CacheDirError(`cannot use the cache directory ${dir}: ${problem}; give --cache a folder you can write to`);
     }
   }
 

@@ -11,12 +11,17 @@ import { readRows } from '../input/read-rows.js';
 import { rowId, SeenIds } from '../input/row-id.js';
 import type { InputRow } from '../input/row.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
-import { describeInputs, jobFingerprint, readManifest, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
+import { describeInputs, jobFingerprint, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
 import { OrderedResults } from '../output/ordered-results.js';
 import type { RowRecord } from '../output/record.js';
 import { buildChatRequest } from '../request/chat-request.js';
 import { rowToMessages } from '../request/messages.js';
-import { OutDirInUseError } from './errors.js';
+import { OutDirInUseError, SetupError } from './errors.js';
+import { markOnCrash } from './crash-marks.js';
+import { describeFsError, isFsError } from './fs-problem.js';
+import { redactSecrets } from '../http/redact.js';
+import { readManifestAsWritten, sessionChangedNothing } from '../output/manifest-unchanged.js';
+import { writeFileAtomic } from '../output/atomic-file.js';
 import { explainFatal, type FatalCause } from './fatal-hint.js';
 import { JournalWriter } from './journal.js';
 import { acquireLock } from './lock.js';
@@ -82,7 +87,41 @@ export function newProgress(now: number): RunProgress {
   return { rowsRead: 0, settled: 0, succeeded: 0, failed: 0, reused: 0, retrying: 0, total: null, attempts: 0, concurrency: 0, cooldownUntil: 0, startedAt: now };
 }
 
+/**
+ * Runs the batch. An error it cannot turn into a record is thrown: before the first request as a
+ * SetupError naming the path (nothing was sent), later after marking the manifest `error`.
+ */
 export async function runBatch(options: RunOptions): Promise<RunReport> {
+  const phase: RunPhase = { sending: false, markError: null, stopSending: null };
+  // An error thrown where nothing awaits it reaches only the process's last-resort handler; no
+  // request goes out after the manifest has counted them.
+  const stopMarkingOnCrash = markOnCrash(async (message) => {
+    phase.stopSending?.();
+    await phase.markError?.(message);
+  });
+  try {
+    return await runPhases(options, phase);
+  } catch (error) {
+    if (!phase.sending && isFsError(error)) {
+      throw new SetupError(`cannot start the run in ${options.config.outDir}: ${describeFsError(error)}; nothing was sent`);
+    }
+    await phase.markError?.(redactSecrets(String((error as Error)?.message ?? error).replace(/\s*\n\s*/g, ' '))).catch(() => {});
+    throw error;
+  } finally {
+    stopMarkingOnCrash();
+  }
+}
+
+interface RunPhase {
+  /** Set once requests may go out: a problem found before is a setup problem, nothing was sent. */
+  sending: boolean;
+  /** Records in the manifest that the run stopped on an error (set once the manifest exists). */
+  markError: ((message: string) => Promise<void>) | null;
+  /** Starts no more requests. */
+  stopSending: (() => void) | null;
+}
+
+async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunReport> {
   const { config, log } = options;
   const now = options.now ?? (() => performance.now());
   const progress = options.progress ?? newProgress(now());
@@ -112,7 +151,8 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       );
     }
     if (config.force) await clearRunFiles(paths);
-    const previousManifest = config.resume ? await readManifest(paths.manifest) : null;
+    const previousWritten = config.resume ? await readManifestAsWritten(paths.manifest) : null;
+    const previousManifest = previousWritten?.manifest ?? null;
     const previous = config.resume && state.kind !== 'new' ? await loadPreviousResults(paths.journal) : null;
     if (previous && previous.repairedBytes > 0) {
       log(`repaired the journal: cut ${previous.repairedBytes} bytes of a line torn by a crash`);
@@ -123,10 +163,22 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       attempts: 0, rows_settled: 0, rows_reused: 0, rows_rerun_changed: 0, rows_rerun_failed: 0,
     };
     const manifest = initialManifest(config, previousManifest, session, startedAt, paths);
-    await writeManifest(paths.manifest, manifest);
+    const attemptsBefore = manifest.attempts_total;
+    const counts = { attempts: 0 };
 
     const journal = await JournalWriter.open(paths.journal);
     const results = await OrderedResults.open(paths.journal, paths.outDir);
+    await writeManifest(paths.manifest, manifest);
+    const markError = async (message: string): Promise<void> => {
+      session.ended_at = new Date().toISOString();
+      session.status = manifest.status = 'error';
+      session.error = message;
+      session.attempts = counts.attempts;
+      manifest.ended_at = session.ended_at;
+      manifest.attempts_total = attemptsBefore + counts.attempts;
+      await writeManifest(paths.manifest, manifest);
+    };
+    phase.markError = markError;
     const keyName = config.apiKeyEnv;
     const keyMask = maskKey(config.apiKey);
     const controller = new RateController({ maxConcurrency: config.concurrency, rpm: config.rpm, tpm: config.tpm, maxPauseMs: config.maxRetryWaitMs, now });
@@ -138,6 +190,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
 
     // Two levels of stopping: no new attempts (stop, fail-fast), then cancel what is in flight.
     const stopDispatch = new AbortController();
+    phase.stopSending = () => stopDispatch.abort();
     const abortInFlight = new AbortController();
     let fatal: { outcome: AttemptFailure; cause: FatalCause } | null = null;
     let interrupted = false;
@@ -175,17 +228,18 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
         progress.retrying += waiting ? 1 : -1;
         open.rest(waiting);
       },
+      onAttemptSent: () => {
+        counts.attempts++;
+        progress.attempts++;
+      },
       now,
       random: options.random ?? Math.random,
     };
 
-    const counts = { attempts: 0 };
     const settle = async (position: number, key: string, fingerprint: string, record: RowRecord): Promise<void> => {
       const outcome = outcomeCode(record.category ?? null);
       const location = await journal.append({ k: key, f: fingerprint, o: outcome }, JSON.stringify(record));
       results.settled(position, location, outcome);
-      counts.attempts += record.attempts;
-      progress.attempts += record.attempts;
       progress.settled++;
       session.rows_settled++;
       if (outcome === SUCCEEDED) progress.succeeded++;
@@ -198,6 +252,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     let position = -1;
     let inputExhausted = true;
 
+    phase.sending = true;
     for await (const row of readRows(files)) {
       if (stopDispatch.signal.aborted) {
         inputExhausted = false;
@@ -277,7 +332,10 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       inputs: manifest.inputs, model: config.model, baseUrl: config.baseUrl, params: config.params,
       system: config.system, template: config.template, idField: config.idField, shardCount: config.shard?.count ?? 1,
     });
-    await writeManifest(paths.manifest, manifest);
+    // A --resume that found nothing to do keeps the manifest as it was, byte for byte.
+    const unchanged = previousWritten !== null && sessionChangedNothing(previousWritten.manifest, manifest, session);
+    await (unchanged ? writeFileAtomic(paths.manifest, previousWritten.text) : writeManifest(paths.manifest, manifest));
+    phase.markError = null;
 
     const fatalMessage = fatalStop
       ? explainFatal(fatalStop.outcome, { baseUrl: config.baseUrl, model: config.model, keyName, keyMask }, fatalStop.cause)

@@ -1,8 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acquireLock, LockError } from '../../src/run/lock.js';
+import { parseProcStat, readProcStat } from '../../src/run/proc-stat.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
@@ -83,7 +84,7 @@ describe('output directory lock', () => {
       for (const taker of takers) if (taker.status === 'rejected') expect(taker.reason).toBeInstanceOf(LockError);
     }
     expect((await readdir(dir.path)).filter((name) => !/^lock-\d+$/.test(name))).toEqual([]);
-  });
+  }, 30_000); // 900 takers: near 5 s alone on a loaded 2-core machine
 
   it('release leaves alone a lock that is no longer its own', async () => {
     const file = dir.file('lock');
@@ -117,5 +118,69 @@ describe('output directory lock', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(Date.now() - (await stat(file)).mtimeMs).toBeLessThan(5_000);
     await release();
+  });
+
+  describe.runIf(process.platform === 'linux')('a pid reused by another process (Linux: the start time in /proc/PID/stat)', () => {
+    // A live process that is not a chatbatch: it holds the pid a dead owner once had.
+    let other: ReturnType<typeof spawn>;
+    beforeEach(() => {
+      other = spawn('sleep', ['30'], { stdio: 'ignore' });
+    });
+    afterEach(() => {
+      other.kill('SIGKILL');
+    });
+    const lockNaming = (startTicks: string | undefined) =>
+      JSON.stringify({ pid: other.pid, host: hostname(), started_at: '2026-01-01T00:00:00.000Z', token: 't', ...(startTicks ? { pid_start_ticks: startTicks } : {}) });
+    const startTicksOf = async (pid: number) => (await readProcStat(pid))!.startTicks;
+
+    it('records its own start time next to its pid', async () => {
+      const file = dir.file('lock');
+      const release = await acquireLock(file);
+      expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ pid: process.pid, pid_start_ticks: await startTicksOf(process.pid) });
+      await release();
+    });
+
+    it('takes over a lock whose pid now belongs to a process that started at another time', async () => {
+      const file = dir.file('lock');
+      const wrong = String(BigInt(await startTicksOf(other.pid!)) + 1n);
+      await writeFile(file, lockNaming(wrong));
+      const release = await acquireLock(file);
+      expect(JSON.parse(await readFile(file, 'utf8')).pid).toBe(process.pid);
+      await release();
+    });
+
+    it('refuses while the pid still belongs to the process that took the lock (same start time)', async () => {
+      const file = dir.file('lock');
+      await writeFile(file, lockNaming(await startTicksOf(other.pid!)));
+      await expect(acquireLock(file)).rejects.toThrow(new RegExp(`another chatbatch process \\(pid ${other.pid} on`));
+    });
+
+    it('refuses a lock written without a start time (an older chatbatch) while its pid is alive, as before', async () => {
+      const file = dir.file('lock');
+      await writeFile(file, lockNaming(undefined));
+      await expect(acquireLock(file)).rejects.toBeInstanceOf(LockError);
+    });
+  });
+
+  it('a lock path taken by a folder is a one-line LockError naming it, not a crash', async () => {
+    const file = dir.file('lock');
+    await mkdir(file);
+    await expect(acquireLock(file)).rejects.toThrow(new LockError(`cannot take the lock ${file}: is a folder where a file should be (EISDIR); remove what is in the way or give another --out`));
+  });
+});
+
+describe('/proc/PID/stat parsing', () => {
+  const tail = 'S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 123456 99 100';
+  it.each([
+    ['plain', `4242 (sleep) ${tail}`],
+    ['spaces in the command', `4242 (my worker) ${tail}`],
+    ['parentheses and spaces in the command', `4242 (a) (b c) ) ${tail}`],
+  ])('reads the state and field 22 after the last ")": %s', (_name, line) => {
+    expect(parseProcStat(line)).toEqual({ state: 'S', startTicks: '123456' });
+  });
+
+  it('gives null for a line it cannot read', () => {
+    expect(parseProcStat('4242 sleep S 1')).toBeNull();
+    expect(parseProcStat('4242 (sleep) S 1 2')).toBeNull();
   });
 });
