@@ -1,5 +1,5 @@
 import { maskKey } from '../http/key-mask.js';
-import type { RunConfig } from '../job/config.js';
+import { keyName, type RunConfig } from '../job/config.js';
 import type { DryRunReport } from '../run/dry-run.js';
 
 export function formatDryRun(report: DryRunReport, config: RunConfig): string {
@@ -17,8 +17,12 @@ export function formatDryRun(report: DryRunReport, config: RunConfig): string {
     lines.push('  key: none needed (the simulator checks no key)');
   } else {
     lines.push(`  endpoint: POST ${config.requestUrl || '(no base URL given)'}`);
-    lines.push(`  key: ${config.apiKeyEnv} ${config.apiKey ? `(${maskKey(config.apiKey)})` : '(not set)'}`);
+    const source = config.apiKeyFile !== null ? `file ${config.apiKeyFile}` : keyName(config);
+    lines.push(`  key: ${source} ${config.apiKey ? `(${maskKey(config.apiKey)})` : config.apiKeyFile !== null ? '(not read: missing, unreadable or empty)' : '(not set)'}`);
   }
+  const headers = Object.entries(config.headers);
+  if (headers.length > 0) lines.push(`  headers: ${headers.map(([name, value]) => `${name}: ${value}`).join(', ')}${config.headerSecrets.length > 0 ? ' (${NAME} filled from the environment when sent)' : ''}`);
+  for (const notice of report.notes) lines.push(`  note: ${notice}`);
   if (report.firstRequestBody) lines.push('  first request body:', `    ${report.firstRequestBody}`);
   lines.push(`  estimated prompt tokens: ${report.estimatedPromptTokens.toLocaleString('en-US')} (characters / 4)`);
   const limits = [`concurrency ${config.concurrency}`, config.rpm ? `${config.rpm} rpm` : '', config.tpm ? `${config.tpm} tpm` : ''].filter(Boolean).join(', ');

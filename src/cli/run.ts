@@ -27,6 +27,9 @@ interface RunArgs {
   model?: string;
   out?: string;
   'api-key-env'?: string;
+  'api-key-file'?: string;
+  header?: string | string[];
+  'row-params'?: boolean;
   system?: string;
   template?: string;
   'id-field'?: string;
@@ -62,6 +65,9 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('model', { type: 'string', describe: "Model name exactly as the provider's console shows it" })
       .option('out', { type: 'string', describe: 'Output directory' })
       .option('api-key-env', { type: 'string', describe: 'Environment variable holding the API key (default CHATBATCH_API_KEY)' })
+      .option('api-key-file', { type: 'string', describe: 'File holding the API key, e.g. a Docker or Kubernetes secret (env CHATBATCH_API_KEY_FILE)' })
+      .option('header', { alias: 'H', type: 'string', requiresArg: true, describe: "Extra request header, curl's form 'Name: value' (repeatable); ${NAME} is filled from the environment, never written" })
+      .option('row-params', { type: 'boolean', describe: 'Send the optional parameters OpenAI Batch lines hold in body (temperature, max_tokens, ...)' })
       .option('system', { type: 'string', describe: 'System message put before every row' })
       .option('template', { type: 'string', describe: "User message template, e.g. 'Describe {{name}}'" })
       .option('id-field', { type: 'string', describe: 'Field or column holding the row id' })
@@ -87,7 +93,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .example('$0 run prompts.jsonl --base-url https://api.example.com/v1 --model my-model --out out/today', 'Run a JSONL file')
       .example("$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich.json", 'Run a glob of CSV files with a template')
       .example('$0 run --job jobs/quickstart.json --simulate', 'Try it against the built-in simulator')
-      .example('$0 run --job jobs/nightly.json --out out/2026-11-22 --resume', 'Resume an interrupted run') as unknown as Argv<RunArgs>,
+      .example('$0 run --job jobs/nightly.json --out out/2026-11-22 --resume', 'Resume an interrupted run')
+      .example("$0 run in.jsonl --base-url https://api.portkey.ai/v1 --header 'x-portkey-provider: openai' --header 'x-portkey-api-key: ${PORTKEY_API_KEY}' ...", 'Send through a gateway') as unknown as Argv<RunArgs>,
   handler: async (args) => {
     process.exitCode = await runFromCli(args);
   },
@@ -126,6 +133,7 @@ async function runFromCli(args: RunArgs): Promise<number> {
     if (simulator) log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);
 
     registerSecret(config.apiKey);
+    for (const secret of config.headerSecrets) registerSecret(secret);
     if (config.concurrency <= SMALL_HEAP_MAX_CONCURRENCY) {
       releaseYoungGeneration = capYoungGeneration(SMALL_YOUNG_GENERATION_MB);
       stopOldGenerationTrim = trimOldGeneration(OLD_GENERATION_STEP_MB);
@@ -219,6 +227,9 @@ function flagsFrom(args: RunArgs): RunFlags {
     model: args.model,
     out: args.out,
     apiKeyEnv: args['api-key-env'],
+    apiKeyFile: args['api-key-file'],
+    headers: args.header === undefined ? undefined : [args.header].flat(),
+    rowParams: args['row-params'],
     system: args.system,
     template: args.template,
     idField: args['id-field'],

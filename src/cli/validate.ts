@@ -10,6 +10,8 @@ import { inputProblems } from '../input/preflight.js';
 import { readRows } from '../input/read-rows.js';
 import { rowId, SeenIds } from '../input/row-id.js';
 import { rowToMessages } from '../request/messages.js';
+import { BatchNotes } from '../request/batch-notes.js';
+import { bodyFields } from '../request/row-params.js';
 import { resolveJobInputs } from '../job/config.js';
 import { EXIT } from './exit-codes.js';
 import { nonNegativeInteger } from './options.js';
@@ -66,6 +68,7 @@ async function validate(jobFile: string, maxProblems: number): Promise<number> {
 
   let rows = 0;
   let badRows = 0;
+  const batchNotes = new BatchNotes(typeof job.model === 'string' ? job.model : null);
   if (Array.isArray(job.inputs) && job.inputs.every((input) => typeof input === 'string')) {
     // Each pattern on its own: one that matches nothing is a problem, not a reason to skip the others' rows.
     const files: string[] = [];
@@ -99,7 +102,11 @@ async function validate(jobFile: string, maxProblems: number): Promise<number> {
             ? row.problem
             : (() => {
                 const built = rowToMessages(row.fields, { system: typeof job.system === 'string' ? job.system : null, template: typeof job.template === 'string' ? job.template : null });
-                return built.ok ? null : built.problem;
+                if (!built.ok) return built.problem;
+                const body = bodyFields(row.fields, job.row_params === true);
+                if (!body.ok) return body.problem;
+                batchNotes.add(row, body);
+                return null;
               })();
         if (problem) {
           badRows++;
@@ -113,6 +120,7 @@ async function validate(jobFile: string, maxProblems: number): Promise<number> {
   }
   for (const problem of problems) out(problem);
   if (badRows > maxProblems) out(`... and ${badRows - maxProblems} more invalid row(s)`);
+  for (const notice of [batchNotes.unsentNotice(), batchNotes.otherModelNotice()]) if (notice) out(`note: ${notice}`);
   const total = problems.length - Math.min(badRows, maxProblems) + badRows;
   out(total === 0 ? `${jobFile}: ok (${rows} row(s))` : `${jobFile}: ${total} problem(s), ${rows} row(s) read`);
   return total === 0 ? EXIT.ok : EXIT.usage;

@@ -12,6 +12,8 @@ export interface ChatClientOptions {
   /** Full request URL, ending in /chat/completions. */
   url: string;
   apiKey: string;
+  /** Extra headers sent on every request (a gateway's own); names already checked (job/headers.ts). */
+  headers?: Record<string, string>;
   /** Connections kept open to the endpoint: the run's concurrency. */
   maxSockets: number;
   /** Hard limit on one attempt: connecting, headers and the whole body. */
@@ -39,6 +41,7 @@ export class ChatClient {
   private readonly timeoutMs: number;
   private readonly maxBodyBytes: number;
   private readonly authorization: string;
+  private readonly extraHeaders: Record<string, string>;
   private readonly userAgent: string;
 
   constructor(options: ChatClientOptions) {
@@ -62,6 +65,7 @@ export class ChatClient {
     this.origin = target.origin;
     this.timeoutMs = options.timeoutMs;
     this.authorization = `Bearer ${options.apiKey}`;
+    this.extraHeaders = options.headers ?? NO_HEADERS;
     this.userAgent = options.userAgent ?? `chatbatch/${TOOL_VERSION} node/${process.versions.node}`;
   }
 
@@ -97,6 +101,7 @@ export class ChatClient {
         port: this.port,
         path: this.path,
         headers: {
+          ...this.extraHeaders,
           Authorization: this.authorization,
           'Content-Type': 'application/json',
           Accept: 'application/json',

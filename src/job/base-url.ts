@@ -2,6 +2,9 @@
  * The base URL comes from the operator's console and is never guessed. The request URL is
  * base URL + `/chat/completions`; a base URL that already names the endpoint is refused with a
  * hint instead of being "fixed", because silently rewriting a URL hides a misconfiguration.
+ * A query string is kept and goes after the path: Azure OpenAI's deployment URLs carry
+ * `?api-version=...` (base .../deployments/d?api-version=V sends POST
+ * .../deployments/d/chat/completions?api-version=V, as the openai SDK's AzureOpenAI does).
  */
 export type BaseUrlCheck = { ok: true; baseUrl: string; requestUrl: string } | { ok: false; problem: string };
 
@@ -18,16 +21,27 @@ export function checkBaseUrl(raw: string): BaseUrlCheck {
   if (url.username || url.password) {
     return { ok: false, problem: 'the base URL must not carry credentials; put the key in CHATBATCH_API_KEY' };
   }
-  if (url.search || url.hash) {
-    return { ok: false, problem: `"${raw}" must not have a query string or fragment` };
+  if (url.hash) {
+    return { ok: false, problem: `"${raw}" must not have a fragment (#...)` };
   }
-  const baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-  if (/\/chat\/completions$/i.test(baseUrl)) {
-    const suggestion = baseUrl.replace(/\/chat\/completions$/i, '');
+  const credential = [...url.searchParams.keys()].find((name) => CREDENTIAL_PARAMETERS.has(name.toLowerCase()));
+  if (credential !== undefined) {
+    return {
+      ok: false,
+      problem: `the base URL's query parameter "${credential}" looks like a credential, and the base URL is written to the manifest; send it as a header instead, e.g. --header '${credential}: \${VARIABLE}'`,
+    };
+  }
+  const path = url.pathname.replace(/\/+$/, '');
+  const baseUrl = `${url.origin}${path}${url.search}`;
+  if (/\/chat\/completions$/i.test(path)) {
+    const suggestion = `${url.origin}${path.replace(/\/chat\/completions$/i, '')}${url.search}`;
     return {
       ok: false,
       problem: `"${raw}" already ends in /chat/completions; give the base URL only (${suggestion}) — chatbatch appends /chat/completions itself`,
     };
   }
-  return { ok: true, baseUrl, requestUrl: `${baseUrl}/chat/completions` };
+  return { ok: true, baseUrl, requestUrl: `${url.origin}${path}/chat/completions${url.search}` };
 }
+
+/** Query parameters that carry keys or signatures (Azure's api-key, Google's key, SAS sig, Functions' code). */
+const CREDENTIAL_PARAMETERS = new Set(['api-key', 'api_key', 'apikey', 'key', 'token', 'access_token', 'sig', 'code', 'secret', 'password']);

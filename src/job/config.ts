@@ -1,11 +1,13 @@
 import path from 'node:path';
 import type { FailureCategory } from '../output/record.js';
+import { chooseKeySource, DEFAULT_API_KEY_ENV, readKeyFrom } from './api-key.js';
 import { checkBaseUrl } from './base-url.js';
+import { resolveHeaders } from './headers.js';
 import type { LoadedJob } from './job-file.js';
 import { checkParams } from './params.js';
 import { parseShard, type Shard } from '../run/shard.js';
 
-export const DEFAULT_API_KEY_ENV = 'CHATBATCH_API_KEY';
+export { DEFAULT_API_KEY_ENV };
 export const BASE_URL_ENV = 'CHATBATCH_BASE_URL';
 /** The base URL recorded (and fingerprinted) for runs against the built-in simulator. */
 export const SIMULATOR_BASE_URL = 'simulator://built-in';
@@ -29,6 +31,10 @@ export interface RunFlags {
   model?: string | undefined;
   out?: string | undefined;
   apiKeyEnv?: string | undefined;
+  apiKeyFile?: string | undefined;
+  /** `--header 'Name: value'`, as given. */
+  headers?: string[] | undefined;
+  rowParams?: boolean | undefined;
   system?: string | undefined;
   template?: string | undefined;
   idField?: string | undefined;
@@ -58,9 +64,18 @@ export interface RunConfig {
   model: string;
   baseUrl: string;
   requestUrl: string;
-  apiKeyEnv: string;
+  /** The variable the key was read from; null when it came from a file. */
+  apiKeyEnv: string | null;
+  /** The file the key was read from (as given); null when it came from a variable. */
+  apiKeyFile: string | null;
   /** The secret. Never serialised: see `publicConfig`. */
   apiKey: string;
+  /** Extra request headers as written (`${NAME}` unexpanded): recorded, shown and fingerprinted. */
+  headers: Record<string, string>;
+  /** The same headers as sent: values filled from the environment are secrets. Never serialised. */
+  sentHeaders: Record<string, string>;
+  /** The values the environment filled into headers, for redaction. Never serialised. */
+  headerSecrets: string[];
   system: string | null;
   template: string | null;
   idField: string | null;
@@ -73,6 +88,8 @@ export interface RunConfig {
   rpm: number | null;
   tpm: number | null;
   params: Record<string, unknown>;
+  /** Send the optional parameters an OpenAI Batch line holds in `body` (`--row-params`). */
+  rowParams: boolean;
   outDir: string;
   format: OutputFormat;
   /** CSV output: prefix cells a spreadsheet would execute (=, +, -, @, tab, CR). */
@@ -139,14 +156,18 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     else problems.push(`base URL: ${checked.problem}`);
   }
 
-  const apiKeyEnv = flags.apiKeyEnv ?? j.api_key_env ?? DEFAULT_API_KEY_ENV;
-  const key = readApiKey(env[apiKeyEnv], apiKeyEnv);
-  let apiKey = key.ok ? key.key : '';
-  if (!key.ok) problems.push(key.problem);
-  if (!apiKey && context.simulatorUrl) apiKey = 'simulated-key';
-  if (!apiKey && key.ok && !context.dryRun) {
-    problems.push(env[apiKeyEnv] ? `the environment variable ${apiKeyEnv} holds only whitespace: set it to the API key` : `no API key: set the environment variable ${apiKeyEnv}`);
-  }
+  const keySource = chooseKeySource(
+    { file: flags.apiKeyFile, variable: flags.apiKeyEnv },
+    { file: j.api_key_file === undefined ? undefined : relativeToJob(j.api_key_file, job, context.cwd), variable: j.api_key_env },
+    env,
+    problems,
+  );
+  const key = readKeyFrom(keySource, { env, cwd: context.cwd, optional: context.dryRun === true || context.simulatorUrl !== undefined });
+  if (key.problem) problems.push(key.problem);
+  const apiKey = key.key || (context.simulatorUrl ? 'simulated-key' : '');
+
+  const headers = resolveHeaders(flags.headers, j.headers, env);
+  problems.push(...headers.problems);
 
   const params = j.params ?? {};
   problems.push(...checkParams(params));
@@ -173,8 +194,12 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     model: model!,
     baseUrl,
     requestUrl,
-    apiKeyEnv,
+    apiKeyEnv: keySource.variable,
+    apiKeyFile: keySource.file,
     apiKey,
+    headers: headers.headers.shown,
+    sentHeaders: headers.headers.sent,
+    headerSecrets: headers.headers.secrets,
     system: flags.system ?? j.system ?? null,
     template: flags.template ?? j.template ?? null,
     idField: flags.idField ?? j.id_field ?? null,
@@ -187,6 +212,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     rpm: flags.rpm ?? j.rpm ?? null,
     tpm: flags.tpm ?? j.tpm ?? null,
     params,
+    rowParams: flags.rowParams ?? j.row_params ?? false,
     outDir: out ?? '',
     format,
     escapeFormulas: flags.escapeFormulas ?? true,
@@ -201,29 +227,15 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   };
 }
 
-/**
- * The key as sent in `Authorization: Bearer <key>`. Whitespace around it is dropped: a key read
- * with `$(cat key.txt)` from a file saved with CRLF ends in "\r". Anything else that cannot go in
- * an HTTP header (a control character inside, a character beyond ASCII) is refused naming the
- * variable and the position, never the key itself.
- */
-function readApiKey(raw: string | undefined, variable: string): { ok: true; key: string } | { ok: false; problem: string } {
-  const key = (raw ?? '').trim();
-  const bad = /[^\x20-\x7e]/.exec(key);
-  if (bad) {
-    const codePoint = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-    return {
-      ok: false,
-      problem: `the API key in ${variable} has a character that cannot be sent in an HTTP header (${codePoint} at position ${bad.index + 1} of ${key.length}); set ${variable} to the key alone`,
-    };
-  }
-  return { ok: true, key };
+/** The configuration as recorded in the manifest: no secret, only where the key and header values came from. */
+export function publicConfig(config: RunConfig): Record<string, unknown> {
+  const { apiKey: _secret, sentHeaders: _sent, headerSecrets: _filled, ...rest } = config;
+  return rest;
 }
 
-/** The configuration as recorded in the manifest: no secret, only the key's variable name. */
-export function publicConfig(config: RunConfig): Record<string, unknown> {
-  const { apiKey: _secret, ...rest } = config;
-  return rest;
+/** How records and messages name the key: its variable, or the file it was read from. */
+export function keyName(config: Pick<RunConfig, 'apiKeyEnv' | 'apiKeyFile'>): string {
+  return config.apiKeyFile ?? config.apiKeyEnv ?? DEFAULT_API_KEY_ENV;
 }
 
 function parseRetryFailed(values: string[] | undefined, problems: string[]): FailureCategory[] | 'all' {

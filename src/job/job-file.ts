@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkParams, OPTIONAL_PARAMS } from './params.js';
+import { headerProblem } from './headers.js';
 import { inputFileAsJob, notJson } from './not-a-job-file.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './config.js';
 
@@ -13,6 +14,8 @@ export interface JobFile {
   model?: string;
   base_url?: string;
   api_key_env?: string;
+  api_key_file?: string;
+  headers?: Record<string, string>;
   system?: string;
   template?: string;
   id_field?: string;
@@ -22,11 +25,12 @@ export interface JobFile {
   rpm?: number;
   tpm?: number;
   params?: Record<string, unknown>;
+  row_params?: boolean;
   out?: string;
   format?: string;
 }
 
-type FieldKind = 'string' | 'strings' | 'positive-integer' | 'object';
+type FieldKind = 'string' | 'strings' | 'positive-integer' | 'boolean' | 'object' | 'headers';
 
 export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: string }>> = {
   $schema: { kind: 'string', doc: 'Where editors find this schema (e.g. a file written by `chatbatch schema`); ignored by chatbatch.' },
@@ -36,6 +40,8 @@ export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: 
   model: { kind: 'string', doc: "Model name or ID exactly as the provider's console shows it." },
   base_url: { kind: 'string', doc: "Base URL from the provider's console; requests go to base_url + /chat/completions." },
   api_key_env: { kind: 'string', doc: 'Name of the environment variable holding the API key (default CHATBATCH_API_KEY).' },
+  api_key_file: { kind: 'string', doc: 'File holding the API key (a Docker or Kubernetes secret), relative to the job file; CHATBATCH_API_KEY_FILE and the flags outrank it.' },
+  headers: { kind: 'headers', doc: 'Extra request headers for a gateway, e.g. {"x-portkey-provider": "openai", "x-portkey-api-key": "${PORTKEY_API_KEY}"}; ${NAME} is filled from the environment and never written.' },
   system: { kind: 'string', doc: 'System message put before each row.' },
   template: { kind: 'string', doc: 'User message template; {{column}} is filled from the row.' },
   id_field: { kind: 'string', doc: 'Field or column holding the row id (default id, then custom_id).' },
@@ -45,6 +51,7 @@ export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: 
   rpm: { kind: 'positive-integer', doc: 'Requests-per-minute budget to stay under.' },
   tpm: { kind: 'positive-integer', doc: 'Estimated tokens-per-minute budget to stay under.' },
   params: { kind: 'object', doc: 'Optional request parameters to send (temperature, top_p, max_tokens, ...).' },
+  row_params: { kind: 'boolean', doc: 'Also send the optional parameters an OpenAI Batch line holds in body (temperature, max_tokens, ...); without it only model and messages are sent.' },
   out: { kind: 'string', doc: 'Output directory, relative to the current directory.' },
   format: { kind: 'string', doc: 'Extra output format: jsonl (default, only the canonical files), csv, openai-batch.' },
 };
@@ -113,6 +120,15 @@ export function checkJob(value: unknown, file: string): JobProblem[] {
   if (job.params !== undefined && typeof job.params === 'object') {
     for (const problem of checkParams(job.params)) problems.push({ where: file, problem });
   }
+  if (typeof job.headers === 'object' && job.headers !== null) {
+    for (const [name, header] of Object.entries(job.headers)) {
+      const problem = typeof header === 'string' ? headerProblem(name, header.trim()) : `${name}: expected a string value, got ${JSON.stringify(header)}`;
+      if (problem) problems.push({ where: `${file}: headers`, problem });
+    }
+  }
+  if (job.api_key_file !== undefined && job.api_key_env !== undefined) {
+    problems.push({ where: `${file}: api_key_file`, problem: 'give api_key_file or api_key_env, not both' });
+  }
   if (typeof job.format === 'string' && job.format !== '' && !OUTPUT_FORMATS.includes(job.format as OutputFormat)) {
     problems.push({ where: `${file}: format`, problem: `"${job.format}" is not one of ${OUTPUT_FORMATS.join(', ')}` });
   }
@@ -129,7 +145,10 @@ function checkKind(value: unknown, kind: FieldKind): string | null {
         : 'expected a non-empty list of file paths or glob patterns';
     case 'positive-integer':
       return Number.isInteger(value) && (value as number) > 0 ? null : `expected a positive integer, got ${JSON.stringify(value)}`;
+    case 'boolean':
+      return typeof value === 'boolean' ? null : `expected true or false, got ${JSON.stringify(value)}`;
     case 'object':
+    case 'headers':
       return typeof value === 'object' && value !== null && !Array.isArray(value) ? null : 'expected an object';
   }
 }

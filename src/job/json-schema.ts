@@ -1,5 +1,6 @@
 import { JOB_FIELDS } from './job-file.js';
 import { OPTIONAL_PARAMS } from './params.js';
+import { HEADER_NAME_PATTERN } from './headers.js';
 import { OUTPUT_FORMATS } from './config.js';
 
 /** The job file's JSON Schema, so editors can complete and check job files. */
@@ -17,8 +18,14 @@ export function jobJsonSchema(): Record<string, unknown> {
       case 'positive-integer':
         properties[name] = { type: 'integer', minimum: 1, ...doc };
         break;
+      case 'boolean':
+        properties[name] = { type: 'boolean', ...doc };
+        break;
       case 'object':
         properties[name] = { type: 'object', additionalProperties: false, properties: paramSchemas(), ...doc };
+        break;
+      case 'headers':
+        properties[name] = { type: 'object', propertyNames: { pattern: HEADER_NAME_PATTERN }, additionalProperties: { type: 'string', minLength: 1 }, ...doc };
         break;
     }
   }

@@ -26,28 +26,31 @@ export const UNSUPPORTED_PARAMS: Readonly<Record<string, string>> = {
   response_format: 'JSON mode / structured output',
 };
 
-/** Returns one problem per bad entry; an empty list means the params are usable. */
-export function checkParams(params: unknown): string[] {
+/**
+ * Returns one problem per bad entry; an empty list means the params are usable. `where` names
+ * the object in the problems: the job's `params`, or a Batch line's `body` (row-params.ts).
+ */
+export function checkParams(params: unknown, where = 'params'): string[] {
   if (params === undefined) return [];
   if (typeof params !== 'object' || params === null || Array.isArray(params)) {
-    return ['params must be an object of optional request parameters'];
+    return [`${where} must be an object of optional request parameters`];
   }
   const problems: string[] = [];
   for (const [name, value] of Object.entries(params)) {
     const unsupported = UNSUPPORTED_PARAMS[name];
     if (unsupported !== undefined) {
-      problems.push(`params.${name}: chatbatch does not support ${unsupported}; remove it`);
+      problems.push(`${where}.${name}: chatbatch does not support ${unsupported}; remove it`);
       continue;
     }
     if (!(name in OPTIONAL_PARAMS)) {
       problems.push(
-        `params.${name}: unknown parameter (accepted: ${Object.keys(OPTIONAL_PARAMS).join(', ')})`,
+        `${where}.${name}: unknown parameter (accepted: ${Object.keys(OPTIONAL_PARAMS).join(', ')})`,
       );
       continue;
     }
     const kind = OPTIONAL_PARAMS[name as OptionalParamName];
     if (!valueHasKind(value, kind)) {
-      problems.push(`params.${name}: expected ${describeKind(kind)}, got ${JSON.stringify(value)}`);
+      problems.push(`${where}.${name}: expected ${describeKind(kind)}, got ${excerpt(value)}`);
     }
   }
   return problems;
@@ -65,6 +68,13 @@ function valueHasKind(value: unknown, kind: (typeof OPTIONAL_PARAMS)[OptionalPar
         (Array.isArray(value) && value.length > 0 && value.every((s) => typeof s === 'string'))
       );
   }
+}
+
+/** A row's value may be large or deeply nested: never stringify it whole. */
+function excerpt(value: unknown): string {
+  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'a list' : 'an object';
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
 function describeKind(kind: (typeof OPTIONAL_PARAMS)[OptionalParamName]): string {

@@ -4,7 +4,7 @@ import type { ChatMessage } from './messages.js';
 export interface ChatRequest {
   /** The exact JSON body sent: model, messages, then opted-in params. */
   body: string;
-  /** Identifies the request's meaning (base URL, model, messages, params) for resume and the cache. */
+  /** Identifies the request's meaning (base URL, extra headers as written, model, messages, params) for resume and the cache. */
   fingerprint: string;
   /** Rough prompt size for token budgets: characters / 4, plus a little per message. */
   estimatedTokens: number;
@@ -14,11 +14,15 @@ export interface RequestSettings {
   baseUrl: string;
   model: string;
   params: Readonly<Record<string, unknown>>;
+  /** The extra headers' identity (headers.ts `headersIdentity`); '' or absent when there are none. */
+  headers?: string;
 }
 
 export function buildChatRequest(messages: readonly ChatMessage[], settings: RequestSettings): ChatRequest {
   const body = JSON.stringify({ model: settings.model, messages, ...sortedParams(settings.params) });
-  const fingerprint = hash('sha256', `${settings.baseUrl}\n${body}`).slice(0, 32);
+  // Without extra headers the fingerprint is what it always was, so earlier runs still resume.
+  const identity = settings.headers ? `${settings.baseUrl}\n${settings.headers}\n${body}` : `${settings.baseUrl}\n${body}`;
+  const fingerprint = hash('sha256', identity).slice(0, 32);
   return { body, fingerprint, estimatedTokens: estimateTokens(messages) };
 }
 

@@ -5,6 +5,9 @@ import { rowId, SeenIds } from '../input/row-id.js';
 import type { RunConfig } from '../job/config.js';
 import { buildChatRequest } from '../request/chat-request.js';
 import { rowToMessages } from '../request/messages.js';
+import { headersIdentity } from '../job/headers.js';
+import { BatchNotes } from '../request/batch-notes.js';
+import { bodyFields, withRowParams } from '../request/row-params.js';
 import { inShard } from './shard.js';
 import { runOwnDirs } from './own-dirs.js';
 
@@ -26,6 +29,8 @@ export interface DryRunReport {
   /** Lower bound on wall time: by concurrency at the assumed latency, and by rpm/tpm budgets. */
   estimatedSeconds: number;
   assumedLatencyMs: number;
+  /** What OpenAI Batch lines ask for that the run does not do (fields not sent, other models). */
+  notes: string[];
 }
 
 /** Reads and checks every row (of this shard, with --shard) and builds every request, sending nothing. */
@@ -35,8 +40,10 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
   const seen = new SeenIds();
   const report: DryRunReport = {
     files, rows: 0, valid: 0, invalid: [], invalidCount: 0, firstRequestBody: null,
-    estimatedPromptTokens: 0, estimatedSeconds: 0, assumedLatencyMs: options.assumedLatencyMs,
+    estimatedPromptTokens: 0, estimatedSeconds: 0, assumedLatencyMs: options.assumedLatencyMs, notes: [],
   };
+  const batchNotes = new BatchNotes(config.model);
+  const headers = headersIdentity(config.headers);
   const note = (file: string, line: number, id: string, problem: string): void => {
     report.invalidCount++;
     if (report.invalid.length < options.maxListed) report.invalid.push({ file, line, id, problem });
@@ -59,11 +66,18 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
       note(row.file, row.line, id, messages.problem);
       continue;
     }
-    const request = buildChatRequest(messages.messages, { baseUrl: config.baseUrl, model: config.model, params: config.params });
+    const body = bodyFields(row.fields, config.rowParams);
+    if (!body.ok) {
+      note(row.file, row.line, id, body.problem);
+      continue;
+    }
+    batchNotes.add(row, body);
+    const request = buildChatRequest(messages.messages, { baseUrl: config.baseUrl, model: config.model, params: withRowParams(config.params, body.params), headers });
     report.valid++;
     report.estimatedPromptTokens += request.estimatedTokens;
     report.firstRequestBody ??= request.body;
   }
+  report.notes = [batchNotes.unsentNotice(), batchNotes.otherModelNotice()].filter((notice): notice is string => notice !== null);
   const byConcurrency = (report.valid * options.assumedLatencyMs) / 1000 / config.concurrency;
   const byRpm = config.rpm ? (report.valid / config.rpm) * 60 : 0;
   const byTpm = config.tpm ? (report.estimatedPromptTokens / config.tpm) * 60 : 0;

@@ -10,7 +10,10 @@ import { preflightInputs } from '../input/preflight.js';
 import { readRows } from '../input/read-rows.js';
 import { rowId, SeenIds } from '../input/row-id.js';
 import type { InputRow } from '../input/row.js';
-import { publicConfig, type RunConfig } from '../job/config.js';
+import { keyName as keyNameOf, publicConfig, type RunConfig } from '../job/config.js';
+import { headersIdentity } from '../job/headers.js';
+import { BatchNotes } from '../request/batch-notes.js';
+import { bodyFields, withRowParams } from '../request/row-params.js';
 import { describeInputs, jobFingerprint, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
 import { OrderedResults } from '../output/ordered-results.js';
 import type { RowRecord } from '../output/record.js';
@@ -179,14 +182,14 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       await writeManifest(paths.manifest, manifest);
     };
     phase.markError = markError;
-    const keyName = config.apiKeyEnv;
+    const keyName = keyNameOf(config);
     const keyMask = maskKey(config.apiKey);
     const controller = new RateController({ maxConcurrency: config.concurrency, rpm: config.rpm, tpm: config.tpm, maxPauseMs: config.maxRetryWaitMs, now });
     const limit = pLimit(controller.concurrency);
     controller.onConcurrencyChange((value) => {
       limit.concurrency = value;
     });
-    const client = new ChatClient({ url: config.requestUrl, apiKey: config.apiKey, maxSockets: config.concurrency, timeoutMs: config.timeoutMs });
+    const client = new ChatClient({ url: config.requestUrl, apiKey: config.apiKey, headers: config.sentHeaders, maxSockets: config.concurrency, timeoutMs: config.timeoutMs });
 
     // Two levels of stopping: no new attempts (stop, fail-fast), then cancel what is in flight.
     const stopDispatch = new AbortController();
@@ -249,6 +252,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
 
     const stopOnError = (): void => stopDispatch.abort();
     const rowsPerFile = new Map<string, number>();
+    const batchNotes = new BatchNotes(config.model, log);
     let position = -1;
     let inputExhausted = true;
 
@@ -264,7 +268,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       position++;
       progress.rowsRead++;
       results.admit(position);
-      const prepared = prepareRow(row, id, position, config, seen);
+      const prepared = prepareRow(row, id, position, config, seen, batchNotes);
       const earlier = previous?.byKey.get(prepared.key);
       if (earlier && reusable(earlier, prepared.fingerprint, config)) {
         results.settled(position, earlier.location, earlier.outcome);
@@ -302,8 +306,10 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     syncProgress(progress, controller);
 
     if (session.rows_rerun_changed > 0) {
-      log(`${session.rows_rerun_changed} row(s) sent again because their request changed since they settled (model, messages, params or base URL)`);
+      log(`${session.rows_rerun_changed} row(s) sent again because their request changed since they settled (model, messages, params, headers or base URL)`);
     }
+    const otherModels = batchNotes.otherModelNotice();
+    if (otherModels) log(otherModels);
 
     const tally = await results.finish();
     // A run stopped before the end of its input still accounts for every row: the unread ones
@@ -363,7 +369,7 @@ type PreparedRow =
   | { kind: 'task'; key: string; fingerprint: string; task: RowTask }
   | { kind: 'invalid'; key: string; fingerprint: string; record: RowRecord };
 
-function prepareRow(row: InputRow, id: string, position: number, config: RunConfig, seen: SeenIds): PreparedRow {
+function prepareRow(row: InputRow, id: string, position: number, config: RunConfig, seen: SeenIds, notes: BatchNotes): PreparedRow {
   const origin = { id, file: row.file, line: row.line };
   const invalid = (key: string, problem: string): PreparedRow => ({
     kind: 'invalid',
@@ -375,7 +381,12 @@ function prepareRow(row: InputRow, id: string, position: number, config: RunConf
   if (row.kind === 'invalid') return invalid(id, row.problem);
   const messages = rowToMessages(row.fields, { system: config.system, template: config.template });
   if (!messages.ok) return invalid(id, messages.problem);
-  const request = buildChatRequest(messages.messages, { baseUrl: config.baseUrl, model: config.model, params: config.params });
+  const body = bodyFields(row.fields, config.rowParams);
+  if (!body.ok) return invalid(id, body.problem);
+  notes.add(row, body);
+  const request = buildChatRequest(messages.messages, {
+    baseUrl: config.baseUrl, model: config.model, params: withRowParams(config.params, body.params), headers: headersIdentity(config.headers),
+  });
   return {
     kind: 'task',
     key: id,
