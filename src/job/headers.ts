@@ -66,21 +66,28 @@ export function parseHeaderFlag(text: string): { ok: true; header: HeaderLine } 
   return { ok: true, header: { name: text.slice(0, colon), value: text.slice(colon + 1).trim() } };
 }
 
-/** What is wrong with a header as written (before any variable is filled), or null. */
+/**
+ * What is wrong with a header as written (before any variable is filled), or null. The problem
+ * follows the header's name, e.g. `--header Host: cannot be set this way: ...`.
+ */
 export function headerProblem(name: string, value: string): string | null {
-  if (!TOKEN.test(name)) {
-    return name === '' ? 'a header needs a name before the colon' : `"${printable(name)}" is not a header name (letters, digits and !#$%&'*+-.^_\`|~ only, no spaces)`;
-  }
+  if (name === '') return 'a header needs a name before the colon';
+  if (!TOKEN.test(name)) return "not a header name (letters, digits and !#$%&'*+-.^_`|~ only, no spaces)";
   const refused = REFUSED[name.toLowerCase()];
-  if (refused !== undefined) return `${name} cannot be set with a header: ${refused}`;
-  if (value === '') return `${name} has an empty value`;
+  if (refused !== undefined) return `cannot be set this way: ${refused}`;
+  if (value === '') return 'the value is empty';
   const bad = firstUnsendableChar(value);
-  if (bad) return `${name}: the value has a character that cannot be sent in an HTTP header (${bad.codePoint} at position ${bad.position}); a header value is one line of ASCII`;
+  if (bad) return `the value has a character that cannot be sent in an HTTP header (${bad.codePoint} at position ${bad.position}); a header value is one line of ASCII`;
   for (const match of value.matchAll(VARIABLE)) {
-    if (!VARIABLE_NAME.test(match[1]!)) return `${name}: "${printable(match[0])}" does not name an environment variable (write \${NAME}: letters, digits, _)`;
+    if (!VARIABLE_NAME.test(match[1]!)) return `"${printable(match[0])}" does not name an environment variable (write \${NAME}: letters, digits, _)`;
   }
-  if (value.replace(VARIABLE, '').includes('${')) return `${name}: "\${" without a closing "}"`;
+  if (value.replace(VARIABLE, '').includes('${')) return '"${" without a closing "}"';
   return null;
+}
+
+/** How a problem names the header: its name, made printable. */
+export function headerLabel(name: string): string {
+  return name === '' ? '(no name)' : `"${printable(name)}"`;
 }
 
 /**
@@ -105,14 +112,14 @@ export function resolveHeaders(
       seen.add(key);
     }
   };
-  take(Object.entries(job ?? {}).map(([name, value]) => ({ name, value: typeof value === 'string' ? value.trim() : '' })), (name) => `headers.${name}`);
+  take(Object.entries(job ?? {}).map(([name, value]) => ({ name, value: typeof value === 'string' ? value.trim() : '' })), (name) => `headers ${headerLabel(name)}`);
   const flagLines: HeaderLine[] = [];
   for (const text of flags ?? []) {
     const parsed = parseHeaderFlag(text);
     if (parsed.ok) flagLines.push(parsed.header);
     else problems.push(parsed.problem);
   }
-  take(flagLines, (name) => `--header ${name}`);
+  take(flagLines, (name) => `--header ${headerLabel(name)}`);
 
   const headers: RequestHeaders = { shown: {}, sent: {}, secrets: [] };
   for (const { name, value } of chosen.values()) {
@@ -121,12 +128,12 @@ export function resolveHeaders(
     const sent = value.replace(VARIABLE, (_whole, variable: string) => {
       const content = (env[variable] ?? '').trim();
       if (content === '') {
-        problems.push(`header ${name}: the environment variable ${variable} is ${env[variable] === undefined ? 'not set' : 'empty'}`);
+        problems.push(`header "${name}": the environment variable ${variable} is ${env[variable] === undefined ? 'not set' : 'empty'}`);
         return '';
       }
       const bad = firstUnsendableChar(content);
       if (bad) {
-        problems.push(`header ${name}: the environment variable ${variable} holds a character that cannot be sent in an HTTP header (${bad.codePoint} at position ${bad.position} of ${content.length})`);
+        problems.push(`header "${name}": the environment variable ${variable} holds a character that cannot be sent in an HTTP header (${bad.codePoint} at position ${bad.position} of ${content.length})`);
         return '';
       }
       filled = true;

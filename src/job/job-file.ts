@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkParams, OPTIONAL_PARAMS } from './params.js';
-import { headerProblem } from './headers.js';
+import { headerLabel, headerProblem } from './headers.js';
 import { inputFileAsJob, notJson } from './not-a-job-file.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './config.js';
 
@@ -122,8 +122,8 @@ export function checkJob(value: unknown, file: string): JobProblem[] {
   }
   if (typeof job.headers === 'object' && job.headers !== null) {
     for (const [name, header] of Object.entries(job.headers)) {
-      const problem = typeof header === 'string' ? headerProblem(name, header.trim()) : `${name}: expected a string value, got ${JSON.stringify(header)}`;
-      if (problem) problems.push({ where: `${file}: headers`, problem });
+      const problem = typeof header === 'string' ? headerProblem(name, header.trim()) : `expected a string value, got ${JSON.stringify(header)}`;
+      if (problem) problems.push({ where: `${file}: headers ${headerLabel(name)}`, problem });
     }
   }
   if (job.api_key_file !== undefined && job.api_key_env !== undefined) {

@@ -37,12 +37,13 @@ export function checkParams(params: unknown, where = 'params'): string[] {
   }
   const problems: string[] = [];
   for (const [name, value] of Object.entries(params)) {
-    const unsupported = UNSUPPORTED_PARAMS[name];
+    // Own names only: `__proto__`, `constructor` or `toString` in a row's body are no parameters.
+    const unsupported = Object.hasOwn(UNSUPPORTED_PARAMS, name) ? UNSUPPORTED_PARAMS[name] : undefined;
     if (unsupported !== undefined) {
       problems.push(`${where}.${name}: chatbatch does not support ${unsupported}; remove it`);
       continue;
     }
-    if (!(name in OPTIONAL_PARAMS)) {
+    if (!Object.hasOwn(OPTIONAL_PARAMS, name)) {
       problems.push(
         `${where}.${name}: unknown parameter (accepted: ${Object.keys(OPTIONAL_PARAMS).join(', ')})`,
       );

@@ -2,13 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { checkBaseUrl } from '../../src/job/base-url.js';
 import { checkJob } from '../../src/job/job-file.js';
 import { checkParams } from '../../src/job/params.js';
-import { ConfigError, publicConfig, resolveRunConfig } from '../../src/job/config.js';
+import { ConfigError, keyName, publicConfig, resolveRunConfig } from '../../src/job/config.js';
 
 describe('checkBaseUrl', () => {
   it.each([
     ['https://api.example.com/v1', 'https://api.example.com/v1/chat/completions'],
     ['https://api.example.com/v1/', 'https://api.example.com/v1/chat/completions'],
     ['http://127.0.0.1:8080', 'http://127.0.0.1:8080/chat/completions'],
+    // Azure OpenAI deployment URLs: the query string goes after /chat/completions.
+    ['https://x.openai.azure.com/openai/deployments/d?api-version=2024-06-01', 'https://x.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-06-01'],
+    ['https://x.openai.azure.com/openai/deployments/d/?api-version=2024-06-01&x=1', 'https://x.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-06-01&x=1'],
+    ['https://x.openai.azure.com/openai/v1', 'https://x.openai.azure.com/openai/v1/chat/completions'],
   ])('%s → %s', (raw, requestUrl) => {
     const checked = checkBaseUrl(raw);
     expect(checked.ok && checked.requestUrl).toBe(requestUrl);
@@ -19,7 +23,11 @@ describe('checkBaseUrl', () => {
     ['api.example.com', 'is not a URL'],
     ['ftp://x', 'must start with http:// or https://'],
     ['https://user:pw@x/v1', 'must not carry credentials'],
-    ['https://x/v1?key=1', 'query string'],
+    ['https://x/v1#part', 'must not have a fragment'],
+    ['https://x/v1?key=1', `query parameter "key" looks like a credential`],
+    ['https://x.openai.azure.com/openai/deployments/d?api-version=1&api-key=abc', `send it as a header instead, e.g. --header 'api-key: \${VARIABLE}'`],
+    ['https://x/v1?SIG=abc', 'query parameter "SIG" looks like a credential'],
+    ['https://x/openai/deployments/d/chat/completions?api-version=1', 'give the base URL only (https://x/openai/deployments/d?api-version=1)'],
   ])('refuses %s', (raw, problem) => {
     const checked = checkBaseUrl(raw);
     expect(checked.ok).toBe(false);
@@ -39,6 +47,8 @@ describe('checkParams', () => {
     [{ temprature: 1 }, 'params.temprature: unknown parameter'],
     [{ max_tokens: -1 }, 'params.max_tokens: expected a positive integer'],
     [{ temperature: 'hot' }, 'params.temperature: expected a number'],
+    [{ constructor: 1 }, 'params.constructor: unknown parameter'],
+    [JSON.parse('{"__proto__": 1}'), 'params.__proto__: unknown parameter'],
   ])('refuses %j', (params, problem) => {
     expect(checkParams(params).join('\n')).toContain(problem);
   });
@@ -55,6 +65,19 @@ describe('checkJob', () => {
   });
   it('accepts a full job', () => {
     expect(checkJob({ name: 'n', inputs: ['a.jsonl'], model: 'm', base_url: 'http://x', concurrency: 4, params: { temperature: 0 } }, 'j')).toEqual([]);
+  });
+  it('accepts headers, api_key_file and row_params', () => {
+    expect(checkJob({ headers: { 'x-portkey-provider': 'openai', 'x-portkey-api-key': '${PK}' }, api_key_file: 'secrets/key', row_params: true }, 'j')).toEqual([]);
+  });
+  it('checks headers, api_key_file and row_params', () => {
+    expect(checkJob({ headers: { Authorization: 'Bearer x', 'x-n': 3, 'x-a': 'a\nb' }, api_key_file: 'k', api_key_env: 'K', row_params: 'yes' }, 'j')).toEqual([
+      { where: 'j: row_params', problem: 'expected true or false, got "yes"' },
+      { where: 'j: headers "Authorization"', problem: expect.stringContaining('cannot be set this way') },
+      { where: 'j: headers "x-n"', problem: 'expected a string value, got 3' },
+      { where: 'j: headers "x-a"', problem: expect.stringContaining('U+000A at position 2') },
+      { where: 'j: api_key_file', problem: 'give api_key_file or api_key_env, not both' },
+    ]);
+    expect(checkJob({ headers: ['x-a: 1'] }, 'j')).toEqual([{ where: 'j: headers', problem: 'expected an object' }]);
   });
 });
 
@@ -75,6 +98,39 @@ describe('resolveRunConfig', () => {
     const config = resolveRunConfig({ inputs: [] }, { ...job, job: { ...job.job, api_key_env: 'MY_KEY' } }, { env: { MY_KEY: 'secret-123' }, cwd });
     expect(config.apiKey).toBe('secret-123');
     expect(JSON.stringify(publicConfig(config))).not.toContain('secret-123');
+  });
+
+  it('reads the key from the job\'s api_key_file, relative to the job file, and records that path (not the key)', async () => {
+    const { makeTempDir } = await import('../support/temp-dir.js');
+    const dir = await makeTempDir();
+    try {
+      const { mkdir } = await import('node:fs/promises');
+      await mkdir(dir.file('jobs'));
+      await dir.write('jobs/key.txt', 'sk-from-the-job-file\r\n');
+      const loaded = { file: dir.file('jobs/j.json'), dir: dir.file('jobs'), job: { ...job.job, api_key_file: 'key.txt' } };
+      const config = resolveRunConfig({ inputs: [] }, loaded, { env: { CHATBATCH_API_KEY: 'sk-ignored' }, cwd: dir.path });
+      expect(config.apiKey).toBe('sk-from-the-job-file');
+      expect(config.apiKeyFile).toBe('jobs/key.txt');
+      expect(config.apiKeyEnv).toBeNull();
+      expect(keyName(config)).toBe('jobs/key.txt');
+      expect(JSON.stringify(publicConfig(config))).not.toContain('sk-from');
+    } finally {
+      await dir.remove();
+    }
+  });
+
+  it('records headers as written and keeps what the environment filled in out of the public config', () => {
+    const config = resolveRunConfig(
+      { inputs: [], headers: ['x-gw-key: ${GW_KEY}'], rowParams: true },
+      { ...job, job: { ...job.job, headers: { 'X-GW-KEY': 'job-value', 'x-title': 'nightly' }, row_params: false } },
+      { env: { CHATBATCH_API_KEY: 'k', GW_KEY: 'gw-secret-0123456789' }, cwd },
+    );
+    expect(config.sentHeaders).toEqual({ 'x-gw-key': 'gw-secret-0123456789', 'x-title': 'nightly' });
+    expect(config.headers).toEqual({ 'x-gw-key': '${GW_KEY}', 'x-title': 'nightly' });
+    expect(config.rowParams).toBe(true);
+    const recorded = JSON.stringify(publicConfig(config));
+    expect(recorded).toContain('"x-gw-key":"${GW_KEY}"');
+    expect(recorded).not.toContain('gw-secret');
   });
 
   it('lists every missing piece at once', () => {
