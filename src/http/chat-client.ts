@@ -4,6 +4,8 @@ import type { AttemptFailure, AttemptOutcome, AttemptSuccess } from './attempt.j
 import { onAbort } from './abort-fanout.js';
 import { classifyFailure } from './classify.js';
 import { readErrorBody, readErrorJson } from './error-body.js';
+import { registerSecret } from './redact.js';
+import { redactOutcome } from './redact-outcome.js';
 import { pickTraceId } from './trace-id.js';
 import type { FailureCategory } from '../output/record.js';
 import { TOOL_VERSION } from '../output/tool-version.js';
@@ -61,12 +63,21 @@ export class ChatClient {
     this.path = target.pathname + target.search;
     this.origin = target.origin;
     this.timeoutMs = options.timeoutMs;
+    // Whoever builds a client with a key gets it masked in everything the server sends back.
+    registerSecret(options.apiKey);
     this.authorization = `Bearer ${options.apiKey}`;
     this.userAgent = options.userAgent ?? `chatbatch/${TOOL_VERSION} node/${process.versions.node}`;
   }
 
-  /** One attempt. `body` is the serialized JSON request, sent verbatim. */
+  /**
+   * One attempt. `body` is the serialized JSON request, sent verbatim. The outcome's strings are
+   * all redacted (see redactOutcome) except the reply: callers never see the server's raw text.
+   */
   send(body: string, clientRequestId: string, signal?: AbortSignal): Promise<AttemptOutcome> {
+    return this.exchange(body, clientRequestId, signal).then(redactOutcome);
+  }
+
+  private exchange(body: string, clientRequestId: string, signal?: AbortSignal): Promise<AttemptOutcome> {
     const started = process.hrtime.bigint();
     if (signal?.aborted) return Promise.resolve(aborted(started));
     return new Promise<AttemptOutcome>((resolve) => {

@@ -1,0 +1,46 @@
+import type { AttemptOutcome } from './attempt.js';
+import { hasSecrets, redactSecrets, redactSecretsIgnoringCase } from './redact.js';
+
+/**
+ * The boundary every server-sent string crosses before anything else sees it: the chat client
+ * returns outcomes only through here. Every field is walked, whatever its name (status line
+ * excerpts, `error.code`, trace ids, `finish_reason`, `usage` keys and values, response id, all
+ * header names and values, Node's error texts), so a field added later is redacted too. The one
+ * exception is a success's `reply`: it is the user's data and is kept verbatim, even where the
+ * model repeats text that looks like the key.
+ *
+ * Walking the few short fields is cheaper than scanning the raw body, which is mostly the reply.
+ */
+export function redactOutcome(outcome: AttemptOutcome): AttemptOutcome {
+  if (!hasSecrets()) return outcome;
+  const fields = outcome as unknown as Record<string, unknown>;
+  for (const name of Object.keys(fields)) {
+    if (name !== 'reply') fields[name] = redactStrings(fields[name]);
+  }
+  return outcome;
+}
+
+/**
+ * Every string in `value`, object keys included, redacted in place (keys in any letter case:
+ * header names arrive lower-cased). Iterative, so a deeply nested `usage` cannot overflow the stack.
+ */
+export function redactStrings<T>(value: T): T {
+  if (typeof value === 'string') return redactSecrets(value) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const pending: object[] = [value];
+  while (pending.length > 0) {
+    const container = pending.pop()! as Record<string, unknown>;
+    for (const key of Object.keys(container)) {
+      const item = container[key];
+      if (typeof item === 'object' && item !== null) pending.push(item);
+      const cleanItem = typeof item === 'string' ? redactSecrets(item) : item;
+      const cleanKey = Array.isArray(container) ? key : redactSecretsIgnoringCase(key);
+      if (cleanKey !== key) delete container[key];
+      // defineProperty, not assignment: a key named `__proto__` would otherwise swallow the value.
+      if (cleanKey !== key || cleanItem !== item) {
+        Object.defineProperty(container, cleanKey, { value: cleanItem, writable: true, enumerable: true, configurable: true });
+      }
+    }
+  }
+  return value;
+}
