@@ -244,9 +244,28 @@ function interpretSuccess(status: number, headers: Record<string, string>, text:
     headers,
     durationMs: elapsedMs(started),
   };
-  if (typeof body.usage === 'object' && body.usage !== null && !Array.isArray(body.usage)) outcome.usage = body.usage as NonNullable<AttemptSuccess['usage']>;
+  if (isUsage(body.usage)) outcome.usage = body.usage;
   if (typeof body.id === 'string') outcome.responseId = body.id;
   return outcome;
+}
+
+/** Providers nest usage two levels deep (`prompt_tokens_details.cached_tokens`); allow a little more. */
+const MAX_USAGE_DEPTH = 4;
+
+/**
+ * An object, nested no deeper than any provider's: a hostile `usage` nested thousands of levels
+ * deep would make the record impossible to serialize (a stack overflow). Checked without recursion.
+ */
+function isUsage(value: unknown): value is NonNullable<AttemptSuccess['usage']> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > MAX_USAGE_DEPTH) return false;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return true;
 }
 
 /** A 2xx that is not a usable completion: retried like a server fault, never a silent empty reply. */
