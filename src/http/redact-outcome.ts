@@ -1,5 +1,11 @@
 import type { AttemptOutcome } from './attempt.js';
-import { hasSecrets, redactSecrets, redactSecretsAlsoLowerCased } from './redact.js';
+import { hasSecrets, redactedPrefix, redactSecrets, redactSecretsAlsoLowerCased } from './redact.js';
+
+/**
+ * Longest server string kept (an `error.message`, a code, an id): longer ones are cut, after
+ * redaction, and end in '…'. Bounds what one answer costs to search and to write.
+ */
+export const MAX_SERVER_STRING = 64 * 1024;
 
 /**
  * The boundary every server-sent string crosses before anything else sees it: the chat client
@@ -27,8 +33,8 @@ export function redactOutcome(outcome: AttemptOutcome): AttemptOutcome {
  * Every string in `value`, object keys included, redacted in place (keys also for the secrets
  * lower-cased: header names arrive so). Iterative, so a deeply nested `usage` cannot overflow the stack.
  */
-export function redactStrings<T>(value: T): T {
-  if (typeof value === 'string') return redactSecrets(value) as T;
+function redactStrings<T>(value: T): T {
+  if (typeof value === 'string') return redactServerString(value) as T;
   if (typeof value !== 'object' || value === null) return value;
   const pending: object[] = [value];
   while (pending.length > 0) {
@@ -37,7 +43,7 @@ export function redactStrings<T>(value: T): T {
     for (const key of Object.keys(container)) {
       const item = container[key];
       if (typeof item === 'object' && item !== null) pending.push(item);
-      const cleanItem = typeof item === 'string' ? redactSecrets(item) : item;
+      const cleanItem = typeof item === 'string' ? redactServerString(item) : item;
       const cleanKey = isArray ? key : redactSecretsAlsoLowerCased(key);
       if (cleanKey !== key) delete container[key];
       // defineProperty, not assignment: a key named `__proto__` would otherwise swallow the value.
@@ -47,4 +53,8 @@ export function redactStrings<T>(value: T): T {
     }
   }
   return value;
+}
+
+function redactServerString(text: string): string {
+  return text.length > MAX_SERVER_STRING ? `${redactedPrefix(text, MAX_SERVER_STRING)}…` : redactSecrets(text);
 }

@@ -50,6 +50,8 @@ export const ECHO_SCENARIOS: Record<string, (key: string, response: ServerRespon
   'a 500 JSON detail with the key straddling the cut': (key, response) => sendJson(response, 500, { detail: `${'y'.repeat(295)}${key}` }),
   'a 500 JSON error with no message, the key straddling the cut of its excerpt': (key, response) =>
     sendJson(response, 500, { error: { info: `${'z'.repeat(280)}${key}` } }),
+  'a 400 error.message over 64 KiB, the key straddling where it is cut': (key, response) =>
+    sendJson(response, 400, { error: { code: 'too_long', message: `${'m'.repeat(64 * 1024 - 5)}${key} ${'t'.repeat(100_000)}` } }),
   'a 503 redirecting with the key percent-encoded in Location and the trace id': (key, response) =>
     text(response, 503, 'text/plain', 'moved', { location: `https://gateway.example/login?key=${encodeURIComponent(key)}`, 'x-request-id': encodeURIComponent(key) }),
 };

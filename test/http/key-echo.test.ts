@@ -42,6 +42,18 @@ describe('ChatClient: a server that echoes the key', () => {
     expect(outcome).toMatchObject({ ok: true, reply: `You said ${key}`, traceId: '[key sk-"…6789]', responseId: '[key sk-"…6789]' });
   });
 
+  it('cuts a server string over 64 KiB, after redacting it', async () => {
+    server = await startScriptedServer((request, response) => sendJson(response, 400, { error: { message: `${'m'.repeat(100)}${keyOf(request)}${'m'.repeat(1024 * 1024)}` } }));
+    const client = new ChatClient({ url: `${server.baseUrl}/chat/completions`, apiKey: KEYS[0]!, maxSockets: 1, timeoutMs: 5_000 });
+    const outcome = await client.send('{"model":"m","messages":[]}', 'cb-1');
+    client.close();
+    expect(outcome.ok).toBe(false);
+    const message = (outcome as { message: string }).message;
+    expect(message.startsWith(`${'m'.repeat(100)}[key sk-e…cdef]mmm`)).toBe(true);
+    expect(message.endsWith('m…')).toBe(true);
+    expect(message.length).toBeLessThan(64 * 1024 + 20);
+  });
+
   it('a deeply nested error object is described, not a crash', async () => {
     const depth = 100_000;
     server = await startScriptedServer((_request, response) => text(response, 500, 'application/json', `{"error":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}}`));
