@@ -93,7 +93,10 @@ describe('a server that echoes the key', () => {
       expect(echoedInHeader).toMatchObject({ cached: true, reply: 'fine' });
       expect(echoedInHeader.trace_id).toMatch(/^\[key .*\]$/);
       expect((await dir.jsonl('merged/output.jsonl')).length + (await dir.jsonl('merged/errors.jsonl')).length).toBe(scenarioRows.length);
-
+      // What was searched: the derived formats, the cache and the HTML report are all there.
+      const names = (await readdir(dir.path, { recursive: true })).map(String);
+      for (const name of ['shard-0/errors.csv', 'shard-1/output.csv', 'all/batch-output.jsonl', 'all/batch-errors.jsonl', 'report.html']) expect(names).toContain(name);
+      expect(names.filter((name) => name.startsWith('cache/') && name.endsWith('.json')).length).toBeGreaterThan(0);
     }, 60_000);
   }
 
