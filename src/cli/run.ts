@@ -17,8 +17,6 @@ import { namesStandardInput, STANDARD_INPUT_REFUSAL } from './standard-input.js'
 import { dryRun } from '../run/dry-run.js';
 import { formatDryRun } from './dry-run-report.js';
 import { startProgressReporter, type ProgressReporter } from './progress.js';
-import { capYoungGeneration } from '../run/young-generation-cap.js';
-import { trimOldGeneration } from '../run/old-generation-trim.js';
 
 interface RunArgs {
   inputs?: string[];
@@ -100,8 +98,6 @@ async function runFromCli(args: RunArgs): Promise<number> {
     else process.stderr.write(`chatbatch: ${redactSecrets(line)}\n`);
   };
   let simulator: RunningSimulator | null = null;
-  let releaseYoungGeneration = (): void => {};
-  let stopOldGenerationTrim = (): void => {};
   try {
     if (namesStandardInput(process.argv.slice(2), (option) => (args as Record<string, unknown>)[option])) {
       log(STANDARD_INPUT_REFUSAL);
@@ -126,10 +122,6 @@ async function runFromCli(args: RunArgs): Promise<number> {
     if (simulator) log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);
 
     registerSecret(config.apiKey);
-    if (config.concurrency <= SMALL_HEAP_MAX_CONCURRENCY) {
-      releaseYoungGeneration = capYoungGeneration(SMALL_YOUNG_GENERATION_MB);
-      stopOldGenerationTrim = trimOldGeneration(OLD_GENERATION_STEP_MB);
-    }
     if (config.cacheDir) await ResponseCache.check(config.cacheDir);
 
     const stop = new AbortController();
@@ -187,30 +179,9 @@ async function runFromCli(args: RunArgs): Promise<number> {
     await reportInternalError(error, { resumable: true });
     return EXIT.internalError;
   } finally {
-    releaseYoungGeneration();
-    stopOldGenerationTrim();
     await simulator?.close();
   }
 }
-
-/**
- * Half V8's default young generation. Measured on 1,000,000 rows at concurrency 64: peak RSS 116
- * MB instead of 127, and less CPU. It holds what up to 64 requests in flight keep alive between
- * collections; at 256 the requests outlive it, get promoted, and cost more memory and CPU than
- * they save (123 MB against 110 and 14% more CPU a row, 3 runs each), so larger pools keep V8's
- * default.
- */
-const SMALL_YOUNG_GENERATION_MB = 16;
-/**
- * A full collection each time the old generation grows this much (old-generation-trim.ts).
- * Measured at concurrency 64, side by side: 1,000,000 rows peaked at 97 MB instead of 108, for
- * ~8% more CPU a row at L=0 and no change at L=20 ms. At 256 the requests in flight promote
- * far more into the old generation, the collections come often, and the deoptimizations after
- * each cost up to 60% more CPU a row (C/L fell from 88% to 69% in one run), so larger pools
- * keep V8's own schedule there too.
- */
-const OLD_GENERATION_STEP_MB = 3;
-const SMALL_HEAP_MAX_CONCURRENCY = 64;
 
 function flagsFrom(args: RunArgs): RunFlags {
   return {
