@@ -3,11 +3,11 @@ import { ConfigError, resolveRunConfig, SIMULATOR_BASE_URL, type RunFlags } from
 import { JobFileError, loadJobFile } from '../job/job-file.js';
 import { ExpansionInterruptedError, InputError } from '../input/errors.js';
 import { OutDirInUseError, SetupError } from '../run/errors.js';
-import { OutDirError } from '../run/out-dir.js';
+import { OutDirError } from '../state/out-dir.js';
 import { reportInternalError } from './internal-error.js';
-import { LockError } from '../run/lock.js';
-import { CacheDirError, ResponseCache } from '../run/response-cache.js';
-import { registerSecret, redactSecrets } from '../http/redact.js';
+import { LockError } from '../state/lock.js';
+import { CacheDirError, ResponseCache } from '../state/response-cache.js';
+import { registerSecret, redactSecrets } from '../record/redact.js';
 import { newProgress, runBatch } from '../run/run.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { EXIT } from './exit-codes.js';

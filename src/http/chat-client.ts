@@ -1,13 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AttemptFailure, AttemptOutcome, AttemptSuccess } from './attempt.js';
-import { onAbort } from './abort-fanout.js';
+import { onAbort } from '../async/abort-fanout.js';
 import { classifyFailure } from './classify.js';
 import { readErrorBody, readErrorJson } from './error-body.js';
-import { registerSecret } from './redact.js';
+import { registerSecret } from '../record/redact.js';
 import { redactOutcome } from './redact-outcome.js';
 import { pickTraceId } from './trace-id.js';
-import type { FailureCategory } from '../output/record.js';
+import type { FailureCategory } from '../record/record.js';
 import { TOOL_VERSION } from '../output/tool-version.js';
 
 export interface ChatClientOptions {

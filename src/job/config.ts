@@ -1,9 +1,9 @@
 import path from 'node:path';
-import type { FailureCategory } from '../output/record.js';
+import type { FailureCategory } from '../record/record.js';
 import { checkBaseUrl } from './base-url.js';
 import type { LoadedJob } from './job-file.js';
 import { checkParams } from './params.js';
-import { parseShard, type Shard } from '../run/shard.js';
+import { parseShard, type Shard } from '../input/shard.js';
 
 export const DEFAULT_API_KEY_ENV = 'CHATBATCH_API_KEY';
 export const BASE_URL_ENV = 'CHATBATCH_BASE_URL';

@@ -1,6 +1,6 @@
 import type { AttemptFailure, AttemptSuccess } from '../http/attempt.js';
-import type { AttemptSummary, RowRecord, Usage } from '../output/record.js';
-import type { CachedResponse } from './response-cache.js';
+import type { AttemptSummary, RowRecord, Usage } from '../record/record.js';
+import type { CachedResponse } from '../state/response-cache.js';
 
 export interface RecordContext {
   model: string;

@@ -1,6 +1,6 @@
 import type { AttemptFailure } from '../http/attempt.js';
-import { REFUSAL_STREAK } from './refusal-streak.js';
-import { nobodyThereKind, UNREACHABLE_STREAK, type NobodyThereKind } from './unreachable-endpoint.js';
+import { REFUSAL_STREAK } from '../pace/refusal-streak.js';
+import { nobodyThereKind, UNREACHABLE_STREAK, type NobodyThereKind } from '../pace/unreachable-endpoint.js';
 
 /**
  * Why the run stopped: an answer no row can get past (`endpoint`: bad key, unknown model, quota,

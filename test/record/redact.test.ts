@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SecretRedactor } from '../../src/http/redact.js';
-import { echoedForms } from './echoed-forms.js';
+import { SecretRedactor } from '../../src/record/redact.js';
+import { echoedForms } from '../support/echoed-forms.js';
 
 function redactorFor(...secrets: string[]): SecretRedactor {
   const redactor = new SecretRedactor();
