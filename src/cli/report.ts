@@ -4,7 +4,7 @@ import { computeStats, withPending } from '../report/stats.js';
 import { pendingRows } from '../report/pending.js';
 import { formatTextReport } from '../report/text-report.js';
 import { renderHtmlReport } from '../report/html-report.js';
-import { outDirPaths } from '../run/out-dir.js';
+import { outDirPaths } from '../state/out-dir.js';
 import { readManifest } from '../output/manifest.js';
 import { EXIT } from './exit-codes.js';
 

@@ -3,11 +3,11 @@ import { ConfigError, resolveRunConfig, SIMULATOR_BASE_URL, type RunFlags } from
 import { JobFileError, loadJobFile } from '../job/job-file.js';
 import { ExpansionInterruptedError, InputError } from '../input/errors.js';
 import { OutDirInUseError, SetupError } from '../run/errors.js';
-import { OutDirError } from '../run/out-dir.js';
+import { OutDirError } from '../state/out-dir.js';
 import { reportInternalError } from './internal-error.js';
-import { LockError } from '../run/lock.js';
-import { CacheDirError, ResponseCache } from '../run/response-cache.js';
-import { registerSecret, redactSecrets } from '../http/redact.js';
+import { LockError } from '../state/lock.js';
+import { CacheDirError, ResponseCache } from '../state/response-cache.js';
+import { registerSecret, redactSecrets } from '../record/redact.js';
 import { newProgress, runBatch } from '../run/run.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { EXIT } from './exit-codes.js';
@@ -17,8 +17,6 @@ import { namesStandardInput, STANDARD_INPUT_REFUSAL } from './standard-input.js'
 import { dryRun } from '../run/dry-run.js';
 import { formatDryRun } from './dry-run-report.js';
 import { startProgressReporter, type ProgressReporter } from './progress.js';
-import { capYoungGeneration } from '../run/young-generation-cap.js';
-import { trimOldGeneration } from '../run/old-generation-trim.js';
 
 interface RunArgs {
   inputs?: string[];
@@ -107,8 +105,6 @@ async function runFromCli(args: RunArgs): Promise<number> {
     else process.stderr.write(`chatbatch: ${redactSecrets(line)}\n`);
   };
   let simulator: RunningSimulator | null = null;
-  let releaseYoungGeneration = (): void => {};
-  let stopOldGenerationTrim = (): void => {};
   try {
     if (namesStandardInput(process.argv.slice(2), (option) => (args as Record<string, unknown>)[option])) {
       log(STANDARD_INPUT_REFUSAL);
@@ -133,11 +129,7 @@ async function runFromCli(args: RunArgs): Promise<number> {
     if (simulator) log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);
 
     registerSecret(config.apiKey);
-    for (const secret of config.headerSecrets) registerSecret(secret);
-    if (config.concurrency <= SMALL_HEAP_MAX_CONCURRENCY) {
-      releaseYoungGeneration = capYoungGeneration(SMALL_YOUNG_GENERATION_MB);
-      stopOldGenerationTrim = trimOldGeneration(OLD_GENERATION_STEP_MB);
-    }
+    for (const secret of config.headerSecrets) registerSecret(secret, 'header');
     if (config.cacheDir) await ResponseCache.check(config.cacheDir);
 
     const stop = new AbortController();
@@ -195,30 +187,9 @@ async function runFromCli(args: RunArgs): Promise<number> {
     await reportInternalError(error, { resumable: true });
     return EXIT.internalError;
   } finally {
-    releaseYoungGeneration();
-    stopOldGenerationTrim();
     await simulator?.close();
   }
 }
-
-/**
- * Half V8's default young generation. Measured on 1,000,000 rows at concurrency 64: peak RSS 116
- * MB instead of 127, and less CPU. It holds what up to 64 requests in flight keep alive between
- * collections; at 256 the requests outlive it, get promoted, and cost more memory and CPU than
- * they save (123 MB against 110 and 14% more CPU a row, 3 runs each), so larger pools keep V8's
- * default.
- */
-const SMALL_YOUNG_GENERATION_MB = 16;
-/**
- * A full collection each time the old generation grows this much (old-generation-trim.ts).
- * Measured at concurrency 64, side by side: 1,000,000 rows peaked at 97 MB instead of 108, for
- * ~8% more CPU a row at L=0 and no change at L=20 ms. At 256 the requests in flight promote
- * far more into the old generation, the collections come often, and the deoptimizations after
- * each cost up to 60% more CPU a row (C/L fell from 88% to 69% in one run), so larger pools
- * keep V8's own schedule there too.
- */
-const OLD_GENERATION_STEP_MB = 3;
-const SMALL_HEAP_MAX_CONCURRENCY = 64;
 
 function flagsFrom(args: RunArgs): RunFlags {
   return {

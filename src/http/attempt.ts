@@ -1,8 +1,10 @@
-import type { FailureCategory, Usage } from '../output/record.js';
+import type { FailureCategory, Usage } from '../record/record.js';
 
 /**
  * The result of one HTTP attempt. Sending never throws: every way an attempt can end is a value.
  * Retryability is decided where the outcome is born (`retryable`), the delay by the retry policy.
+ * Every string in an outcome the client returns, but the reply, has had the run's secrets masked
+ * (redact-outcome.ts): what a server sent can be written and printed as it is.
  */
 export interface AttemptSuccess {
   ok: true;

@@ -1,11 +1,13 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AttemptFailure, AttemptOutcome, AttemptSuccess } from './attempt.js';
-import { onAbort } from './abort-fanout.js';
+import { onAbort } from '../async/abort-fanout.js';
 import { classifyFailure } from './classify.js';
 import { readErrorBody, readErrorJson } from './error-body.js';
+import { registerSecret } from '../record/redact.js';
+import { redactOutcome } from './redact-outcome.js';
 import { pickTraceId } from './trace-id.js';
-import type { FailureCategory } from '../output/record.js';
+import type { FailureCategory } from '../record/record.js';
 import { TOOL_VERSION } from '../output/tool-version.js';
 
 export interface ChatClientOptions {
@@ -64,13 +66,22 @@ export class ChatClient {
     this.path = target.pathname + target.search;
     this.origin = target.origin;
     this.timeoutMs = options.timeoutMs;
+    // Whoever builds a client with a key gets it masked in everything the server sends back.
+    registerSecret(options.apiKey);
     this.authorization = `Bearer ${options.apiKey}`;
     this.extraHeaders = options.headers ?? NO_HEADERS;
     this.userAgent = options.userAgent ?? `chatbatch/${TOOL_VERSION} node/${process.versions.node}`;
   }
 
-  /** One attempt. `body` is the serialized JSON request, sent verbatim. */
+  /**
+   * One attempt. `body` is the serialized JSON request, sent verbatim. The outcome's strings are
+   * all redacted (see redactOutcome) except the reply: callers never see the server's raw text.
+   */
   send(body: string, clientRequestId: string, signal?: AbortSignal): Promise<AttemptOutcome> {
+    return this.exchange(body, clientRequestId, signal).then(redactOutcome);
+  }
+
+  private exchange(body: string, clientRequestId: string, signal?: AbortSignal): Promise<AttemptOutcome> {
     const started = process.hrtime.bigint();
     if (signal?.aborted) return Promise.resolve(aborted(started));
     return new Promise<AttemptOutcome>((resolve) => {
@@ -238,9 +249,28 @@ function interpretSuccess(status: number, headers: Record<string, string>, text:
     headers,
     durationMs: elapsedMs(started),
   };
-  if (typeof body.usage === 'object' && body.usage !== null && !Array.isArray(body.usage)) outcome.usage = body.usage as NonNullable<AttemptSuccess['usage']>;
+  if (isUsage(body.usage)) outcome.usage = body.usage;
   if (typeof body.id === 'string') outcome.responseId = body.id;
   return outcome;
+}
+
+/** Providers nest usage two levels deep (`prompt_tokens_details.cached_tokens`); allow a little more. */
+const MAX_USAGE_DEPTH = 4;
+
+/**
+ * An object, nested no deeper than any provider's: a hostile `usage` nested thousands of levels
+ * deep would make the record impossible to serialize (a stack overflow). Checked without recursion.
+ */
+function isUsage(value: unknown): value is NonNullable<AttemptSuccess['usage']> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const pending: Array<[unknown, number]> = [[value, 1]];
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > MAX_USAGE_DEPTH) return false;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return true;
 }
 
 /** A 2xx that is not a usable completion: retried like a server fault, never a silent empty reply. */

@@ -1,5 +1,9 @@
+import { redactedPrefix, redactSecrets } from '../record/redact.js';
+
 const EXCERPT_CHARS = 300;
 const MAX_DEPTH = 3;
+/** Never run the page regexes below over megabytes: the head of a page says what it is. */
+const HEAD_CHARS = 64 * 1024;
 
 export interface ErrorBody {
   /** `error.code` (or a top-level `code`); numbers become strings; null when the body has none. */
@@ -53,13 +57,13 @@ export function readErrorJson(value: unknown, depth = 0): { code: string | null;
     if (typeof nested.error === 'object' && nested.error !== null) return readErrorJson(nested, depth + 1);
     return {
       code: codeOf(nested.code) ?? codeOf(object.code),
-      message: stringOf(nested.message) ?? stringOf(nested.error) ?? clip(JSON.stringify(inner)),
+      message: stringOf(nested.message) ?? stringOf(nested.error) ?? clip(compactJson(inner)),
       type: stringOf(nested.type) ?? stringOf(object.type),
     };
   }
   if (typeof object.detail === 'string') return { code: codeOf(object.code), message: clip(object.detail), type: stringOf(object.type) };
   if ('code' in object || 'message' in object) {
-    return { code: codeOf(object.code), message: stringOf(object.message) ?? clip(JSON.stringify(object)), type: stringOf(object.type) };
+    return { code: codeOf(object.code), message: stringOf(object.message) ?? clip(compactJson(object)), type: stringOf(object.type) };
   }
   return null;
 }
@@ -74,14 +78,28 @@ function stringOf(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
+/** JSON text of a parsed value; a value nested too deeply to serialize is described instead. */
+function compactJson(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return 'an error object nested too deeply to show';
+  }
+}
+
+/**
+ * Every excerpt is cut here, and redacted before it is cut: a key straddling the cut would
+ * otherwise lose the end that makes it recognisable and keep its first characters.
+ */
 function clip(text: string): string {
-  const collapsed = text.replace(/\s+/g, ' ').trim();
+  const collapsed = redactSecrets(text.replace(/\s+/g, ' ').trim());
   return collapsed.length > EXCERPT_CHARS ? `${collapsed.slice(0, EXCERPT_CHARS)}…` : collapsed;
 }
 
 function excerpt(contentType: string | undefined, text: string): string {
-  // Never run the regexes below over megabytes: the head of a page says what it is.
-  const head = text.length > 64 * 1024 ? text.slice(0, 64 * 1024) : text;
+  // Redacted before tags and entities are stripped, which would break an echoed key apart
+  // (`<` and `>` in a key read as a tag) and leave most of it readable.
+  const head = redactedPrefix(text, HEAD_CHARS);
   if (/html/i.test(contentType ?? '') || /^<(!doctype|html)/i.test(head)) {
     const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(head)?.[1]?.replace(/\s+/g, ' ').trim();
     const bodyText = head

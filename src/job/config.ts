@@ -1,11 +1,11 @@
 import path from 'node:path';
-import type { FailureCategory } from '../output/record.js';
+import type { FailureCategory } from '../record/record.js';
 import { chooseKeySource, DEFAULT_API_KEY_ENV, readKeyFrom } from './api-key.js';
 import { checkBaseUrl } from './base-url.js';
 import { resolveHeaders } from './headers.js';
 import type { LoadedJob } from './job-file.js';
 import { checkParams } from './params.js';
-import { parseShard, type Shard } from '../run/shard.js';
+import { parseShard, type Shard } from '../input/shard.js';
 
 export { DEFAULT_API_KEY_ENV };
 export const BASE_URL_ENV = 'CHATBATCH_BASE_URL';

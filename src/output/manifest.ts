@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { fileChunks } from '../input/file-chunks.js';
 import { readFile, stat } from 'node:fs/promises';
-import type { FailureCategory } from './record.js';
+import type { FailureCategory } from '../record/record.js';
 import { TOOL_VERSION } from './tool-version.js';
 import { writeFileAtomic } from './atomic-file.js';
 

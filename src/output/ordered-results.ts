@@ -1,11 +1,11 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { RecordLocation } from '../run/journal.js';
-import { onAbort } from '../http/abort-fanout.js';
-import { categoryOf, PENDING, SUCCEEDED } from '../run/outcome-code.js';
+import type { RecordLocation } from '../state/journal.js';
+import { onAbort } from '../async/abort-fanout.js';
+import { categoryOf, PENDING, SUCCEEDED } from '../record/outcome-code.js';
 import { AtomicFile } from './atomic-file.js';
 import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
-import type { FailureCategory } from './record.js';
+import type { FailureCategory } from '../record/record.js';
 import { ReorderWindow } from './reorder-window.js';
 
 

@@ -8,7 +8,7 @@ import { rowToMessages } from '../request/messages.js';
 import { headersIdentity } from '../job/headers.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { bodyFields, withRowParams } from '../request/row-params.js';
-import { inShard } from './shard.js';
+import { inShard } from '../input/shard.js';
 import { runOwnDirs } from './own-dirs.js';
 
 export interface InvalidRowNote {

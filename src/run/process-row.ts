@@ -3,15 +3,15 @@ import type { AttemptFailure, AttemptOutcome, AttemptSuccess } from '../http/att
 import type { ChatClient } from '../http/chat-client.js';
 import { readRateLimitHeaders } from '../http/rate-limit-headers.js';
 import { decideRetry, serverRequestedDelayMs, type RetryPolicy } from '../http/retry-policy.js';
-import type { AttemptSummary, RowRecord } from '../output/record.js';
-import type { FatalCause } from './fatal-hint.js';
-import type { RateController } from './rate-controller.js';
-import { cachedRecord, failureRecord, successRecord, type RecordContext } from './records.js';
-import type { RefusalStreakWatch } from './refusal-streak.js';
-import type { ResponseCache } from './response-cache.js';
-import type { RowTask } from './row-task.js';
-import { sleep } from './sleep.js';
-import { UNREACHABLE_STREAK, type UnreachableEndpointWatch } from './unreachable-endpoint.js';
+import type { AttemptSummary, RowRecord } from '../record/record.js';
+import type { FatalCause } from '../pace/fatal-hint.js';
+import type { RateController } from '../pace/rate-controller.js';
+import { cachedRecord, failureRecord, successRecord, type RecordContext } from '../record/builders.js';
+import type { RefusalStreakWatch } from '../pace/refusal-streak.js';
+import type { ResponseCache } from '../state/response-cache.js';
+import type { RowTask } from '../request/row-task.js';
+import { sleep } from '../async/sleep.js';
+import { UNREACHABLE_STREAK, type UnreachableEndpointWatch } from '../pace/unreachable-endpoint.js';
 
 export interface AttemptContext {
   client: ChatClient;

@@ -57,7 +57,7 @@ describe('extra request headers (gateways): --header and the job\'s "headers"', 
     }
     const [failure] = await dir.jsonl<{ id: string; message: string }>('out/errors.jsonl');
     expect(failure!.id).toBe('b');
-    expect(failure!.message).toContain('provider refused');
+    expect(failure!.message).toContain('provider refused; headers were x-portkey-api-key=[header pk-l…6789]');
 
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
     expect(manifest.config.headers).toEqual({ 'x-portkey-provider': 'openai', 'x-title': 'flag title', 'x-portkey-api-key': '${PORTKEY_API_KEY}' });

@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { ECHO_SCENARIOS, ECHO_TEST_KEYS, keyOf, leaksIn } from '../http/key-echo-scenarios.js';
+import { runCli, type CliResult } from '../support/cli.js';
 import { sendJson, startScriptedServer, type Responder, type ScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -30,6 +31,7 @@ async function run(respond: Responder) {
   return { result, everything: [result.stdout, result.stderr, ...(await filesUnder(dir.file('out')))].join('\n') };
 }
 
+/** Every file under `folder`, read as text. */
 async function filesUnder(folder: string): Promise<string[]> {
   const entries = await readdir(folder, { recursive: true, withFileTypes: true });
   return Promise.all(entries.filter((e) => e.isFile()).map((e) => readFile(path.join(e.parentPath, e.name), 'utf8')));
@@ -55,5 +57,56 @@ describe('a server that echoes the key', () => {
     expect(errors).toHaveLength(2);
     expect(errors[0]!.message).toContain('Bearer [key sk-e…cdef]');
     expect(everything).not.toContain(KEY);
+  });
+
+  // The scripted server answers each row as its prompt names: the key in a trace header, the body
+  // id, error.code, finish_reason, usage, model, a 200 bad_response, an HTML page, an excerpt cut...
+  const scenarioRows = [{ id: 'first', prompt: 'plain' }, ...Object.keys(ECHO_SCENARIOS).map((prompt, i) => ({ id: `row-${i}`, prompt }))];
+  const respondByPrompt: Responder = (request, response, index) => {
+    const prompt = request.json?.messages?.at(-1)?.content ?? '';
+    const scenario = ECHO_SCENARIOS[prompt];
+    if (scenario) scenario(keyOf(request), response);
+    else sendJson(response, 200, { id: `plain-${index}`, choices: [{ index: 0, message: { role: 'assistant', content: 'plain reply' }, finish_reason: 'stop' }] });
+  };
+
+  for (const key of ECHO_TEST_KEYS) {
+    it(`in every field and form, key ${JSON.stringify(key)}: no file, report or output line holds it`, async () => {
+      server = await startScriptedServer(respondByPrompt);
+      await dir.write('in.jsonl', jsonlOf(scenarioRows));
+      const cli = (args: string[]) => runCli(args, { cwd: dir.path, env: { CHATBATCH_API_KEY: key } });
+      const run = (...args: string[]) => cli(['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--max-attempts', '1', '--cache', 'cache', ...args]);
+      const results: CliResult[] = [];
+      // Two shards (CSV), merged; then the whole job in Batch format, its successes from the cache.
+      results.push(...(await Promise.all([0, 1].map((k) => run('--out', `shard-${k}`, '--shard', `${k}/2`, '--format', 'csv')))));
+      results.push(await runCli(['merge', 'shard-0', 'shard-1', '--out', 'merged'], { cwd: dir.path }));
+      results.push(await run('--out', 'all', '--format', 'openai-batch'));
+      results.push(await runCli(['report', 'all', '--html', 'report.html'], { cwd: dir.path }));
+      expect(results.map((r) => r.code), results.map((r) => r.stderr).join('\n')).toEqual([1, 1, 1, 1, 0]);
+
+      const written = [...results.flatMap((r) => [r.stdout, r.stderr]), ...(await filesUnder(dir.path))].join('\n');
+      expect(leaksIn(written, key)).toEqual([]);
+      expect(written).toContain('[key ');
+
+      const all = [...(await dir.jsonl<Record<string, unknown>>('all/output.jsonl')), ...(await dir.jsonl<Record<string, unknown>>('all/errors.jsonl'))];
+      expect(all).toHaveLength(scenarioRows.length);
+      const echoedInHeader = all.find((r) => r.id === 'row-0')!;
+      expect(echoedInHeader).toMatchObject({ cached: true, reply: 'fine' });
+      expect(echoedInHeader.trace_id).toMatch(/^\[key .*\]$/);
+      expect((await dir.jsonl('merged/output.jsonl')).length + (await dir.jsonl('merged/errors.jsonl')).length).toBe(scenarioRows.length);
+      // What was searched: the derived formats, the cache and the HTML report are all there.
+      const names = (await readdir(dir.path, { recursive: true })).map(String);
+      for (const name of ['shard-0/errors.csv', 'shard-1/output.csv', 'all/batch-output.jsonl', 'all/batch-errors.jsonl', 'report.html']) expect(names).toContain(name);
+      expect(names.filter((name) => name.startsWith('cache/') && name.endsWith('.json')).length).toBeGreaterThan(0);
+    }, 60_000);
+  }
+
+  it('in the model\'s reply: kept verbatim, the reply is the user\'s data', async () => {
+    server = await startScriptedServer((request, response) =>
+      sendJson(response, 200, { id: 'c-1', choices: [{ index: 0, message: { role: 'assistant', content: `You wrote ${keyOf(request)}` }, finish_reason: 'stop' }] }),
+    );
+    await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'x' }]));
+    const result = await runCli(['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out'], { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
+    expect(result.code).toBe(0);
+    expect(await dir.jsonl('out/output.jsonl')).toMatchObject([{ id: 'a', reply: `You wrote ${KEY}` }]);
   });
 });

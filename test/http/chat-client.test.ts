@@ -132,6 +132,22 @@ describe('ChatClient: requests and successes', () => {
     expect(outcome).not.toHaveProperty('usage');
   });
 
+  it("keeps a provider's nested usage, and leaves out one nested too deeply to write (not a crash later)", async () => {
+    const usage = { prompt_tokens: 5, prompt_tokens_details: { cached_tokens: 2 }, completion_tokens_details: { reasoning_tokens: 1 } };
+    const depth = 100_000;
+    const { url } = await serve((_req, res, index) => {
+      if (index === 0) return json(res, 200, { ...completion('x'), usage });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"choices":[{"message":{"content":"deep"}}],"usage":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}}`);
+    });
+    const c = client(url);
+    expect(await c.send(BODY, 'x')).toMatchObject({ ok: true, usage });
+    const deep = await c.send(BODY, 'y');
+    expect(deep).toMatchObject({ ok: true, reply: 'deep' });
+    expect(deep).not.toHaveProperty('usage');
+    expect(() => JSON.stringify(deep)).not.toThrow();
+  });
+
   it('reuses one keep-alive connection for sequential requests', async () => {
     const { url, seen } = await serve((_req, res) => json(res, 200, completion('x')));
     const c = client(url);

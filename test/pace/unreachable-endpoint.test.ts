@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure, AttemptOutcome } from '../../src/http/attempt.js';
-import { explainFatal } from '../../src/run/fatal-hint.js';
-import { nobodyThereKind, UNREACHABLE_STREAK, UnreachableEndpointWatch, type NobodyThereKind } from '../../src/run/unreachable-endpoint.js';
+import { explainFatal } from '../../src/pace/fatal-hint.js';
+import { nobodyThereKind, UNREACHABLE_STREAK, UnreachableEndpointWatch, type NobodyThereKind } from '../../src/pace/unreachable-endpoint.js';
 
 describe('nobodyThereKind', () => {
   const table: Array<[string | undefined, NobodyThereKind | null]> = [

@@ -2,9 +2,9 @@ import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JournalWriter, type JournalEntry, type RecordLocation } from '../../src/run/journal.js';
-import { loadPreviousResults } from '../../src/run/previous-results.js';
-import { ResultTable, hashKey, type KeyHasher } from '../../src/run/result-table.js';
+import { JournalWriter, type JournalEntry, type RecordLocation } from '../../src/state/journal.js';
+import { loadPreviousResults } from '../../src/state/previous-results.js';
+import { ResultTable, hashKey, type KeyHasher } from '../../src/state/result-table.js';
 
 let dir: string;
 let file: string;

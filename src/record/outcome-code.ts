@@ -1,4 +1,4 @@
-import type { FailureCategory } from '../output/record.js';
+import type { FailureCategory } from '../record/record.js';
 
 /**
  * A row's outcome in one byte, so that per-row state for a million rows stays small:

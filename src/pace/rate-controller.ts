@@ -1,4 +1,4 @@
-import { TokenBucket } from './token-bucket.js';
+import { TokenBucket } from '../pace/token-bucket.js';
 
 export interface RateControllerOptions {
   maxConcurrency: number;

@@ -2,8 +2,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireLock, LockError } from '../../src/run/lock.js';
-import { parseProcStat, readProcStat } from '../../src/run/proc-stat.js';
+import { acquireLock, LockError } from '../../src/state/lock.js';
+import { parseProcStat, readProcStat } from '../../src/state/proc-stat.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;

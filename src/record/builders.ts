@@ -1,7 +1,6 @@
 import type { AttemptFailure, AttemptSuccess } from '../http/attempt.js';
-import type { AttemptSummary, RowRecord, Usage } from '../output/record.js';
-import type { CachedResponse } from './response-cache.js';
-import { redactSecrets } from '../http/redact.js';
+import type { AttemptSummary, RowRecord, Usage } from '../record/record.js';
+import type { CachedResponse } from '../state/response-cache.js';
 
 export interface RecordContext {
   model: string;
@@ -56,7 +55,8 @@ export function failureRecord(origin: RowOrigin, outcome: AttemptFailure, run: A
     reply: null, status: outcome.status, code: outcome.code, trace_id: outcome.traceId,
     attempts: run.history.length, started_at: run.startedAt.toISOString(), duration_ms: run.durationMs,
   });
-  result.message = redactSecrets(outcome.message);
+  // Already redacted: the chat client hands out no server text that is not.
+  result.message = outcome.message;
   result.category = outcome.category;
   return withAttemptDetails(result, run, context);
 }

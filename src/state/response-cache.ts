@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AttemptSuccess } from '../http/attempt.js';
-import type { Usage } from '../output/record.js';
-import { fsMeaning, isFsError } from './fs-problem.js';
-import { makeFolders, NotAFolder } from './make-folders.js';
+import type { Usage } from '../record/record.js';
+import { fsMeaning, isFsError } from '../state/fs-problem.js';
+import { makeFolders, NotAFolder } from '../state/make-folders.js';
 
 export class CacheDirError extends Error {
   override name = 'CacheDirError';

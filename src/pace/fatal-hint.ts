@@ -1,7 +1,6 @@
 import type { AttemptFailure } from '../http/attempt.js';
-import { redactSecrets } from '../http/redact.js';
-import { REFUSAL_STREAK } from './refusal-streak.js';
-import { nobodyThereKind, UNREACHABLE_STREAK, type NobodyThereKind } from './unreachable-endpoint.js';
+import { REFUSAL_STREAK } from '../pace/refusal-streak.js';
+import { nobodyThereKind, UNREACHABLE_STREAK, type NobodyThereKind } from '../pace/unreachable-endpoint.js';
 
 /**
  * Why the run stopped: an answer no row can get past (`endpoint`: bad key, unknown model, quota,
@@ -16,12 +15,15 @@ export interface FatalContext {
   keyMask: string;
 }
 
-/** What to tell the user when the endpoint refuses requests for a reason no retry can fix. */
+/**
+ * What to tell the user when the endpoint refuses requests for a reason no retry can fix. The
+ * outcome's server text is already redacted (the chat client hands out no other).
+ */
 export function explainFatal(outcome: AttemptFailure, context: FatalContext, cause: FatalCause = 'endpoint'): string {
   if (cause === 'refusal-streak') return explainRefusalStreak(outcome, context);
   const nobodyThere = outcome.status === null ? nobodyThereKind(outcome.connectionErrorCode) : null;
   if (nobodyThere) return explainUnreachable(outcome, nobodyThere, context);
-  return redactSecrets(`the endpoint refuses this configuration, so the run stopped early.\n  ${answerFacts(outcome, context)}\n  check: ${advice(outcome)}`);
+  return `the endpoint refuses this configuration, so the run stopped early.\n  ${answerFacts(outcome, context)}\n  check: ${advice(outcome)}`;
 }
 
 function answerFacts(outcome: AttemptFailure, context: FatalContext): string {
@@ -33,14 +35,14 @@ function answerFacts(outcome: AttemptFailure, context: FatalContext): string {
 }
 
 function explainRefusalStreak(outcome: AttemptFailure, context: FatalContext): string {
-  return redactSecrets(
+  return (
     `the endpoint refused the first ${REFUSAL_STREAK} rows' requests the same way and accepted none, so the run stopped early.\n` +
-      `  ${answerFacts(outcome, context)}\n` +
-      '  check: what every request shares: params, the system message and template, the model and what it requires ' +
-      '(--dry-run checks every row and builds every request without sending), and the base URL ' +
-      '(a web server answers 400 to plain http:// sent to its https:// port).\n' +
-      `  those ${REFUSAL_STREAK} rows are in errors.jsonl; rows not sent stay pending: run again with --resume ` +
-      '(rows whose request changed are sent again; if only these rows were bad, --resume goes on past them)',
+    `  ${answerFacts(outcome, context)}\n` +
+    '  check: what every request shares: params, the system message and template, the model and what it requires ' +
+    '(--dry-run checks every row and builds every request without sending), and the base URL ' +
+    '(a web server answers 400 to plain http:// sent to its https:// port).\n' +
+    `  those ${REFUSAL_STREAK} rows are in errors.jsonl; rows not sent stay pending: run again with --resume ` +
+    '(rows whose request changed are sent again; if only these rows were bad, --resume goes on past them)'
   );
 }
 
@@ -60,9 +62,9 @@ function explainUnreachable(outcome: AttemptFailure, kind: NobodyThereKind, cont
     `the endpoint has not answered once; ${UNREACHABLE_STREAK} attempts in a row failed to connect, the last with:\n` +
     `  ${outcome.message.replace(/\s+/g, ' ').trim()}\n` +
     `  base URL: ${context.baseUrl}\n  model:    ${context.model}\n  key:      ${context.keyName} (${context.keyMask})`;
-  return redactSecrets(
+  return (
     `${HEADLINE[kind]} (${outcome.connectionErrorCode}), so the run stopped early.\n  ${facts}\n  check: ${ADVICE[kind]}\n` +
-      '  rows not answered stay pending: fix the base URL (or start the server) and run again with --resume',
+    '  rows not answered stay pending: fix the base URL (or start the server) and run again with --resume'
   );
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AbortFanout, onAbort } from '../../src/http/abort-fanout.js';
+import { AbortFanout, onAbort } from '../../src/async/abort-fanout.js';
 
 describe('AbortFanout', () => {
   it('calls every waiter still registered once when the signal aborts, and no removed one', () => {

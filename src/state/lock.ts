@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { link, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { describeFsError, isFsError } from './fs-problem.js';
-import { readProcStat } from './proc-stat.js';
+import { describeFsError, isFsError } from '../state/fs-problem.js';
+import { readProcStat } from '../state/proc-stat.js';
 
 export class LockError extends Error {
   override name = 'LockError';

@@ -2,9 +2,9 @@ import { appendFile, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JournalWriter, readJournal, type JournalEntry, type RecordLocation } from '../../src/run/journal.js';
+import { JournalWriter, readJournal, type JournalEntry, type RecordLocation } from '../../src/state/journal.js';
 import { MAX_REORDER_ROWS, OrderedResults } from '../../src/output/ordered-results.js';
-import { SUCCEEDED, outcomeCode } from '../../src/run/outcome-code.js';
+import { SUCCEEDED, outcomeCode } from '../../src/record/outcome-code.js';
 
 let dir: string;
 beforeEach(async () => {

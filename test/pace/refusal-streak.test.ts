@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure, AttemptOutcome } from '../../src/http/attempt.js';
-import { explainFatal } from '../../src/run/fatal-hint.js';
-import { REFUSAL_STREAK, RefusalStreakWatch } from '../../src/run/refusal-streak.js';
+import { explainFatal } from '../../src/pace/fatal-hint.js';
+import { REFUSAL_STREAK, RefusalStreakWatch } from '../../src/pace/refusal-streak.js';
 
 function answer(status: number, code: string, extra: Partial<AttemptFailure> = {}): AttemptFailure {
   return {

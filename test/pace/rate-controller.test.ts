@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RateController } from '../../src/run/rate-controller.js';
-import { TokenBucket } from '../../src/run/token-bucket.js';
+import { RateController } from '../../src/pace/rate-controller.js';
+import { TokenBucket } from '../../src/pace/token-bucket.js';
 
 function controller(max: number, extra: { rpm?: number; tpm?: number; maxPauseMs?: number } = {}) {
   const clock = { now: 0 };

@@ -1,0 +1,60 @@
+import type { AttemptOutcome } from './attempt.js';
+import { hasSecrets, redactedPrefix, redactSecrets, redactSecretsAlsoLowerCased } from '../record/redact.js';
+
+/**
+ * Longest server string kept (an `error.message`, a code, an id): longer ones are cut, after
+ * redaction, and end in '…'. Bounds what one answer costs to search and to write.
+ */
+export const MAX_SERVER_STRING = 64 * 1024;
+
+/**
+ * The boundary every server-sent string crosses before anything else sees it: the chat client
+ * returns outcomes only through here. Every field is walked, whatever its name (status line
+ * excerpts, `error.code`, trace ids, `finish_reason`, `usage` keys and values, response id, all
+ * header names and values, Node's error texts), so a field added later is redacted too. The one
+ * exception is a success's `reply`: it is the user's data and is kept verbatim, even where the
+ * model repeats text that looks like the key.
+ *
+ * Why the parsed fields and not the raw body: the body is mostly the reply, which must stay as it
+ * is, and JSON.parse has already undone its escapes. The walk is ~20 short strings (most headers),
+ * each a few includes when it holds no `\`, `&` or `%`: 1-2 µs a response measured on the loaded
+ * 2-core test machine, against the client's ~90-200 µs of CPU a row.
+ */
+export function redactOutcome(outcome: AttemptOutcome): AttemptOutcome {
+  if (!hasSecrets()) return outcome;
+  const fields = outcome as unknown as Record<string, unknown>;
+  for (const name of Object.keys(fields)) {
+    if (name !== 'reply') fields[name] = redactStrings(fields[name]);
+  }
+  return outcome;
+}
+
+/**
+ * Every string in `value`, object keys included, redacted in place (keys also for the secrets
+ * lower-cased: header names arrive so). Iterative, so a deeply nested `usage` cannot overflow the stack.
+ */
+function redactStrings<T>(value: T): T {
+  if (typeof value === 'string') return redactServerString(value) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const pending: object[] = [value];
+  while (pending.length > 0) {
+    const container = pending.pop()! as Record<string, unknown>;
+    const isArray = Array.isArray(container);
+    for (const key of Object.keys(container)) {
+      const item = container[key];
+      if (typeof item === 'object' && item !== null) pending.push(item);
+      const cleanItem = typeof item === 'string' ? redactServerString(item) : item;
+      const cleanKey = isArray ? key : redactSecretsAlsoLowerCased(key);
+      if (cleanKey !== key) delete container[key];
+      // defineProperty, not assignment: a key named `__proto__` would otherwise swallow the value.
+      if (cleanKey !== key || cleanItem !== item) {
+        Object.defineProperty(container, cleanKey, { value: cleanItem, writable: true, enumerable: true, configurable: true });
+      }
+    }
+  }
+  return value;
+}
+
+function redactServerString(text: string): string {
+  return text.length > MAX_SERVER_STRING ? `${redactedPrefix(text, MAX_SERVER_STRING)}…` : redactSecrets(text);
+}

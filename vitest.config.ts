@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    // The machines here have 2 cores shared with other work; a test's own deadline only matters
+    // when something hangs, so it is generous rather than a hidden timing assertion.
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
