@@ -48,7 +48,7 @@ function explainRefusalStreak(outcome: AttemptFailure, context: FatalContext): s
 
 function advice(outcome: AttemptFailure): string {
   if (outcome.status === 401 || outcome.status === 403) {
-    return `that ${'the key'} is complete and active and was issued for this base URL; the key is read from the environment variable named above`;
+    return `that ${'the key'} is complete and active and was issued for this base URL; the key is read from the environment variable or file named above`;
   }
   if (outcome.status === 404) {
     return "the base URL exactly as the provider's console shows it (chatbatch appends /chat/completions) and the model name exactly as listed there";

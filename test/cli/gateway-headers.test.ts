@@ -140,6 +140,7 @@ describe('Azure-style base URLs keep their query string', () => {
     for (const request of server.received) {
       expect(request.url).toBe('/openai/deployments/gpt-4o-mini/chat/completions?api-version=2024-06-01');
       expect(request.headers['api-key']).toBe(azureKey);
+      expect(request.headers.authorization).toBe(`Bearer ${KEY}`);
     }
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
     expect(manifest.config.baseUrl).toBe(baseUrl);

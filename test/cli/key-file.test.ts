@@ -82,6 +82,13 @@ describe('the API key read from a file (Docker and Kubernetes secrets)', () => {
     expect(server.received).toHaveLength(0);
   });
 
+  it('--dry-run needs no key, so a key file it cannot read is named, not refused', async () => {
+    const result = await run(['--api-key-file', 'nowhere/key.txt', '--dry-run'], {});
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('  key: file nowhere/key.txt (not read: missing, unreadable or empty)');
+    expect(server.received).toHaveLength(0);
+  });
+
   it('a local server that checks no key runs with any non-empty key, e.g. CHATBATCH_API_KEY=none', async () => {
     const result = await run([], { CHATBATCH_API_KEY: 'none' });
     expect(result.code, result.stderr).toBe(1);

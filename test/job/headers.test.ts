@@ -33,6 +33,14 @@ describe('headerProblem', () => {
   });
 
   it.each([
+    'Authorization', 'Content-Type', 'Content-Length', 'Accept', 'Accept-Encoding', 'User-Agent', 'X-Client-Request-Id', 'Host', 'Connection',
+    'Keep-Alive', 'Transfer-Encoding', 'TE', 'Trailer', 'Upgrade', 'Expect', 'Proxy-Authorization', 'Proxy-Connection',
+  ])('refuses %s, in any case (the list the README gives)', (name) => {
+    expect(headerProblem(name, 'x')).toMatch(/^cannot be set this way: /);
+    expect(headerProblem(name.toLowerCase(), 'x')).toMatch(/^cannot be set this way: /);
+  });
+
+  it.each([
     ['Authorization', 'Bearer x', 'cannot be set this way: chatbatch sends the key as "Authorization: Bearer <key>"'],
     ['authorization', 'x', 'cannot be set this way'],
     ['Content-Type', 'text/plain', 'cannot be set this way: chatbatch sets it itself (application/json)'],

@@ -146,3 +146,15 @@ describe('resolveRunConfig', () => {
     }
   });
 });
+
+describe('jobJsonSchema (chatbatch schema) knows headers, api_key_file and row_params', () => {
+  it('accepts a job using them and refuses a bad header name or a non-boolean row_params, under a real JSON Schema validator', async () => {
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const { jobJsonSchema } = await import('../../src/job/json-schema.js');
+    const validate = new Ajv2020({ strict: false }).compile(jobJsonSchema());
+    expect(validate({ headers: { 'x-portkey-provider': 'openai', 'X-Title': '${TITLE}' }, api_key_file: 'key', row_params: true }), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ headers: { 'bad name': 'x' } })).toBe(false);
+    expect(validate({ headers: { 'x-a': 1 } })).toBe(false);
+    expect(validate({ row_params: 'yes' })).toBe(false);
+  });
+});
