@@ -253,6 +253,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     const stopOnError = (): void => stopDispatch.abort();
     const rowsPerFile = new Map<string, number>();
     const batchNotes = new BatchNotes(config.model, log);
+    const rowShared: RowShared = { notes: batchNotes, headers: headersIdentity(config.headers) };
     let position = -1;
     let inputExhausted = true;
 
@@ -268,7 +269,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       position++;
       progress.rowsRead++;
       results.admit(position);
-      const prepared = prepareRow(row, id, position, config, seen, batchNotes);
+      const prepared = prepareRow(row, id, position, config, seen, rowShared);
       const earlier = previous?.byKey.get(prepared.key);
       if (earlier && reusable(earlier, prepared.fingerprint, config)) {
         results.settled(position, earlier.location, earlier.outcome);
@@ -369,7 +370,13 @@ type PreparedRow =
   | { kind: 'task'; key: string; fingerprint: string; task: RowTask }
   | { kind: 'invalid'; key: string; fingerprint: string; record: RowRecord };
 
-function prepareRow(row: InputRow, id: string, position: number, config: RunConfig, seen: SeenIds, notes: BatchNotes): PreparedRow {
+/** What every row's preparation shares: the Batch-line tally, and the extra headers' identity (computed once). */
+interface RowShared {
+  notes: BatchNotes;
+  headers: string;
+}
+
+function prepareRow(row: InputRow, id: string, position: number, config: RunConfig, seen: SeenIds, shared: RowShared): PreparedRow {
   const origin = { id, file: row.file, line: row.line };
   const invalid = (key: string, problem: string): PreparedRow => ({
     kind: 'invalid',
@@ -383,9 +390,9 @@ function prepareRow(row: InputRow, id: string, position: number, config: RunConf
   if (!messages.ok) return invalid(id, messages.problem);
   const body = bodyFields(row.fields, config.rowParams);
   if (!body.ok) return invalid(id, body.problem);
-  notes.add(row, body);
+  shared.notes.add(row, body);
   const request = buildChatRequest(messages.messages, {
-    baseUrl: config.baseUrl, model: config.model, params: withRowParams(config.params, body.params), headers: headersIdentity(config.headers),
+    baseUrl: config.baseUrl, model: config.model, params: withRowParams(config.params, body.params), headers: shared.headers,
   });
   return {
     kind: 'task',
