@@ -4,5 +4,7 @@ export const EXIT = {
   rowsFailed: 1,
   usage: 2,
   endpointRefused: 3,
+  /** A write failed (disk full, I/O error): what settled is kept, resumable once fixed. */
+  writeFailed: 5,
   interrupted: 130,
 } as const;

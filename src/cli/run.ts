@@ -6,6 +6,7 @@ import { OutDirInUseError } from '../run/errors.js';
 import { LockError } from '../run/lock.js';
 import { CacheDirError, ResponseCache } from '../run/response-cache.js';
 import { registerSecret, redactSecrets } from '../http/redact.js';
+import { diskFailureOf } from '../output/write-failed.js';
 import { newProgress, runBatch } from '../run/run.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { EXIT } from './exit-codes.js';
@@ -163,6 +164,11 @@ async function runFromCli(args: RunArgs): Promise<number> {
     if (error instanceof JobFileError || error instanceof InputError || error instanceof OutDirInUseError || error instanceof LockError || error instanceof CacheDirError) {
       log(error.message);
       return EXIT.usage;
+    }
+    const writeFailure = diskFailureOf(error);
+    if (writeFailure) {
+      log(writeFailure.explain('rerun with --resume'));
+      return EXIT.writeFailed;
     }
     throw error;
   } finally {

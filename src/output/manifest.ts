@@ -5,7 +5,8 @@ import type { FailureCategory } from './record.js';
 import { TOOL_VERSION } from './tool-version.js';
 import { writeFileAtomic } from './atomic-file.js';
 
-export type RunStatus = 'running' | 'complete' | 'finished_with_failures' | 'interrupted' | 'aborted';
+/** `write_failed`: a write failed (disk full, I/O error); what settled is kept, resume once fixed. */
+export type RunStatus = 'running' | 'complete' | 'finished_with_failures' | 'interrupted' | 'aborted' | 'write_failed';
 
 export interface InputSummary {
   path: string;

@@ -12,6 +12,7 @@ import type { InputRow } from '../input/row.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
 import { describeInput, jobFingerprint, readManifest, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
 import { OrderedResults } from '../output/ordered-results.js';
+import { WriteFailedError } from '../output/write-failed.js';
 import type { RowRecord } from '../output/record.js';
 import { buildChatRequest } from '../request/chat-request.js';
 import { rowToMessages } from '../request/messages.js';
@@ -98,6 +99,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
 
   await prepareOutDir(paths);
   const releaseLock = await acquireLock(paths.lock);
+  let manifestSoFar: Manifest | null = null;
   try {
     await removeLeftoverTempFiles(paths);
     const state = await inspectOutDir(paths);
@@ -112,7 +114,13 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     const previousManifest = config.resume ? await readManifest(paths.manifest) : null;
     const previous = config.resume && state.kind !== 'new' ? await loadPreviousResults(paths.journal) : null;
     if (previous && previous.repairedBytes > 0) {
-      log(`repaired the journal: cut ${previous.repairedBytes} bytes of a line torn by a crash`);
+      log(`repaired the journal: cut ${previous.repairedBytes} bytes of a line torn by a crash or a failed write`);
+    }
+    if (previous && previous.damaged > 0) {
+      log(`dropped ${previous.damaged} damaged journal line(s) (checksum mismatch): the rows they held are sent again`);
+    }
+    if (previous && previous.unverifiable > 0) {
+      log(`dropped ${previous.unverifiable} journal line(s) written by an older chatbatch without a checksum: the rows they held are sent again`);
     }
 
     const session: RunSession = {
@@ -120,10 +128,11 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       attempts: 0, rows_settled: 0, rows_reused: 0, rows_rerun_changed: 0, rows_rerun_failed: 0,
     };
     const manifest = initialManifest(config, previousManifest, session, startedAt, paths);
+    manifestSoFar = manifest;
     await writeManifest(paths.manifest, manifest);
 
     const journal = await JournalWriter.open(paths.journal);
-    const results = await OrderedResults.open(paths.journal, paths.outDir);
+    const results = await OrderedResults.open(paths.journal, paths.outDir, () => stopOnError());
     const keyName = config.apiKeyEnv;
     const keyMask = maskKey(config.apiKey);
     const controller = new RateController({ maxConcurrency: config.concurrency, rpm: config.rpm, tpm: config.tpm, maxPauseMs: config.maxRetryWaitMs, now });
@@ -190,7 +199,12 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       syncProgress(progress, controller);
     };
 
-    const stopOnError = (): void => stopDispatch.abort();
+    // A failed write (disk full, I/O error) stops the run like a signal: no new rows. When the
+    // journal failed, requests in flight are cancelled too: their records could not be kept.
+    const stopOnError = (): void => {
+      stopDispatch.abort();
+      if (journal.error) abortInFlight.abort();
+    };
     const rowsPerFile = new Map<string, number>();
     let position = -1;
     let inputExhausted = true;
@@ -233,21 +247,30 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       open.track(processRow(task, context, (record) => settle(task.position, task.key, task.request.fingerprint, record)), stopOnError);
     }
     await open.drained();
-    if (open.error) {
+    if (open.error && !(open.error instanceof WriteFailedError)) {
       await results.discard();
       throw open.error;
     }
+    // What settled is kept: the files and the manifest are still written where the disk allows,
+    // then the first write failure is thrown (exit 5).
+    let writeFailure = (open.error ?? results.error) as WriteFailedError | null;
     if (graceTimer) clearTimeout(graceTimer);
     options.stop.removeEventListener('abort', onStop);
     client.close();
-    await journal.close();
+    await journal.close().catch((error: unknown) => {
+      if (!(error instanceof WriteFailedError)) throw error;
+      writeFailure ??= error;
+    });
     syncProgress(progress, controller);
 
     if (session.rows_rerun_changed > 0) {
       log(`${session.rows_rerun_changed} row(s) sent again because their request changed since they settled (model, messages, params or base URL)`);
     }
 
-    const tally = await results.finish();
+    const tally = await results.finish().catch((error: unknown) => {
+      throw writeFailure ?? error;
+    });
+    writeFailure ??= results.damage;
     // A run stopped before the end of its input still accounts for every row: the unread ones
     // are pending. (A shard's share of the unread rows is unknown without reading them.)
     if (!inputExhausted && !config.shard) {
@@ -256,9 +279,9 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       tally.rows += unread;
       tally.pending += unread;
     }
-    const derivedFiles = config.format === 'jsonl' ? [] : await writeDerivedFilesLazily(config, files, paths.outDir);
+    const derivedFiles = config.format === 'jsonl' || writeFailure ? [] : await writeDerivedFilesLazily(config, files, paths.outDir);
     const fatalStop = fatal as { outcome: AttemptFailure; cause: FatalCause } | null;
-    const status: RunStatus = fatalStop ? 'aborted'
+    const status: RunStatus = writeFailure ? 'write_failed' : fatalStop ? 'aborted'
       : interrupted || !inputExhausted || tally.pending > 0 ? 'interrupted'
       : tally.failed > 0 ? 'finished_with_failures' : 'complete';
     const endedAt = new Date();
@@ -274,6 +297,10 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       inputs: manifest.inputs, model: config.model, baseUrl: config.baseUrl, params: config.params,
       system: config.system, template: config.template, idField: config.idField, shardCount: config.shard?.count ?? 1,
     });
+    if (writeFailure) {
+      await writeManifest(paths.manifest, manifest).catch(() => {});
+      throw writeFailure;
+    }
     await writeManifest(paths.manifest, manifest);
 
     const fatalMessage = fatalStop
@@ -293,6 +320,15 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       paths,
       derivedFiles,
     };
+  } catch (error) {
+    // The manifest says the run stopped on a failed write, when the disk still takes it.
+    if (error instanceof WriteFailedError && manifestSoFar && manifestSoFar.status === 'running') {
+      manifestSoFar.status = 'write_failed';
+      manifestSoFar.ended_at = new Date().toISOString();
+      Object.assign(manifestSoFar.sessions.at(-1)!, { status: 'write_failed', ended_at: manifestSoFar.ended_at });
+      await writeManifest(paths.manifest, manifestSoFar).catch(() => {});
+    }
+    throw error;
   } finally {
     await releaseLock();
   }

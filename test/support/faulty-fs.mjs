@@ -1,0 +1,49 @@
+// A file system that misbehaves like a nearly full disk, for a child process started with
+// `node --import <this file>`. Plain JavaScript so that Node loads it without a build step.
+//
+// Only files opened through fs/promises `open` whose path contains one of the comma-separated
+// CHATBATCH_FAULT_PATHS are affected; their FileHandle writes then:
+// - CHATBATCH_FAULT_SHORT=1: take at most half of what was asked (rounded up): short writes;
+// - CHATBATCH_FAULT_AFTER=N: once N bytes in all have been written to such files, fail with
+//   CHATBATCH_FAULT_CODE (default ENOSPC); the write that crosses N takes only what fits, as a
+//   real disk does.
+import fsp from 'node:fs/promises';
+import { syncBuiltinESMExports } from 'node:module';
+import { getSystemErrorMap } from 'node:util';
+
+const patterns = (process.env.CHATBATCH_FAULT_PATHS ?? '').split(',').filter(Boolean);
+const short = process.env.CHATBATCH_FAULT_SHORT === '1';
+const failCode = process.env.CHATBATCH_FAULT_CODE ?? 'ENOSPC';
+let budget = process.env.CHATBATCH_FAULT_AFTER ? Number(process.env.CHATBATCH_FAULT_AFTER) : Infinity;
+
+const faulty = new WeakSet();
+const realOpen = fsp.open;
+fsp.open = async function open(file, ...rest) {
+  const handle = await realOpen.call(this, file, ...rest);
+  if (patterns.some((pattern) => String(file).includes(pattern))) faulty.add(handle);
+  return handle;
+};
+// Named imports (`import { open } from 'node:fs/promises'`) see the patched function too.
+syncBuiltinESMExports();
+
+const probe = await realOpen(process.execPath, 'r');
+const FileHandle = Object.getPrototypeOf(probe);
+await probe.close();
+const realWrite = FileHandle.write;
+
+FileHandle.write = function write(data, offsetOrOptions, length, position) {
+  if (!faulty.has(this) || !ArrayBuffer.isView(data)) return realWrite.apply(this, arguments);
+  const options = typeof offsetOrOptions === 'object' && offsetOrOptions !== null ? offsetOrOptions : { offset: offsetOrOptions, length, position };
+  const offset = options.offset ?? 0;
+  const wanted = options.length ?? data.byteLength - offset;
+  if (wanted > 0 && budget <= 0) return Promise.reject(systemError(failCode));
+  let take = short && wanted > 1 ? Math.ceil(wanted / 2) : wanted;
+  take = Math.min(take, budget);
+  budget -= take;
+  return realWrite.call(this, data, offset, take, options.position ?? null);
+};
+
+function systemError(code) {
+  const [errno, [, message]] = [...getSystemErrorMap().entries()].find(([, [name]]) => name === code);
+  return Object.assign(new Error(`${code}: ${message}, write`), { code, errno, syscall: 'write' });
+}
