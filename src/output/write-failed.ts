@@ -57,12 +57,14 @@ export function asWriteFailure(error: unknown, path: string): unknown {
 
 /**
  * A WriteFailedError for an error that escaped a write path of ours unwrapped (mkdir, the lock
- * file, the journal's repair): only disk codes with the path the system named, else null.
+ * file, a file system call of a dependency): only for disk codes, about the path the system
+ * named or else `path`; null for anything else.
  */
-export function diskFailureOf(error: unknown): WriteFailedError | null {
+export function diskFailureOf(error: unknown, path?: string): WriteFailedError | null {
   if (error instanceof WriteFailedError) return error;
-  const { code, path } = (error ?? {}) as NodeJS.ErrnoException;
-  return typeof code === 'string' && code in DISK_CODES && typeof path === 'string' ? new WriteFailedError(path, code) : null;
+  const { code, path: named } = (error ?? {}) as NodeJS.ErrnoException;
+  const file = named ?? path;
+  return typeof code === 'string' && code in DISK_CODES && file !== undefined ? new WriteFailedError(file, code) : null;
 }
 
 /**

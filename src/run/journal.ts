@@ -130,23 +130,26 @@ export class JournalWriter {
   // Group commit: while one write runs, new lines queue up and go out together in the next.
   private scheduleWrite(): void {
     if (this.writing || this.filled === 0) return;
-    const data = this.filling.subarray(0, this.filled);
     const waiters = this.pendingWaiters;
-    [this.filling, this.spare] = [this.spare, this.filling];
-    this.filled = 0;
     this.pendingWaiters = [];
-    this.writing = (async () => {
+    if (this.failure) {
       // Nothing more is written after a failure: a later line after a torn one would put the
       // damage in the middle of the file instead of at its end, where a resume cuts it off.
-      if (!this.failure) {
-        try {
-          await writeFully(this.handle, data, this.file);
-          this.dirty = true;
-          // A long reply grew that buffer: do not keep it at that size.
-          if (this.spare.length > 4 * STAGING_BYTES) this.spare = Buffer.allocUnsafe(STAGING_BYTES);
-        } catch (error) {
-          this.failure = asWriteFailure(error, this.file) as Error;
-        }
+      this.filled = 0;
+      for (const wake of waiters) wake();
+      return;
+    }
+    const data = this.filling.subarray(0, this.filled);
+    [this.filling, this.spare] = [this.spare, this.filling];
+    this.filled = 0;
+    this.writing = (async () => {
+      try {
+        await writeFully(this.handle, data, this.file);
+        this.dirty = true;
+        // A long reply grew that buffer: do not keep it at that size.
+        if (this.spare.length > 4 * STAGING_BYTES) this.spare = Buffer.allocUnsafe(STAGING_BYTES);
+      } catch (error) {
+        this.failure = asWriteFailure(error, this.file) as Error;
       }
       for (const wake of waiters) wake();
       this.writing = null;

@@ -12,7 +12,7 @@ import type { InputRow } from '../input/row.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
 import { describeInput, jobFingerprint, readManifest, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
 import { OrderedResults } from '../output/ordered-results.js';
-import { WriteFailedError } from '../output/write-failed.js';
+import { diskFailureOf, WriteFailedError } from '../output/write-failed.js';
 import type { RowRecord } from '../output/record.js';
 import { buildChatRequest } from '../request/chat-request.js';
 import { rowToMessages } from '../request/messages.js';
@@ -98,7 +98,9 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
   }
 
   await prepareOutDir(paths);
-  const releaseLock = await acquireLock(paths.lock);
+  const releaseLock = await acquireLock(paths.lock).catch((error: unknown) => {
+    throw diskFailureOf(error, paths.lock) ?? error;
+  });
   let manifestSoFar: Manifest | null = null;
   try {
     await removeLeftoverTempFiles(paths);

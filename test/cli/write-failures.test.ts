@@ -98,7 +98,8 @@ describe('a file system that takes short writes and fills up', () => {
   });
 
   it('ENOSPC on the journal only: the manifest says write_failed and output.jsonl holds only verified records; --resume completes', async () => {
-    const full = await run([], { CHATBATCH_FAULT_PATHS: 'journal.jsonl', CHATBATCH_FAULT_SHORT: '1', CHATBATCH_FAULT_AFTER: '25000' });
+    // The failing write takes a while, so rows settle behind it and wait in the journal's queue.
+    const full = await run([], { CHATBATCH_FAULT_PATHS: 'journal.jsonl', CHATBATCH_FAULT_SHORT: '1', CHATBATCH_FAULT_AFTER: '25000', CHATBATCH_FAULT_SLOW_FAILURE_MS: '50' });
     expect(full.code, full.stderr).toBe(5);
     expectOneLineAndNoStack(full.stderr, /no space left on device writing .*journal\.jsonl; free space and rerun with --resume$/);
     const manifest = JSON.parse(await dir.read('out/manifest.json'));

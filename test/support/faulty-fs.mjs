@@ -6,7 +6,9 @@
 // - CHATBATCH_FAULT_SHORT=1: take at most half of what was asked (rounded up): short writes;
 // - CHATBATCH_FAULT_AFTER=N: once N bytes in all have been written to such files, fail with
 //   CHATBATCH_FAULT_CODE (default ENOSPC); the write that crosses N takes only what fits, as a
-//   real disk does.
+//   real disk does;
+// - CHATBATCH_FAULT_SLOW_FAILURE_MS=M: a failing write takes M ms to fail (a struggling disk), so
+//   the program goes on working meanwhile.
 import fsp from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { getSystemErrorMap } from 'node:util';
@@ -15,6 +17,7 @@ const patterns = (process.env.CHATBATCH_FAULT_PATHS ?? '').split(',').filter(Boo
 const short = process.env.CHATBATCH_FAULT_SHORT === '1';
 const failCode = process.env.CHATBATCH_FAULT_CODE ?? 'ENOSPC';
 let budget = process.env.CHATBATCH_FAULT_AFTER ? Number(process.env.CHATBATCH_FAULT_AFTER) : Infinity;
+const slowFailureMs = Number(process.env.CHATBATCH_FAULT_SLOW_FAILURE_MS ?? 0);
 
 const faulty = new WeakSet();
 const realOpen = fsp.open;
@@ -36,7 +39,10 @@ FileHandle.write = function write(data, offsetOrOptions, length, position) {
   const options = typeof offsetOrOptions === 'object' && offsetOrOptions !== null ? offsetOrOptions : { offset: offsetOrOptions, length, position };
   const offset = options.offset ?? 0;
   const wanted = options.length ?? data.byteLength - offset;
-  if (wanted > 0 && budget <= 0) return Promise.reject(systemError(failCode));
+  if (wanted > 0 && budget <= 0) {
+    const error = systemError(failCode);
+    return new Promise((_, reject) => setTimeout(() => reject(error), slowFailureMs));
+  }
   let take = short && wanted > 1 ? Math.ceil(wanted / 2) : wanted;
   take = Math.min(take, budget);
   budget -= take;
