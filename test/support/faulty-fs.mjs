@@ -8,7 +8,10 @@
 //   CHATBATCH_FAULT_CODE (default ENOSPC); the write that crosses N takes only what fits, as a
 //   real disk does;
 // - CHATBATCH_FAULT_SLOW_FAILURE_MS=M: a failing write takes M ms to fail (a struggling disk), so
-//   the program goes on working meanwhile.
+//   the program goes on working meanwhile;
+// - CHATBATCH_FAULT_CORRUPT_AT=N: the byte that would be the N-th written to such files (0-based,
+//   counted over all of them) reaches the disk changed, and the write reports success: silent
+//   corruption, as from a failing disk or controller.
 import fsp from 'node:fs/promises';
 import { syncBuiltinESMExports } from 'node:module';
 import { getSystemErrorMap } from 'node:util';
@@ -18,6 +21,8 @@ const short = process.env.CHATBATCH_FAULT_SHORT === '1';
 const failCode = process.env.CHATBATCH_FAULT_CODE ?? 'ENOSPC';
 let budget = process.env.CHATBATCH_FAULT_AFTER ? Number(process.env.CHATBATCH_FAULT_AFTER) : Infinity;
 const slowFailureMs = Number(process.env.CHATBATCH_FAULT_SLOW_FAILURE_MS ?? 0);
+const corruptAt = process.env.CHATBATCH_FAULT_CORRUPT_AT ? Number(process.env.CHATBATCH_FAULT_CORRUPT_AT) : -1;
+let writtenSoFar = 0;
 
 const faulty = new WeakSet();
 const realOpen = fsp.open;
@@ -46,7 +51,16 @@ FileHandle.write = function write(data, offsetOrOptions, length, position) {
   let take = short && wanted > 1 ? Math.ceil(wanted / 2) : wanted;
   take = Math.min(take, budget);
   budget -= take;
-  return realWrite.call(this, data, offset, take, options.position ?? null);
+  let source = data;
+  let from = offset;
+  if (corruptAt >= writtenSoFar && corruptAt < writtenSoFar + take) {
+    source = Buffer.from(data.buffer, data.byteOffset + offset, take);
+    source = Buffer.from(source); // a copy: the caller's bytes stay as they were
+    source[corruptAt - writtenSoFar] ^= 0x01;
+    from = 0;
+  }
+  writtenSoFar += take;
+  return realWrite.call(this, source, from, take, options.position ?? null);
 };
 
 function systemError(code) {
