@@ -69,9 +69,10 @@ function expectOneLineAndNoStack(stderr: string, message: RegExp): void {
 
 describe('a file system that takes short writes and fills up', () => {
   it('short writes everywhere in the output directory are continued: every row once, exit 0', async () => {
-    const result = await run([], { CHATBATCH_FAULT_PATHS: dir.file('out'), CHATBATCH_FAULT_SHORT: '1' });
+    const result = await run(['--format', 'csv'], { CHATBATCH_FAULT_PATHS: dir.file('out'), CHATBATCH_FAULT_SHORT: '1' });
     expect(result.code, result.stderr).toBe(0);
     expect(await outputIds()).toEqual(ALL_IDS);
+    expect((await dir.read('out/output.csv')).trim().split('\n').map((line) => line.split(',')[0])).toEqual(['id', ...ALL_IDS]);
     expect((await verifiedRecords()).keys.sort()).toEqual([...ALL_IDS].sort());
     expect(JSON.parse(await dir.read('out/manifest.json')).status).toBe('complete');
   });

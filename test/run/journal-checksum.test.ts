@@ -7,6 +7,7 @@ import { OrderedResults } from '../../src/output/ordered-results.js';
 import { WriteFailedError } from '../../src/output/write-failed.js';
 import { JournalWriter, readJournal } from '../../src/run/journal.js';
 import { SUCCEEDED } from '../../src/run/outcome-code.js';
+import { loadPreviousResults } from '../../src/run/previous-results.js';
 
 let dir: string;
 let file: string;
@@ -58,6 +59,18 @@ describe('journal checksums', () => {
     const read = await keysRead();
     expect(read.keys).toEqual(Array.from({ length: ROWS }, (_, i) => `r${i}`).filter((key) => !dropped.includes(key)));
     expect(read).toMatchObject({ damaged: 1, unverifiable: 0, repairedBytes: 0 });
+  });
+
+  it('a key whose latest line is damaged keeps its earlier line that verifies', async () => {
+    const writer = await JournalWriter.open(file);
+    await writer.append({ k: 'a', f: 'fp', o: 3 }, '{"id":"a","reply":null}');
+    await writer.append({ k: 'a', f: 'fp', o: SUCCEEDED }, '{"id":"a","reply":"yes"}');
+    await writer.close();
+    const lines = await journalLines();
+    await writeFile(file, `${lines[0]}\n${lines[1]!.replace('yes', 'yeS')}\n`);
+    const previous = await loadPreviousResults(file);
+    expect(previous).toMatchObject({ damaged: 1, unverifiable: 0 });
+    expect(previous.byKey.get('a')).toMatchObject({ outcome: 3, location: { offset: 0, length: lines[0]!.length } });
   });
 
   it('reads a journal of an older chatbatch (no checksums) without error: its lines are dropped as unverifiable, new ones after them kept', async () => {
