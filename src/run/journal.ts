@@ -219,10 +219,11 @@ export async function readJournal(
     while ((newline = buffer.indexOf(10, start)) !== -1) {
       const recordStart = verifiedRecordStart(buffer, start, newline);
       const entry = recordStart === -1 ? null : parseEntry(buffer.toString('utf8', start + CHECKSUM_BYTES, recordStart - 1));
+      const tab = recordStart === -1 ? buffer.indexOf(9, start) : -1;
       if (entry) {
         onEntry(entry, { offset: bufferStart + start, length: newline - start });
         result.lines++;
-      } else if (recordStart === -1 && buffer[start] === 0x7b /* { */ && buffer.indexOf(9, start) < newline) {
+      } else if (buffer[start] === 0x7b /* { */ && tab !== -1 && tab < newline) {
         result.unverifiable++;
       } else {
         result.damaged++;

@@ -119,10 +119,10 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       log(`repaired the journal: cut ${previous.repairedBytes} bytes of a line torn by a crash or a failed write`);
     }
     if (previous && previous.damaged > 0) {
-      log(`dropped ${previous.damaged} damaged journal line(s) (checksum mismatch): the rows they held are sent again`);
+      log(`dropped ${previous.damaged} damaged journal line(s) (checksum mismatch): rows with no other line that verifies are sent again`);
     }
     if (previous && previous.unverifiable > 0) {
-      log(`dropped ${previous.unverifiable} journal line(s) written by an older chatbatch without a checksum: the rows they held are sent again`);
+      log(`dropped ${previous.unverifiable} journal line(s) written by an older chatbatch without a checksum: rows with no other line that verifies are sent again`);
     }
 
     const session: RunSession = {

@@ -57,13 +57,22 @@ describe('a journal damaged in the middle', () => {
     sent.length = 0;
     const resumed = await run(['--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toContain('dropped 4 damaged journal line(s) (checksum mismatch): the rows they held are sent again');
+    expect(resumed.stderr).toContain('dropped 4 damaged journal line(s) (checksum mismatch): rows with no other line that verifies are sent again');
+
     expect(sent.sort()).toEqual([keys[0], keys[2], keys[4], keys[5], keys[7]].sort());
     const output = await dir.jsonl<{ id: string; reply: string }>('out/output.jsonl');
     expect(output.map((record) => record.id)).toEqual(ALL_IDS);
     // Each row has its own reply, the one whose line was given another row's record included.
     for (const record of output) expect(record.reply).toContain(`ask ${record.id}"`);
     expect(await dir.jsonl('out/errors.jsonl')).toEqual([]);
+
+    // The damaged lines stay in the journal, so a later resume reports them again, but sends nothing.
+    sent.length = 0;
+    const again = await run(['--resume']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('dropped 4 damaged journal line(s)');
+    expect(sent).toEqual([]);
+    expect((await dir.jsonl<{ id: string }>('out/output.jsonl')).map((record) => record.id)).toEqual(ALL_IDS);
   });
 
   it('a journal of an older chatbatch (no checksums) does not crash a resume: its rows are sent again, and it says why', async () => {

@@ -51,6 +51,7 @@ describe('journal checksums', () => {
     { name: 'a line cut short and run into the next', damage: (l: string[]) => void l.splice(4, 2, l[4]!.slice(0, -20) + l[5]!), dropped: ['r4', 'r5'] },
     { name: "another row's record pasted in", damage: (l: string[]) => void (l[8] = withoutRecord(l[8]!) + recordOf(l[9]!)), dropped: ['r8'] },
     { name: 'an empty line inserted', damage: (l: string[]) => void l.splice(7, 0, ''), dropped: [] },
+    { name: 'a stray JSON line inserted', damage: (l: string[]) => void l.splice(3, 0, '{"k":"r3"}'), dropped: [] },
   ])('drops and counts $name, keeping every other line', async ({ damage, dropped }) => {
     await writeRows();
     const lines = await journalLines();
