@@ -8,6 +8,7 @@ import { reportInternalError } from './internal-error.js';
 import { LockError } from '../state/lock.js';
 import { CacheDirError, ResponseCache } from '../state/response-cache.js';
 import { registerSecret, redactSecrets } from '../record/redact.js';
+import { diskFailureOf } from '../output/write-failed.js';
 import { newProgress, runBatch } from '../run/run.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { EXIT } from './exit-codes.js';
@@ -175,6 +176,11 @@ async function runFromCli(args: RunArgs): Promise<number> {
     if (error instanceof ExpansionInterruptedError) {
       log(error.message);
       return EXIT.interrupted;
+    }
+    const writeFailure = diskFailureOf(error);
+    if (writeFailure) {
+      log(writeFailure.explain('rerun with --resume'));
+      return EXIT.writeFailed;
     }
     await reportInternalError(error, { resumable: true });
     return EXIT.internalError;
