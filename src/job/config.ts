@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { FailureCategory } from '../record/record.js';
+import { FAILURE_CATEGORIES, isFailureCategory, type FailureCategory } from '../record/categories.js';
 import { checkBaseUrl } from './base-url.js';
 import type { LoadedJob } from './job-file.js';
 import { checkParams } from './params.js';
@@ -95,10 +95,6 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
-
-const CATEGORIES: readonly FailureCategory[] = [
-  'rate_limited', 'server_error', 'client_error', 'auth', 'timeout', 'network', 'invalid_input', 'bad_response',
-];
 
 export interface ResolveContext {
   env: Readonly<Record<string, string | undefined>>;
@@ -230,9 +226,9 @@ function parseRetryFailed(values: string[] | undefined, problems: string[]): Fai
   if (values === undefined) return [];
   const names = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
   if (names.length === 0 || names.includes('all')) return 'all';
-  const unknown = names.filter((n) => !CATEGORIES.includes(n as FailureCategory));
+  const unknown = names.filter((n) => !isFailureCategory(n));
   if (unknown.length > 0) {
-    problems.push(`--retry-failed: unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')} (accepted: all, ${CATEGORIES.join(', ')})`);
+    problems.push(`--retry-failed: unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')} (accepted: all, ${FAILURE_CATEGORIES.join(', ')})`);
   }
   return names as FailureCategory[];
 }
