@@ -4,6 +4,7 @@ import { checkBaseUrl } from './base-url.js';
 import type { LoadedJob } from './job-file.js';
 import { checkParams } from './params.js';
 import { parseShard, type Shard } from '../input/shard.js';
+import { NothingSentError } from '../errors.js';
 
 export const DEFAULT_API_KEY_ENV = 'CHATBATCH_API_KEY';
 export const BASE_URL_ENV = 'CHATBATCH_BASE_URL';
@@ -89,10 +90,15 @@ export interface RunConfig {
   shard: Shard | null;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends NothingSentError {
   constructor(readonly problems: readonly string[]) {
     super(problems.join('\n'));
     this.name = 'ConfigError';
+  }
+
+  override explain(): string {
+    const [only, ...more] = this.problems;
+    return more.length === 0 ? `cannot start the run: ${only}` : `cannot start the run:\n${this.problems.map((p) => `  - ${p}`).join('\n')}`;
   }
 }
 
