@@ -1,13 +1,12 @@
 import type { Argv, CommandModule } from 'yargs';
-import { ConfigError, resolveRunConfig, SIMULATOR_BASE_URL, type RunFlags } from '../job/config.js';
-import { JobFileError, loadJobFile } from '../job/job-file.js';
-import { ExpansionInterruptedError, InputError } from '../input/errors.js';
-import { OutDirInUseError, SetupError } from '../run/errors.js';
-import { OutDirError } from '../state/out-dir.js';
+import { NothingSentError } from '../errors.js';
+import { resolveRunConfig, SIMULATOR_BASE_URL, type RunFlags } from '../job/config.js';
+import { loadJobFile } from '../job/job-file.js';
+import { ExpansionInterruptedError, } from '../input/errors.js';
 import { reportInternalError } from './internal-error.js';
-import { LockError } from '../state/lock.js';
-import { CacheDirError, ResponseCache } from '../state/response-cache.js';
+import { ResponseCache } from '../state/response-cache.js';
 import { registerSecret, redactSecrets } from '../record/redact.js';
+import { diskFailureOf } from '../output/write-failed.js';
 import { newProgress, runBatch } from '../run/run.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { EXIT } from './exit-codes.js';
@@ -164,25 +163,18 @@ async function runFromCli(args: RunArgs): Promise<number> {
       process.off('SIGTERM', onSignal);
     }
   } catch (error) {
-    if (error instanceof ConfigError) {
-      const [only, ...more] = error.problems;
-      log(more.length === 0 ? `cannot start the run: ${only}` : `cannot start the run:\n${error.problems.map((p) => `  - ${p}`).join('\n')}`);
-      return EXIT.usage;
-    }
-    if (error instanceof JobFileError && error.problems.length === 1) {
-      log(`${error.problems[0]!.where}: ${error.problems[0]!.problem}`);
-      return EXIT.usage;
-    }
-    if (
-      error instanceof JobFileError || error instanceof InputError || error instanceof OutDirInUseError || error instanceof LockError ||
-      error instanceof CacheDirError || error instanceof OutDirError || error instanceof SetupError
-    ) {
-      log(error.message);
+    if (error instanceof NothingSentError) {
+      log(error.explain());
       return EXIT.usage;
     }
     if (error instanceof ExpansionInterruptedError) {
       log(error.message);
       return EXIT.interrupted;
+    }
+    const writeFailure = diskFailureOf(error);
+    if (writeFailure) {
+      log(writeFailure.explain('rerun with --resume'));
+      return EXIT.writeFailed;
     }
     await reportInternalError(error, { resumable: true });
     return EXIT.internalError;

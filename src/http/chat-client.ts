@@ -7,7 +7,7 @@ import { readErrorBody, readErrorJson } from './error-body.js';
 import { registerSecret } from '../record/redact.js';
 import { redactOutcome } from './redact-outcome.js';
 import { pickTraceId } from './trace-id.js';
-import type { FailureCategory } from '../record/record.js';
+import { CLIENT_CODES, type ClientCode } from '../record/client-codes.js';
 import { TOOL_VERSION } from '../output/tool-version.js';
 
 export interface ChatClientOptions {
@@ -97,9 +97,9 @@ export class ChatClient {
         resolve(outcome);
       };
       // Ends the attempt as a failure and tears the exchange down (the socket is not reused).
-      const fail = (code: string, category: FailureCategory, message: string, retryable: boolean, connectionErrorCode?: string): void => {
+      const fail = (code: ClientCode, message: string, connectionErrorCode?: string): void => {
         if (settled) return;
-        const outcome = failure(status, code, category, message, retryable, headers, started);
+        const outcome = failure(status, code, message, headers, started);
         if (connectionErrorCode !== undefined) outcome.connectionErrorCode = connectionErrorCode;
         finish(outcome);
         request.destroy();
@@ -126,20 +126,20 @@ export class ChatClient {
       // so a server that trickles bytes cannot hold a slot forever.
       const timer = setTimeout(() => {
         const after = status === null ? '' : ` (status ${status} arrived, the body did not finish)`;
-        fail('timeout', 'timeout', `no complete response within ${this.timeoutMs} ms${after}`, true);
+        fail('timeout', `no complete response within ${this.timeoutMs} ms${after}`);
       }, this.timeoutMs);
-      if (signal) stopWatching = onAbort(signal, () => fail('aborted', 'network', 'the request was cancelled because the run is stopping', false));
+      if (signal) stopWatching = onAbort(signal, () => fail('aborted', 'the request was cancelled because the run is stopping'));
 
       // Also where a reset on a reused keep-alive socket lands: retryable like any connection error.
       request.on('error', (error: NodeJS.ErrnoException) => {
-        fail('network_error', 'network', `${error.code ?? 'ERROR'}: ${error.message} (POST ${this.origin}${this.path})`, true, error.code);
+        fail('network_error', `${error.code ?? 'ERROR'}: ${error.message} (POST ${this.origin}${this.path})`, error.code);
       });
       request.on('response', (response) => {
         status = response.statusCode ?? 0;
         headers = flattenHeaders(response.headers);
         const declared = response.headers['content-length'];
         if (declared !== undefined && Number(declared) > this.maxBodyBytes) {
-          fail('response_too_large', 'bad_response', `the response declared ${declared} bytes, more than the ${this.maxBodyBytes} byte limit; not read`, false);
+          fail('response_too_large', `the response declared ${declared} bytes, more than the ${this.maxBodyBytes} byte limit; not read`);
           return;
         }
         const chunks: Buffer[] = [];
@@ -147,7 +147,7 @@ export class ChatClient {
         response.on('data', (chunk: Buffer) => {
           size += chunk.length;
           if (size > this.maxBodyBytes) {
-            fail('response_too_large', 'bad_response', `the response body exceeded the ${this.maxBodyBytes} byte limit and was not read further`, false);
+            fail('response_too_large', `the response body exceeded the ${this.maxBodyBytes} byte limit and was not read further`);
             return;
           }
           chunks.push(chunk);
@@ -158,10 +158,10 @@ export class ChatClient {
           finish(interpret(status!, headers, text, started));
         });
         response.on('error', (error: NodeJS.ErrnoException) => {
-          fail('network_error', 'network', `${error.code ?? 'ERROR'}: the connection broke while reading the response (${error.message})`, true);
+          fail('network_error', `${error.code ?? 'ERROR'}: the connection broke while reading the response (${error.message})`);
         });
         response.on('close', () => {
-          if (!response.complete) fail('network_error', 'network', 'ECONNRESET: the connection closed before the response was complete', true);
+          if (!response.complete) fail('network_error', 'ECONNRESET: the connection closed before the response was complete');
         });
       });
       request.end(body);
@@ -184,12 +184,13 @@ function elapsedMs(started: bigint): number {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
-function failure(status: number | null, code: string, category: FailureCategory, message: string, retryable: boolean, headers: Record<string, string>, started: bigint): AttemptFailure {
+function failure(status: number | null, code: ClientCode, message: string, headers: Record<string, string>, started: bigint): AttemptFailure {
+  const { category, retryable } = CLIENT_CODES[code];
   return { ok: false, status, code, message, category, retryable, fatalForRun: false, traceId: pickTraceId(headers), headers, durationMs: elapsedMs(started) };
 }
 
 function aborted(started: bigint): AttemptFailure {
-  return failure(null, 'aborted', 'network', 'the request was not sent because the run is stopping', false, {}, started);
+  return failure(null, 'aborted', 'the request was not sent because the run is stopping', {}, started);
 }
 
 function interpret(status: number, headers: Record<string, string>, text: string, started: bigint): AttemptOutcome {
@@ -275,7 +276,8 @@ function isUsage(value: unknown): value is NonNullable<AttemptSuccess['usage']> 
 
 /** A 2xx that is not a usable completion: retried like a server fault, never a silent empty reply. */
 function badResponse(status: number, headers: Record<string, string>, started: bigint, code: string, message: string, bodyId: unknown): AttemptFailure {
-  return { ok: false, status, code, message, category: 'bad_response', retryable: true, fatalForRun: false, traceId: pickTraceId(headers, bodyId), headers, durationMs: elapsedMs(started) };
+  const { category, retryable } = CLIENT_CODES.bad_response;
+  return { ok: false, status, code, message, category, retryable, fatalForRun: false, traceId: pickTraceId(headers, bodyId), headers, durationMs: elapsedMs(started) };
 }
 
 /** Node already lower-cases names; repeated headers arrive as arrays and are joined. */

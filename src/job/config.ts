@@ -1,11 +1,12 @@
 import path from 'node:path';
-import type { FailureCategory } from '../record/record.js';
+import { FAILURE_CATEGORIES, isFailureCategory, type FailureCategory } from '../record/categories.js';
 import { chooseKeySource, DEFAULT_API_KEY_ENV, readKeyFrom } from './api-key.js';
 import { checkBaseUrl } from './base-url.js';
 import { resolveHeaders } from './headers.js';
 import type { LoadedJob } from './job-file.js';
 import { checkParams } from './params.js';
 import { parseShard, type Shard } from '../input/shard.js';
+import { NothingSentError } from '../errors.js';
 
 export { DEFAULT_API_KEY_ENV };
 export const BASE_URL_ENV = 'CHATBATCH_BASE_URL';
@@ -106,16 +107,17 @@ export interface RunConfig {
   shard: Shard | null;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends NothingSentError {
   constructor(readonly problems: readonly string[]) {
     super(problems.join('\n'));
     this.name = 'ConfigError';
   }
-}
 
-const CATEGORIES: readonly FailureCategory[] = [
-  'rate_limited', 'server_error', 'client_error', 'auth', 'timeout', 'network', 'invalid_input', 'bad_response',
-];
+  override explain(): string {
+    const [only, ...more] = this.problems;
+    return more.length === 0 ? `cannot start the run: ${only}` : `cannot start the run:\n${this.problems.map((p) => `  - ${p}`).join('\n')}`;
+  }
+}
 
 export interface ResolveContext {
   env: Readonly<Record<string, string | undefined>>;
@@ -242,9 +244,9 @@ function parseRetryFailed(values: string[] | undefined, problems: string[]): Fai
   if (values === undefined) return [];
   const names = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
   if (names.length === 0 || names.includes('all')) return 'all';
-  const unknown = names.filter((n) => !CATEGORIES.includes(n as FailureCategory));
+  const unknown = names.filter((n) => !isFailureCategory(n));
   if (unknown.length > 0) {
-    problems.push(`--retry-failed: unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')} (accepted: all, ${CATEGORIES.join(', ')})`);
+    problems.push(`--retry-failed: unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')} (accepted: all, ${FAILURE_CATEGORIES.join(', ')})`);
   }
   return names as FailureCategory[];
 }

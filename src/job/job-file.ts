@@ -4,6 +4,7 @@ import { checkParams, OPTIONAL_PARAMS } from './params.js';
 import { headerLabel, headerProblem } from './headers.js';
 import { inputFileAsJob, notJson } from './not-a-job-file.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './config.js';
+import { NothingSentError } from '../errors.js';
 
 /** The JSON job file as written by a user. Every key is optional; flags fill or override. */
 export interface JobFile {
@@ -68,13 +69,18 @@ export interface LoadedJob {
   job: JobFile;
 }
 
-export class JobFileError extends Error {
+export class JobFileError extends NothingSentError {
   constructor(
     readonly file: string,
     readonly problems: readonly JobProblem[],
   ) {
     super(`${file}: ${problems.length} problem(s):\n${problems.map((p) => `  ${p.where}: ${p.problem}`).join('\n')}`);
     this.name = 'JobFileError';
+  }
+
+  override explain(): string {
+    const [only, ...more] = this.problems;
+    return only && more.length === 0 ? `${only.where}: ${only.problem}` : this.message;
   }
 }
 

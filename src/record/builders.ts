@@ -1,5 +1,6 @@
 import type { AttemptFailure, AttemptSuccess } from '../http/attempt.js';
 import type { AttemptSummary, RowRecord, Usage } from '../record/record.js';
+import { CLIENT_CODES, type ClientCode } from './client-codes.js';
 import type { CachedResponse } from '../state/response-cache.js';
 
 export interface RecordContext {
@@ -76,11 +77,11 @@ export function cachedRecord(origin: RowOrigin, cached: CachedResponse, startedA
 /** A row that could not become a request: no request is sent, attempts stay 0. */
 export function invalidInputRecord(origin: RowOrigin, problem: string, model: string): RowRecord {
   const result = record(origin, model, {
-    reply: null, status: null, code: 'invalid_input', trace_id: null,
+    reply: null, status: null, code: 'invalid_input' satisfies ClientCode, trace_id: null,
     attempts: 0, started_at: new Date().toISOString(), duration_ms: 0,
   });
   result.message = `${origin.file}:${origin.line}: ${problem}`;
-  result.category = 'invalid_input';
+  result.category = CLIENT_CODES.invalid_input.category;
   return result;
 }
 

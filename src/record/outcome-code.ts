@@ -1,4 +1,4 @@
-import type { FailureCategory } from '../record/record.js';
+import { FAILURE_CATEGORIES, type FailureCategory } from './categories.js';
 
 /**
  * A row's outcome in one byte, so that per-row state for a million rows stays small:
@@ -7,14 +7,10 @@ import type { FailureCategory } from '../record/record.js';
 export const PENDING = 0;
 export const SUCCEEDED = 1;
 
-const CATEGORIES: readonly FailureCategory[] = [
-  'rate_limited', 'server_error', 'client_error', 'auth', 'timeout', 'network', 'invalid_input', 'bad_response',
-];
-
 export function outcomeCode(category: FailureCategory | null): number {
-  return category === null ? SUCCEEDED : 2 + CATEGORIES.indexOf(category);
+  return category === null ? SUCCEEDED : 2 + FAILURE_CATEGORIES.indexOf(category);
 }
 
 export function categoryOf(code: number): FailureCategory | null {
-  return code >= 2 ? (CATEGORIES[code - 2] ?? null) : null;
+  return code >= 2 ? (FAILURE_CATEGORIES[code - 2] ?? null) : null;
 }

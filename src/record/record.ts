@@ -2,15 +2,9 @@
  * The one record shape written for every input row, success or failure.
  * Field names and meanings up to `duration_ms` are a contract (see the guide, section 4).
  */
-export type FailureCategory =
-  | 'rate_limited'
-  | 'server_error'
-  | 'client_error'
-  | 'auth'
-  | 'timeout'
-  | 'network'
-  | 'invalid_input'
-  | 'bad_response';
+import type { FailureCategory } from './categories.js';
+
+export type { FailureCategory } from './categories.js';
 
 export interface AttemptSummary {
   attempt: number;

@@ -16,6 +16,7 @@ import { BatchNotes } from '../request/batch-notes.js';
 import { bodyFields, withRowParams } from '../request/row-params.js';
 import { describeInputs, jobFingerprint, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
 import { OrderedResults } from '../output/ordered-results.js';
+import { diskFailureOf, WriteFailedError } from '../output/write-failed.js';
 import type { RowRecord } from '../record/record.js';
 import { buildChatRequest } from '../request/chat-request.js';
 import { rowToMessages } from '../request/messages.js';
@@ -105,9 +106,15 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
   try {
     return await runPhases(options, phase);
   } catch (error) {
+    // Nothing was sent yet: a disk that refuses is a setup problem (exit 2), not a lost write.
     if (!phase.sending && isFsError(error)) {
       throw new SetupError(`cannot start the run in ${options.config.outDir}: ${describeFsError(error)}; nothing was sent`);
     }
+    if (!phase.sending && error instanceof WriteFailedError) {
+      throw new SetupError(`cannot start the run in ${options.config.outDir}: ${error.explain('run again')}; nothing was sent`);
+    }
+    // A failed write has marked the manifest `write_failed` itself (when the disk took it).
+    if (error instanceof WriteFailedError) throw error;
     await phase.markError?.(redactSecrets(String((error as Error)?.message ?? error).replace(/\s*\n\s*/g, ' '))).catch(() => {});
     throw error;
   } finally {
@@ -142,7 +149,10 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
   }
 
   await prepareOutDir(paths);
-  const releaseLock = await acquireLock(paths.lock);
+  const releaseLock = await acquireLock(paths.lock).catch((error: unknown) => {
+    throw diskFailureOf(error, paths.lock) ?? error;
+  });
+  let manifestSoFar: Manifest | null = null;
   try {
     await removeLeftoverTempFiles(paths);
     const state = await inspectOutDir(paths);
@@ -158,7 +168,13 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     const previousManifest = previousWritten?.manifest ?? null;
     const previous = config.resume && state.kind !== 'new' ? await loadPreviousResults(paths.journal) : null;
     if (previous && previous.repairedBytes > 0) {
-      log(`repaired the journal: cut ${previous.repairedBytes} bytes of a line torn by a crash`);
+      log(`repaired the journal: cut ${previous.repairedBytes} bytes of a line torn by a crash or a failed write`);
+    }
+    if (previous && previous.damaged > 0) {
+      log(`dropped ${previous.damaged} damaged journal line(s) (checksum mismatch): rows with no other line that verifies are sent again`);
+    }
+    if (previous && previous.unverifiable > 0) {
+      log(`dropped ${previous.unverifiable} journal line(s) written by an older chatbatch without a checksum: rows with no other line that verifies are sent again`);
     }
 
     const session: RunSession = {
@@ -170,8 +186,9 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     const counts = { attempts: 0 };
 
     const journal = await JournalWriter.open(paths.journal);
-    const results = await OrderedResults.open(paths.journal, paths.outDir);
+    const results = await OrderedResults.open(paths.journal, paths.outDir, () => stopOnError());
     await writeManifest(paths.manifest, manifest);
+    manifestSoFar = manifest;
     const markError = async (message: string): Promise<void> => {
       session.ended_at = new Date().toISOString();
       session.status = manifest.status = 'error';
@@ -250,7 +267,12 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       syncProgress(progress, controller);
     };
 
-    const stopOnError = (): void => stopDispatch.abort();
+    // A failed write (disk full, I/O error) stops the run like a signal: no new rows. When the
+    // journal failed, requests in flight are cancelled too: their records could not be kept.
+    const stopOnError = (): void => {
+      stopDispatch.abort();
+      if (journal.error) abortInFlight.abort();
+    };
     const rowsPerFile = new Map<string, number>();
     const batchNotes = new BatchNotes(config.model, log);
     const rowShared: RowShared = { notes: batchNotes, headers: headersIdentity(config.headers) };
@@ -296,14 +318,20 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       open.track(processRow(task, context, (record) => settle(task.position, task.key, task.request.fingerprint, record)), stopOnError);
     }
     await open.drained();
-    if (open.error) {
+    if (open.error && !(open.error instanceof WriteFailedError)) {
       await results.discard();
       throw open.error;
     }
+    // What settled is kept: the files and the manifest are still written where the disk allows,
+    // then the first write failure is thrown (exit 5).
+    let writeFailure = (open.error ?? results.error) as WriteFailedError | null;
     if (graceTimer) clearTimeout(graceTimer);
     options.stop.removeEventListener('abort', onStop);
     client.close();
-    await journal.close();
+    await journal.close().catch((error: unknown) => {
+      if (!(error instanceof WriteFailedError)) throw error;
+      writeFailure ??= error;
+    });
     syncProgress(progress, controller);
 
     if (session.rows_rerun_changed > 0) {
@@ -312,7 +340,10 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     const otherModels = batchNotes.otherModelNotice();
     if (otherModels) log(otherModels);
 
-    const tally = await results.finish();
+    const tally = await results.finish().catch((error: unknown) => {
+      throw writeFailure ?? error;
+    });
+    writeFailure ??= results.damage;
     // A run stopped before the end of its input still accounts for every row: the unread ones
     // are pending. (A shard's share of the unread rows is unknown without reading them.)
     if (!inputExhausted && !config.shard) {
@@ -321,9 +352,9 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       tally.rows += unread;
       tally.pending += unread;
     }
-    const derivedFiles = config.format === 'jsonl' ? [] : await writeDerivedFilesLazily(config, files, paths.outDir);
+    const derivedFiles = config.format === 'jsonl' || writeFailure ? [] : await writeDerivedFilesLazily(config, files, paths.outDir);
     const fatalStop = fatal as { outcome: AttemptFailure; cause: FatalCause } | null;
-    const status: RunStatus = fatalStop ? 'aborted'
+    const status: RunStatus = writeFailure ? 'write_failed' : fatalStop ? 'aborted'
       : interrupted || !inputExhausted || tally.pending > 0 ? 'interrupted'
       : tally.failed > 0 ? 'finished_with_failures' : 'complete';
     const endedAt = new Date();
@@ -339,10 +370,14 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       inputs: manifest.inputs, model: config.model, baseUrl: config.baseUrl, params: config.params,
       system: config.system, template: config.template, idField: config.idField, shardCount: config.shard?.count ?? 1,
     });
+    phase.markError = null;
+    if (writeFailure) {
+      await writeManifest(paths.manifest, manifest).catch(() => {});
+      throw writeFailure;
+    }
     // A --resume that found nothing to do keeps the manifest as it was, byte for byte.
     const unchanged = previousWritten !== null && sessionChangedNothing(previousWritten.manifest, manifest, session);
     await (unchanged ? writeFileAtomic(paths.manifest, previousWritten.text) : writeManifest(paths.manifest, manifest));
-    phase.markError = null;
 
     const fatalMessage = fatalStop
       ? explainFatal(fatalStop.outcome, { baseUrl: config.baseUrl, model: config.model, keyName, keyMask }, fatalStop.cause)
@@ -361,6 +396,15 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       paths,
       derivedFiles,
     };
+  } catch (error) {
+    // The manifest says the run stopped on a failed write, when the disk still takes it.
+    if (error instanceof WriteFailedError && manifestSoFar && manifestSoFar.status === 'running') {
+      manifestSoFar.status = 'write_failed';
+      manifestSoFar.ended_at = new Date().toISOString();
+      Object.assign(manifestSoFar.sessions.at(-1)!, { status: 'write_failed', ended_at: manifestSoFar.ended_at });
+      await writeManifest(paths.manifest, manifestSoFar).catch(() => {});
+    }
+    throw error;
   } finally {
     await releaseLock();
   }

@@ -3,8 +3,9 @@ import { hostname } from 'node:os';
 import { link, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { describeFsError, isFsError } from '../state/fs-problem.js';
 import { readProcStat } from '../state/proc-stat.js';
+import { NothingSentError } from '../errors.js';
 
-export class LockError extends Error {
+export class LockError extends NothingSentError {
   override name = 'LockError';
 }
 

@@ -4,9 +4,10 @@ import path from 'node:path';
 import { DERIVED_FILES, ERRORS_FILE, MANIFEST_FILE, OUTPUT_FILE } from '../output/file-names.js';
 import { fsMeaning, isFsError } from '../state/fs-problem.js';
 import { makeFolders, NotAFolder } from '../state/make-folders.js';
+import { NothingSentError } from '../errors.js';
 
 /** The output directory cannot hold the run's files; found before anything is sent. */
-export class OutDirError extends Error {
+export class OutDirError extends NothingSentError {
   override name = 'OutDirError';
 }
 

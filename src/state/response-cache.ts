@@ -5,8 +5,9 @@ import type { AttemptSuccess } from '../http/attempt.js';
 import type { Usage } from '../record/record.js';
 import { fsMeaning, isFsError } from '../state/fs-problem.js';
 import { makeFolders, NotAFolder } from '../state/make-folders.js';
+import { NothingSentError } from '../errors.js';
 
-export class CacheDirError extends Error {
+export class CacheDirError extends NothingSentError {
   override name = 'CacheDirError';
 }
 

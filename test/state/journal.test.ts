@@ -2,7 +2,7 @@ import { appendFile, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JournalWriter, readJournal, type JournalEntry, type RecordLocation } from '../../src/state/journal.js';
+import { JournalWriter, readJournal, verifiedRecordStart, type JournalEntry, type RecordLocation } from '../../src/state/journal.js';
 import { MAX_REORDER_ROWS, OrderedResults } from '../../src/output/ordered-results.js';
 import { SUCCEEDED, outcomeCode } from '../../src/record/outcome-code.js';
 
@@ -13,6 +13,13 @@ beforeEach(async () => {
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
+
+/** The record of the journal line at `location`, after checking that the line verifies. */
+function recordAt(bytes: Buffer, location: RecordLocation): string {
+  const start = verifiedRecordStart(bytes, location.offset, location.offset + location.length);
+  expect(start).toBeGreaterThan(location.offset);
+  return bytes.toString('utf8', start, location.offset + location.length);
+}
 
 async function readAll(file: string) {
   const entries: Array<{ entry: JournalEntry; location: RecordLocation }> = [];
@@ -34,7 +41,7 @@ describe('journal', () => {
     const bytes = await readFile(file);
     for (const [i, { location }] of entries.entries()) {
       expect(location).toEqual(locations[i]);
-      expect(JSON.parse(bytes.toString('utf8', location.offset, location.offset + location.length)).id).toBe(`r${i}`);
+      expect(JSON.parse(recordAt(bytes, location)).id).toBe(`r${i}`);
     }
   });
 
@@ -69,7 +76,7 @@ describe('journal', () => {
     expect(entries.slice(0, 3).map((e) => e.location)).toEqual(appended);
     const bytes = await readFile(file);
     const at = appended[1]!;
-    expect(bytes.subarray(at.offset, at.offset + at.length).toString('utf8')).toBe(long);
+    expect(recordAt(bytes, at)).toBe(long);
   });
 
   it('writes output and errors in input order from an out-of-order journal', async () => {

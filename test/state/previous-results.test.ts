@@ -92,7 +92,8 @@ describe('loadPreviousResults', () => {
       });
     }
     expect(previous.byKey.get(`r${count}`)).toBeUndefined();
-  });
+    // ~2-4 s alone; more on a loaded 2-core machine, where the default 5 s was not enough.
+  }, 20_000);
 
   it('cuts a torn last line; the key keeps its earlier complete line', async () => {
     const locations = await writeJournal([{ k: 'a', f: FP_A, o: 1 }, { k: 'b', f: FP_A, o: 3 }]);

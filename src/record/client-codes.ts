@@ -1,0 +1,23 @@
+import type { FailureCategory } from './categories.js';
+
+/**
+ * The codes chatbatch itself gives a failure when the server gave none (a record's `code`),
+ * each with its category and whether another attempt may change the answer. A new client code
+ * or retry rule is one row here.
+ */
+export const CLIENT_CODES = {
+  /** No complete response within --timeout-ms (connect, headers and body together). */
+  timeout: { category: 'timeout', retryable: true },
+  /** The connection failed or broke (refused, reset, DNS, TLS). */
+  network_error: { category: 'network', retryable: true },
+  /** Cancelled by our own shutdown; the row stays pending, never failed. */
+  aborted: { category: 'network', retryable: false },
+  /** The body passed the size cap: another attempt would be as large. */
+  response_too_large: { category: 'bad_response', retryable: false },
+  /** A 2xx that is not a usable completion: retried like a server fault. */
+  bad_response: { category: 'bad_response', retryable: true },
+  /** The row could not become a request; nothing was sent. */
+  invalid_input: { category: 'invalid_input', retryable: false },
+} as const satisfies Record<string, { category: FailureCategory; retryable: boolean }>;
+
+export type ClientCode = keyof typeof CLIENT_CODES;
