@@ -28,6 +28,8 @@ import { invalidInputRecord } from './records.js';
 import { RefusalStreakWatch } from './refusal-streak.js';
 import { ResponseCache } from './response-cache.js';
 import { OpenRows } from './open-rows.js';
+import { OutageBreaker, type OutageState } from './outage-breaker.js';
+import { outageNotice } from './outage-notice.js';
 import { inShard } from './shard.js';
 import { UnreachableEndpointWatch } from './unreachable-endpoint.js';
 import type { RowTask } from './row-task.js';
@@ -45,6 +47,8 @@ export interface RunProgress {
   attempts: number;
   concurrency: number;
   cooldownUntil: number;
+  /** The outage the run is paused for, null when not paused. */
+  outage: OutageState | null;
   startedAt: number;
 }
 
@@ -77,7 +81,7 @@ export interface RunReport {
 }
 
 export function newProgress(now: number): RunProgress {
-  return { rowsRead: 0, settled: 0, succeeded: 0, failed: 0, reused: 0, retrying: 0, total: null, attempts: 0, concurrency: 0, cooldownUntil: 0, startedAt: now };
+  return { rowsRead: 0, settled: 0, succeeded: 0, failed: 0, reused: 0, retrying: 0, total: null, attempts: 0, concurrency: 0, cooldownUntil: 0, outage: null, startedAt: now };
 }
 
 export async function runBatch(options: RunOptions): Promise<RunReport> {
@@ -154,6 +158,13 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     const readyAhead = Math.max(8, Math.ceil(config.concurrency / 4));
     const open = new OpenRows({ working: () => controller.concurrency + readyAhead, total: config.concurrency * 4 + 64 });
 
+    const outage = new OutageBreaker({ maxOutageMs: config.maxOutageMs, now, random: options.random ?? Math.random });
+    outage.onChange((change, state) => {
+      progress.outage = change === 'closed' ? null : state;
+      const notice = outageNotice(change, state, now());
+      if (notice) log(notice);
+    });
+
     const context: AttemptContext = {
       client, limit, controller,
       retryPolicy: { ...defaultRetryPolicy, maxAttempts: config.maxAttempts, maxServerWaitMs: config.maxRetryWaitMs },
@@ -164,6 +175,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
       abortInFlight: abortInFlight.signal,
       unreachable: new UnreachableEndpointWatch(),
       refusals: new RefusalStreakWatch(),
+      outage,
       onFatal: (outcome, cause) => {
         if (fatal === null) fatal = { outcome, cause };
         stopDispatch.abort();
@@ -277,7 +289,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     await writeManifest(paths.manifest, manifest);
 
     const fatalMessage = fatalStop
-      ? explainFatal(fatalStop.outcome, { baseUrl: config.baseUrl, model: config.model, keyName, keyMask }, fatalStop.cause)
+      ? explainFatal(fatalStop.outcome, { baseUrl: config.baseUrl, model: config.model, keyName, keyMask, maxOutageMs: config.maxOutageMs }, fatalStop.cause)
       : null;
     return {
       status,
