@@ -51,7 +51,7 @@ export function formatProgress(progress: RunProgress, now: number): string {
 
 function outagePart({ outage }: RunProgress, now: number): string {
   if (!outage) return '';
-  const probe = outage.nextProbeAt === null ? 'probing' : `next probe in ${formatSeconds(Math.max(0, (outage.nextProbeAt - now) / 1000))}`;
+  const probe = outage.nextProbeAt === null ? 'probing' : `next probe in ${Math.max(0, (outage.nextProbeAt - now) / 1000).toFixed(1)} s`;
   return `, endpoint down since ${clockTime(outage.downSinceWall)}, ${probe}`;
 }
 

@@ -52,7 +52,7 @@ function explainOutage(outcome: AttemptFailure, context: FatalContext): string {
   const limit = context.maxOutageMs === undefined ? '' : ` (${formatDuration(context.maxOutageMs)})`;
   return redactSecrets(
     `the endpoint answered only server errors, resets or timeouts for longer than --max-outage-ms${limit}, so the run stopped early.\n` +
-      `  last answer: ${answerFacts(outcome, context)}\n` +
+      `  ${outcome.status === null ? 'last attempt' : 'last HTTP answer'}: ${answerFacts(outcome, context)}\n` +
       "  check: the provider's status page, and any gateway or proxy in front of the endpoint (an HTML 502/503/504 page is " +
       'usually the gateway saying its upstream is down).\n' +
       '  rows not answered stay pending: run again with --resume once the endpoint is back ' +

@@ -54,6 +54,8 @@ export type OutageGate =
   | { kind: 'wait'; ms: number }
   /** The outage outlasted `maxOutageMs` (or the server asks to wait past it): stop the run. */
   | { kind: 'give-up'; last: AttemptFailure };
+// `last`: the outage's last answer that had an HTTP status (its status, body excerpt and trace
+// id are what a provider's support asks for), else its last failure (a reset, a timeout).
 
 const SEND: OutageGate = Object.freeze({ kind: 'send', probe: false });
 const PROBE: OutageGate = Object.freeze({ kind: 'send', probe: true });
@@ -90,6 +92,7 @@ export class OutageBreaker {
   private downSince = 0;
   private downSinceWall = 0;
   private last: AttemptFailure | null = null;
+  private lastAnswered: AttemptFailure | null = null;
   private probeOut = false;
   private failedProbes = 0;
   private nextProbeAt = 0;
@@ -130,15 +133,19 @@ export class OutageBreaker {
   gate(): OutageGate {
     if (!this.spansRows) return SEND;
     const now = this.options.now();
-    if (now >= this.deadline) return { kind: 'give-up', last: this.last! };
+    if (now >= this.deadline) return this.giveUp();
     if (!this.open) return SEND;
     // Only an outage answer's retry-after sets a probe time past the deadline.
-    if (this.nextProbeAt > this.deadline) return { kind: 'give-up', last: this.last! };
+    if (this.nextProbeAt > this.deadline) return this.giveUp();
     if (this.probeOut) return { kind: 'wait', ms: this.deadline - now };
     if (now < this.nextProbeAt) return { kind: 'wait', ms: this.nextProbeAt - now };
     this.probeOut = true;
     this.emit('probe');
     return PROBE;
+  }
+
+  private giveUp(): OutageGate {
+    return { kind: 'give-up', last: this.lastAnswered ?? this.last! };
   }
 
   /** A probe `gate` allowed was not sent after all (the run is stopping). */
@@ -170,6 +177,7 @@ export class OutageBreaker {
     }
     this.count++;
     this.last = outcome;
+    if (outcome.status !== null) this.lastAnswered = outcome;
     if (!this.spansRows) {
       this.rows.add(row);
       this.spansRows = this.rows.size >= OUTAGE_ROWS;
@@ -225,6 +233,7 @@ export class OutageBreaker {
     this.probeOut = false;
     this.failedProbes = 0;
     this.last = null;
+    this.lastAnswered = null;
     if (ended) this.emit('closed', ended);
   }
 
