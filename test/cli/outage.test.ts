@@ -76,7 +76,7 @@ describe('an endpoint that goes down mid-run', () => {
     // (about 0.2, 0.4, 0.8 s apart), not --max-attempts per row: 64 failures before this breaker.
     expect(gateway.seen.failed).toBeLessThanOrEqual(OUTAGE_STREAK + 4 + 6);
     expect(server.received.length).toBe(ROWS + gateway.seen.failed);
-  });
+  }, 30_000);
 
   it('down past --max-outage-ms: exit 3 naming the last answer and trace id, rows pending; --resume once it is back runs every row once', async () => {
     const ROWS = 30;
@@ -117,7 +117,7 @@ describe('an endpoint that goes down mid-run', () => {
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
     expect(manifest.sessions.map((session: { status: string }) => session.status)).toEqual(['aborted', 'complete']);
     expect(manifest.counts).toMatchObject({ rows: ROWS, succeeded: ROWS, failed: 0, pending: 0 });
-  });
+  }, 30_000);
 
   it('a run paused for an outage stops promptly on Ctrl-C, rows pending', async () => {
     const ROWS = 30;
@@ -136,5 +136,5 @@ describe('an endpoint that goes down mid-run', () => {
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
     expect(manifest.status).toBe('interrupted');
     expect(manifest.counts).toMatchObject({ rows: ROWS, succeeded: 3, failed: 0, pending: ROWS - 3 });
-  });
+  }, 30_000);
 });

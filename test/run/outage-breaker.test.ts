@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure, AttemptOutcome } from '../../src/http/attempt.js';
+import { explainFatal } from '../../src/run/fatal-hint.js';
 import { OUTAGE_ROWS, OUTAGE_STREAK, OutageBreaker, type OutageChange } from '../../src/run/outage-breaker.js';
+import { clockTime, outageNotice } from '../../src/run/outage-notice.js';
 
 function failure(status: number | null, code: string, category: AttemptFailure['category'], extra: Partial<AttemptFailure> = {}): AttemptFailure {
   return { ok: false, status, code, message: `simulated ${code}`, category, retryable: true, fatalForRun: false, traceId: `req-${code}`, headers: {}, durationMs: 5, ...extra };
@@ -288,5 +290,41 @@ describe('OutageBreaker.uncounted: which outage answers count against a row', ()
   it('answers that are not outage answers belong to no streak', () => {
     const { breaker } = breakerAt();
     for (const outcome of [success, rateLimited, badRequest, notJson, aborted]) expect(breaker.observe(outcome, 'row', false)).toBeNull();
+  });
+});
+
+describe('what the operator is told', () => {
+  const context = { baseUrl: 'https://gw.example.com/v1', model: 'm-1', keyName: 'CHATBATCH_API_KEY', keyMask: 'sk-a…3210', maxOutageMs: 300_000 };
+
+  it('when the run stops: the limit, the last answer with its excerpt and trace id, what to check, and that rows are pending', () => {
+    const message = explainFatal({ ...html502, traceId: 'req-77' }, context, 'outage');
+    for (const fact of [
+      'the endpoint answered only server errors, resets or timeouts for longer than --max-outage-ms (5 min), so the run stopped early',
+      'last HTTP answer: HTTP 502, code http_502: <html><body><h1>502 Bad Gateway</h1></body></html>',
+      'base URL: https://gw.example.com/v1', 'model:    m-1', 'key:      CHATBATCH_API_KEY (sk-a…3210)', 'trace id: req-77',
+      "the provider's status page", 'rows not answered stay pending: run again with --resume', '--max-outage-ms 0',
+    ]) {
+      expect(message).toContain(fact);
+    }
+    expect(explainFatal(timeout, { ...context, maxOutageMs: 1500 }, 'outage')).toContain('(1.5 s), so the run stopped early.\n  last attempt: HTTP -, code timeout');
+  });
+
+  it('when the run pauses and when it goes on', () => {
+    const { breaker, clock } = breakerAt(300_000);
+    const notices: string[] = [];
+    breaker.onChange((change, state) => {
+      const notice = outageNotice(change, state, clock.now);
+      if (notice) notices.push(notice);
+    });
+    trip(breaker);
+    waitForProbe(breaker, clock);
+    breaker.observe(reset, 'probe-row', true);
+    clock.now += 12_000;
+    breaker.observe(success, 'some-row', false);
+    const until = clockTime(1_700_000_000_000 + 1_000_000 - html502.durationMs + 300_000);
+    expect(notices).toEqual([
+      `the endpoint looks down: ${OUTAGE_STREAK} answers in a row were server errors, resets or timeouts (the last: HTTP 502); new requests are paused and one probe at a time checks it, until it answers or until ${until} (--max-outage-ms)`,
+      'the endpoint answers again after 13 s down; the run goes on',
+    ]);
   });
 });
