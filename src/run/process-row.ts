@@ -81,6 +81,7 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
   for (let attempt = 1; ; attempt++) {
     const step = await context.limit(async (): Promise<Step> => {
       if (outageRetry && budgetSpent(attempt - 1, outageRetry.maxAttempts, context.outage.uncounted(outageStreaks))) {
+        delete history[history.length - 1]!.wait_ms; // no attempt followed the wait
         return { kind: 'settled', record: failureRecord(task, outageRetry.outcome, outageRetry.soFar, context.recordContext) };
       }
       const clientRequestId = `${task.clientRequestIdBase}-${attempt}`;
@@ -118,12 +119,12 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
         ? { ...context.retryPolicy, maxAttempts: Math.max(context.retryPolicy.maxAttempts, UNREACHABLE_STREAK) }
         : context.retryPolicy;
       const uncounted = context.outage.uncounted(outageStreaks);
-      const lastUncounted = outageStreaks.length > streaksBefore && context.outage.uncounted(outageStreaks.slice(-1)) > 0;
-      const decision = decideRetryThroughOutage(outcome, attempt, policy, uncounted, lastUncounted, Date.now(), context.random);
+      const last = outageStreaks.length === streaksBefore ? null : context.outage.uncounted(outageStreaks.slice(-1)) > 0 ? 'uncounted' : 'counted';
+      const decision = decideRetryThroughOutage(outcome, attempt, policy, uncounted, last, Date.now(), context.random);
       if (!decision.retry || soFar.durationMs + decision.delayMs > context.rowDeadlineMs) {
         return { kind: 'settled', record: failureRecord(task, outcome, soFar, context.recordContext) };
       }
-      outageRetry = uncounted > 0 ? { outcome, soFar, maxAttempts: policy.maxAttempts } : null;
+      outageRetry = last !== null || uncounted > 0 ? { outcome, soFar, maxAttempts: policy.maxAttempts } : null;
       summary.wait_ms = Math.round(decision.delayMs);
       return { kind: 'retry', delayMs: decision.delayMs };
     });
