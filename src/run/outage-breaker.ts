@@ -191,7 +191,10 @@ export class OutageBreaker {
     } else {
       // An answer to a request sent before the pause: only a retry-after in it moves the probe.
       const asked = serverRequestedDelayMs(outcome.headers, this.wallNow());
-      if (asked !== null) this.nextProbeAt = Math.max(this.nextProbeAt, now + asked);
+      if (asked !== null && now + asked > this.nextProbeAt) {
+        this.nextProbeAt = now + asked;
+        this.emit('probe');
+      }
     }
     return this.streakId;
   }

@@ -80,7 +80,7 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
 
   for (let attempt = 1; ; attempt++) {
     const step = await context.limit(async (): Promise<Step> => {
-      if (outageRetry && budgetSpent(attempt - 1, outageRetry.maxAttempts, context.outage.uncounted(outageStreaks))) {
+      if (outageRetry && !context.stopDispatch.aborted && budgetSpent(attempt - 1, outageRetry.maxAttempts, context.outage.uncounted(outageStreaks))) {
         delete history[history.length - 1]!.wait_ms; // no attempt followed the wait
         return { kind: 'settled', record: failureRecord(task, outageRetry.outcome, outageRetry.soFar, context.recordContext) };
       }
