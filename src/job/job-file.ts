@@ -20,6 +20,7 @@ export interface JobFile {
   concurrency?: number;
   max_attempts?: number;
   timeout_ms?: number;
+  max_outage_ms?: number;
   rpm?: number;
   tpm?: number;
   params?: Record<string, unknown>;
@@ -27,7 +28,7 @@ export interface JobFile {
   format?: string;
 }
 
-type FieldKind = 'string' | 'strings' | 'positive-integer' | 'object';
+type FieldKind = 'string' | 'strings' | 'positive-integer' | 'non-negative-integer' | 'object';
 
 export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: string }>> = {
   $schema: { kind: 'string', doc: 'Where editors find this schema (e.g. a file written by `chatbatch schema`); ignored by chatbatch.' },
@@ -43,6 +44,7 @@ export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: 
   concurrency: { kind: 'positive-integer', doc: 'Most requests in flight at once (default 8).' },
   max_attempts: { kind: 'positive-integer', doc: 'Most HTTP attempts per row (default 5).' },
   timeout_ms: { kind: 'positive-integer', doc: 'Hard limit per attempt, headers and body (default 120000).' },
+  max_outage_ms: { kind: 'non-negative-integer', doc: 'Longest the run waits out an endpoint outage (only 5xx, resets, timeouts) before stopping with exit 3, rows pending (default 300000; 0: no pause).' },
   rpm: { kind: 'positive-integer', doc: 'Requests-per-minute budget to stay under.' },
   tpm: { kind: 'positive-integer', doc: 'Estimated tokens-per-minute budget to stay under.' },
   params: { kind: 'object', doc: 'Optional request parameters to send (temperature, top_p, max_tokens, ...).' },
@@ -135,6 +137,8 @@ function checkKind(value: unknown, kind: FieldKind): string | null {
         : 'expected a non-empty list of file paths or glob patterns';
     case 'positive-integer':
       return Number.isInteger(value) && (value as number) > 0 ? null : `expected a positive integer, got ${JSON.stringify(value)}`;
+    case 'non-negative-integer':
+      return Number.isInteger(value) && (value as number) >= 0 ? null : `expected an integer ≥ 0, got ${JSON.stringify(value)}`;
     case 'object':
       return typeof value === 'object' && value !== null && !Array.isArray(value) ? null : 'expected an object';
   }

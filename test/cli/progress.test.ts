@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { startProgressReporter } from '../../src/cli/progress.js';
+import { formatProgress, startProgressReporter } from '../../src/cli/progress.js';
+import type { AttemptFailure } from '../../src/http/attempt.js';
+import { clockTime } from '../../src/pace/outage-notice.js';
 import { newProgress } from '../../src/run/run.js';
 
 /** A stand-in for stderr that records what was written; no socket involved. */
@@ -36,5 +38,18 @@ describe('progress reporter', () => {
       expect(writes).toContain('chatbatch: a log line\n');
       expect(writes.join('')).not.toMatch(/[\r\x1b]/);
     }
+  });
+
+  it('while the run is paused for an outage, says since when the endpoint is down and when the next probe goes', () => {
+    const progress = newProgress(0);
+    progress.total = 40;
+    const last: AttemptFailure = { ok: false, status: 502, code: 'http_502', message: 'Bad Gateway', category: 'server_error', retryable: true, fatalForRun: false, traceId: null, headers: {}, durationMs: 3 };
+    const downSinceWall = Date.UTC(2026, 0, 5, 3, 4, 5);
+    progress.outage = { downSince: 1000, downSinceWall, nextProbeAt: 9_500, deadline: 301_000, last };
+    expect(formatProgress(progress, 5_000)).toMatch(new RegExp(`concurrency 0, endpoint down since ${clockTime(downSinceWall)}, next probe in 4\\.5 s$`));
+    progress.outage = { ...progress.outage, nextProbeAt: null };
+    expect(formatProgress(progress, 5_000)).toMatch(/, endpoint down since \d\d:\d\d:\d\d, probing$/);
+    progress.outage = null;
+    expect(formatProgress(progress, 5_000)).not.toContain('endpoint down');
   });
 });
