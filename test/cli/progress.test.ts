@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatProgress, startProgressReporter } from '../../src/cli/progress.js';
 import type { AttemptFailure } from '../../src/http/attempt.js';
 import { clockTime } from '../../src/pace/outage-notice.js';
@@ -10,15 +10,17 @@ function fakeStream(isTTY: boolean) {
   return { writes, stream: { isTTY, write: (chunk: string) => writes.push(chunk) > 0 } };
 }
 
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('progress reporter', () => {
+  // The reporter only sets timers (no socket): fake timers stand in for the wait.
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
   it('on a terminal, a log line clears the live status line instead of being glued to its end', async () => {
     const { writes, stream } = fakeStream(true);
     const progress = newProgress(performance.now());
     progress.total = 10;
     const reporter = startProgressReporter(progress, stream, {});
-    await wait(300);
+    vi.advanceTimersByTime(300);
     expect(writes.at(-1)).toMatch(/^\r\x1b\[2K0\/10 done/);
     reporter.writeLine('chatbatch: SIGINT received');
     expect(writes.at(-1)).toBe('\r\x1b[2Kchatbatch: SIGINT received\n');
@@ -31,7 +33,7 @@ describe('progress reporter', () => {
     for (const [isTTY, env] of [[false, {}], [true, { TERM: 'dumb' }]] as const) {
       const { writes, stream } = fakeStream(isTTY);
       const reporter = startProgressReporter(newProgress(performance.now()), stream, { ...env, CHATBATCH_PROGRESS_MS: '50' });
-      await wait(120);
+      vi.advanceTimersByTime(120);
       reporter.writeLine('chatbatch: a log line');
       reporter.stop();
       expect(writes.some((w) => /^chatbatch: 0 done \(0 ok, 0 failed\)/.test(w))).toBe(true);
