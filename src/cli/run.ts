@@ -36,6 +36,7 @@ interface RunArgs {
   'row-deadline-ms'?: number;
   'max-retry-wait-ms'?: number;
   'grace-ms'?: number;
+  'max-outage-ms'?: number;
   rpm?: number;
   tpm?: number;
   resume?: boolean;
@@ -74,6 +75,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('row-deadline-ms', { type: 'string', coerce: positiveInteger('row-deadline-ms'), describe: 'Overall limit per row, retries included (default 900000)' })
       .option('max-retry-wait-ms', { type: 'string', coerce: nonNegativeInteger('max-retry-wait-ms'), describe: 'Longest retry-after a server may impose before the row fails (default 60000)' })
       .option('grace-ms', { type: 'string', coerce: nonNegativeInteger('grace-ms'), describe: 'On Ctrl-C, how long in-flight requests may finish (default 10000)' })
+      .option('max-outage-ms', { type: 'string', coerce: nonNegativeInteger('max-outage-ms'), describe: 'Longest the run waits out an endpoint outage (only 5xx, resets, timeouts) before stopping with exit 3, rows pending; 0: no pause (default 300000)' })
       .option('rpm', { type: 'string', coerce: positiveInteger('rpm'), describe: 'Requests-per-minute budget' })
       .option('tpm', { type: 'string', coerce: positiveInteger('tpm'), describe: 'Estimated tokens-per-minute budget' })
       .option('resume', { type: 'boolean', describe: 'Continue the run in --out, skipping settled rows' })
@@ -202,6 +204,7 @@ function flagsFrom(args: RunArgs): RunFlags {
     rowDeadlineMs: args['row-deadline-ms'],
     maxRetryWaitMs: args['max-retry-wait-ms'],
     graceMs: args['grace-ms'],
+    maxOutageMs: args['max-outage-ms'],
     rpm: args.rpm,
     tpm: args.tpm,
     resume: args.resume,

@@ -20,6 +20,10 @@ export const DEFAULTS = {
   rowDeadlineMs: 15 * 60_000,
   maxRetryWaitMs: 60_000,
   graceMs: 10_000,
+  // Longer than a gateway's restart or a deploy takes (seconds to a couple of minutes), shorter
+  // than a scheduled job can afford to sit idle unnoticed: past it, exit 3 says so and --resume
+  // continues.
+  maxOutageMs: 5 * 60_000,
 } as const;
 
 export type OutputFormat = 'jsonl' | 'csv' | 'openai-batch';
@@ -45,6 +49,7 @@ export interface RunFlags {
   rowDeadlineMs?: number | undefined;
   maxRetryWaitMs?: number | undefined;
   graceMs?: number | undefined;
+  maxOutageMs?: number | undefined;
   rpm?: number | undefined;
   tpm?: number | undefined;
   resume?: boolean | undefined;
@@ -86,6 +91,8 @@ export interface RunConfig {
   rowDeadlineMs: number;
   maxRetryWaitMs: number;
   graceMs: number;
+  /** The longest the run waits out an outage before stopping (exit 3); 0: never pause. */
+  maxOutageMs: number;
   rpm: number | null;
   tpm: number | null;
   params: Record<string, unknown>;
@@ -211,6 +218,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     rowDeadlineMs: flags.rowDeadlineMs ?? DEFAULTS.rowDeadlineMs,
     maxRetryWaitMs: flags.maxRetryWaitMs ?? DEFAULTS.maxRetryWaitMs,
     graceMs: flags.graceMs ?? DEFAULTS.graceMs,
+    maxOutageMs: flags.maxOutageMs ?? j.max_outage_ms ?? DEFAULTS.maxOutageMs,
     rpm: flags.rpm ?? j.rpm ?? null,
     tpm: flags.tpm ?? j.tpm ?? null,
     params,

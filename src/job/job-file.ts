@@ -23,6 +23,7 @@ export interface JobFile {
   concurrency?: number;
   max_attempts?: number;
   timeout_ms?: number;
+  max_outage_ms?: number;
   rpm?: number;
   tpm?: number;
   params?: Record<string, unknown>;
@@ -31,7 +32,7 @@ export interface JobFile {
   format?: string;
 }
 
-type FieldKind = 'string' | 'strings' | 'positive-integer' | 'boolean' | 'object' | 'headers';
+type FieldKind = 'string' | 'strings' | 'positive-integer' | 'non-negative-integer' | 'boolean' | 'object' | 'headers';
 
 export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: string }>> = {
   $schema: { kind: 'string', doc: 'Where editors find this schema (e.g. a file written by `chatbatch schema`); ignored by chatbatch.' },
@@ -49,6 +50,7 @@ export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: 
   concurrency: { kind: 'positive-integer', doc: 'Most requests in flight at once (default 8).' },
   max_attempts: { kind: 'positive-integer', doc: 'Most HTTP attempts per row (default 5).' },
   timeout_ms: { kind: 'positive-integer', doc: 'Hard limit per attempt, headers and body (default 120000).' },
+  max_outage_ms: { kind: 'non-negative-integer', doc: 'Longest the run waits out an endpoint outage (only 5xx, resets, timeouts) before stopping with exit 3, rows pending (default 300000; 0: no pause).' },
   rpm: { kind: 'positive-integer', doc: 'Requests-per-minute budget to stay under.' },
   tpm: { kind: 'positive-integer', doc: 'Estimated tokens-per-minute budget to stay under.' },
   params: { kind: 'object', doc: 'Optional request parameters to send (temperature, top_p, max_tokens, ...).' },
@@ -151,6 +153,8 @@ function checkKind(value: unknown, kind: FieldKind): string | null {
         : 'expected a non-empty list of file paths or glob patterns';
     case 'positive-integer':
       return Number.isInteger(value) && (value as number) > 0 ? null : `expected a positive integer, got ${JSON.stringify(value)}`;
+    case 'non-negative-integer':
+      return Number.isInteger(value) && (value as number) >= 0 ? null : `expected an integer ≥ 0, got ${JSON.stringify(value)}`;
     case 'boolean':
       return typeof value === 'boolean' ? null : `expected true or false, got ${JSON.stringify(value)}`;
     case 'object':

@@ -18,6 +18,9 @@ export function jobJsonSchema(): Record<string, unknown> {
       case 'positive-integer':
         properties[name] = { type: 'integer', minimum: 1, ...doc };
         break;
+      case 'non-negative-integer':
+        properties[name] = { type: 'integer', minimum: 0, ...doc };
+        break;
       case 'boolean':
         properties[name] = { type: 'boolean', ...doc };
         break;

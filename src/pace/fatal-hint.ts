@@ -4,15 +4,18 @@ import { nobodyThereKind, UNREACHABLE_STREAK, type NobodyThereKind } from '../pa
 
 /**
  * Why the run stopped: an answer no row can get past (`endpoint`: bad key, unknown model, quota,
- * nobody there), or the same refusal for every row sent before any success (`refusal-streak`).
+ * nobody there), the same refusal for every row sent before any success (`refusal-streak`), or
+ * an endpoint down for longer than --max-outage-ms (`outage`).
  */
-export type FatalCause = 'endpoint' | 'refusal-streak';
+export type FatalCause = 'endpoint' | 'refusal-streak' | 'outage';
 
 export interface FatalContext {
   baseUrl: string;
   model: string;
   keyName: string;
   keyMask: string;
+  /** --max-outage-ms, named when an outage stopped the run. */
+  maxOutageMs?: number;
 }
 
 /**
@@ -21,6 +24,7 @@ export interface FatalContext {
  */
 export function explainFatal(outcome: AttemptFailure, context: FatalContext, cause: FatalCause = 'endpoint'): string {
   if (cause === 'refusal-streak') return explainRefusalStreak(outcome, context);
+  if (cause === 'outage') return explainOutage(outcome, context);
   const nobodyThere = outcome.status === null ? nobodyThereKind(outcome.connectionErrorCode) : null;
   if (nobodyThere) return explainUnreachable(outcome, nobodyThere, context);
   return `the endpoint refuses this configuration, so the run stopped early.\n  ${answerFacts(outcome, context)}\n  check: ${advice(outcome)}`;
@@ -44,6 +48,25 @@ function explainRefusalStreak(outcome: AttemptFailure, context: FatalContext): s
     `  those ${REFUSAL_STREAK} rows are in errors.jsonl; rows not sent stay pending: run again with --resume ` +
     '(rows whose request changed are sent again; if only these rows were bad, --resume goes on past them)'
   );
+}
+
+function explainOutage(outcome: AttemptFailure, context: FatalContext): string {
+  const limit = context.maxOutageMs === undefined ? '' : ` (${formatDuration(context.maxOutageMs)})`;
+  // Already redacted: the chat client hands out no server text that is not.
+  return (
+    `the endpoint answered only server errors, resets or timeouts for longer than --max-outage-ms${limit}, so the run stopped early.\n` +
+      `  ${outcome.status === null ? 'last attempt' : 'last HTTP answer'}: ${answerFacts(outcome, context)}\n` +
+      "  check: the provider's status page, and any gateway or proxy in front of the endpoint (an HTML 502/503/504 page is " +
+      'usually the gateway saying its upstream is down).\n' +
+      '  rows not answered stay pending: run again with --resume once the endpoint is back ' +
+      '(a larger --max-outage-ms waits longer; if the last rows left are ones the server fails on every time, ' +
+      '--max-outage-ms 0 lets them fail as rows instead)'
+  );
+}
+
+function formatDuration(ms: number): string {
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${ms / 1000} s`;
 }
 
 function advice(outcome: AttemptFailure): string {

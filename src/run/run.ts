@@ -42,6 +42,8 @@ import { runOwnDirs } from './own-dirs.js';
 import { inShard } from '../input/shard.js';
 import { UnreachableEndpointWatch } from '../pace/unreachable-endpoint.js';
 import type { RowTask } from '../request/row-task.js';
+import { OutageBreaker, type OutageState } from '../pace/outage-breaker.js';
+import { outageNotice } from '../pace/outage-notice.js';
 
 export interface RunProgress {
   rowsRead: number;
@@ -56,6 +58,8 @@ export interface RunProgress {
   attempts: number;
   concurrency: number;
   cooldownUntil: number;
+  /** The outage the run is paused for, null when not paused. */
+  outage: OutageState | null;
   startedAt: number;
 }
 
@@ -88,7 +92,7 @@ export interface RunReport {
 }
 
 export function newProgress(now: number): RunProgress {
-  return { rowsRead: 0, settled: 0, succeeded: 0, failed: 0, reused: 0, retrying: 0, total: null, attempts: 0, concurrency: 0, cooldownUntil: 0, startedAt: now };
+  return { rowsRead: 0, settled: 0, succeeded: 0, failed: 0, reused: 0, retrying: 0, total: null, attempts: 0, concurrency: 0, cooldownUntil: 0, outage: null, startedAt: now };
 }
 
 /**
@@ -230,6 +234,13 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     const readyAhead = Math.max(8, Math.ceil(config.concurrency / 4));
     const open = new OpenRows({ working: () => controller.concurrency + readyAhead, total: config.concurrency * 4 + 64 });
 
+    const outage = new OutageBreaker({ maxOutageMs: config.maxOutageMs, now, random: options.random ?? Math.random });
+    outage.onChange((change, state) => {
+      progress.outage = change === 'closed' ? null : state;
+      const notice = outageNotice(change, state, now());
+      if (notice) log(notice);
+    });
+
     const context: AttemptContext = {
       client, limit, controller,
       retryPolicy: { ...defaultRetryPolicy, maxAttempts: config.maxAttempts, maxServerWaitMs: config.maxRetryWaitMs },
@@ -240,6 +251,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       abortInFlight: abortInFlight.signal,
       unreachable: new UnreachableEndpointWatch(),
       refusals: new RefusalStreakWatch(),
+      outage,
       onFatal: (outcome, cause) => {
         if (fatal === null) fatal = { outcome, cause };
         stopDispatch.abort();
@@ -380,7 +392,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     await (unchanged ? writeFileAtomic(paths.manifest, previousWritten.text) : writeManifest(paths.manifest, manifest));
 
     const fatalMessage = fatalStop
-      ? explainFatal(fatalStop.outcome, { baseUrl: config.baseUrl, model: config.model, keyName, keyMask }, fatalStop.cause)
+      ? explainFatal(fatalStop.outcome, { baseUrl: config.baseUrl, model: config.model, keyName, keyMask, maxOutageMs: config.maxOutageMs }, fatalStop.cause)
       : null;
     return {
       status,

@@ -9,6 +9,7 @@ import { RefusalStreakWatch } from '../../src/pace/refusal-streak.js';
 import type { RowTask } from '../../src/request/row-task.js';
 import { UnreachableEndpointWatch } from '../../src/pace/unreachable-endpoint.js';
 import type { RowRecord } from '../../src/record/record.js';
+import { OutageBreaker } from '../../src/pace/outage-breaker.js';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 
 let server: ScriptedServer | null = null;
@@ -36,6 +37,7 @@ function contextFor(client: ChatClient, concurrency: number): AttemptContext {
     abortInFlight: new AbortController().signal,
     unreachable: new UnreachableEndpointWatch(),
     refusals: new RefusalStreakWatch(),
+    outage: new OutageBreaker({ maxOutageMs: 60_000, now: () => performance.now(), random: () => 0.5 }),
     onFatal: () => {},
     onRetryWait: () => {},
     now: () => performance.now(),

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JournalWriter, readJournal, verifiedRecordStart, type JournalEntry, type RecordLocation } from '../../src/state/journal.js';
 import { MAX_REORDER_ROWS, OrderedResults } from '../../src/output/ordered-results.js';
 import { SUCCEEDED, outcomeCode } from '../../src/record/outcome-code.js';
+import { waitFor } from '../support/wait-for.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -108,7 +109,7 @@ describe('journal', () => {
     for (let position = 0; position < MAX_REORDER_ROWS; position++) results.admit(position);
     let room = false;
     const waiting = results.roomInWindow(stop.signal).then(() => (room = true));
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await turnsOfTheEventLoop(5);
     expect(room).toBe(false);
     const location = await writer.append({ k: 'r0', f: 'fp', o: SUCCEEDED }, '{"id":"r0"}');
     results.settled(0, location, SUCCEEDED);
@@ -136,8 +137,7 @@ describe('journal', () => {
     for (let position = 1; position < 5000; position++) await settle(position);
     expect(results.windowSize).toBe(5000);
     await settle(0);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(results.windowSize).toBe(0);
+    await waitFor(() => results.windowSize === 0);
     await writer.close();
     const counts = await results.finish();
     const lines = (await readFile(path.join(dir, 'output.jsonl'), 'utf8')).trim().split('\n');
@@ -145,3 +145,8 @@ describe('journal', () => {
     expect(counts.succeeded).toBe(5000);
   });
 });
+
+/** Lets every callback already queued run: what has not happened by then was not going to. */
+async function turnsOfTheEventLoop(turns: number): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+}
