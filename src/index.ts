@@ -17,7 +17,7 @@ export type { RowRecord, FailureCategory } from './record/record.js';
 export { FAILURE_CATEGORIES } from './record/categories.js';
 
 /** Every setting of a job, in camelCase: see the README's job-file table. */
-export interface RunOptions extends Omit<RunFlags, 'inputs' | 'apiKeyEnv' | 'out' | 'baseUrl' | 'model'> {
+export interface RunOptions extends Omit<RunFlags, 'inputs' | 'apiKeyEnv' | 'apiKeyFile' | 'out' | 'baseUrl' | 'model'> {
   /** Input files or glob patterns (JSONL, CSV), relative to the working directory. */
   inputs: string[];
   model: string;
@@ -26,6 +26,11 @@ export interface RunOptions extends Omit<RunFlags, 'inputs' | 'apiKeyEnv' | 'out
   apiKey: string;
   /** The name records and the manifest give the key (`key_name`); default `apiKey`. */
   keyName?: string;
+  /**
+   * Values for the `${NAME}`s in `headers` (`['x-portkey-api-key: ${PORTKEY_API_KEY}']`), which
+   * the CLI fills from the environment: secrets like the key, sent and never written.
+   */
+  headerVariables?: Readonly<Record<string, string>>;
   /** Output directory. */
   out: string;
   /** Abort to stop admitting rows; requests in flight get `graceMs` to finish, as on Ctrl-C. */
@@ -38,9 +43,9 @@ export interface RunOptions extends Omit<RunFlags, 'inputs' | 'apiKeyEnv' | 'out
 }
 
 export async function run(options: RunOptions): Promise<RunReport> {
-  const { apiKey, keyName = 'apiKey', signal, onProgress, progressEveryMs = 1000, onNotice, ...flags } = options;
+  const { apiKey, keyName = 'apiKey', headerVariables, signal, onProgress, progressEveryMs = 1000, onNotice, ...flags } = options;
   if (typeof apiKey !== 'string') throw new NothingSentError(`'apiKey' must be a string: current value is ${typeof apiKey}`);
-  const config = resolveRunConfig({ ...flags, apiKeyEnv: keyName }, null, { env: { [keyName]: apiKey }, cwd: process.cwd() });
+  const config = resolveRunConfig({ ...flags, apiKeyEnv: keyName }, null, { env: { ...headerVariables, [keyName]: apiKey }, cwd: process.cwd() });
   const progress = newProgress(performance.now());
   const timer = onProgress ? setInterval(() => onProgress({ ...progress }), progressEveryMs) : null;
   timer?.unref();

@@ -130,7 +130,6 @@ async function runFromCli(args: RunArgs): Promise<number> {
     if (simulator) log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);
 
     registerSecret(config.apiKey);
-    for (const secret of config.headerSecrets) registerSecret(secret, 'header');
     if (config.cacheDir) await ResponseCache.check(config.cacheDir);
 
     const stop = new AbortController();

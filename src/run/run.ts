@@ -23,7 +23,7 @@ import { rowToMessages } from '../request/messages.js';
 import { OutDirInUseError, SetupError } from './errors.js';
 import { markOnCrash } from './crash-marks.js';
 import { describeFsError, isFsError } from '../state/fs-problem.js';
-import { redactSecrets } from '../record/redact.js';
+import { redactSecrets, registerSecret } from '../record/redact.js';
 import { readManifestAsWritten, sessionChangedNothing } from '../output/manifest-unchanged.js';
 import { writeFileAtomic } from '../output/atomic-file.js';
 import { explainFatal, type FatalCause } from '../pace/fatal-hint.js';
@@ -210,6 +210,8 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     controller.onConcurrencyChange((value) => {
       limit.concurrency = value;
     });
+    // Header values filled from the environment are secrets like the key (the client registers the key).
+    for (const secret of config.headerSecrets) registerSecret(secret, 'header');
     const client = new ChatClient({ url: config.requestUrl, apiKey: config.apiKey, headers: config.sentHeaders, maxSockets: config.concurrency, timeoutMs: config.timeoutMs });
 
     // Two levels of stopping: no new attempts (stop, fail-fast), then cancel what is in flight.

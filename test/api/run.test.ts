@@ -56,3 +56,47 @@ describe("import { run } from 'chatbatch'", () => {
     expect(refused).toMatchObject({ isNothingSent: true, explained: expect.stringContaining('--resume') });
   });
 });
+
+const HEADERS_PROGRAM = `
+import { createServer } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { run } from 'chatbatch';
+const work = process.env.WORK;
+const received = [];
+// A gateway that wants its own headers and echoes its key back in an error, as some do.
+const server = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    received.push({ url: req.url, provider: req.headers['x-portkey-provider'], gatewayKey: req.headers['x-portkey-api-key'] });
+    res.writeHead(400, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { code: 'bad_provider', message: 'refused key ' + req.headers['x-portkey-api-key'] } }));
+  });
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const report = await run({
+  inputs: [work + '/rows.jsonl'], model: 'm', baseUrl: 'http://127.0.0.1:' + server.address().port + '/v1?api-version=1', apiKey: 'sk-api-test-1234567890',
+  out: work + '/out', headers: ['x-portkey-provider: openai', 'x-portkey-api-key: \${PK}'], headerVariables: { PK: 'pk-api-gateway-secret-42' },
+});
+server.close();
+writeFileSync(work + '/result.json', JSON.stringify({ report, received }));
+`;
+
+describe("run({ headers, headerVariables })", () => {
+  let dir: TempDir;
+  afterEach(async () => dir?.remove());
+
+  it('sends the headers with the variables filled, and writes the filled values nowhere', async () => {
+    dir = await makeTempDir();
+    await dir.write('rows.jsonl', jsonlOf([{ id: 'a', prompt: 'one' }]));
+    const result = await runScript(HEADERS_PROGRAM, dir.path);
+    expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
+    const { report, received } = JSON.parse(await dir.read('result.json'));
+    expect(report).toMatchObject({ status: 'finished_with_failures', failed: 1 });
+    expect(received).toEqual([{ url: '/v1/chat/completions?api-version=1', provider: 'openai', gatewayKey: 'pk-api-gateway-secret-42' }]);
+    const [failure] = await dir.jsonl<{ message: string }>('out/errors.jsonl');
+    expect(failure!.message).toContain('refused key [header pk-a…t-42]');
+    const manifest = await dir.read('out/manifest.json');
+    expect(JSON.parse(manifest).config.headers).toEqual({ 'x-portkey-provider': 'openai', 'x-portkey-api-key': '${PK}' });
+    expect(manifest + (await dir.read('out/errors.jsonl'))).not.toContain('pk-api-gateway-secret');
+  });
+});
