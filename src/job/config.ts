@@ -97,7 +97,7 @@ export class ConfigError extends Error {
 }
 
 const CATEGORIES: readonly FailureCategory[] = [
-  'rate_limited', 'server_error', 'client_error', 'auth', 'timeout', 'network', 'invalid_input', 'bad_response',
+  'rate_limited', 'server_error', 'client_error', 'auth', 'timeout', 'network', 'invalid_input', 'bad_response', 'refused',
 ];
 
 export interface ResolveContext {

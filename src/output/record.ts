@@ -10,7 +10,9 @@ export type FailureCategory =
   | 'timeout'
   | 'network'
   | 'invalid_input'
-  | 'bad_response';
+  | 'bad_response'
+  /** The model declined to answer (`refusal` instead of `content`): final, not retried. */
+  | 'refused';
 
 export interface AttemptSummary {
   attempt: number;

@@ -9,6 +9,8 @@ export const SUCCEEDED = 1;
 
 const CATEGORIES: readonly FailureCategory[] = [
   'rate_limited', 'server_error', 'client_error', 'auth', 'timeout', 'network', 'invalid_input', 'bad_response',
+  // Appended, never inserted: the journal stores a category as its index in this list.
+  'refused',
 ];
 
 export function outcomeCode(category: FailureCategory | null): number {

@@ -97,12 +97,13 @@ describe('ChatClient: requests and successes', () => {
     expect(request.method).toBe('POST');
     expect(request.url).toBe('/v1/chat/completions');
     expect(request.body).toBe(BODY);
-    // Node adds Host and Connection itself; nothing else may be sent.
-    expect(request.rawHeaderNames.sort()).toEqual(['Accept', 'Authorization', 'Connection', 'Content-Length', 'Content-Type', 'Host', 'User-Agent', 'X-Client-Request-Id']);
+    // undici adds host, connection and content-length itself; nothing else may be sent.
+    expect(request.rawHeaderNames.sort()).toEqual(['Accept', 'Accept-Encoding', 'Authorization', 'Content-Type', 'User-Agent', 'X-Client-Request-Id', 'connection', 'content-length', 'host']);
     expect(request.headers).toEqual({
       authorization: `Bearer ${KEY}`,
       'content-type': 'application/json',
       accept: 'application/json',
+      'accept-encoding': 'gzip, deflate, br',
       'x-client-request-id': 'cb-abc-1',
       'user-agent': 'chatbatch-test/1',
       'content-length': String(Buffer.byteLength(BODY)),
@@ -148,9 +149,11 @@ describe('ChatClient: requests and successes', () => {
     expect(() => JSON.stringify(deep)).not.toThrow();
   });
 
+  // One connection: undici waits one event-loop turn before reusing a socket, so with more
+  // allowed a request sent right after an answer takes another one.
   it('reuses one keep-alive connection for sequential requests', async () => {
     const { url, seen } = await serve((_req, res) => json(res, 200, completion('x')));
-    const c = client(url);
+    const c = client(url, { maxSockets: 1 });
     for (let i = 0; i < 5; i++) expect((await c.send(BODY, `id-${i}`)).ok).toBe(true);
     expect(seen).toHaveLength(5);
     expect(new Set(seen.map((s) => s.socket)).size).toBe(1);
@@ -307,7 +310,7 @@ describe('ChatClient: time limits, broken connections, limits', () => {
 
   it('reports a reset on a reused keep-alive connection as retryable, and recovers on a new one', async () => {
     const { url, seen } = await serve((req, res, index) => (index === 1 ? req.socket.destroy() : json(res, 200, completion('x'))));
-    const c = client(url);
+    const c = client(url, { maxSockets: 1 });
     expect((await c.send(BODY, 'a')).ok).toBe(true);
     expect(asFailure(await c.send(BODY, 'b'))).toMatchObject({ status: null, code: 'network_error', retryable: true });
     expect((await c.send(BODY, 'c')).ok).toBe(true);
