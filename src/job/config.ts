@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { FailureCategory } from '../output/record.js';
 import { checkBaseUrl } from './base-url.js';
+import { proxyFor, type ProxyChoice } from '../http/proxy-env.js';
 import type { LoadedJob } from './job-file.js';
 import { checkParams } from './params.js';
 import { parseShard, type Shard } from '../run/shard.js';
@@ -61,6 +62,8 @@ export interface RunConfig {
   apiKeyEnv: string;
   /** The secret. Never serialised: see `publicConfig`. */
   apiKey: string;
+  /** The forward proxy from HTTPS_PROXY / HTTP_PROXY (NO_PROXY applied); its password is masked by `publicConfig`. */
+  proxy: ProxyChoice | null;
   system: string | null;
   template: string | null;
   idField: string | null;
@@ -139,6 +142,14 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     else problems.push(`base URL: ${checked.problem}`);
   }
 
+  // The built-in simulator is this machine's own process: never reached through a proxy.
+  let proxy: ProxyChoice | null = null;
+  if (requestUrl && !context.simulatorUrl) {
+    const found = proxyFor(new URL(requestUrl), env);
+    if (found.ok) proxy = found.proxy;
+    else problems.push(found.problem);
+  }
+
   const apiKeyEnv = flags.apiKeyEnv ?? j.api_key_env ?? DEFAULT_API_KEY_ENV;
   const key = readApiKey(env[apiKeyEnv], apiKeyEnv);
   let apiKey = key.ok ? key.key : '';
@@ -175,6 +186,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     requestUrl,
     apiKeyEnv,
     apiKey,
+    proxy,
     system: flags.system ?? j.system ?? null,
     template: flags.template ?? j.template ?? null,
     idField: flags.idField ?? j.id_field ?? null,
@@ -220,10 +232,10 @@ function readApiKey(raw: string | undefined, variable: string): { ok: true; key:
   return { ok: true, key };
 }
 
-/** The configuration as recorded in the manifest: no secret, only the key's variable name. */
+/** The configuration as recorded in the manifest: no secret, only the key's variable name and the proxy's masked URL. */
 export function publicConfig(config: RunConfig): Record<string, unknown> {
-  const { apiKey: _secret, ...rest } = config;
-  return rest;
+  const { apiKey: _secret, proxy, ...rest } = config;
+  return { ...rest, proxy: proxy && { url: proxy.shown, variable: proxy.variable } };
 }
 
 function parseRetryFailed(values: string[] | undefined, problems: string[]): FailureCategory[] | 'all' {

@@ -186,7 +186,9 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     controller.onConcurrencyChange((value) => {
       limit.concurrency = value;
     });
-    const client = new ChatClient({ url: config.requestUrl, apiKey: config.apiKey, maxSockets: config.concurrency, timeoutMs: config.timeoutMs });
+    const client = new ChatClient({ url: config.requestUrl, apiKey: config.apiKey, maxSockets: config.concurrency, timeoutMs: config.timeoutMs, proxy: config.proxy });
+    const proxy = config.proxy && `${config.proxy.shown} (from ${config.proxy.variable})`;
+    if (proxy) log(`requests go through the proxy ${proxy}`);
 
     // Two levels of stopping: no new attempts (stop, fail-fast), then cancel what is in flight.
     const stopDispatch = new AbortController();
@@ -338,7 +340,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     phase.markError = null;
 
     const fatalMessage = fatalStop
-      ? explainFatal(fatalStop.outcome, { baseUrl: config.baseUrl, model: config.model, keyName, keyMask }, fatalStop.cause)
+      ? explainFatal(fatalStop.outcome, { baseUrl: config.baseUrl, model: config.model, keyName, keyMask, proxy }, fatalStop.cause)
       : null;
     return {
       status,
