@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { startForwardProxy, type ForwardProxy } from '../support/forward-proxy.js';
-import { replyWithEcho, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { replyWithEcho, sendJson, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-proxy-test-key-abcdefghijkl';
@@ -121,6 +121,29 @@ describe('run through a forward proxy', () => {
     expect(result.stderr).toContain(`answered 403 when asked for a tunnel`);
     expect(forward.tunnels).toHaveLength(3);
     expect(endpoint.received).toHaveLength(0);
+  });
+
+  it("masks the proxy password in what the endpoint sends back, like the key", async () => {
+    const endpoint = await startScriptedServer((_request, res) => sendJson(res, 500, { error: { code: 'upstream', message: 'proxy said Proxy-Authorization alice:s@cret was fine' } }));
+    cleanups.push(() => endpoint.close());
+    const forward = await proxy({ credentials: 'alice:s@cret' });
+    const result = await runCli(['run', 'in.jsonl', '--base-url', endpoint.baseUrl, '--model', 'm', '--out', 'out', '--quiet', '--max-attempts', '1'], {
+      cwd: dir.path,
+      env: { CHATBATCH_API_KEY: KEY, HTTP_PROXY: `http://alice:s%40cret@127.0.0.1:${forward.port}` },
+    });
+    expect(result.code, result.stderr).toBe(1);
+    const errors = await dir.read('out/errors.jsonl');
+    expect(errors).toContain('Proxy-Authorization alice:[proxy password');
+    expect(errors).not.toContain('s@cret');
+  });
+
+  it('never sends --simulate runs through a proxy', async () => {
+    const result = await runCli(['run', 'in.jsonl', '--simulate', '--model', 'm', '--out', 'out', '--quiet'], {
+      cwd: dir.path,
+      env: { HTTP_PROXY: 'http://127.0.0.1:9', HTTPS_PROXY: 'http://127.0.0.1:9' },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect((await manifest()).config.proxy).toBeNull();
   });
 
   it('refuses a proxy variable that is not a proxy URL with exit 2, sending nothing', async () => {
