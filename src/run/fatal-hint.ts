@@ -25,7 +25,8 @@ export function explainFatal(outcome: AttemptFailure, context: FatalContext, cau
   if (cause === 'refusal-streak') return explainRefusalStreak(outcome, context);
   const nobodyThere = outcome.status === null ? nobodyThereKind(outcome.connectionErrorCode) : null;
   if (nobodyThere) return explainUnreachable(outcome, nobodyThere, context);
-  return `the endpoint refuses this configuration, so the run stopped early.\n  ${answerFacts(outcome, context)}\n  check: ${advice(outcome)}`;
+  const refuser = outcome.code === 'proxy_auth' ? 'the proxy' : 'the endpoint';
+  return `${refuser} refuses this configuration, so the run stopped early.\n  ${answerFacts(outcome, context)}\n  check: ${advice(outcome)}`;
 }
 
 function answerFacts(outcome: AttemptFailure, context: FatalContext): string {
@@ -81,7 +82,7 @@ function explainUnreachable(outcome: AttemptFailure, kind: NobodyThereKind, cont
   const check = context.proxy && kind !== 'tls' && kind !== 'proxy' ? PROXY_ADVICE : ADVICE[kind];
   return (
     `${viaProxy ?? HEADLINE[kind]} (${outcome.connectionErrorCode}), so the run stopped early.\n  ${facts}\n  check: ${check}\n` +
-    '  rows not answered stay pending: fix the base URL (or start the server) and run again with --resume'
+    `  rows not answered stay pending: fix the base URL (or start the server${context.proxy ? ', or fix the proxy' : ''}) and run again with --resume`
   );
 }
 

@@ -106,6 +106,7 @@ describe('run through a forward proxy', () => {
     const result = await run(endpoint.baseUrl, tls ? { HTTPS_PROXY: forward.url, NODE_EXTRA_CA_CERTS: CERT } : { HTTP_PROXY: forward.url });
     expect(result.code, result.stderr).toBe(3);
     expect(result.stderr).toContain(`code proxy_auth: the proxy ${forward.url} (from ${tls ? 'HTTPS_PROXY' : 'HTTP_PROXY'}) answered 407 Proxy Authentication Required`);
+    expect(result.stderr).toContain('the proxy refuses this configuration, so the run stopped early');
     expect(result.stderr).toContain('the user name and password in the proxy URL');
     expect(forward.requests.length + forward.tunnels.length).toBe(1);
     expect(endpoint.received).toHaveLength(0);
