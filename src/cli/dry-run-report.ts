@@ -1,4 +1,4 @@
-import { maskKey } from '../http/key-mask.js';
+import { maskKey } from '../record/key-mask.js';
 import type { RunConfig } from '../job/config.js';
 import type { DryRunReport } from '../run/dry-run.js';
 

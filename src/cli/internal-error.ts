@@ -1,4 +1,4 @@
-import { redactSecrets } from '../http/redact.js';
+import { redactSecrets } from '../record/redact.js';
 import { markRunsCrashed } from '../run/crash-marks.js';
 
 /**

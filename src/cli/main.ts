@@ -9,6 +9,7 @@ import { simulateCommand } from './simulate.js';
 import { mergeCommand } from './merge.js';
 import { schemaCommand } from './schema.js';
 import { skipEagerHelpFormatting } from './skip-eager-help.js';
+import { diskFailureOf } from '../output/write-failed.js';
 import { EXIT } from './exit-codes.js';
 import { reportInternalError } from './internal-error.js';
 
@@ -47,8 +48,8 @@ const cli = yargs(hideBin(process.argv))
   .epilog(
     'Settings come from flags, then the environment (CHATBATCH_BASE_URL, the key variable), then the job file.\n' +
       'Exit codes: 0 every row succeeded; 1 some rows failed; 2 usage or configuration error, nothing sent;\n' +
-      '3 the endpoint refused the run (key, model, base URL, quota); 70 internal error (please report);\n' +
-      '130 interrupted, resume with --resume.',
+      '3 the endpoint refused the run (key, model, base URL, quota); 5 a write failed (disk full, I/O error),\n' +
+      'resume with --resume once fixed; 70 internal error (please report); 130 interrupted, resume with --resume.',
   )
   .strict()
   .demandCommand(1, 'Name a command: run, validate, report, merge, simulate, schema.')
@@ -68,5 +69,12 @@ skipEagerHelpFormatting(cli);
 try {
   await cli.parseAsync();
 } catch (error) {
-  lastResort(error);
+  // A disk that refuses a write (merge, report --html) gets one line and exit 5, not a stack trace.
+  const writeFailure = diskFailureOf(error);
+  if (writeFailure) {
+    process.stderr.write(`chatbatch: ${writeFailure.explain('run the command again')}\n`);
+    process.exitCode = EXIT.writeFailed;
+  } else {
+    lastResort(error);
+  }
 }

@@ -1,3 +1,4 @@
+import { clockTime } from '../pace/outage-notice.js';
 import type { RunProgress } from '../run/run.js';
 
 export interface ProgressReporter {
@@ -44,8 +45,14 @@ export function formatProgress(progress: RunProgress, now: number): string {
   const cooldown = progress.cooldownUntil > now ? `, cooling down ${((progress.cooldownUntil - now) / 1000).toFixed(1)} s` : '';
   return (
     `${done}${total} done (${progress.succeeded} ok, ${progress.failed} failed), ${progress.retrying} retrying, ` +
-    `${rate.toFixed(1)} rows/s${eta}, concurrency ${progress.concurrency}${cooldown}`
+    `${rate.toFixed(1)} rows/s${eta}, concurrency ${progress.concurrency}${cooldown}${outagePart(progress, now)}`
   );
+}
+
+function outagePart({ outage }: RunProgress, now: number): string {
+  if (!outage) return '';
+  const probe = outage.nextProbeAt === null ? 'probing' : `next probe in ${Math.max(0, (outage.nextProbeAt - now) / 1000).toFixed(1)} s`;
+  return `, endpoint down since ${clockTime(outage.downSinceWall)}, ${probe}`;
 }
 
 function formatSeconds(seconds: number): string {

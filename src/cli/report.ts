@@ -1,10 +1,11 @@
 import { writeFile } from 'node:fs/promises';
+import { asWriteFailure } from '../output/write-failed.js';
 import type { Argv, CommandModule } from 'yargs';
 import { computeStats, withPending } from '../report/stats.js';
 import { pendingRows } from '../report/pending.js';
 import { formatTextReport } from '../report/text-report.js';
 import { renderHtmlReport } from '../report/html-report.js';
-import { outDirPaths } from '../run/out-dir.js';
+import { outDirPaths } from '../state/out-dir.js';
 import { readManifest } from '../output/manifest.js';
 import { EXIT } from './exit-codes.js';
 
@@ -42,7 +43,9 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     const title = `${manifest.job ?? args.dir} (${manifest.status})`;
     process.stdout.write(formatTextReport(stats, title));
     if (args.html) {
-      await writeFile(args.html, renderHtmlReport(stats, title));
+      await writeFile(args.html, renderHtmlReport(stats, title)).catch((error: unknown) => {
+        throw asWriteFailure(error, args.html!);
+      });
       process.stderr.write(`chatbatch: wrote ${args.html}\n`);
     }
   },

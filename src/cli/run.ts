@@ -1,13 +1,12 @@
 import type { Argv, CommandModule } from 'yargs';
-import { ConfigError, resolveRunConfig, SIMULATOR_BASE_URL, type RunFlags } from '../job/config.js';
-import { JobFileError, loadJobFile } from '../job/job-file.js';
-import { ExpansionInterruptedError, InputError } from '../input/errors.js';
-import { OutDirInUseError, SetupError } from '../run/errors.js';
-import { OutDirError } from '../run/out-dir.js';
+import { NothingSentError } from '../errors.js';
+import { resolveRunConfig, SIMULATOR_BASE_URL, type RunFlags } from '../job/config.js';
+import { loadJobFile } from '../job/job-file.js';
+import { ExpansionInterruptedError, } from '../input/errors.js';
 import { reportInternalError } from './internal-error.js';
-import { LockError } from '../run/lock.js';
-import { CacheDirError, ResponseCache } from '../run/response-cache.js';
-import { registerSecret, redactSecrets } from '../http/redact.js';
+import { ResponseCache } from '../state/response-cache.js';
+import { registerSecret, redactSecrets } from '../record/redact.js';
+import { diskFailureOf } from '../output/write-failed.js';
 import { newProgress, runBatch } from '../run/run.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { EXIT } from './exit-codes.js';
@@ -17,8 +16,6 @@ import { namesStandardInput, STANDARD_INPUT_REFUSAL } from './standard-input.js'
 import { dryRun } from '../run/dry-run.js';
 import { formatDryRun } from './dry-run-report.js';
 import { startProgressReporter, type ProgressReporter } from './progress.js';
-import { capYoungGeneration } from '../run/young-generation-cap.js';
-import { trimOldGeneration } from '../run/old-generation-trim.js';
 
 interface RunArgs {
   inputs?: string[];
@@ -36,6 +33,7 @@ interface RunArgs {
   'row-deadline-ms'?: number;
   'max-retry-wait-ms'?: number;
   'grace-ms'?: number;
+  'max-outage-ms'?: number;
   rpm?: number;
   tpm?: number;
   resume?: boolean;
@@ -71,6 +69,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('row-deadline-ms', { type: 'string', coerce: positiveInteger('row-deadline-ms'), describe: 'Overall limit per row, retries included (default 900000)' })
       .option('max-retry-wait-ms', { type: 'string', coerce: nonNegativeInteger('max-retry-wait-ms'), describe: 'Longest retry-after a server may impose before the row fails (default 60000)' })
       .option('grace-ms', { type: 'string', coerce: nonNegativeInteger('grace-ms'), describe: 'On Ctrl-C, how long in-flight requests may finish (default 10000)' })
+      .option('max-outage-ms', { type: 'string', coerce: nonNegativeInteger('max-outage-ms'), describe: 'Longest the run waits out an endpoint outage (only 5xx, resets, timeouts) before stopping with exit 3, rows pending; 0: no pause (default 300000)' })
       .option('rpm', { type: 'string', coerce: positiveInteger('rpm'), describe: 'Requests-per-minute budget' })
       .option('tpm', { type: 'string', coerce: positiveInteger('tpm'), describe: 'Estimated tokens-per-minute budget' })
       .option('resume', { type: 'boolean', describe: 'Continue the run in --out, skipping settled rows' })
@@ -100,8 +99,6 @@ async function runFromCli(args: RunArgs): Promise<number> {
     else process.stderr.write(`chatbatch: ${redactSecrets(line)}\n`);
   };
   let simulator: RunningSimulator | null = null;
-  let releaseYoungGeneration = (): void => {};
-  let stopOldGenerationTrim = (): void => {};
   try {
     if (namesStandardInput(process.argv.slice(2), (option) => (args as Record<string, unknown>)[option])) {
       log(STANDARD_INPUT_REFUSAL);
@@ -126,10 +123,6 @@ async function runFromCli(args: RunArgs): Promise<number> {
     if (simulator) log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);
 
     registerSecret(config.apiKey);
-    if (config.concurrency <= SMALL_HEAP_MAX_CONCURRENCY) {
-      releaseYoungGeneration = capYoungGeneration(SMALL_YOUNG_GENERATION_MB);
-      stopOldGenerationTrim = trimOldGeneration(OLD_GENERATION_STEP_MB);
-    }
     if (config.cacheDir) await ResponseCache.check(config.cacheDir);
 
     const stop = new AbortController();
@@ -164,53 +157,25 @@ async function runFromCli(args: RunArgs): Promise<number> {
       process.off('SIGTERM', onSignal);
     }
   } catch (error) {
-    if (error instanceof ConfigError) {
-      const [only, ...more] = error.problems;
-      log(more.length === 0 ? `cannot start the run: ${only}` : `cannot start the run:\n${error.problems.map((p) => `  - ${p}`).join('\n')}`);
-      return EXIT.usage;
-    }
-    if (error instanceof JobFileError && error.problems.length === 1) {
-      log(`${error.problems[0]!.where}: ${error.problems[0]!.problem}`);
-      return EXIT.usage;
-    }
-    if (
-      error instanceof JobFileError || error instanceof InputError || error instanceof OutDirInUseError || error instanceof LockError ||
-      error instanceof CacheDirError || error instanceof OutDirError || error instanceof SetupError
-    ) {
-      log(error.message);
+    if (error instanceof NothingSentError) {
+      log(error.explain());
       return EXIT.usage;
     }
     if (error instanceof ExpansionInterruptedError) {
       log(error.message);
       return EXIT.interrupted;
     }
+    const writeFailure = diskFailureOf(error);
+    if (writeFailure) {
+      log(writeFailure.explain('rerun with --resume'));
+      return EXIT.writeFailed;
+    }
     await reportInternalError(error, { resumable: true });
     return EXIT.internalError;
   } finally {
-    releaseYoungGeneration();
-    stopOldGenerationTrim();
     await simulator?.close();
   }
 }
-
-/**
- * Half V8's default young generation. Measured on 1,000,000 rows at concurrency 64: peak RSS 116
- * MB instead of 127, and less CPU. It holds what up to 64 requests in flight keep alive between
- * collections; at 256 the requests outlive it, get promoted, and cost more memory and CPU than
- * they save (123 MB against 110 and 14% more CPU a row, 3 runs each), so larger pools keep V8's
- * default.
- */
-const SMALL_YOUNG_GENERATION_MB = 16;
-/**
- * A full collection each time the old generation grows this much (old-generation-trim.ts).
- * Measured at concurrency 64, side by side: 1,000,000 rows peaked at 97 MB instead of 108, for
- * ~8% more CPU a row at L=0 and no change at L=20 ms. At 256 the requests in flight promote
- * far more into the old generation, the collections come often, and the deoptimizations after
- * each cost up to 60% more CPU a row (C/L fell from 88% to 69% in one run), so larger pools
- * keep V8's own schedule there too.
- */
-const OLD_GENERATION_STEP_MB = 3;
-const SMALL_HEAP_MAX_CONCURRENCY = 64;
 
 function flagsFrom(args: RunArgs): RunFlags {
   return {
@@ -228,6 +193,7 @@ function flagsFrom(args: RunArgs): RunFlags {
     rowDeadlineMs: args['row-deadline-ms'],
     maxRetryWaitMs: args['max-retry-wait-ms'],
     graceMs: args['grace-ms'],
+    maxOutageMs: args['max-outage-ms'],
     rpm: args.rpm,
     tpm: args.tpm,
     resume: args.resume,

@@ -1,4 +1,4 @@
-import type { FailureCategory, Usage } from '../output/record.js';
+import type { FailureCategory, Usage } from '../record/record.js';
 
 /**
  * The result of one HTTP attempt. Sending never throws: every way an attempt can end is a value.

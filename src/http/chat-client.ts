@@ -5,7 +5,7 @@ import { ACCEPTED_ENCODINGS } from './body-decoder.js';
 import { Exchange, type ExchangeSettings } from './exchange.js';
 import { failure } from './interpret.js';
 import type { ProxyChoice } from './proxy-env.js';
-import { registerSecret } from './redact.js';
+import { registerSecret } from '../record/redact.js';
 import { redactOutcome } from './redact-outcome.js';
 import { TOOL_VERSION } from '../output/tool-version.js';
 
@@ -149,5 +149,5 @@ function requirePositiveInteger(name: string, value: number): void {
 }
 
 function aborted(started: bigint): AttemptFailure {
-  return failure(null, 'aborted', 'network', 'the request was not sent because the run is stopping', false, {}, started);
+  return failure(null, 'aborted', 'the request was not sent because the run is stopping', {}, started);
 }

@@ -1,4 +1,4 @@
-import type { FailureCategory } from '../output/record.js';
+import type { FailureCategory } from '../record/record.js';
 
 export interface Classification {
   category: FailureCategory;

@@ -1,4 +1,4 @@
-import { redactedPrefix, redactSecrets } from './redact.js';
+import { redactedPrefix, redactSecrets } from '../record/redact.js';
 
 const EXCERPT_CHARS = 300;
 const MAX_DEPTH = 3;

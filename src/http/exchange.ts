@@ -1,10 +1,10 @@
 import type { Dispatcher } from 'undici';
 import type { AttemptOutcome } from './attempt.js';
-import { onAbort } from './abort-fanout.js';
+import { onAbort } from '../async/abort-fanout.js';
 import { BodyDecoder, parseContentEncoding, type DecodeEnd, type DecodeListener } from './body-decoder.js';
 import { failure, interpret } from './interpret.js';
 import { describeRequestError, type RequestTarget } from './request-error.js';
-import type { FailureCategory } from '../output/record.js';
+import type { ClientCode } from '../record/client-codes.js';
 
 /** What every attempt of one client shares. */
 export interface ExchangeSettings extends RequestTarget {
@@ -47,7 +47,7 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
       this.resolve = resolve;
     });
     this.timer = setTimeout(timeOut, settings.timeoutMs, this);
-    if (signal) this.stopWatching = onAbort(signal, () => this.fail('aborted', 'network', 'the request was cancelled because the run is stopping', false));
+    if (signal) this.stopWatching = onAbort(signal, () => this.fail('aborted', 'the request was cancelled because the run is stopping'));
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -63,13 +63,13 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
     const declared = this.headers['content-length'];
     const limit = this.settings.maxBodyBytes;
     if (declared !== undefined && Number(declared) > limit) {
-      this.fail('response_too_large', 'bad_response', `the response declared ${declared} bytes, more than the ${limit} byte limit; not read`, false);
+      this.fail('response_too_large', `the response declared ${declared} bytes, more than the ${limit} byte limit; not read`);
       return;
     }
     const encoding = this.headers['content-encoding'];
     if (encoding === undefined) return;
     const codings = parseContentEncoding(encoding);
-    if (typeof codings === 'string') this.fail('bad_response', 'bad_response', codings, false);
+    if (typeof codings === 'string') this.fail('unsupported_encoding', codings);
     else if (codings.length > 0) this.decoder = new BodyDecoder(codings, limit, this);
   }
 
@@ -77,7 +77,7 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
     if (this.settled) return;
     this.size += chunk.length;
     if (this.size > this.settings.maxBodyBytes) {
-      this.fail('response_too_large', 'bad_response', `the response body exceeded the ${this.settings.maxBodyBytes} byte limit and was not read further`, false);
+      this.fail('response_too_large', `the response body exceeded the ${this.settings.maxBodyBytes} byte limit and was not read further`);
       return;
     }
     if (this.decoder) this.decoder.write(chunk);
@@ -99,7 +99,7 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
     if (this.settled) return;
     this.controller = null;
     const facts = describeRequestError(error, this.settings);
-    const outcome = failure(this.status, facts.code, facts.category, facts.message, facts.retryable, this.headers, this.started);
+    const outcome = failure(this.status, facts.code, facts.message, this.headers, this.started);
     outcome.fatalForRun = facts.fatalForRun;
     // Only when no response arrived: a connection that broke mid-body proves someone was there.
     if (facts.connectionErrorCode !== undefined && this.status === null) outcome.connectionErrorCode = facts.connectionErrorCode;
@@ -109,19 +109,19 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
 
   onDecoded(end: DecodeEnd): void {
     if (end.kind === 'text') this.finish(interpret(this.status!, this.headers, end.text, this.started, this.settings.url));
-    else if (end.kind === 'too_large') this.fail('response_too_large', 'bad_response', `the response body decoded to more than the ${this.settings.maxBodyBytes} byte limit and was not read further`, false);
-    else this.fail('bad_response', 'bad_response', `the ${this.headers['content-encoding']}-encoded response body could not be decoded (${end.reason})`, true);
+    else if (end.kind === 'too_large') this.fail('response_too_large', `the response body decoded to more than the ${this.settings.maxBodyBytes} byte limit and was not read further`);
+    else this.fail('bad_response', `the ${this.headers['content-encoding']}-encoded response body could not be decoded (${end.reason})`);
   }
 
   onTimeout(): void {
     const after = this.status === null ? '' : ` (status ${this.status} arrived, the body did not finish)`;
-    this.fail('timeout', 'timeout', `no complete response within ${this.settings.timeoutMs} ms${after}`, true);
+    this.fail('timeout', `no complete response within ${this.settings.timeoutMs} ms${after}`);
   }
 
   /** Ends the attempt as a failure and tears the exchange down (its connection is not reused). */
-  private fail(code: string, category: FailureCategory, message: string, retryable: boolean): void {
+  private fail(code: ClientCode, message: string): void {
     if (this.settled) return;
-    this.finish(failure(this.status, code, category, message, retryable, this.headers, this.started));
+    this.finish(failure(this.status, code, message, this.headers, this.started));
     const controller = this.controller;
     this.controller = null;
     controller?.abort(ENDED_BY_US);

@@ -2,14 +2,16 @@ import type { AttemptFailure, AttemptOutcome, AttemptSuccess } from './attempt.j
 import { classifyFailure } from './classify.js';
 import { readErrorBody, readErrorJson } from './error-body.js';
 import { pickTraceId } from './trace-id.js';
-import type { FailureCategory } from '../output/record.js';
+import { CLIENT_CODES, type ClientCode } from '../record/client-codes.js';
 
 export function elapsedMs(started: bigint): number {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
-export function failure(status: number | null, code: string, category: FailureCategory, message: string, retryable: boolean, headers: Record<string, string>, started: bigint): AttemptFailure {
-  return { ok: false, status, code, message, category, retryable, fatalForRun: false, traceId: pickTraceId(headers), headers, durationMs: elapsedMs(started) };
+/** A failure with one of our own codes: its category and retryability come from the codes' table. */
+export function failure(status: number | null, code: ClientCode, message: string, headers: Record<string, string>, started: bigint, bodyId?: unknown): AttemptFailure {
+  const { category, retryable } = CLIENT_CODES[code];
+  return { ok: false, status, code, message, category, retryable, fatalForRun: false, traceId: pickTraceId(headers, bodyId), headers, durationMs: elapsedMs(started) };
 }
 
 /** What a complete response means: a reply, or a failure classified by its status and body. */
@@ -48,7 +50,7 @@ function redirected(status: number, headers: Record<string, string>, started: bi
       ? `the base URL redirects to ${target!.href} (HTTP ${status}); use ${base} as the base URL (chatbatch does not follow redirects)`
       : `the base URL redirects to ${target?.href ?? location} (HTTP ${status}); use that address's API base URL as the base URL (chatbatch does not follow redirects)`;
   }
-  const outcome = failure(status, 'redirect', 'client_error', message, false, headers, started);
+  const outcome = failure(status, 'redirect', message, headers, started);
   outcome.fatalForRun = true;
   return outcome;
 }
@@ -116,7 +118,7 @@ function interpretSuccess(status: number, headers: Record<string, string>, text:
  * paid for and final: the same request would be refused again, so it is not retried.
  */
 function refused(status: number, headers: Record<string, string>, started: bigint, refusal: string, bodyId: unknown): AttemptFailure {
-  return { ok: false, status, code: 'refused', message: refusal, category: 'refused', retryable: false, fatalForRun: false, traceId: pickTraceId(headers, bodyId), headers, durationMs: elapsedMs(started) };
+  return failure(status, 'refused', refusal, headers, started, bodyId);
 }
 
 /** Providers nest usage two levels deep (`prompt_tokens_details.cached_tokens`); allow a little more. */
@@ -140,5 +142,6 @@ function isUsage(value: unknown): value is NonNullable<AttemptSuccess['usage']> 
 
 /** A 2xx that is not a usable completion: retried like a server fault, never a silent empty reply. */
 function badResponse(status: number, headers: Record<string, string>, started: bigint, code: string, message: string, bodyId: unknown): AttemptFailure {
-  return { ok: false, status, code, message, category: 'bad_response', retryable: true, fatalForRun: false, traceId: pickTraceId(headers, bodyId), headers, durationMs: elapsedMs(started) };
+  const { category, retryable } = CLIENT_CODES.bad_response;
+  return { ok: false, status, code, message, category, retryable, fatalForRun: false, traceId: pickTraceId(headers, bodyId), headers, durationMs: elapsedMs(started) };
 }

@@ -1,11 +1,9 @@
-import type { FailureCategory } from '../output/record.js';
+import type { ClientCode } from '../record/client-codes.js';
 
 /** How an attempt that got no complete response ended, from the error undici reported. */
 export interface RequestErrorFacts {
-  code: string;
-  category: FailureCategory;
+  code: ClientCode;
   message: string;
-  retryable: boolean;
   fatalForRun: boolean;
   /** The raw error code (ECONNREFUSED, ENOTFOUND, ...) callers decide from; see AttemptFailure. */
   connectionErrorCode?: string;
@@ -47,38 +45,38 @@ export function describeRequestError(error: unknown, target: RequestTarget): Req
   if (PROXY_AUTH.test(text) || tunnel?.[1] === '407') return proxyAuthRequired(target);
   if (tunnel && target.proxy) {
     return {
-      code: 'network_error', category: 'network', retryable: true, fatalForRun: false, connectionErrorCode: 'ERR_PROXY_TUNNEL',
+      code: 'network_error', fatalForRun: false, connectionErrorCode: 'ERR_PROXY_TUNNEL',
       message: `ERR_PROXY_TUNNEL: the proxy ${target.proxy.shown} (from ${target.proxy.variable}) answered ${tunnel[1]} when asked for a tunnel to the base URL (${target.request})`,
     };
   }
   if (ownCode === 'UND_ERR_CONNECT_TIMEOUT') {
-    return { code: 'timeout', category: 'timeout', retryable: true, fatalForRun: false, message: `no connection within ${target.timeoutMs} ms (${where})` };
+    return { code: 'timeout', fatalForRun: false, message: `no connection within ${target.timeoutMs} ms (${where})` };
   }
   if (ownCode === 'UND_ERR_HEADERS_TIMEOUT' || ownCode === 'UND_ERR_BODY_TIMEOUT') {
-    return { code: 'timeout', category: 'timeout', retryable: true, fatalForRun: false, message: `no complete response within the time limit (${ownCode}, ${where})` };
+    return { code: 'timeout', fatalForRun: false, message: `no complete response within the time limit (${ownCode}, ${where})` };
   }
   if (ownCode === 'UND_ERR_SOCKET') {
     // The other side closed (or reset) the connection: the old client's ECONNRESET.
     const code = causeCode ?? 'ECONNRESET';
-    return { code: 'network_error', category: 'network', retryable: true, fatalForRun: false, connectionErrorCode: code, message: `${code}: the connection closed before the response was complete (${where})` };
+    return { code: 'network_error', fatalForRun: false, connectionErrorCode: code, message: `${code}: the connection closed before the response was complete (${where})` };
   }
   if (ownCode === 'UND_ERR_DESTROYED' || ownCode === 'UND_ERR_CLOSED') {
-    return { code: 'network_error', category: 'network', retryable: true, fatalForRun: false, message: `the connection pool was closed before the response was complete (${where})` };
+    return { code: 'network_error', fatalForRun: false, message: `the connection pool was closed before the response was complete (${where})` };
   }
   if (e.name === 'HTTPParserError') {
     const code = ownCode ?? 'HPE_INVALID_RESPONSE';
-    return { code: 'network_error', category: 'network', retryable: true, fatalForRun: false, connectionErrorCode: code, message: `${code}: the answer is not HTTP/1.1 (${text}) (${where})` };
+    return { code: 'network_error', fatalForRun: false, connectionErrorCode: code, message: `${code}: the answer is not HTTP/1.1 (${text}) (${where})` };
   }
   // undici wraps some system errors (a proxy certificate for another host: UND_ERR_PRX_TLS).
   const code = (ownCode?.startsWith('UND_ERR_') && causeCode) || ownCode || causeCode || 'ERROR';
-  return { code: 'network_error', category: 'network', retryable: true, fatalForRun: false, connectionErrorCode: code, message: `${code}: ${text} (${where})` };
+  return { code: 'network_error', fatalForRun: false, connectionErrorCode: code, message: `${code}: ${text} (${where})` };
 }
 
 /** Every request through this proxy gets the same answer: a configuration problem, like a bad key. */
 function proxyAuthRequired(target: RequestTarget): RequestErrorFacts {
   const proxy = target.proxy ? `the proxy ${target.proxy.shown} (from ${target.proxy.variable})` : 'a proxy';
   return {
-    code: 'proxy_auth', category: 'auth', retryable: false, fatalForRun: true,
+    code: 'proxy_auth', fatalForRun: true,
     message: `${proxy} answered 407 Proxy Authentication Required (${target.request})`,
   };
 }

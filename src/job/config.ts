@@ -1,10 +1,11 @@
 import path from 'node:path';
-import type { FailureCategory } from '../output/record.js';
+import { FAILURE_CATEGORIES, isFailureCategory, type FailureCategory } from '../record/categories.js';
 import { checkBaseUrl } from './base-url.js';
 import { proxyFor, type ProxyChoice } from '../http/proxy-env.js';
 import type { LoadedJob } from './job-file.js';
 import { checkParams } from './params.js';
-import { parseShard, type Shard } from '../run/shard.js';
+import { parseShard, type Shard } from '../input/shard.js';
+import { NothingSentError } from '../errors.js';
 
 export const DEFAULT_API_KEY_ENV = 'CHATBATCH_API_KEY';
 export const BASE_URL_ENV = 'CHATBATCH_BASE_URL';
@@ -18,6 +19,10 @@ export const DEFAULTS = {
   rowDeadlineMs: 15 * 60_000,
   maxRetryWaitMs: 60_000,
   graceMs: 10_000,
+  // Longer than a gateway's restart or a deploy takes (seconds to a couple of minutes), shorter
+  // than a scheduled job can afford to sit idle unnoticed: past it, exit 3 says so and --resume
+  // continues.
+  maxOutageMs: 5 * 60_000,
 } as const;
 
 export type OutputFormat = 'jsonl' | 'csv' | 'openai-batch';
@@ -39,6 +44,7 @@ export interface RunFlags {
   rowDeadlineMs?: number | undefined;
   maxRetryWaitMs?: number | undefined;
   graceMs?: number | undefined;
+  maxOutageMs?: number | undefined;
   rpm?: number | undefined;
   tpm?: number | undefined;
   resume?: boolean | undefined;
@@ -73,6 +79,8 @@ export interface RunConfig {
   rowDeadlineMs: number;
   maxRetryWaitMs: number;
   graceMs: number;
+  /** The longest the run waits out an outage before stopping (exit 3); 0: never pause. */
+  maxOutageMs: number;
   rpm: number | null;
   tpm: number | null;
   params: Record<string, unknown>;
@@ -92,16 +100,17 @@ export interface RunConfig {
   shard: Shard | null;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends NothingSentError {
   constructor(readonly problems: readonly string[]) {
     super(problems.join('\n'));
     this.name = 'ConfigError';
   }
-}
 
-const CATEGORIES: readonly FailureCategory[] = [
-  'rate_limited', 'server_error', 'client_error', 'auth', 'timeout', 'network', 'invalid_input', 'bad_response', 'refused',
-];
+  override explain(): string {
+    const [only, ...more] = this.problems;
+    return more.length === 0 ? `cannot start the run: ${only}` : `cannot start the run:\n${this.problems.map((p) => `  - ${p}`).join('\n')}`;
+  }
+}
 
 export interface ResolveContext {
   env: Readonly<Record<string, string | undefined>>;
@@ -196,6 +205,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     rowDeadlineMs: flags.rowDeadlineMs ?? DEFAULTS.rowDeadlineMs,
     maxRetryWaitMs: flags.maxRetryWaitMs ?? DEFAULTS.maxRetryWaitMs,
     graceMs: flags.graceMs ?? DEFAULTS.graceMs,
+    maxOutageMs: flags.maxOutageMs ?? j.max_outage_ms ?? DEFAULTS.maxOutageMs,
     rpm: flags.rpm ?? j.rpm ?? null,
     tpm: flags.tpm ?? j.tpm ?? null,
     params,
@@ -242,9 +252,9 @@ function parseRetryFailed(values: string[] | undefined, problems: string[]): Fai
   if (values === undefined) return [];
   const names = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
   if (names.length === 0 || names.includes('all')) return 'all';
-  const unknown = names.filter((n) => !CATEGORIES.includes(n as FailureCategory));
+  const unknown = names.filter((n) => !isFailureCategory(n));
   if (unknown.length > 0) {
-    problems.push(`--retry-failed: unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')} (accepted: all, ${CATEGORIES.join(', ')})`);
+    problems.push(`--retry-failed: unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')} (accepted: all, ${FAILURE_CATEGORIES.join(', ')})`);
   }
   return names as FailureCategory[];
 }

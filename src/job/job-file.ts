@@ -3,6 +3,7 @@ import path from 'node:path';
 import { checkParams, OPTIONAL_PARAMS } from './params.js';
 import { inputFileAsJob, notJson } from './not-a-job-file.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './config.js';
+import { NothingSentError } from '../errors.js';
 
 /** The JSON job file as written by a user. Every key is optional; flags fill or override. */
 export interface JobFile {
@@ -19,6 +20,7 @@ export interface JobFile {
   concurrency?: number;
   max_attempts?: number;
   timeout_ms?: number;
+  max_outage_ms?: number;
   rpm?: number;
   tpm?: number;
   params?: Record<string, unknown>;
@@ -26,7 +28,7 @@ export interface JobFile {
   format?: string;
 }
 
-type FieldKind = 'string' | 'strings' | 'positive-integer' | 'object';
+type FieldKind = 'string' | 'strings' | 'positive-integer' | 'non-negative-integer' | 'object';
 
 export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: string }>> = {
   $schema: { kind: 'string', doc: 'Where editors find this schema (e.g. a file written by `chatbatch schema`); ignored by chatbatch.' },
@@ -42,6 +44,7 @@ export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: 
   concurrency: { kind: 'positive-integer', doc: 'Most requests in flight at once (default 8).' },
   max_attempts: { kind: 'positive-integer', doc: 'Most HTTP attempts per row (default 5).' },
   timeout_ms: { kind: 'positive-integer', doc: 'Hard limit per attempt, headers and body (default 120000).' },
+  max_outage_ms: { kind: 'non-negative-integer', doc: 'Longest the run waits out an endpoint outage (only 5xx, resets, timeouts) before stopping with exit 3, rows pending (default 300000; 0: no pause).' },
   rpm: { kind: 'positive-integer', doc: 'Requests-per-minute budget to stay under.' },
   tpm: { kind: 'positive-integer', doc: 'Estimated tokens-per-minute budget to stay under.' },
   params: { kind: 'object', doc: 'Optional request parameters to send (temperature, top_p, max_tokens, ...).' },
@@ -61,13 +64,18 @@ export interface LoadedJob {
   job: JobFile;
 }
 
-export class JobFileError extends Error {
+export class JobFileError extends NothingSentError {
   constructor(
     readonly file: string,
     readonly problems: readonly JobProblem[],
   ) {
     super(`${file}: ${problems.length} problem(s):\n${problems.map((p) => `  ${p.where}: ${p.problem}`).join('\n')}`);
     this.name = 'JobFileError';
+  }
+
+  override explain(): string {
+    const [only, ...more] = this.problems;
+    return only && more.length === 0 ? `${only.where}: ${only.problem}` : this.message;
   }
 }
 
@@ -129,6 +137,8 @@ function checkKind(value: unknown, kind: FieldKind): string | null {
         : 'expected a non-empty list of file paths or glob patterns';
     case 'positive-integer':
       return Number.isInteger(value) && (value as number) > 0 ? null : `expected a positive integer, got ${JSON.stringify(value)}`;
+    case 'non-negative-integer':
+      return Number.isInteger(value) && (value as number) >= 0 ? null : `expected an integer ≥ 0, got ${JSON.stringify(value)}`;
     case 'object':
       return typeof value === 'object' && value !== null && !Array.isArray(value) ? null : 'expected an object';
   }

@@ -17,6 +17,9 @@ export function jobJsonSchema(): Record<string, unknown> {
       case 'positive-integer':
         properties[name] = { type: 'integer', minimum: 1, ...doc };
         break;
+      case 'non-negative-integer':
+        properties[name] = { type: 'integer', minimum: 0, ...doc };
+        break;
       case 'object':
         properties[name] = { type: 'object', additionalProperties: false, properties: paramSchemas(), ...doc };
         break;

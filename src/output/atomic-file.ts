@@ -1,9 +1,11 @@
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { asWriteFailure, writeFully } from './write-failed.js';
 
 /**
  * A file that appears complete or not at all: written to a temporary name in the same folder,
- * fsynced, then renamed over the target (rename is atomic within a file system).
+ * fsynced, then renamed over the target (rename is atomic within a file system). Every write is
+ * complete (short writes are continued) or throws a WriteFailedError naming the target.
  */
 export class AtomicFile {
   // Writes are copied into one staging buffer: no allocation per write, one write call per
@@ -19,35 +21,44 @@ export class AtomicFile {
 
   static async create(target: string): Promise<AtomicFile> {
     const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.tmp`);
-    return new AtomicFile(target, temporary, await open(temporary, 'w'));
+    try {
+      return new AtomicFile(target, temporary, await open(temporary, 'w'));
+    } catch (error) {
+      throw asWriteFailure(error, target);
+    }
   }
 
   /** Appends `data`. Await each write before the next one, and before reusing `data`. */
   async write(data: Buffer | string): Promise<void> {
     const buffer = typeof data === 'string' ? Buffer.from(data) : data;
     if (this.staged + buffer.length > this.staging.length) await this.flush();
-    if (buffer.length > this.staging.length) await this.handle.write(buffer);
+    if (buffer.length > this.staging.length) await writeFully(this.handle, buffer, this.target);
     else this.staged += buffer.copy(this.staging, this.staged);
   }
 
   async commit(): Promise<void> {
     await this.flush();
-    await this.handle.sync();
-    await this.handle.close();
-    await rename(this.temporary, this.target);
+    try {
+      await this.handle.sync();
+      await this.handle.close();
+      await rename(this.temporary, this.target);
+    } catch (error) {
+      throw asWriteFailure(error, this.target);
+    }
     await syncDirectory(path.dirname(this.target));
   }
 
+  /** Removes the temporary file; never throws (it runs after a failure, which must come out). */
   async discard(): Promise<void> {
     await this.handle.close().catch(() => {});
-    await rm(this.temporary, { force: true });
+    await rm(this.temporary, { force: true }).catch(() => {});
   }
 
   private async flush(): Promise<void> {
     if (this.staged === 0) return;
     const pending = this.staging.subarray(0, this.staged);
     this.staged = 0;
-    await this.handle.write(pending);
+    await writeFully(this.handle, pending, this.target);
   }
 }
 

@@ -1,12 +1,15 @@
 import { createHash } from 'node:crypto';
 import { fileChunks } from '../input/file-chunks.js';
 import { readFile, stat } from 'node:fs/promises';
-import type { FailureCategory } from './record.js';
+import type { FailureCategory } from '../record/record.js';
 import { TOOL_VERSION } from './tool-version.js';
 import { writeFileAtomic } from './atomic-file.js';
 
-/** `error`: the run stopped on an error it could not turn into a record (see the session's `error`); resumable. */
-export type RunStatus = 'running' | 'complete' | 'finished_with_failures' | 'interrupted' | 'aborted' | 'error';
+/**
+ * `error`: the run stopped on an error it could not turn into a record (see the session's `error`); resumable.
+ * `write_failed`: a write failed (disk full, I/O error); what settled is kept, resume once fixed.
+ */
+export type RunStatus = 'running' | 'complete' | 'finished_with_failures' | 'interrupted' | 'aborted' | 'error' | 'write_failed';
 
 export interface InputSummary {
   path: string;

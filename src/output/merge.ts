@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import type { FailureCategory } from './record.js';
+import type { FailureCategory } from '../record/record.js';
 import { AtomicFile } from './atomic-file.js';
 import { readManifest, toolInfo, writeManifest, type Manifest } from './manifest.js';
 import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';

@@ -1,4 +1,4 @@
-import type { RowRecord } from './record.js';
+import type { RowRecord } from '../record/record.js';
 
 /**
  * One line of an OpenAI Batch API result file, so tools that read Batch results read ours:

@@ -1,13 +1,13 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { RecordLocation } from '../run/journal.js';
-import { onAbort } from '../http/abort-fanout.js';
-import { categoryOf, PENDING, SUCCEEDED } from '../run/outcome-code.js';
+import { verifiedRecordStart, type RecordLocation } from '../state/journal.js';
+import { onAbort } from '../async/abort-fanout.js';
+import { categoryOf, PENDING, SUCCEEDED } from '../record/outcome-code.js';
 import { AtomicFile } from './atomic-file.js';
 import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
-import type { FailureCategory } from './record.js';
+import type { FailureCategory } from '../record/record.js';
 import { ReorderWindow } from './reorder-window.js';
-
+import { asWriteFailure, WriteFailedError } from './write-failed.js';
 
 /**
  * Most rows the reorder window holds (~13 bytes each). A row that stays unsettled this long
@@ -31,6 +31,10 @@ export interface ResultCounts {
  * admitted one are remembered, so memory follows how far out of order rows finish, not the
  * input's size. The files are temporary until `finish` renames them into place, so a reader
  * never sees a half-written file.
+ *
+ * A record is copied only from a journal line that verifies, checked as it is read back. A line
+ * that does not (the disk or another process changed it after it was written) leaves its row
+ * pending and is reported as `damage`; a resume sends that row again.
  */
 export class OrderedResults {
   private readonly window = new ReorderWindow();
@@ -38,19 +42,50 @@ export class OrderedResults {
   private writing: Promise<void> = Promise.resolve();
   private writeQueued = false;
   private failure: Error | null = null;
+  private damagedLines = 0;
   private windowWaiter: (() => void) | null = null;
 
   private constructor(
     private readonly journal: JournalReader,
     private readonly output: AtomicFile,
     private readonly errors: AtomicFile,
+    private readonly onProblem: (error: Error) => void,
   ) {}
 
-  static async open(journalFile: string, outDir: string): Promise<OrderedResults> {
-    const journal = new JournalReader(await open(journalFile, 'r'));
-    const output = await AtomicFile.create(path.join(outDir, OUTPUT_FILE));
-    const errors = await AtomicFile.create(path.join(outDir, ERRORS_FILE));
-    return new OrderedResults(journal, output, errors);
+  /**
+   * `onProblem` is called once, on the first write that fails or the first journal line that
+   * does not verify: the run should stop admitting rows.
+   */
+  static async open(journalFile: string, outDir: string, onProblem: (error: Error) => void = () => {}): Promise<OrderedResults> {
+    let handle: FileHandle;
+    try {
+      handle = await open(journalFile, 'r');
+    } catch (error) {
+      throw asWriteFailure(error, journalFile);
+    }
+    const output = await AtomicFile.create(path.join(outDir, OUTPUT_FILE)).catch(async (error: unknown) => {
+      await handle.close();
+      throw error;
+    });
+    const errors = await AtomicFile.create(path.join(outDir, ERRORS_FILE)).catch(async (error: unknown) => {
+      await output.discard();
+      await handle.close();
+      throw error;
+    });
+    return new OrderedResults(new JournalReader(handle, journalFile), output, errors, onProblem);
+  }
+
+  /** The first write that failed (output files or journal read-back), if any. */
+  get error(): Error | null {
+    return this.failure;
+  }
+
+  /**
+   * Journal lines that did not verify when read back (their rows were left pending), as a
+   * WriteFailedError (EBADMSG) naming the journal; null when every line verified.
+   */
+  get damage(): WriteFailedError | null {
+    return this.damagedLines > 0 ? new WriteFailedError(this.journal.file, 'EBADMSG') : null;
   }
 
   /** Rows remembered for ordering (the reorder window). */
@@ -76,20 +111,29 @@ export class OrderedResults {
     }
   }
 
-  /** Row `position` has its record in the journal at `location`. */
+  /** Row `position` has its record in the journal at `location` (a no-op once a write failed). */
   settled(position: number, location: RecordLocation, outcome: number): void {
-    if (this.failure) throw this.failure;
+    if (this.failure) return;
     this.window.set(position, location, outcome);
     this.queueWrite(false);
   }
 
-  /** Writes every row left (pending ones are left out), puts the files in place, and counts. */
+  /**
+   * Writes every row left (pending ones are left out), puts the files in place, and counts.
+   * When a write fails, the temporary files are removed (the files in place stay as they were)
+   * and the WriteFailedError is thrown.
+   */
   async finish(): Promise<ResultCounts> {
     this.queueWrite(true);
     await this.writing;
-    if (this.failure) throw this.failure;
-    await this.output.commit();
-    await this.errors.commit();
+    try {
+      if (this.failure) throw this.failure;
+      await this.output.commit();
+      await this.errors.commit();
+    } catch (error) {
+      await this.discard();
+      throw error;
+    }
     await this.journal.close();
     return this.counts;
   }
@@ -108,9 +152,10 @@ export class OrderedResults {
     this.writing = this.writing.then(async () => {
       this.writeQueued = false;
       try {
-        await this.writeFront(all);
+        if (!this.failure) await this.writeFront(all);
       } catch (error) {
-        this.failure ??= error as Error;
+        this.failure = error as Error;
+        this.onProblem(this.failure);
       }
       const waiter = this.windowWaiter;
       this.windowWaiter = null;
@@ -125,7 +170,12 @@ export class OrderedResults {
         this.counts.pending++;
         continue;
       }
-      const bytes = await this.journal.read(row.offset, row.length + 1); // with its newline
+      const bytes = await this.journal.verifiedRecord(row.offset, row.length);
+      if (bytes === null) {
+        this.counts.pending++;
+        if (this.damagedLines++ === 0) this.onProblem(this.damage!);
+        continue;
+      }
       if (row.outcome === SUCCEEDED) {
         this.counts.succeeded++;
         await this.output.write(bytes);
@@ -148,19 +198,34 @@ class JournalReader {
   private bufferStart = 0;
   private bufferLength = 0;
 
-  constructor(private readonly handle: FileHandle) {}
+  constructor(
+    private readonly handle: FileHandle,
+    readonly file: string,
+  ) {}
 
-  /** `length` bytes at `offset`: a view valid until the next read (the buffer is reused). */
-  async read(offset: number, length: number): Promise<Buffer> {
-    const end = offset + length;
+  /**
+   * The record (with its newline) of the journal line at `offset` (`length` bytes without the
+   * newline) when the line verifies, else null: a view valid until the next read.
+   */
+  async verifiedRecord(offset: number, length: number): Promise<Buffer | null> {
+    const end = offset + length + 1; // with the newline
     if (offset < this.bufferStart || end > this.bufferStart + this.bufferLength) {
-      if (length > this.buffer.length) this.buffer = Buffer.allocUnsafe(length);
-      const { bytesRead } = await this.handle.read(this.buffer, 0, this.buffer.length, offset);
+      if (length + 1 > this.buffer.length) this.buffer = Buffer.allocUnsafe(length + 1);
+      let bytesRead: number;
+      try {
+        ({ bytesRead } = await this.handle.read(this.buffer, 0, this.buffer.length, offset));
+      } catch (error) {
+        throw asWriteFailure(error, this.file);
+      }
       this.bufferStart = offset;
       this.bufferLength = bytesRead;
-      if (bytesRead < length) throw new Error(`journal is shorter than expected at byte ${offset}`);
+      if (bytesRead < length + 1) return null; // the journal is shorter than what was written
     }
-    return this.buffer.subarray(offset - this.bufferStart, end - this.bufferStart);
+    const lineStart = offset - this.bufferStart;
+    const newline = lineStart + length;
+    if (this.buffer[newline] !== 10) return null;
+    const recordStart = verifiedRecordStart(this.buffer, lineStart, newline);
+    return recordStart === -1 ? null : this.buffer.subarray(recordStart, newline + 1);
   }
 
   close(): Promise<void> {

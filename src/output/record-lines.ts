@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { RowRecord } from './record.js';
+import type { RowRecord } from '../record/record.js';
 
 /** Reads a records file (output.jsonl, errors.jsonl) one record at a time, with a look at the next. */
 export class RecordLines {

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { RowRecord } from '../output/record.js';
+import type { RowRecord } from '../record/record.js';
 
 export interface ErrorGroup {
   status: number | null;

@@ -5,7 +5,7 @@ import { rowId, SeenIds } from '../input/row-id.js';
 import type { RunConfig } from '../job/config.js';
 import { buildChatRequest } from '../request/chat-request.js';
 import { rowToMessages } from '../request/messages.js';
-import { inShard } from './shard.js';
+import { inShard } from '../input/shard.js';
 import { runOwnDirs } from './own-dirs.js';
 
 export interface InvalidRowNote {

@@ -2,16 +2,18 @@ import type { LimitFunction } from 'p-limit';
 import type { AttemptFailure, AttemptOutcome, AttemptSuccess } from '../http/attempt.js';
 import type { ChatClient } from '../http/chat-client.js';
 import { readRateLimitHeaders } from '../http/rate-limit-headers.js';
-import { decideRetry, serverRequestedDelayMs, type RetryPolicy } from '../http/retry-policy.js';
-import type { AttemptSummary, RowRecord } from '../output/record.js';
-import type { FatalCause } from './fatal-hint.js';
-import type { RateController } from './rate-controller.js';
-import { cachedRecord, failureRecord, successRecord, type RecordContext } from './records.js';
-import type { RefusalStreakWatch } from './refusal-streak.js';
-import type { ResponseCache } from './response-cache.js';
-import type { RowTask } from './row-task.js';
-import { sleep } from './sleep.js';
-import { UNREACHABLE_STREAK, type UnreachableEndpointWatch } from './unreachable-endpoint.js';
+import { serverRequestedDelayMs, type RetryPolicy } from '../http/retry-policy.js';
+import type { AttemptSummary, RowRecord } from '../record/record.js';
+import type { FatalCause } from '../pace/fatal-hint.js';
+import type { RateController } from '../pace/rate-controller.js';
+import { cachedRecord, failureRecord, successRecord, type AttemptsSoFar, type RecordContext } from '../record/builders.js';
+import type { RefusalStreakWatch } from '../pace/refusal-streak.js';
+import type { ResponseCache } from '../state/response-cache.js';
+import type { RowTask } from '../request/row-task.js';
+import { sleep } from '../async/sleep.js';
+import { UNREACHABLE_STREAK, type UnreachableEndpointWatch } from '../pace/unreachable-endpoint.js';
+import type { OutageBreaker } from '../pace/outage-breaker.js';
+import { budgetSpent, decideRetryThroughOutage } from '../pace/outage-budget.js';
 
 export interface AttemptContext {
   client: ChatClient;
@@ -29,9 +31,11 @@ export interface AttemptContext {
   unreachable: UnreachableEndpointWatch;
   /** Finds the same refusal (a 4xx) for every row sent while nothing has succeeded yet. */
   refusals: RefusalStreakWatch;
+  /** Pauses dispatch while the endpoint is down, and says which outage answers a row's attempts do not count. */
+  outage: OutageBreaker;
   /**
    * Stop the run: a response that no row can get past (bad key, unknown model, quota, nobody
-   * there), or the refusal streak.
+   * there), the refusal streak, or an outage past its limit.
    */
   onFatal(outcome: AttemptFailure, cause: FatalCause): void;
   /** A row starts (true) or ends (false) waiting out a retry delay. */
@@ -74,10 +78,20 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
     startedMs = context.now();
   };
 
+  // The outage streaks of this row's outage answers, and the failure it waits to retry while
+  // some of them do not count against its attempts (see outage-budget.ts).
+  const outageStreaks: number[] = [];
+  let outageRetry: { outcome: AttemptFailure; soFar: AttemptsSoFar; maxAttempts: number } | null = null;
+
   for (let attempt = 1; ; attempt++) {
     const step = await context.limit(async (): Promise<Step> => {
+      if (outageRetry && !context.stopDispatch.aborted && budgetSpent(attempt - 1, outageRetry.maxAttempts, context.outage.uncounted(outageStreaks))) {
+        delete history[history.length - 1]!.wait_ms; // no attempt followed the wait
+        return { kind: 'settled', record: failureRecord(task, outageRetry.outcome, outageRetry.soFar, context.recordContext) };
+      }
       const clientRequestId = `${task.clientRequestIdBase}-${attempt}`;
-      const outcome = await attemptWhenAllowed(task, clientRequestId, context, onSend);
+      const streaksBefore = outageStreaks.length;
+      const outcome = await attemptWhenAllowed(task, clientRequestId, context, onSend, outageStreaks);
       if (outcome === null) return { kind: 'pending' };
       const summary: AttemptSummary = {
         attempt,
@@ -109,10 +123,13 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
       const policy = context.unreachable.foundNobodyYet(outcome)
         ? { ...context.retryPolicy, maxAttempts: Math.max(context.retryPolicy.maxAttempts, UNREACHABLE_STREAK) }
         : context.retryPolicy;
-      const decision = decideRetry(outcome, attempt, policy, Date.now(), context.random);
+      const uncounted = context.outage.uncounted(outageStreaks);
+      const last = outageStreaks.length === streaksBefore ? null : context.outage.uncounted(outageStreaks.slice(-1)) > 0 ? 'uncounted' : 'counted';
+      const decision = decideRetryThroughOutage(outcome, attempt, policy, uncounted, last, Date.now(), context.random);
       if (!decision.retry || soFar.durationMs + decision.delayMs > context.rowDeadlineMs) {
         return { kind: 'settled', record: failureRecord(task, outcome, soFar, context.recordContext) };
       }
+      outageRetry = last !== null || uncounted > 0 ? { outcome, soFar, maxAttempts: policy.maxAttempts } : null;
       summary.wait_ms = Math.round(decision.delayMs);
       return { kind: 'retry', delayMs: decision.delayMs };
     });
@@ -129,21 +146,55 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
   }
 }
 
-async function attemptWhenAllowed(task: RowTask, clientRequestId: string, context: AttemptContext, onSend: () => void): Promise<AttemptOutcome | null> {
+async function attemptWhenAllowed(
+  task: RowTask,
+  clientRequestId: string,
+  context: AttemptContext,
+  onSend: () => void,
+  outageStreaks: number[],
+): Promise<AttemptOutcome | null> {
+  const probe = await outagePermit(context);
+  if (probe === null) return null;
   for (;;) {
-    if (context.stopDispatch.aborted) return null;
+    if (context.stopDispatch.aborted) {
+      if (probe) context.outage.cancelProbe();
+      return null;
+    }
     const wait = context.controller.delayBeforeSend(task.request.estimatedTokens);
     if (wait <= 0) break;
     // Short naps so a stop or a change of budget is noticed promptly.
-    if (!(await sleep(Math.min(wait, 250), context.stopDispatch))) return null;
+    if (!(await sleep(Math.min(wait, 250), context.stopDispatch))) {
+      if (probe) context.outage.cancelProbe();
+      return null;
+    }
   }
   onSend();
   context.onAttemptSent?.();
   const outcome = context.unreachable.observe(await context.client.send(task.request.body, clientRequestId, context.abortInFlight));
+  const outageStreak = context.outage.observe(outcome, task.key, probe);
+  if (outageStreak !== null) outageStreaks.push(outageStreak);
   const refusedEveryTime = context.refusals.observe(outcome, task.failedBefore);
   // Stop the run before this slot is released, so the next queued row is not sent. A refusal
   // streak's last row still settles as failed: its answer was about it too.
   if (!outcome.ok && outcome.fatalForRun) context.onFatal(outcome, 'endpoint');
   else if (!outcome.ok && refusedEveryTime) context.onFatal(outcome, 'refusal-streak');
   return outcome;
+}
+
+/**
+ * Waits while the outage breaker pauses the run: true when this attempt goes as its probe, false
+ * when the run is not paused, null when the run stops instead (a signal, or the outage outlasted
+ * --max-outage-ms: then this stops it).
+ */
+async function outagePermit(context: AttemptContext): Promise<boolean | null> {
+  for (;;) {
+    if (context.stopDispatch.aborted) return null;
+    const gate = context.outage.gate();
+    if (gate.kind === 'send') return gate.probe;
+    if (gate.kind === 'give-up') {
+      context.onFatal(gate.last, 'outage');
+      return null;
+    }
+    if (!(await sleep(Math.min(gate.ms, 250), context.stopDispatch))) return null;
+  }
 }

@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import pLimit from 'p-limit';
 import type { AttemptFailure } from '../http/attempt.js';
 import { ChatClient } from '../http/chat-client.js';
-import { maskKey } from '../http/key-mask.js';
+import { maskKey } from '../record/key-mask.js';
 import { defaultRetryPolicy } from '../http/retry-policy.js';
 import { expandInputs } from '../input/expand.js';
 import { countRows } from '../input/count.js';
@@ -13,31 +13,34 @@ import type { InputRow } from '../input/row.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
 import { describeInputs, jobFingerprint, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
 import { OrderedResults } from '../output/ordered-results.js';
-import type { RowRecord } from '../output/record.js';
+import { diskFailureOf, WriteFailedError } from '../output/write-failed.js';
+import type { RowRecord } from '../record/record.js';
 import { buildChatRequest } from '../request/chat-request.js';
 import { rowToMessages } from '../request/messages.js';
 import { OutDirInUseError, SetupError } from './errors.js';
 import { markOnCrash } from './crash-marks.js';
-import { describeFsError, isFsError } from './fs-problem.js';
-import { redactSecrets } from '../http/redact.js';
+import { describeFsError, isFsError } from '../state/fs-problem.js';
+import { redactSecrets } from '../record/redact.js';
 import { readManifestAsWritten, sessionChangedNothing } from '../output/manifest-unchanged.js';
 import { writeFileAtomic } from '../output/atomic-file.js';
-import { explainFatal, type FatalCause } from './fatal-hint.js';
-import { JournalWriter } from './journal.js';
-import { acquireLock } from './lock.js';
-import { categoryOf, outcomeCode, SUCCEEDED } from './outcome-code.js';
-import { clearRunFiles, inspectOutDir, outDirPaths, prepareOutDir, removeLeftoverTempFiles } from './out-dir.js';
-import { loadPreviousResults, type PreviousResult } from './previous-results.js';
+import { explainFatal, type FatalCause } from '../pace/fatal-hint.js';
+import { JournalWriter } from '../state/journal.js';
+import { acquireLock } from '../state/lock.js';
+import { categoryOf, outcomeCode, SUCCEEDED } from '../record/outcome-code.js';
+import { clearRunFiles, inspectOutDir, outDirPaths, prepareOutDir, removeLeftoverTempFiles } from '../state/out-dir.js';
+import { loadPreviousResults, type PreviousResult } from '../state/previous-results.js';
 import { processRow, type AttemptContext } from './process-row.js';
-import { RateController } from './rate-controller.js';
-import { invalidInputRecord } from './records.js';
-import { RefusalStreakWatch } from './refusal-streak.js';
-import { ResponseCache } from './response-cache.js';
-import { OpenRows } from './open-rows.js';
+import { RateController } from '../pace/rate-controller.js';
+import { invalidInputRecord } from '../record/builders.js';
+import { RefusalStreakWatch } from '../pace/refusal-streak.js';
+import { ResponseCache } from '../state/response-cache.js';
+import { OpenRows } from '../async/open-rows.js';
 import { runOwnDirs } from './own-dirs.js';
-import { inShard } from './shard.js';
-import { UnreachableEndpointWatch } from './unreachable-endpoint.js';
-import type { RowTask } from './row-task.js';
+import { inShard } from '../input/shard.js';
+import { UnreachableEndpointWatch } from '../pace/unreachable-endpoint.js';
+import type { RowTask } from '../request/row-task.js';
+import { OutageBreaker, type OutageState } from '../pace/outage-breaker.js';
+import { outageNotice } from '../pace/outage-notice.js';
 
 export interface RunProgress {
   rowsRead: number;
@@ -52,6 +55,8 @@ export interface RunProgress {
   attempts: number;
   concurrency: number;
   cooldownUntil: number;
+  /** The outage the run is paused for, null when not paused. */
+  outage: OutageState | null;
   startedAt: number;
 }
 
@@ -84,7 +89,7 @@ export interface RunReport {
 }
 
 export function newProgress(now: number): RunProgress {
-  return { rowsRead: 0, settled: 0, succeeded: 0, failed: 0, reused: 0, retrying: 0, total: null, attempts: 0, concurrency: 0, cooldownUntil: 0, startedAt: now };
+  return { rowsRead: 0, settled: 0, succeeded: 0, failed: 0, reused: 0, retrying: 0, total: null, attempts: 0, concurrency: 0, cooldownUntil: 0, outage: null, startedAt: now };
 }
 
 /**
@@ -102,9 +107,15 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
   try {
     return await runPhases(options, phase);
   } catch (error) {
+    // Nothing was sent yet: a disk that refuses is a setup problem (exit 2), not a lost write.
     if (!phase.sending && isFsError(error)) {
       throw new SetupError(`cannot start the run in ${options.config.outDir}: ${describeFsError(error)}; nothing was sent`);
     }
+    if (!phase.sending && error instanceof WriteFailedError) {
+      throw new SetupError(`cannot start the run in ${options.config.outDir}: ${error.explain('run again')}; nothing was sent`);
+    }
+    // A failed write has marked the manifest `write_failed` itself (when the disk took it).
+    if (error instanceof WriteFailedError) throw error;
     await phase.markError?.(redactSecrets(String((error as Error)?.message ?? error).replace(/\s*\n\s*/g, ' '))).catch(() => {});
     throw error;
   } finally {
@@ -139,7 +150,10 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
   }
 
   await prepareOutDir(paths);
-  const releaseLock = await acquireLock(paths.lock);
+  const releaseLock = await acquireLock(paths.lock).catch((error: unknown) => {
+    throw diskFailureOf(error, paths.lock) ?? error;
+  });
+  let manifestSoFar: Manifest | null = null;
   try {
     await removeLeftoverTempFiles(paths);
     const state = await inspectOutDir(paths);
@@ -155,7 +169,13 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     const previousManifest = previousWritten?.manifest ?? null;
     const previous = config.resume && state.kind !== 'new' ? await loadPreviousResults(paths.journal) : null;
     if (previous && previous.repairedBytes > 0) {
-      log(`repaired the journal: cut ${previous.repairedBytes} bytes of a line torn by a crash`);
+      log(`repaired the journal: cut ${previous.repairedBytes} bytes of a line torn by a crash or a failed write`);
+    }
+    if (previous && previous.damaged > 0) {
+      log(`dropped ${previous.damaged} damaged journal line(s) (checksum mismatch): rows with no other line that verifies are sent again`);
+    }
+    if (previous && previous.unverifiable > 0) {
+      log(`dropped ${previous.unverifiable} journal line(s) written by an older chatbatch without a checksum: rows with no other line that verifies are sent again`);
     }
 
     const session: RunSession = {
@@ -167,8 +187,9 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     const counts = { attempts: 0 };
 
     const journal = await JournalWriter.open(paths.journal);
-    const results = await OrderedResults.open(paths.journal, paths.outDir);
+    const results = await OrderedResults.open(paths.journal, paths.outDir, () => stopOnError());
     await writeManifest(paths.manifest, manifest);
+    manifestSoFar = manifest;
     const markError = async (message: string): Promise<void> => {
       session.ended_at = new Date().toISOString();
       session.status = manifest.status = 'error';
@@ -212,6 +233,13 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     const readyAhead = Math.max(8, Math.ceil(config.concurrency / 4));
     const open = new OpenRows({ working: () => controller.concurrency + readyAhead, total: config.concurrency * 4 + 64 });
 
+    const outage = new OutageBreaker({ maxOutageMs: config.maxOutageMs, now, random: options.random ?? Math.random });
+    outage.onChange((change, state) => {
+      progress.outage = change === 'closed' ? null : state;
+      const notice = outageNotice(change, state, now());
+      if (notice) log(notice);
+    });
+
     const context: AttemptContext = {
       client, limit, controller,
       retryPolicy: { ...defaultRetryPolicy, maxAttempts: config.maxAttempts, maxServerWaitMs: config.maxRetryWaitMs },
@@ -222,6 +250,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       abortInFlight: abortInFlight.signal,
       unreachable: new UnreachableEndpointWatch(),
       refusals: new RefusalStreakWatch(),
+      outage,
       onFatal: (outcome, cause) => {
         if (fatal === null) fatal = { outcome, cause };
         stopDispatch.abort();
@@ -249,7 +278,12 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       syncProgress(progress, controller);
     };
 
-    const stopOnError = (): void => stopDispatch.abort();
+    // A failed write (disk full, I/O error) stops the run like a signal: no new rows. When the
+    // journal failed, requests in flight are cancelled too: their records could not be kept.
+    const stopOnError = (): void => {
+      stopDispatch.abort();
+      if (journal.error) abortInFlight.abort();
+    };
     const rowsPerFile = new Map<string, number>();
     let position = -1;
     let inputExhausted = true;
@@ -293,21 +327,30 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       open.track(processRow(task, context, (record) => settle(task.position, task.key, task.request.fingerprint, record)), stopOnError);
     }
     await open.drained();
-    if (open.error) {
+    if (open.error && !(open.error instanceof WriteFailedError)) {
       await results.discard();
       throw open.error;
     }
+    // What settled is kept: the files and the manifest are still written where the disk allows,
+    // then the first write failure is thrown (exit 5).
+    let writeFailure = (open.error ?? results.error) as WriteFailedError | null;
     if (graceTimer) clearTimeout(graceTimer);
     options.stop.removeEventListener('abort', onStop);
     client.close();
-    await journal.close();
+    await journal.close().catch((error: unknown) => {
+      if (!(error instanceof WriteFailedError)) throw error;
+      writeFailure ??= error;
+    });
     syncProgress(progress, controller);
 
     if (session.rows_rerun_changed > 0) {
       log(`${session.rows_rerun_changed} row(s) sent again because their request changed since they settled (model, messages, params or base URL)`);
     }
 
-    const tally = await results.finish();
+    const tally = await results.finish().catch((error: unknown) => {
+      throw writeFailure ?? error;
+    });
+    writeFailure ??= results.damage;
     // A run stopped before the end of its input still accounts for every row: the unread ones
     // are pending. (A shard's share of the unread rows is unknown without reading them.)
     if (!inputExhausted && !config.shard) {
@@ -316,9 +359,9 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       tally.rows += unread;
       tally.pending += unread;
     }
-    const derivedFiles = config.format === 'jsonl' ? [] : await writeDerivedFilesLazily(config, files, paths.outDir);
+    const derivedFiles = config.format === 'jsonl' || writeFailure ? [] : await writeDerivedFilesLazily(config, files, paths.outDir);
     const fatalStop = fatal as { outcome: AttemptFailure; cause: FatalCause } | null;
-    const status: RunStatus = fatalStop ? 'aborted'
+    const status: RunStatus = writeFailure ? 'write_failed' : fatalStop ? 'aborted'
       : interrupted || !inputExhausted || tally.pending > 0 ? 'interrupted'
       : tally.failed > 0 ? 'finished_with_failures' : 'complete';
     const endedAt = new Date();
@@ -334,13 +377,17 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       inputs: manifest.inputs, model: config.model, baseUrl: config.baseUrl, params: config.params,
       system: config.system, template: config.template, idField: config.idField, shardCount: config.shard?.count ?? 1,
     });
+    phase.markError = null;
+    if (writeFailure) {
+      await writeManifest(paths.manifest, manifest).catch(() => {});
+      throw writeFailure;
+    }
     // A --resume that found nothing to do keeps the manifest as it was, byte for byte.
     const unchanged = previousWritten !== null && sessionChangedNothing(previousWritten.manifest, manifest, session);
     await (unchanged ? writeFileAtomic(paths.manifest, previousWritten.text) : writeManifest(paths.manifest, manifest));
-    phase.markError = null;
 
     const fatalMessage = fatalStop
-      ? explainFatal(fatalStop.outcome, { baseUrl: config.baseUrl, model: config.model, keyName, keyMask, proxy }, fatalStop.cause)
+      ? explainFatal(fatalStop.outcome, { baseUrl: config.baseUrl, model: config.model, keyName, keyMask, proxy, maxOutageMs: config.maxOutageMs }, fatalStop.cause)
       : null;
     return {
       status,
@@ -356,6 +403,15 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       paths,
       derivedFiles,
     };
+  } catch (error) {
+    // The manifest says the run stopped on a failed write, when the disk still takes it.
+    if (error instanceof WriteFailedError && manifestSoFar && manifestSoFar.status === 'running') {
+      manifestSoFar.status = 'write_failed';
+      manifestSoFar.ended_at = new Date().toISOString();
+      Object.assign(manifestSoFar.sessions.at(-1)!, { status: 'write_failed', ended_at: manifestSoFar.ended_at });
+      await writeManifest(paths.manifest, manifestSoFar).catch(() => {});
+    }
+    throw error;
   } finally {
     await releaseLock();
   }

@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { startProgressReporter } from '../../src/cli/progress.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { formatProgress, startProgressReporter } from '../../src/cli/progress.js';
+import type { AttemptFailure } from '../../src/http/attempt.js';
+import { clockTime } from '../../src/pace/outage-notice.js';
 import { newProgress } from '../../src/run/run.js';
 
 /** A stand-in for stderr that records what was written; no socket involved. */
@@ -8,15 +10,17 @@ function fakeStream(isTTY: boolean) {
   return { writes, stream: { isTTY, write: (chunk: string) => writes.push(chunk) > 0 } };
 }
 
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('progress reporter', () => {
+  // The reporter only sets timers (no socket): fake timers stand in for the wait.
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
   it('on a terminal, a log line clears the live status line instead of being glued to its end', async () => {
     const { writes, stream } = fakeStream(true);
     const progress = newProgress(performance.now());
     progress.total = 10;
     const reporter = startProgressReporter(progress, stream, {});
-    await wait(300);
+    vi.advanceTimersByTime(300);
     expect(writes.at(-1)).toMatch(/^\r\x1b\[2K0\/10 done/);
     reporter.writeLine('chatbatch: SIGINT received');
     expect(writes.at(-1)).toBe('\r\x1b[2Kchatbatch: SIGINT received\n');
@@ -29,12 +33,25 @@ describe('progress reporter', () => {
     for (const [isTTY, env] of [[false, {}], [true, { TERM: 'dumb' }]] as const) {
       const { writes, stream } = fakeStream(isTTY);
       const reporter = startProgressReporter(newProgress(performance.now()), stream, { ...env, CHATBATCH_PROGRESS_MS: '50' });
-      await wait(120);
+      vi.advanceTimersByTime(120);
       reporter.writeLine('chatbatch: a log line');
       reporter.stop();
       expect(writes.some((w) => /^chatbatch: 0 done \(0 ok, 0 failed\)/.test(w))).toBe(true);
       expect(writes).toContain('chatbatch: a log line\n');
       expect(writes.join('')).not.toMatch(/[\r\x1b]/);
     }
+  });
+
+  it('while the run is paused for an outage, says since when the endpoint is down and when the next probe goes', () => {
+    const progress = newProgress(0);
+    progress.total = 40;
+    const last: AttemptFailure = { ok: false, status: 502, code: 'http_502', message: 'Bad Gateway', category: 'server_error', retryable: true, fatalForRun: false, traceId: null, headers: {}, durationMs: 3 };
+    const downSinceWall = Date.UTC(2026, 0, 5, 3, 4, 5);
+    progress.outage = { downSince: 1000, downSinceWall, nextProbeAt: 9_500, deadline: 301_000, last };
+    expect(formatProgress(progress, 5_000)).toMatch(new RegExp(`concurrency 0, endpoint down since ${clockTime(downSinceWall)}, next probe in 4\\.5 s$`));
+    progress.outage = { ...progress.outage, nextProbeAt: null };
+    expect(formatProgress(progress, 5_000)).toMatch(/, endpoint down since \d\d:\d\d:\d\d, probing$/);
+    progress.outage = null;
+    expect(formatProgress(progress, 5_000)).not.toContain('endpoint down');
   });
 });

@@ -125,7 +125,7 @@ describe('run through a forward proxy', () => {
   });
 
   it("masks the proxy password in what the endpoint sends back, like the key", async () => {
-    const endpoint = await startScriptedServer((_request, res) => sendJson(res, 500, { error: { code: 'upstream', message: 'proxy said Proxy-Authorization alice:s@cret was fine' } }));
+    const endpoint = await startScriptedServer((_request, res) => sendJson(res, 400, { error: { code: 'upstream', message: 'proxy said Proxy-Authorization alice:s@cret was fine' } }));
     cleanups.push(() => endpoint.close());
     const forward = await proxy({ credentials: 'alice:s@cret' });
     const result = await runCli(['run', 'in.jsonl', '--base-url', endpoint.baseUrl, '--model', 'm', '--out', 'out', '--quiet', '--max-attempts', '1'], {

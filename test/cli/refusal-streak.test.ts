@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { REFUSAL_STREAK } from '../../src/run/refusal-streak.js';
+import { REFUSAL_STREAK } from '../../src/pace/refusal-streak.js';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';

@@ -189,7 +189,7 @@ const cases: Case[] = [
     name: 'any other file system error before the first request (injected: EIO opening the journal)',
     arrange: () => faultEnv('journal-eio'),
     exit: 2,
-    says: 'cannot start the run in out: out/.chatbatch/journal.jsonl: input/output error (EIO); nothing was sent',
+    says: 'cannot start the run in out: I/O error on out/.chatbatch/journal.jsonl; check the disk (dmesg, SMART) and run again; nothing was sent',
   },
   {
     name: 'an internal error the run awaits (a bug: injected)',

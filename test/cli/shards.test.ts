@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { parseShard, shardOf } from '../../src/run/shard.js';
+import { parseShard, shardOf } from '../../src/input/shard.js';
 import { recording } from '../support/recording-simulator.js';
 import { runCli } from '../support/cli.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';

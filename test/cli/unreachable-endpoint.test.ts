@@ -82,11 +82,9 @@ describe('a base URL nobody answers at', () => {
     expect(JSON.parse(await dir.read('out/manifest.json')).counts).toMatchObject({ rows: ROWS, failed: 0, pending: ROWS });
   });
 
-  it('refusals after the endpoint has answered once (a 500) are ordinary retries: rows fail as network errors, exit 1', async () => {
-    const ROWS = 10;
-    await dir.write('in.jsonl', jsonlOf(rows(ROWS)));
+  /** Answers its first request with a 500, then stops listening: every later connection is refused. */
+  async function answersOnceThenCloses(): Promise<{ baseUrl: string; received: () => number }> {
     let received = 0;
-    // Answers its first request with a 500, then stops listening: every later connection is refused.
     const server = createHttpServer((request, response) => {
       received++;
       request.resume();
@@ -96,11 +94,35 @@ describe('a base URL nobody answers at', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
+    return { baseUrl: `http://127.0.0.1:${port}/v1`, received: () => received };
+  }
 
-    const result = await run(`http://127.0.0.1:${port}/v1`, '--max-attempts', '3');
+  it('refusals after the endpoint has answered once (a 500) are an outage, not a wrong URL: paused, then exit 3 past --max-outage-ms, rows pending', async () => {
+    const ROWS = 10;
+    await dir.write('in.jsonl', jsonlOf(rows(ROWS)));
+    const server = await answersOnceThenCloses();
+
+    const result = await run(server.baseUrl, '--max-attempts', '3', '--max-outage-ms', '1000');
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).not.toContain('nothing is listening');
+    expect(result.stderr).toContain('the endpoint answered only server errors, resets or timeouts for longer than --max-outage-ms (1 s)');
+    expect(result.stderr).toContain('last HTTP answer: HTTP 500, code http_500: internal error');
+    expect(server.received()).toBe(1);
+    expect(await dir.jsonl('out/errors.jsonl')).toEqual([]);
+    const manifest = JSON.parse(await dir.read('out/manifest.json'));
+    expect(manifest.status).toBe('aborted');
+    expect(manifest.counts).toMatchObject({ rows: ROWS, succeeded: 0, failed: 0, pending: ROWS });
+  });
+
+  it('...and with the outage pause off (--max-outage-ms 0) ordinary retries: rows fail as network errors, exit 1', async () => {
+    const ROWS = 10;
+    await dir.write('in.jsonl', jsonlOf(rows(ROWS)));
+    const server = await answersOnceThenCloses();
+
+    const result = await run(server.baseUrl, '--max-attempts', '3', '--max-outage-ms', '0');
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).not.toContain('stopped early');
-    expect(received).toBe(1);
+    expect(server.received()).toBe(1);
     const errors = await dir.jsonl<{ id: string; status: number | null; code: string; category: string; attempts: number; message: string; history: Array<{ status: number | null }> }>('out/errors.jsonl');
     expect(errors.map((record) => record.id)).toEqual(rows(ROWS).map((row) => row.id));
     for (const record of errors) {

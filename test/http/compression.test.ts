@@ -104,7 +104,7 @@ describe('ChatClient: compressed answers', () => {
   it('an encoding it does not decode is bad_response, not retried (the same answer would come back)', async () => {
     const server = await serve((res) => encoded(res, 200, 'zstd', Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 1, 2, 3])));
     const failure = asFailure(await client(server).send(BODY, 'x'));
-    expect(failure).toMatchObject({ status: 200, code: 'bad_response', retryable: false });
+    expect(failure).toMatchObject({ status: 200, code: 'unsupported_encoding', category: 'bad_response', retryable: false });
     expect(failure.message).toBe('the response is encoded with "zstd", which chatbatch does not decode (it asks for gzip, deflate, br)');
   });
 

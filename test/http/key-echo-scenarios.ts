@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { sendJson, type ReceivedRequest } from '../support/scripted-server.js';
-import { echoedForms } from './echoed-forms.js';
+import { echoedForms } from '../support/echoed-forms.js';
 
 /** Keys that test what masking must survive: long, short (LiteLLM's default), and full of characters escapers change. */
 export const ECHO_TEST_KEYS = ['sk-echoed-secret-key-0123456789abcdef', 'sk-1234', 'sk-"q&a<b>c\\d-0123456789'];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AttemptFailure } from '../../src/http/attempt.js';
 import { classifyFailure, isAccountCode } from '../../src/http/classify.js';
 import { readErrorBody } from '../../src/http/error-body.js';
-import { maskKey } from '../../src/http/key-mask.js';
+import { maskKey } from '../../src/record/key-mask.js';
 import { duration, readRateLimitHeaders } from '../../src/http/rate-limit-headers.js';
 import { decideRetry, defaultRetryPolicy, resolveRetryPolicy, serverRequestedDelayMs } from '../../src/http/retry-policy.js';
 import { pickTraceId, TRACE_ID_HEADERS } from '../../src/http/trace-id.js';

@@ -53,6 +53,15 @@ describe('checkJob', () => {
       { where: 'j.json: inputs', problem: 'expected a non-empty list of file paths or glob patterns' },
     ]);
   });
+  it('max_outage_ms takes 0 (no pause) and refuses a negative or fractional value', () => {
+    expect(checkJob({ max_outage_ms: 0 }, 'j.json')).toEqual([]);
+    expect(checkJob({ max_outage_ms: 600000 }, 'j.json')).toEqual([]);
+    expect(checkJob({ max_outage_ms: -1, timeout_ms: 0 }, 'j.json')).toEqual([
+      { where: 'j.json: max_outage_ms', problem: 'expected an integer ≥ 0, got -1' },
+      { where: 'j.json: timeout_ms', problem: 'expected a positive integer, got 0' },
+    ]);
+    expect(checkJob({ max_outage_ms: 1.5 }, 'j.json')).toEqual([{ where: 'j.json: max_outage_ms', problem: 'expected an integer ≥ 0, got 1.5' }]);
+  });
   it('accepts a full job', () => {
     expect(checkJob({ name: 'n', inputs: ['a.jsonl'], model: 'm', base_url: 'http://x', concurrency: 4, params: { temperature: 0 } }, 'j')).toEqual([]);
   });
@@ -69,6 +78,14 @@ describe('resolveRunConfig', () => {
     expect(config.concurrency).toBe(3);
     expect(config.inputs).toEqual(['data/*.csv']);
     expect(config.outDir).toBe('out/j');
+  });
+
+  it('--max-outage-ms over the job\'s max_outage_ms over the default of 5 minutes', () => {
+    const env = { env: { CHATBATCH_API_KEY: 'k' }, cwd };
+    expect(resolveRunConfig({ inputs: [] }, job, env).maxOutageMs).toBe(300_000);
+    const withKey = { ...job, job: { ...job.job, max_outage_ms: 0 } };
+    expect(resolveRunConfig({ inputs: [] }, withKey, env).maxOutageMs).toBe(0);
+    expect(resolveRunConfig({ inputs: [], maxOutageMs: 1500 }, withKey, env).maxOutageMs).toBe(1500);
   });
 
   it('reads the key from the variable the job names', () => {

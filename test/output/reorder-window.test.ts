@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReorderWindow } from '../../src/output/reorder-window.js';
-import { PENDING, SUCCEEDED } from '../../src/run/outcome-code.js';
+import { PENDING, SUCCEEDED } from '../../src/record/outcome-code.js';
 
 const at = (offset: number) => ({ offset, length: 10 });
 

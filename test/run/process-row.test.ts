@@ -4,11 +4,12 @@ import { ChatClient } from '../../src/http/chat-client.js';
 import { defaultRetryPolicy } from '../../src/http/retry-policy.js';
 import { buildChatRequest } from '../../src/request/chat-request.js';
 import { processRow, type AttemptContext } from '../../src/run/process-row.js';
-import { RateController } from '../../src/run/rate-controller.js';
-import { RefusalStreakWatch } from '../../src/run/refusal-streak.js';
-import type { RowTask } from '../../src/run/row-task.js';
-import { UnreachableEndpointWatch } from '../../src/run/unreachable-endpoint.js';
-import type { RowRecord } from '../../src/output/record.js';
+import { RateController } from '../../src/pace/rate-controller.js';
+import { RefusalStreakWatch } from '../../src/pace/refusal-streak.js';
+import type { RowTask } from '../../src/request/row-task.js';
+import { UnreachableEndpointWatch } from '../../src/pace/unreachable-endpoint.js';
+import type { RowRecord } from '../../src/record/record.js';
+import { OutageBreaker } from '../../src/pace/outage-breaker.js';
 import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
 
 let server: ScriptedServer | null = null;
@@ -36,6 +37,7 @@ function contextFor(client: ChatClient, concurrency: number): AttemptContext {
     abortInFlight: new AbortController().signal,
     unreachable: new UnreachableEndpointWatch(),
     refusals: new RefusalStreakWatch(),
+    outage: new OutageBreaker({ maxOutageMs: 60_000, now: () => performance.now(), random: () => 0.5 }),
     onFatal: () => {},
     onRetryWait: () => {},
     now: () => performance.now(),

@@ -1,0 +1,53 @@
+/**
+ * chatbatch as a library: `import { run } from 'chatbatch'`.
+ *
+ * `run()` does what `chatbatch run` does, with the settings given as values: it reads no
+ * argv or environment, writes nothing to stdout or stderr, installs no signal handler and never
+ * exits the process. Problems found before the first request reject with a `NothingSentError`
+ * (its `explain()` is the CLI's message); a failed write rejects with a `WriteFailedError`.
+ */
+import { NothingSentError } from './errors.js';
+import { resolveRunConfig, type RunFlags } from './job/config.js';
+import { newProgress, runBatch, type RunProgress, type RunReport } from './run/run.js';
+
+export { NothingSentError } from './errors.js';
+export { WriteFailedError } from './output/write-failed.js';
+export type { RunProgress, RunReport } from './run/run.js';
+export type { RowRecord, FailureCategory } from './record/record.js';
+export { FAILURE_CATEGORIES } from './record/categories.js';
+
+/** Every setting of a job, in camelCase: see the README's job-file table. */
+export interface RunOptions extends Omit<RunFlags, 'inputs' | 'apiKeyEnv' | 'out' | 'baseUrl' | 'model'> {
+  /** Input files or glob patterns (JSONL, CSV), relative to the working directory. */
+  inputs: string[];
+  model: string;
+  baseUrl: string;
+  /** The key itself; it is sent only in the Authorization header. */
+  apiKey: string;
+  /** The name records and the manifest give the key (`key_name`); default `apiKey`. */
+  keyName?: string;
+  /** Output directory. */
+  out: string;
+  /** Abort to stop admitting rows; requests in flight get `graceMs` to finish, as on Ctrl-C. */
+  signal?: AbortSignal;
+  /** Called with a snapshot of the run's progress every `progressEveryMs` (default 1000) and at the end. */
+  onProgress?: (progress: Readonly<RunProgress>) => void;
+  progressEveryMs?: number;
+  /** Notices the CLI would print on stderr (a resume's repairs, sent-again rows, ...). */
+  onNotice?: (line: string) => void;
+}
+
+export async function run(options: RunOptions): Promise<RunReport> {
+  const { apiKey, keyName = 'apiKey', signal, onProgress, progressEveryMs = 1000, onNotice, ...flags } = options;
+  if (typeof apiKey !== 'string') throw new NothingSentError(`'apiKey' must be a string: current value is ${typeof apiKey}`);
+  const config = resolveRunConfig({ ...flags, apiKeyEnv: keyName }, null, { env: { [keyName]: apiKey }, cwd: process.cwd() });
+  const progress = newProgress(performance.now());
+  const timer = onProgress ? setInterval(() => onProgress({ ...progress }), progressEveryMs) : null;
+  timer?.unref();
+  try {
+    return await runBatch({ config, stop: signal ?? new AbortController().signal, log: onNotice ?? (() => {}), progress });
+  } finally {
+    if (timer) clearInterval(timer);
+    onProgress?.({ ...progress });
+  }
+}

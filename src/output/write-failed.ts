@@ -1,0 +1,87 @@
+import type { FileHandle } from 'node:fs/promises';
+import { getSystemErrorMap } from 'node:util';
+
+/**
+ * The run could not put its results on disk (disk full, quota, I/O error, read-only file
+ * system): it stops cleanly, keeps what settled, and exits 5. Carries the file and the errno
+ * code, never a stack trace for the user.
+ */
+export class WriteFailedError extends Error {
+  override name = 'WriteFailedError';
+
+  constructor(
+    readonly path: string,
+    readonly code: string,
+  ) {
+    super(describeWriteFailure(path, code, 'run the command again'));
+  }
+
+  /** The one-line message, ending with what to do once the cause is fixed (`next`). */
+  explain(next: string): string {
+    return describeWriteFailure(this.path, this.code, next);
+  }
+}
+
+/** Codes that always mean the disk refused, whatever call got them: the CLI maps them to exit 5. */
+const DISK_CODES: Readonly<Record<string, readonly [problem: (path: string) => string, fix: string]>> = {
+  ENOSPC: [(path) => `no space left on device writing ${path}`, 'free space'],
+  EDQUOT: [(path) => `disk quota exceeded writing ${path}`, 'free space or raise the quota'],
+  EIO: [(path) => `I/O error on ${path}`, 'check the disk (dmesg, SMART)'],
+  EROFS: [(path) => `read-only file system writing ${path}`, 'make it writable or choose another --out'],
+  EFBIG: [(path) => `file too large for its file system writing ${path}`, 'use a file system that allows larger files'],
+  // Linux reports a failed file-system checksum as EBADMSG; we use it for journal entries that
+  // no longer verify when read back during the run.
+  EBADMSG: [(path) => `entries of ${path} changed after they were written (checksum mismatch)`, 'check the disk'],
+};
+
+function describeWriteFailure(path: string, code: string, next: string): string {
+  const known = DISK_CODES[code];
+  if (known) return `${known[0](path)}; ${known[1]} and ${next}`;
+  return `cannot write ${path}: ${code} (${systemMessage(code)}); fix that and ${next}`;
+}
+
+function systemMessage(code: string): string {
+  for (const [name, message] of getSystemErrorMap().values()) if (name === code) return message;
+  return 'error';
+}
+
+/**
+ * `error` as a WriteFailedError about `path` when it is a system error (anything with an errno
+ * code); any other error (a bug) is returned unchanged.
+ */
+export function asWriteFailure(error: unknown, path: string): unknown {
+  if (error instanceof WriteFailedError) return error;
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code) ? new WriteFailedError(path, code) : error;
+}
+
+/**
+ * A WriteFailedError for an error that escaped a write path of ours unwrapped (mkdir, the lock
+ * file, a file system call of a dependency): only for disk codes, about the path the system
+ * named or else `path`; null for anything else.
+ */
+export function diskFailureOf(error: unknown, path?: string): WriteFailedError | null {
+  if (error instanceof WriteFailedError) return error;
+  const { code, path: named } = (error ?? {}) as NodeJS.ErrnoException;
+  const file = named ?? path;
+  return typeof code === 'string' && code in DISK_CODES && file !== undefined ? new WriteFailedError(file, code) : null;
+}
+
+/**
+ * Writes all of `data` at the handle's position: a write may take fewer bytes than asked (a
+ * nearly full disk), so it loops until done or an error. Errors come out as WriteFailedError.
+ */
+export async function writeFully(handle: FileHandle, data: Uint8Array, path: string): Promise<void> {
+  let written = 0;
+  while (written < data.length) {
+    let bytesWritten: number;
+    try {
+      ({ bytesWritten } = await handle.write(data, written, data.length - written));
+    } catch (error) {
+      throw asWriteFailure(error, path);
+    }
+    // A regular file never takes 0 bytes without an error; looping on it would spin forever.
+    if (bytesWritten <= 0) throw new WriteFailedError(path, 'EIO');
+    written += bytesWritten;
+  }
+}

@@ -1,0 +1,101 @@
+import type { AttemptFailure, AttemptSuccess } from '../http/attempt.js';
+import type { AttemptSummary, RowRecord, Usage } from '../record/record.js';
+import { CLIENT_CODES, type ClientCode } from './client-codes.js';
+import type { CachedResponse } from '../state/response-cache.js';
+
+export interface RecordContext {
+  model: string;
+  keyName: string;
+  keyMask: string;
+}
+
+export interface RowOrigin {
+  id: string;
+  file: string;
+  line: number;
+}
+
+export interface AttemptsSoFar {
+  startedAt: Date;
+  durationMs: number;
+  history: AttemptSummary[];
+  fingerprint: string;
+  clientRequestId: string;
+}
+
+type Outcome = Pick<RowRecord, 'reply' | 'status' | 'code' | 'trace_id' | 'attempts' | 'started_at' | 'duration_ms'>;
+
+/** The contract fields in the guide's order, shared by every kind of record. */
+function record(origin: RowOrigin, model: string, outcome: Outcome): RowRecord {
+  return {
+    id: origin.id,
+    file: origin.file,
+    line: origin.line,
+    model,
+    reply: outcome.reply,
+    status: outcome.status,
+    code: outcome.code,
+    trace_id: outcome.trace_id,
+    attempts: outcome.attempts,
+    started_at: outcome.started_at,
+    duration_ms: outcome.duration_ms,
+  };
+}
+
+export function successRecord(origin: RowOrigin, outcome: AttemptSuccess, run: AttemptsSoFar, context: RecordContext): RowRecord {
+  const result = record(origin, context.model, {
+    reply: outcome.reply, status: outcome.status, code: null, trace_id: outcome.traceId,
+    attempts: run.history.length, started_at: run.startedAt.toISOString(), duration_ms: run.durationMs,
+  });
+  withResponseDetails(result, outcome.finishReason, outcome.usage, outcome.responseId);
+  return withAttemptDetails(result, run, context);
+}
+
+export function failureRecord(origin: RowOrigin, outcome: AttemptFailure, run: AttemptsSoFar, context: RecordContext): RowRecord {
+  const result = record(origin, context.model, {
+    reply: null, status: outcome.status, code: outcome.code, trace_id: outcome.traceId,
+    attempts: run.history.length, started_at: run.startedAt.toISOString(), duration_ms: run.durationMs,
+  });
+  // Already redacted: the chat client hands out no server text that is not.
+  result.message = outcome.message;
+  result.category = outcome.category;
+  return withAttemptDetails(result, run, context);
+}
+
+/** A reply served from the response cache: no request was sent for it in this run. */
+export function cachedRecord(origin: RowOrigin, cached: CachedResponse, startedAt: Date, context: RecordContext): RowRecord {
+  const result = record(origin, context.model, {
+    reply: cached.reply, status: cached.status, code: null, trace_id: cached.trace_id,
+    attempts: 0, started_at: startedAt.toISOString(), duration_ms: 0,
+  });
+  withResponseDetails(result, cached.finish_reason, cached.usage, cached.response_id);
+  result.cached = true;
+  result.fingerprint = cached.fingerprint;
+  return result;
+}
+
+/** A row that could not become a request: no request is sent, attempts stay 0. */
+export function invalidInputRecord(origin: RowOrigin, problem: string, model: string): RowRecord {
+  const result = record(origin, model, {
+    reply: null, status: null, code: 'invalid_input' satisfies ClientCode, trace_id: null,
+    attempts: 0, started_at: new Date().toISOString(), duration_ms: 0,
+  });
+  result.message = `${origin.file}:${origin.line}: ${problem}`;
+  result.category = CLIENT_CODES.invalid_input.category;
+  return result;
+}
+
+function withResponseDetails(result: RowRecord, finishReason: string | null, usage: Usage | undefined, responseId: string | undefined): void {
+  result.finish_reason = finishReason;
+  if (usage) result.usage = usage;
+  if (responseId !== undefined) result.response_id = responseId;
+}
+
+function withAttemptDetails(result: RowRecord, run: AttemptsSoFar, context: RecordContext): RowRecord {
+  result.client_request_id = run.clientRequestId;
+  result.history = run.history;
+  result.key_name = context.keyName;
+  result.key_mask = context.keyMask;
+  result.fingerprint = run.fingerprint;
+  return result;
+}

@@ -1,0 +1,31 @@
+import type { FailureCategory } from './categories.js';
+
+/**
+ * The codes chatbatch itself gives a failure when the server gave none (a record's `code`),
+ * each with its category and whether another attempt may change the answer. A new client code
+ * or retry rule is one row here.
+ */
+export const CLIENT_CODES = {
+  /** No complete response within --timeout-ms (connect, headers and body together). */
+  timeout: { category: 'timeout', retryable: true },
+  /** The connection failed or broke (refused, reset, DNS, TLS). */
+  network_error: { category: 'network', retryable: true },
+  /** Cancelled by our own shutdown; the row stays pending, never failed. */
+  aborted: { category: 'network', retryable: false },
+  /** The body passed the size cap: another attempt would be as large. */
+  response_too_large: { category: 'bad_response', retryable: false },
+  /** A 2xx that is not a usable completion: retried like a server fault. */
+  bad_response: { category: 'bad_response', retryable: true },
+  /** The row could not become a request; nothing was sent. */
+  invalid_input: { category: 'invalid_input', retryable: false },
+  /** The body is compressed in a way chatbatch does not decode (zstd): the same answer would come back. */
+  unsupported_encoding: { category: 'bad_response', retryable: false },
+  /** The model declined (a `refusal` instead of content): the same request gets the same answer. */
+  refused: { category: 'refused', retryable: false },
+  /** A 3xx: the base URL is not the endpoint's own address. Never followed; stops the run. */
+  redirect: { category: 'client_error', retryable: false },
+  /** The proxy asks for credentials (407): the same for every request; stops the run. */
+  proxy_auth: { category: 'auth', retryable: false },
+} as const satisfies Record<string, { category: FailureCategory; retryable: boolean }>;
+
+export type ClientCode = keyof typeof CLIENT_CODES;

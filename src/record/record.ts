@@ -1,0 +1,53 @@
+/**
+ * The one record shape written for every input row, success or failure.
+ * Field names and meanings up to `duration_ms` are a contract (see the guide, section 4).
+ */
+import type { FailureCategory } from './categories.js';
+
+export type { FailureCategory } from './categories.js';
+
+export interface AttemptSummary {
+  attempt: number;
+  status: number | null;
+  code: string | null;
+  duration_ms: number;
+  /** Milliseconds waited before the next attempt; absent on the last attempt. */
+  wait_ms?: number;
+  trace_id: string | null;
+  client_request_id: string;
+}
+
+export interface Usage {
+  prompt_tokens?: number;
+  completion_tokens?: number;
+  total_tokens?: number;
+}
+
+export interface RowRecord {
+  id: string;
+  file: string;
+  line: number;
+  model: string;
+  reply: string | null;
+  status: number | null;
+  code: string | null;
+  message?: string;
+  trace_id: string | null;
+  attempts: number;
+  started_at: string;
+  duration_ms: number;
+  category?: FailureCategory;
+  finish_reason?: string | null;
+  usage?: Usage;
+  response_id?: string;
+  client_request_id?: string;
+  history?: AttemptSummary[];
+  key_name?: string;
+  key_mask?: string;
+  fingerprint?: string;
+  cached?: boolean;
+}
+
+export function isSuccess(record: RowRecord): boolean {
+  return record.code === null && record.reply !== null;
+}

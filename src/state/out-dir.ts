@@ -1,0 +1,116 @@
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { DERIVED_FILES, ERRORS_FILE, MANIFEST_FILE, OUTPUT_FILE } from '../output/file-names.js';
+import { fsMeaning, isFsError } from '../state/fs-problem.js';
+import { makeFolders, NotAFolder } from '../state/make-folders.js';
+import { NothingSentError } from '../errors.js';
+
+/** The output directory cannot hold the run's files; found before anything is sent. */
+export class OutDirError extends NothingSentError {
+  override name = 'OutDirError';
+}
+
+/** Where a run keeps its files inside `--out DIR`. */
+export function outDirPaths(outDir: string) {
+  const state = path.join(outDir, '.chatbatch');
+  return {
+    outDir,
+    stateDir: state,
+    journal: path.join(state, 'journal.jsonl'),
+    lock: path.join(state, 'lock'),
+    manifest: path.join(outDir, MANIFEST_FILE),
+    output: path.join(outDir, OUTPUT_FILE),
+    errors: path.join(outDir, ERRORS_FILE),
+  };
+}
+
+export type OutDirPaths = ReturnType<typeof outDirPaths>;
+
+export type OutDirState =
+  | { kind: 'new' }
+  | { kind: 'finished' | 'unfinished'; status: string };
+
+/** Looks at what an earlier run left in the directory, without changing anything. */
+export async function inspectOutDir(paths: OutDirPaths): Promise<OutDirState> {
+  if (!(await exists(paths.journal))) return { kind: 'new' };
+  let status = 'unknown';
+  try {
+    status = (JSON.parse(await readFile(paths.manifest, 'utf8')) as { status?: string }).status ?? status;
+  } catch {
+    /* no manifest yet: the run died before writing one */
+  }
+  return { kind: status === 'complete' || status === 'finished_with_failures' ? 'finished' : 'unfinished', status };
+}
+
+/**
+ * Creates DIR (missing parents too) and checks, before anything is sent, that the run can keep
+ * its files there: DIR and DIR/.chatbatch are folders it can write in, and no name it writes is
+ * taken by a folder. Otherwise an OutDirError names the path and what to do, so no such problem
+ * surfaces after requests were paid for.
+ */
+export async function prepareOutDir(paths: OutDirPaths): Promise<void> {
+  const outDir = path.dirname(paths.stateDir);
+  try {
+    await makeFolders(paths.stateDir);
+  } catch (error) {
+    if (error instanceof NotAFolder) {
+      if (error.path === outDir) throw new OutDirError(`output directory ${paths.outDir} is a file, not a folder; give --out a folder (missing folders are created)`);
+      if (error.path === paths.stateDir) throw new OutDirError(`${error.path} is a file, but chatbatch keeps its journal and lock in a folder of that name; move the file away or give another --out`);
+      throw new OutDirError(`cannot create the output directory ${paths.outDir}: ${error.path} is a file, not a folder; give another --out`);
+    }
+    if (!isFsError(error)) throw error;
+    const where = error.path && error.path !== outDir ? `${error.path}: ` : '';
+    throw new OutDirError(`cannot create the output directory ${paths.outDir}: ${where}${fsMeaning(error)}; give --out a folder you can write to`);
+  }
+  const ownFiles = [paths.journal, paths.lock, paths.manifest, paths.output, paths.errors, ...Object.values(DERIVED_FILES).flat().map((name) => path.join(paths.outDir, name))];
+  for (const file of ownFiles) {
+    const kind = await stat(file).then((s) => (s.isFile() ? null : s.isDirectory() ? 'a folder' : 'not a regular file'), () => null);
+    if (kind) throw new OutDirError(`${file} is ${kind}, but the run writes a file of that name; move it away or give another --out`);
+  }
+  for (const dir of [paths.outDir, paths.stateDir]) {
+    const probe = path.join(dir, `.probe.${process.pid}.${randomBytes(4).toString('hex')}`);
+    try {
+      await writeFile(probe, '');
+    } catch (error) {
+      if (!isFsError(error)) throw error;
+      const where = dir === outDir ? '' : `${dir}: `;
+      throw new OutDirError(`cannot write in the output directory ${paths.outDir}: ${where}${fsMeaning(error)}; give --out a folder you can write to`);
+    } finally {
+      await rm(probe, { force: true }).catch(() => {});
+    }
+  }
+}
+
+
+/**
+ * Temporary files of the run's own results that a killed process left behind (`AtomicFile`
+ * names them `.<name>.<pid>.tmp`). Called with the lock held, so none of them is in use.
+ */
+export async function removeLeftoverTempFiles(paths: OutDirPaths): Promise<void> {
+  const ours = new Set<string>([OUTPUT_FILE, ERRORS_FILE, MANIFEST_FILE, ...Object.values(DERIVED_FILES).flat()]);
+  const leftover = (name: string): boolean => {
+    const match = /^\.(.+)\.\d+\.tmp$/.exec(name);
+    return match !== null && ours.has(match[1]!);
+  };
+  const names = await readdir(paths.outDir);
+  await Promise.all(names.filter(leftover).map((name) => rm(path.join(paths.outDir, name), { force: true })));
+}
+
+/**
+ * `--force`: forget the earlier run's results (the lock is already ours), the files of any
+ * `--format` included: a stale output.csv beside a new output.jsonl would contradict it.
+ */
+export async function clearRunFiles(paths: OutDirPaths): Promise<void> {
+  const derived = Object.values(DERIVED_FILES).flat().map((name) => path.join(paths.outDir, name));
+  await Promise.all([paths.journal, paths.manifest, paths.output, paths.errors, ...derived].map((file) => rm(file, { force: true })));
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,83 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { AttemptSuccess } from '../http/attempt.js';
+import type { Usage } from '../record/record.js';
+import { fsMeaning, isFsError } from '../state/fs-problem.js';
+import { makeFolders, NotAFolder } from '../state/make-folders.js';
+import { NothingSentError } from '../errors.js';
+
+export class CacheDirError extends NothingSentError {
+  override name = 'CacheDirError';
+}
+
+export interface CachedResponse {
+  fingerprint: string;
+  stored_at: string;
+  status: number;
+  reply: string;
+  finish_reason: string | null;
+  usage?: Usage;
+  response_id?: string;
+  trace_id: string | null;
+}
+
+/**
+ * Successful responses by request fingerprint, one small file each (`ab/abcdef….json`).
+ * Each entry is written to a unique temporary name and renamed into place, so concurrent
+ * writers never interleave and a kill -9 leaves either no entry or a whole one. An entry that
+ * cannot be read or parsed is a miss, never an error; an entry that cannot be written is
+ * skipped, never an error either: the reply was paid for and must still reach the journal.
+ */
+export class ResponseCache {
+  constructor(private readonly dir: string) {}
+
+  /** Checks up front that `dir` can hold entries, so a bad --cache stops the run before it sends. */
+  static async check(dir: string): Promise<void> {
+    const probe = path.join(dir, `.probe.${process.pid}.${randomBytes(4).toString('hex')}`);
+    try {
+      await makeFolders(dir);
+      await writeFile(probe, '');
+      await rm(probe, { force: true });
+    } catch (error) {
+      const problem = error instanceof NotAFolder ? `${error.path} is a file, not a folder` : isFsError(error) ? `${error.path && error.path !== dir && error.path !== probe ? `${error.path}: ` : ''}${fsMeaning(error)}` : String(error);
+      throw new CacheDirError(`cannot use the cache directory ${dir}: ${problem}; give --cache a folder you can write to`);
+    }
+  }
+
+  async get(fingerprint: string): Promise<CachedResponse | null> {
+    try {
+      const entry = JSON.parse(await readFile(this.fileFor(fingerprint), 'utf8')) as CachedResponse;
+      return entry.fingerprint === fingerprint && typeof entry.reply === 'string' ? entry : null;
+    } catch {
+      return null;
+    }
+  }
+
+  async put(fingerprint: string, outcome: AttemptSuccess): Promise<void> {
+    const entry: CachedResponse = {
+      fingerprint,
+      stored_at: new Date().toISOString(),
+      status: outcome.status,
+      reply: outcome.reply,
+      finish_reason: outcome.finishReason,
+      trace_id: outcome.traceId,
+    };
+    if (outcome.usage) entry.usage = outcome.usage;
+    if (outcome.responseId !== undefined) entry.response_id = outcome.responseId;
+    const target = this.fileFor(fingerprint);
+    const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      await mkdir(path.dirname(target), { recursive: true });
+      await writeFile(temporary, JSON.stringify(entry));
+      await rename(temporary, target);
+    } catch {
+      // Disk full, directory gone: the entry is skipped (a later run sends this request again).
+      await rm(temporary, { force: true }).catch(() => {});
+    }
+  }
+
+  private fileFor(fingerprint: string): string {
+    return path.join(this.dir, fingerprint.slice(0, 2), `${fingerprint}.json`);
+  }
+}

@@ -1,0 +1,152 @@
+import { appendFile, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JournalWriter, readJournal, verifiedRecordStart, type JournalEntry, type RecordLocation } from '../../src/state/journal.js';
+import { MAX_REORDER_ROWS, OrderedResults } from '../../src/output/ordered-results.js';
+import { SUCCEEDED, outcomeCode } from '../../src/record/outcome-code.js';
+import { waitFor } from '../support/wait-for.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'chatbatch-journal-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The record of the journal line at `location`, after checking that the line verifies. */
+function recordAt(bytes: Buffer, location: RecordLocation): string {
+  const start = verifiedRecordStart(bytes, location.offset, location.offset + location.length);
+  expect(start).toBeGreaterThan(location.offset);
+  return bytes.toString('utf8', start, location.offset + location.length);
+}
+
+async function readAll(file: string) {
+  const entries: Array<{ entry: JournalEntry; location: RecordLocation }> = [];
+  const result = await readJournal(file, (entry, location) => entries.push({ entry, location }));
+  return { entries, ...result };
+}
+
+describe('journal', () => {
+  it('appends concurrently and reads back every line with the record location', async () => {
+    const file = path.join(dir, 'journal.jsonl');
+    const writer = await JournalWriter.open(file);
+    const locations = await Promise.all(
+      Array.from({ length: 500 }, (_, i) => writer.append({ k: `r${i}`, f: 'fp', o: 1 }, JSON.stringify({ id: `r${i}`, reply: 'tab\there' }))),
+    );
+    await writer.close();
+    const { entries, repairedBytes } = await readAll(file);
+    expect(repairedBytes).toBe(0);
+    expect(entries.map((e) => e.entry.k)).toEqual(Array.from({ length: 500 }, (_, i) => `r${i}`));
+    const bytes = await readFile(file);
+    for (const [i, { location }] of entries.entries()) {
+      expect(location).toEqual(locations[i]);
+      expect(JSON.parse(recordAt(bytes, location)).id).toBe(`r${i}`);
+    }
+  });
+
+  it('cuts a torn last line and keeps appending on a clean line', async () => {
+    const file = path.join(dir, 'journal.jsonl');
+    const writer = await JournalWriter.open(file);
+    await writer.append({ k: 'a', f: 'fp', o: 1 }, '{"id":"a"}');
+    await writer.close();
+    await appendFile(file, '{"k":"b","f":"fp","o":1}\t{"id":"b", "rep');
+    const first = await readAll(file);
+    expect(first.entries.map((e) => e.entry.k)).toEqual(['a']);
+    expect(first.repairedBytes).toBeGreaterThan(0);
+    const again = await JournalWriter.open(file);
+    await again.append({ k: 'b', f: 'fp', o: 1 }, '{"id":"b"}');
+    await again.close();
+    expect((await readAll(file)).entries.map((e) => e.entry.k)).toEqual(['a', 'b']);
+  });
+
+  it('keeps lines longer than its staging buffer whole, among short ones', async () => {
+    const file = path.join(dir, 'journal.jsonl');
+    const writer = await JournalWriter.open(file);
+    const long = JSON.stringify({ id: 'long', reply: 'é'.repeat(3 * 1024 * 1024) });
+    const appended = await Promise.all([
+      writer.append({ k: 'a', f: 'fp', o: 1 }, '{"id":"a"}'),
+      writer.append({ k: 'long', f: 'fp', o: 1 }, long),
+      writer.append({ k: 'b', f: 'fp', o: 1 }, '{"id":"b"}'),
+    ]);
+    await writer.append({ k: 'c', f: 'fp', o: 1 }, '{"id":"c"}');
+    await writer.close();
+    const { entries } = await readAll(file);
+    expect(entries.map((e) => e.entry.k)).toEqual(['a', 'long', 'b', 'c']);
+    expect(entries.slice(0, 3).map((e) => e.location)).toEqual(appended);
+    const bytes = await readFile(file);
+    const at = appended[1]!;
+    expect(recordAt(bytes, at)).toBe(long);
+  });
+
+  it('writes output and errors in input order from an out-of-order journal', async () => {
+    const file = path.join(dir, 'journal.jsonl');
+    const writer = await JournalWriter.open(file);
+    const results = await OrderedResults.open(file, dir);
+    for (let position = 0; position <= 6; position++) results.admit(position);
+    const order = [3, 0, 4, 1, 2, 5];
+    for (const position of order) {
+      const failed = position % 2 === 1;
+      const outcome = failed ? outcomeCode('server_error') : SUCCEEDED;
+      const location = await writer.append({ k: `r${position}`, f: 'fp', o: outcome }, JSON.stringify({ id: `r${position}` }));
+      results.settled(position, location, outcome);
+    }
+    // Row 6 stays pending: in neither file.
+    await writer.close();
+    const counts = await results.finish();
+    const ids = async (name: string) => (await readFile(path.join(dir, name), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).id);
+    expect(await ids('output.jsonl')).toEqual(['r0', 'r2', 'r4']);
+    expect(await ids('errors.jsonl')).toEqual(['r1', 'r3', 'r5']);
+    expect(counts).toEqual({ rows: 7, succeeded: 3, failed: 3, pending: 1, byCategory: { server_error: 3 } });
+  });
+
+  it('pauses admission while a slow row holds the window full, and goes on once it settles or the run stops', async () => {
+    const file = path.join(dir, 'journal.jsonl');
+    const writer = await JournalWriter.open(file);
+    const results = await OrderedResults.open(file, dir);
+    const stop = new AbortController();
+    for (let position = 0; position < MAX_REORDER_ROWS; position++) results.admit(position);
+    let room = false;
+    const waiting = results.roomInWindow(stop.signal).then(() => (room = true));
+    await turnsOfTheEventLoop(5);
+    expect(room).toBe(false);
+    const location = await writer.append({ k: 'r0', f: 'fp', o: SUCCEEDED }, '{"id":"r0"}');
+    results.settled(0, location, SUCCEEDED);
+    await waiting;
+    expect(results.windowSize).toBe(MAX_REORDER_ROWS - 1);
+
+    results.admit(MAX_REORDER_ROWS);
+    const stopped = results.roomInWindow(stop.signal);
+    stop.abort();
+    await stopped;
+    await writer.close();
+    expect(await results.finish()).toMatchObject({ rows: MAX_REORDER_ROWS + 1, succeeded: 1, pending: MAX_REORDER_ROWS });
+  });
+
+  it('writes rows out as soon as every row before them has settled, holding only the window', async () => {
+    const file = path.join(dir, 'journal.jsonl');
+    const writer = await JournalWriter.open(file);
+    const results = await OrderedResults.open(file, dir);
+    const settle = async (position: number) => {
+      const location = await writer.append({ k: `r${position}`, f: 'fp', o: SUCCEEDED }, JSON.stringify({ id: `r${position}` }));
+      results.settled(position, location, SUCCEEDED);
+    };
+    for (let position = 0; position < 5000; position++) results.admit(position);
+    // Row 0 is slow: everything behind it waits in the window.
+    for (let position = 1; position < 5000; position++) await settle(position);
+    expect(results.windowSize).toBe(5000);
+    await settle(0);
+    await waitFor(() => results.windowSize === 0);
+    await writer.close();
+    const counts = await results.finish();
+    const lines = (await readFile(path.join(dir, 'output.jsonl'), 'utf8')).trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l).id)).toEqual(Array.from({ length: 5000 }, (_, i) => `r${i}`));
+    expect(counts.succeeded).toBe(5000);
+  });
+});
+
+/** Lets every callback already queued run: what has not happened by then was not going to. */
+async function turnsOfTheEventLoop(turns: number): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((resolve) => setImmediate(resolve));
+}

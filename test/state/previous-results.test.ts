@@ -1,0 +1,167 @@
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { JournalWriter, type JournalEntry, type RecordLocation } from '../../src/state/journal.js';
+import { loadPreviousResults } from '../../src/state/previous-results.js';
+import { ResultTable, hashKey, type KeyHasher } from '../../src/state/result-table.js';
+
+let dir: string;
+let file: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'chatbatch-previous-'));
+  file = path.join(dir, 'journal.jsonl');
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const FP_A = '0123456789abcdef0123456789abcdef';
+const FP_B = 'fedcba9876543210fedcba9876543210';
+
+/** Writes entries through the real writer; returns each line's record location. */
+async function writeJournal(entries: JournalEntry[]): Promise<RecordLocation[]> {
+  const writer = await JournalWriter.open(file);
+  const locations = await Promise.all(entries.map((entry, i) => writer.append(entry, JSON.stringify({ id: entry.k, n: i }))));
+  await writer.close();
+  return locations;
+}
+
+describe('loadPreviousResults', () => {
+  it.each([
+    {
+      name: 'a later line for a key supersedes an earlier one',
+      lines: [{ k: 'a', f: FP_A, o: 4 }, { k: 'b', f: FP_A, o: 1 }, { k: 'a', f: FP_B, o: 1 }],
+      expected: { a: { f: FP_B, o: 1, line: 2 }, b: { f: FP_A, o: 1, line: 1 } },
+    },
+    {
+      name: 'the latest of several retries wins, even a failure after a success',
+      lines: [{ k: 'x', f: FP_A, o: 1 }, { k: 'x', f: FP_A, o: 3 }, { k: 'x', f: FP_A, o: 5 }],
+      expected: { x: { f: FP_A, o: 5, line: 2 } },
+    },
+    {
+      name: 'a duplicate-id key and the id itself are different keys',
+      lines: [{ k: 'r1', f: FP_A, o: 1 }, { k: 'dup:in.jsonl:7', f: 'invalid:00112233aabbccdd', o: 8 }],
+      expected: { r1: { f: FP_A, o: 1, line: 0 }, 'dup:in.jsonl:7': { f: 'invalid:00112233aabbccdd', o: 8, line: 1 } },
+    },
+  ])('$name', async ({ lines, expected }) => {
+    const locations = await writeJournal(lines);
+    const previous = await loadPreviousResults(file);
+    expect(previous.repairedBytes).toBe(0);
+    expect(previous.byKey.size).toBe(Object.keys(expected).length);
+    for (const [key, { f, o, line }] of Object.entries(expected)) {
+      expect(previous.byKey.get(key)).toEqual({ fingerprint: f, outcome: o, location: locations[line] });
+    }
+  });
+
+  it.each([
+    { name: 'a key never written', key: 'r9' },
+    { name: 'a prefix of a written key', key: 'r' },
+    { name: 'a written key plus a character', key: 'r10' },
+    { name: 'the empty key', key: '' },
+  ])('returns undefined for $name', async ({ key }) => {
+    await writeJournal([{ k: 'r1', f: FP_A, o: 1 }, { k: 'r2', f: FP_A, o: 1 }]);
+    const previous = await loadPreviousResults(file);
+    expect(previous.byKey.get(key)).toBeUndefined();
+  });
+
+  it('returns undefined for every key of an empty journal', async () => {
+    await writeJournal([]);
+    const previous = await loadPreviousResults(file);
+    expect(previous.byKey.size).toBe(0);
+    expect(previous.byKey.get('a')).toBeUndefined();
+  });
+
+  it('keeps 100,000 keys through growth, with rewritten ones at their latest line', async () => {
+    const count = 100_000;
+    const fingerprint = (i: number) => i.toString(16).padStart(32, '0');
+    const entries: JournalEntry[] = Array.from({ length: count }, (_, i) => ({ k: `r${i}`, f: fingerprint(i), o: 1 + (i % 9) }));
+    // Every 10th row settled again later with another fingerprint and outcome.
+    for (let i = 0; i < count; i += 10) entries.push({ k: `r${i}`, f: FP_B, o: 2 });
+    const locations = await writeJournal(entries);
+    const previous = await loadPreviousResults(file);
+    expect(previous.byKey.size).toBe(count);
+    expect(previous.byKey.bytes).toBeGreaterThan(new ResultTable().bytes); // it grew
+    expect(previous.byKey.bytes / count).toBeLessThan(120);
+    for (let i = 0; i < count; i++) {
+      const rewritten = i % 10 === 0;
+      expect(previous.byKey.get(`r${i}`)).toEqual({
+        fingerprint: rewritten ? FP_B : fingerprint(i),
+        outcome: rewritten ? 2 : 1 + (i % 9),
+        location: locations[rewritten ? count + i / 10 : i],
+      });
+    }
+    expect(previous.byKey.get(`r${count}`)).toBeUndefined();
+    // ~2-4 s alone; more on a loaded 2-core machine, where the default 5 s was not enough.
+  }, 20_000);
+
+  it('cuts a torn last line; the key keeps its earlier complete line', async () => {
+    const locations = await writeJournal([{ k: 'a', f: FP_A, o: 1 }, { k: 'b', f: FP_A, o: 3 }]);
+    const torn = `${JSON.stringify({ k: 'b', f: FP_B, o: 1 })}\t{"id":"b","rep`;
+    await appendFile(file, torn);
+    const previous = await loadPreviousResults(file);
+    expect(previous.repairedBytes).toBe(Buffer.byteLength(torn));
+    expect(previous.byKey.get('b')).toEqual({ fingerprint: FP_A, outcome: 3, location: locations[1] });
+    expect(previous.byKey.get('a')).toEqual({ fingerprint: FP_A, outcome: 1, location: locations[0] });
+    expect((await readFile(file, 'utf8')).endsWith('\n')).toBe(true);
+  });
+
+  it('skips an entry whose outcome is not a byte, like a line that does not parse', async () => {
+    const locations = await writeJournal([{ k: 'a', f: FP_A, o: 1 }, { k: 'a', f: FP_B, o: 300 }, { k: 'c', f: FP_A, o: 1.5 }]);
+    const previous = await loadPreviousResults(file);
+    expect(previous.byKey.get('a')).toEqual({ fingerprint: FP_A, outcome: 1, location: locations[0] });
+    expect(previous.byKey.get('c')).toBeUndefined();
+  });
+
+  it.each([
+    { name: 'a request fingerprint', f: FP_A },
+    { name: 'all zeros', f: '0'.repeat(32) },
+    { name: 'all f', f: 'f'.repeat(32) },
+    { name: 'an input problem', f: 'invalid:0f1e2d3c4b5a6978' },
+    { name: 'an input problem of zeros', f: 'invalid:0000000000000000' },
+    { name: 'upper-case hex (kept as text)', f: FP_A.toUpperCase() },
+    { name: '31 hex digits', f: FP_A.slice(1) },
+    { name: '33 hex digits', f: `${FP_A}0` },
+    { name: '32 characters, not all hex', f: `${FP_A.slice(0, 31)}g` },
+    { name: 'an input problem in upper case', f: 'invalid:0F1E2D3C4B5A6978' },
+    { name: 'a short word', f: 'fp' },
+    { name: 'the empty string', f: '' },
+    { name: 'non-ASCII text', f: 'empreinte-é-✓-😀' },
+  ])('round-trips $name exactly', async ({ f }) => {
+    await writeJournal([{ k: 'r', f: 'placeholder', o: 1 }, { k: 'r', f, o: 1 }, { k: 's', f, o: 2 }]);
+    const previous = await loadPreviousResults(file);
+    expect(previous.byKey.get('r')?.fingerprint).toBe(f);
+    expect(previous.byKey.get('s')?.fingerprint).toBe(f);
+  });
+});
+
+describe('ResultTable', () => {
+  const location = (offset: number): RecordLocation => ({ offset, length: 7 });
+
+  it.each([
+    { name: 'all keys in one probe chain', hasher: ((key, out, at) => { out[at] = 1; out[at + 1] = 1; out[at + 2] = Number(key.slice(1)); }) as KeyHasher },
+    { name: 'keys equal in the 64-bit id hash, different in the check word', hasher: ((key, out, at) => { hashKey('same', out, at); out[at + 2] = Number(key.slice(1)); }) as KeyHasher },
+  ])('keeps colliding keys apart when the 96-bit hashes differ: $name', ({ hasher }) => {
+    const table = new ResultTable(hasher);
+    const keys = Array.from({ length: 5000 }, (_, i) => `k${i}`); // check word: i
+    keys.forEach((key, i) => table.set(key, FP_A, 1 + (i % 9), location(i)));
+    table.set(keys[3]!, FP_B, 2, location(99_999));
+    expect(table.size).toBe(keys.length);
+    keys.forEach((key, i) => {
+      expect(table.get(key)).toEqual(i === 3 ? { fingerprint: FP_B, outcome: 2, location: location(99_999) } : { fingerprint: FP_A, outcome: 1 + (i % 9), location: location(i) });
+    });
+  });
+
+  it('keeps offsets past 4 GiB and outcomes 0 to 255 exactly', () => {
+    const table = new ResultTable();
+    const big = { offset: 2 ** 40 + 12345, length: 2 ** 32 - 1 };
+    table.set('big', FP_A, 255, big);
+    table.set('zero', FP_A, 0, { offset: 0, length: 0 });
+    expect(table.get('big')).toEqual({ fingerprint: FP_A, outcome: 255, location: big });
+    expect(table.get('zero')).toEqual({ fingerprint: FP_A, outcome: 0, location: { offset: 0, length: 0 } });
+  });
+
+  it.each([256, -1, 1.5, Number.NaN])('refuses outcome %s', (outcome) => {
+    expect(() => new ResultTable().set('a', FP_A, outcome, location(0))).toThrow(/outcome must be an integer from 0 to 255/);
+  });
+});
