@@ -32,7 +32,7 @@ const PROXY_AUTH = /^Proxy Authentication Required \(407\)$/;
 /**
  * undici reports errno codes as they are (ECONNREFUSED, ENOTFOUND, EPROTO, ERR_SSL_*, CERT_*),
  * and its own as UND_ERR_* with the system's code, when there is one, in `cause`. The system
- * code is kept when there is one: src/run/unreachable-endpoint.ts decides from it.
+ * code is kept when there is one: src/pace/unreachable-endpoint.ts decides from it.
  */
 export function describeRequestError(error: unknown, target: RequestTarget): RequestErrorFacts {
   const e = (typeof error === 'object' && error !== null ? error : {}) as ErrorLike;
