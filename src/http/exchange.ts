@@ -89,7 +89,10 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
     if (this.settled) return;
     // Cleared now: nothing is owed to undici any more, and the decoder reports through onDecoded.
     this.controller = null;
-    if (this.decoder) return this.decoder.end();
+    if (this.decoder) {
+      this.decoder.end();
+      return;
+    }
     const chunks = this.chunks;
     const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, this.size).toString('utf8');
     this.finish(interpret(this.status!, this.headers, text, this.started, this.settings.url));
