@@ -40,12 +40,24 @@ export interface RunOptions extends Omit<RunFlags, 'inputs' | 'apiKeyEnv' | 'api
   progressEveryMs?: number;
   /** Notices the CLI would print on stderr (a resume's repairs, sent-again rows, ...). */
   onNotice?: (line: string) => void;
+  /**
+   * Where to read HTTPS_PROXY, HTTP_PROXY and NO_PROXY (either case) from, as the CLI reads them
+   * from its environment (see the README's proxies); `process.env` to follow the shell's. No
+   * other variable is read from it. Default: none, requests go direct.
+   */
+  proxyEnv?: Readonly<Record<string, string | undefined>>;
 }
 
+const PROXY_VARIABLE = /^(https?|no)_proxy$/i;
+
 export async function run(options: RunOptions): Promise<RunReport> {
-  const { apiKey, keyName = 'apiKey', headerVariables, signal, onProgress, progressEveryMs = 1000, onNotice, ...flags } = options;
+  const { apiKey, keyName = 'apiKey', headerVariables, signal, onProgress, progressEveryMs = 1000, onNotice, proxyEnv = {}, ...flags } = options;
   if (typeof apiKey !== 'string') throw new NothingSentError(`'apiKey' must be a string: current value is ${typeof apiKey}`);
-  const config = resolveRunConfig({ ...flags, apiKeyEnv: keyName }, null, { env: { ...headerVariables, [keyName]: apiKey }, cwd: process.cwd() });
+  const proxyVariables = Object.fromEntries(Object.entries(proxyEnv).filter(([name]) => PROXY_VARIABLE.test(name)));
+  const config = resolveRunConfig({ ...flags, apiKeyEnv: keyName }, null, {
+    env: { ...proxyVariables, ...headerVariables, [keyName]: apiKey },
+    cwd: process.cwd(),
+  });
   const progress = newProgress(performance.now());
   const timer = onProgress ? setInterval(() => onProgress({ ...progress }), progressEveryMs) : null;
   timer?.unref();

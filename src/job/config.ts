@@ -3,6 +3,7 @@ import { FAILURE_CATEGORIES, isFailureCategory, type FailureCategory } from '../
 import { chooseKeySource, DEFAULT_API_KEY_ENV, readKeyFrom } from './api-key.js';
 import { checkBaseUrl } from './base-url.js';
 import { resolveHeaders } from './headers.js';
+import { proxyFor, type ProxyChoice } from '../http/proxy-env.js';
 import type { LoadedJob } from './job-file.js';
 import { checkParams } from './params.js';
 import { parseShard, type Shard } from '../input/shard.js';
@@ -82,6 +83,8 @@ export interface RunConfig {
   sentHeaders: Record<string, string>;
   /** The values the environment filled into headers, for redaction. Never serialised. */
   headerSecrets: string[];
+  /** The forward proxy from HTTPS_PROXY / HTTP_PROXY (NO_PROXY applied); its password is masked by `publicConfig`. */
+  proxy: ProxyChoice | null;
   system: string | null;
   template: string | null;
   idField: string | null;
@@ -165,6 +168,14 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     else problems.push(`base URL: ${checked.problem}`);
   }
 
+  // The built-in simulator is this machine's own process: never reached through a proxy.
+  let proxy: ProxyChoice | null = null;
+  if (requestUrl && !context.simulatorUrl) {
+    const found = proxyFor(new URL(requestUrl), env);
+    if (found.ok) proxy = found.proxy;
+    else problems.push(found.problem);
+  }
+
   const keySource = chooseKeySource(
     { file: flags.apiKeyFile, variable: flags.apiKeyEnv },
     { file: j.api_key_file === undefined ? undefined : relativeToJob(j.api_key_file, job, context.cwd), variable: j.api_key_env },
@@ -209,6 +220,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     headers: headers.headers.shown,
     sentHeaders: headers.headers.sent,
     headerSecrets: headers.headers.secrets,
+    proxy,
     system: flags.system ?? j.system ?? null,
     template: flags.template ?? j.template ?? null,
     idField: flags.idField ?? j.id_field ?? null,
@@ -239,8 +251,8 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
 
 /** The configuration as recorded in the manifest: no secret, only where the key and header values came from. */
 export function publicConfig(config: RunConfig): Record<string, unknown> {
-  const { apiKey: _secret, sentHeaders: _sent, headerSecrets: _filled, ...rest } = config;
-  return rest;
+  const { apiKey: _secret, sentHeaders: _sent, headerSecrets: _filled, proxy, ...rest } = config;
+  return { ...rest, proxy: proxy && { url: proxy.shown, variable: proxy.variable } };
 }
 
 /** How records and messages name the key: its variable, or the file it was read from. */

@@ -14,6 +14,8 @@ export interface FatalContext {
   model: string;
   keyName: string;
   keyMask: string;
+  /** The proxy requests went through, password masked, and its variable; absent when direct. */
+  proxy?: string | null;
   /** --max-outage-ms, named when an outage stopped the run. */
   maxOutageMs?: number;
 }
@@ -27,15 +29,21 @@ export function explainFatal(outcome: AttemptFailure, context: FatalContext, cau
   if (cause === 'outage') return explainOutage(outcome, context);
   const nobodyThere = outcome.status === null ? nobodyThereKind(outcome.connectionErrorCode) : null;
   if (nobodyThere) return explainUnreachable(outcome, nobodyThere, context);
-  return `the endpoint refuses this configuration, so the run stopped early.\n  ${answerFacts(outcome, context)}\n  check: ${advice(outcome)}`;
+  const refuser = outcome.code === 'proxy_auth' ? 'the proxy' : 'the endpoint';
+  return `${refuser} refuses this configuration, so the run stopped early.\n  ${answerFacts(outcome, context)}\n  check: ${advice(outcome)}`;
 }
 
 function answerFacts(outcome: AttemptFailure, context: FatalContext): string {
   return (
     `HTTP ${outcome.status ?? '-'}, code ${outcome.code}: ${outcome.message}\n` +
     `  base URL: ${context.baseUrl}\n  model:    ${context.model}\n  key:      ${context.keyName} (${context.keyMask})` +
+    proxyLine(context) +
     (outcome.traceId ? `\n  trace id: ${outcome.traceId}` : '')
   );
+}
+
+function proxyLine(context: FatalContext): string {
+  return context.proxy ? `\n  proxy:    ${context.proxy}` : '';
 }
 
 function explainRefusalStreak(outcome: AttemptFailure, context: FatalContext): string {
@@ -70,6 +78,12 @@ function formatDuration(ms: number): string {
 }
 
 function advice(outcome: AttemptFailure): string {
+  if (outcome.code === 'redirect') {
+    return 'the base URL: chatbatch never follows a redirect (the key would go wherever the server points), so give the address it redirects to';
+  }
+  if (outcome.code === 'proxy_auth') {
+    return 'the user name and password in the proxy URL (http://user:password@host:port, with special characters %-escaped) in the variable named above';
+  }
   if (outcome.status === 401 || outcome.status === 403) {
     return `that ${'the key'} is complete and active and was issued for this base URL; the key is read from the environment variable or file named above`;
   }
@@ -84,10 +98,14 @@ function explainUnreachable(outcome: AttemptFailure, kind: NobodyThereKind, cont
   const facts =
     `the endpoint has not answered once; ${UNREACHABLE_STREAK} attempts in a row failed to connect, the last with:\n` +
     `  ${outcome.message.replace(/\s+/g, ' ').trim()}\n` +
-    `  base URL: ${context.baseUrl}\n  model:    ${context.model}\n  key:      ${context.keyName} (${context.keyMask})`;
+    `  base URL: ${context.baseUrl}\n  model:    ${context.model}\n  key:      ${context.keyName} (${context.keyMask})` +
+    proxyLine(context);
+  // Through a proxy, the connection that failed is the one to the proxy (but for TLS and tunnels).
+  const viaProxy = context.proxy ? PROXY_HEADLINE[kind] : undefined;
+  const check = context.proxy && kind !== 'tls' && kind !== 'proxy' ? PROXY_ADVICE : ADVICE[kind];
   return (
-    `${HEADLINE[kind]} (${outcome.connectionErrorCode}), so the run stopped early.\n  ${facts}\n  check: ${ADVICE[kind]}\n` +
-    '  rows not answered stay pending: fix the base URL (or start the server) and run again with --resume'
+    `${viaProxy ?? HEADLINE[kind]} (${outcome.connectionErrorCode}), so the run stopped early.\n  ${facts}\n  check: ${check}\n` +
+    `  rows not answered stay pending: fix the base URL (or start the server${context.proxy ? ', or fix the proxy' : ''}) and run again with --resume`
   );
 }
 
@@ -96,7 +114,18 @@ const HEADLINE: Readonly<Record<NobodyThereKind, string>> = {
   dns: "the base URL's host name does not resolve",
   route: "the base URL's host cannot be reached from this machine",
   tls: 'no TLS connection could be set up with the base URL',
+  proxy: 'the proxy would not open a tunnel to the base URL',
 };
+
+const PROXY_HEADLINE: Readonly<Partial<Record<NobodyThereKind, string>>> = {
+  refused: 'nothing is listening at the proxy',
+  dns: "the proxy's host name does not resolve",
+  route: "the proxy's host cannot be reached from this machine",
+};
+
+const PROXY_ADVICE =
+  'that the proxy named above is running and reachable at that host and port (or, to reach the base URL directly, ' +
+  "add its host to NO_PROXY or unset the proxy's variable)";
 
 const ADVICE: Readonly<Record<NobodyThereKind, string>> = {
   refused: 'that the server is running and listening on this host and port, that http:// or https:// matches what it speaks, and that any proxy or tunnel in between is up',
@@ -105,4 +134,7 @@ const ADVICE: Readonly<Record<NobodyThereKind, string>> = {
   tls:
     'http:// vs https://: a protocol error (EPROTO, wrong version number) usually means https:// for a server that speaks plain http; ' +
     'a certificate error means the certificate is not trusted here (self-signed, or re-signed by a proxy: NODE_EXTRA_CA_CERTS) or names another host',
+  proxy:
+    "that the proxy may connect to the base URL's host and port (its access rules; it answered the tunnel request with the status named above) " +
+    'and that the host is up; or add the host to NO_PROXY to reach it directly',
 };

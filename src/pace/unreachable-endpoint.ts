@@ -1,7 +1,7 @@
 import type { AttemptOutcome } from '../http/attempt.js';
 
 /** Why a connection error means nobody is there, which decides what the user is told to check. */
-export type NobodyThereKind = 'refused' | 'dns' | 'route' | 'tls';
+export type NobodyThereKind = 'refused' | 'dns' | 'route' | 'tls' | 'proxy';
 
 const BY_CODE: Readonly<Record<string, NobodyThereKind>> = {
   ECONNREFUSED: 'refused',
@@ -12,6 +12,8 @@ const BY_CODE: Readonly<Record<string, NobodyThereKind>> = {
   ENETUNREACH: 'route',
   EPROTO: 'tls',
   HOSTNAME_MISMATCH: 'tls',
+  // The proxy answered a CONNECT with anything but 200: it cannot or may not reach the base URL.
+  ERR_PROXY_TUNNEL: 'proxy',
 };
 /**
  * OpenSSL's failures (ERR_SSL_WRONG_VERSION_NUMBER, ...) and certificate checks

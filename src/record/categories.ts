@@ -12,6 +12,8 @@ export const FAILURE_CATEGORIES = [
   'network',
   'invalid_input',
   'bad_response',
+  /** The model declined to answer (`refusal` instead of `content`): final, not retried. */
+  'refused',
 ] as const;
 
 export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];

@@ -18,6 +18,14 @@ export const CLIENT_CODES = {
   bad_response: { category: 'bad_response', retryable: true },
   /** The row could not become a request; nothing was sent. */
   invalid_input: { category: 'invalid_input', retryable: false },
+  /** The body is compressed in a way chatbatch does not decode (zstd): the same answer would come back. */
+  unsupported_encoding: { category: 'bad_response', retryable: false },
+  /** The model declined (a `refusal` instead of content): the same request gets the same answer. */
+  refused: { category: 'refused', retryable: false },
+  /** A 3xx: the base URL is not the endpoint's own address. Never followed; stops the run. */
+  redirect: { category: 'client_error', retryable: false },
+  /** The proxy asks for credentials (407): the same for every request; stops the run. */
+  proxy_auth: { category: 'auth', retryable: false },
 } as const satisfies Record<string, { category: FailureCategory; retryable: boolean }>;
 
 export type ClientCode = keyof typeof CLIENT_CODES;

@@ -212,7 +212,9 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     });
     // Header values filled from the environment are secrets like the key (the client registers the key).
     for (const secret of config.headerSecrets) registerSecret(secret, 'header');
-    const client = new ChatClient({ url: config.requestUrl, apiKey: config.apiKey, headers: config.sentHeaders, maxSockets: config.concurrency, timeoutMs: config.timeoutMs });
+    const client = new ChatClient({ url: config.requestUrl, apiKey: config.apiKey, headers: config.sentHeaders, maxSockets: config.concurrency, timeoutMs: config.timeoutMs, proxy: config.proxy });
+    const proxy = config.proxy && `${config.proxy.shown} (from ${config.proxy.variable})`;
+    if (proxy) log(`requests go through the proxy ${proxy}`);
 
     // Two levels of stopping: no new attempts (stop, fail-fast), then cancel what is in flight.
     const stopDispatch = new AbortController();
@@ -394,7 +396,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     await (unchanged ? writeFileAtomic(paths.manifest, previousWritten.text) : writeManifest(paths.manifest, manifest));
 
     const fatalMessage = fatalStop
-      ? explainFatal(fatalStop.outcome, { baseUrl: config.baseUrl, model: config.model, keyName, keyMask, maxOutageMs: config.maxOutageMs }, fatalStop.cause)
+      ? explainFatal(fatalStop.outcome, { baseUrl: config.baseUrl, model: config.model, keyName, keyMask, proxy, maxOutageMs: config.maxOutageMs }, fatalStop.cause)
       : null;
     return {
       status,

@@ -53,7 +53,7 @@ function remountReadOnly(name: string): void {
 /** Makes the run hit an error no code path expects (a stand-in for a bug), loaded with --import. */
 const FAULT_PRELOAD = `
 import fs from 'node:fs';
-import http from 'node:http';
+import diagnostics_channel from 'node:diagnostics_channel';
 import { syncBuiltinESMExports } from 'node:module';
 if (process.env.CHATBATCH_TEST_FAULT === 'awaited') {
   const rename = fs.promises.rename;
@@ -72,12 +72,8 @@ if (process.env.CHATBATCH_TEST_FAULT === 'journal-eio') {
   syncBuiltinESMExports();
 }
 if (process.env.CHATBATCH_TEST_FAULT === 'uncaught') {
-  const request = http.request;
-  http.request = (...args) => {
-    const sent = request(...args);
-    sent.once('response', () => setImmediate(() => { throw new Error('injected uncaught fault'); }));
-    return sent;
-  };
+  // After each response's headers (undici announces them on this channel), a throw nothing awaits.
+  diagnostics_channel.subscribe('undici:request:headers', () => setImmediate(() => { throw new Error('injected uncaught fault'); }));
 }
 `;
 

@@ -97,12 +97,13 @@ describe('ChatClient: requests and successes', () => {
     expect(request.method).toBe('POST');
     expect(request.url).toBe('/v1/chat/completions');
     expect(request.body).toBe(BODY);
-    // Node adds Host and Connection itself; nothing else may be sent.
-    expect(request.rawHeaderNames.sort()).toEqual(['Accept', 'Authorization', 'Connection', 'Content-Length', 'Content-Type', 'Host', 'User-Agent', 'X-Client-Request-Id']);
+    // undici adds host, connection and content-length itself; nothing else may be sent.
+    expect(request.rawHeaderNames.sort()).toEqual(['Accept', 'Accept-Encoding', 'Authorization', 'Content-Type', 'User-Agent', 'X-Client-Request-Id', 'connection', 'content-length', 'host']);
     expect(request.headers).toEqual({
       authorization: `Bearer ${KEY}`,
       'content-type': 'application/json',
       accept: 'application/json',
+      'accept-encoding': 'gzip, deflate, br',
       'x-client-request-id': 'cb-abc-1',
       'user-agent': 'chatbatch-test/1',
       'content-length': String(Buffer.byteLength(BODY)),
@@ -148,9 +149,11 @@ describe('ChatClient: requests and successes', () => {
     expect(() => JSON.stringify(deep)).not.toThrow();
   });
 
+  // One connection: undici waits one event-loop turn before reusing a socket, so with more
+  // allowed a request sent right after an answer takes another one.
   it('reuses one keep-alive connection for sequential requests', async () => {
     const { url, seen } = await serve((_req, res) => json(res, 200, completion('x')));
-    const c = client(url);
+    const c = client(url, { maxSockets: 1 });
     for (let i = 0; i < 5; i++) expect((await c.send(BODY, `id-${i}`)).ok).toBe(true);
     expect(seen).toHaveLength(5);
     expect(new Set(seen.map((s) => s.socket)).size).toBe(1);
@@ -307,7 +310,7 @@ describe('ChatClient: time limits, broken connections, limits', () => {
 
   it('reports a reset on a reused keep-alive connection as retryable, and recovers on a new one', async () => {
     const { url, seen } = await serve((req, res, index) => (index === 1 ? req.socket.destroy() : json(res, 200, completion('x'))));
-    const c = client(url);
+    const c = client(url, { maxSockets: 1 });
     expect((await c.send(BODY, 'a')).ok).toBe(true);
     expect(asFailure(await c.send(BODY, 'b'))).toMatchObject({ status: null, code: 'network_error', retryable: true });
     expect((await c.send(BODY, 'c')).ok).toBe(true);
@@ -390,5 +393,81 @@ describe('ChatClient: time limits, broken connections, limits', () => {
     expect(asFailure(await client(url).send(BODY, 'x', controller.signal))).toMatchObject({ code: 'aborted', retryable: false });
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(seen).toHaveLength(0);
+  });
+});
+
+describe('ChatClient: redirects', () => {
+  const LOCATION = 'https://api.example.test/v1/chat/completions';
+
+  it.each([301, 302, 303, 307, 308])('stops at a %i: not followed, fatal for the run, naming the Location', async (status) => {
+    const { url, seen } = await serve((_req, res) => {
+      res.writeHead(status, { location: LOCATION, 'x-request-id': 'r-3xx', 'content-type': 'text/html' });
+      res.end('<html><body>Moved</body></html>');
+    });
+    const failure = asFailure(await client(url).send(BODY, 'x'));
+    expect(failure).toMatchObject({ status, code: 'redirect', category: 'client_error', retryable: false, fatalForRun: true, traceId: 'r-3xx' });
+    expect(failure.message).toBe(`the base URL redirects to ${LOCATION} (HTTP ${status}); use https://api.example.test/v1 as the base URL (chatbatch does not follow redirects)`);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(seen).toHaveLength(1);
+  });
+
+  it('resolves a relative Location against the request URL, keeping its query string', async () => {
+    const { url } = await serve((_req, res) => {
+      res.writeHead(308, { location: '/v2/chat/completions?api-version=2024-06-01' });
+      res.end();
+    });
+    const origin = new URL(url).origin;
+    expect(asFailure(await client(url).send(BODY, 'x')).message).toBe(
+      `the base URL redirects to ${origin}/v2/chat/completions?api-version=2024-06-01 (HTTP 308); use ${origin}/v2?api-version=2024-06-01 as the base URL (chatbatch does not follow redirects)`,
+    );
+  });
+
+  it('names a Location that is not an endpoint (a login page) without suggesting it', async () => {
+    const { url } = await serve((_req, res) => {
+      res.writeHead(302, { location: 'https://sso.example.test/login?next=%2Fv1' });
+      res.end();
+    });
+    expect(asFailure(await client(url).send(BODY, 'x')).message).toBe(
+      "the base URL redirects to https://sso.example.test/login?next=%2Fv1 (HTTP 302); use that address's API base URL as the base URL (chatbatch does not follow redirects)",
+    );
+  });
+
+  it('says so when a redirect names no Location', async () => {
+    const { url } = await serve((_req, res) => {
+      res.writeHead(301);
+      res.end();
+    });
+    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({ code: 'redirect', fatalForRun: true, message: expect.stringContaining('names no Location') });
+  });
+
+  it('masks the key in a Location that echoes it (a header crosses the redaction boundary)', async () => {
+    const { url } = await serve((_req, res) => {
+      res.writeHead(301, { location: `https://other.example.test/v1/chat/completions?key=${KEY}` });
+      res.end();
+    });
+    const failure = asFailure(await client(url).send(BODY, 'x'));
+    expect(failure.message).toContain('https://other.example.test/v1/chat/completions?key=[key ');
+    expect(JSON.stringify(failure)).not.toContain(KEY);
+  });
+});
+
+describe('ChatClient: refusals', () => {
+  const refusal = (text: unknown) => ({ id: 'chatcmpl-r', choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: text }, finish_reason: 'stop' }] });
+
+  it('records a refusal as its own failure: the text as message, not retried', async () => {
+    const { url } = await serve((_req, res) => json(res, 200, refusal("I'm sorry, I can't help with that."), { 'x-request-id': 'r-ref' }));
+    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({
+      status: 200, code: 'refused', category: 'refused', message: "I'm sorry, I can't help with that.", retryable: false, fatalForRun: false, traceId: 'r-ref',
+    });
+  });
+
+  it('a reply with content is a success whatever else the message holds', async () => {
+    const { url } = await serve((_req, res) => json(res, 200, { choices: [{ message: { content: 'fine', refusal: 'ignored' } }] }));
+    expect(await client(url).send(BODY, 'x')).toMatchObject({ ok: true, reply: 'fine' });
+  });
+
+  it.each([['an empty refusal', ''], ['a refusal that is not text', { reason: 'x' }]])('%s with no content is still bad_response', async (_name, value) => {
+    const { url } = await serve((_req, res) => json(res, 200, refusal(value)));
+    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({ code: 'bad_response', retryable: true });
   });
 });

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedRequest {
@@ -17,10 +18,10 @@ export interface ScriptedServer {
   close(): Promise<void>;
 }
 
-/** A small OpenAI-shaped server for tests: records every request, answers with `respond`. */
-export async function startScriptedServer(respond: Responder = replyWithEcho): Promise<ScriptedServer> {
+/** A small OpenAI-shaped server for tests: records every request, answers with `respond`; HTTPS with `tls`. */
+export async function startScriptedServer(respond: Responder = replyWithEcho, options: { tls?: { key: string; cert: string } } = {}): Promise<ScriptedServer> {
   const received: ReceivedRequest[] = [];
-  const server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -35,11 +36,12 @@ export async function startScriptedServer(respond: Responder = replyWithEcho): P
       received.push(request);
       respond(request, res, received.length - 1);
     });
-  });
+  };
+  const server = options.tls ? createTlsServer(options.tls, listener) : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}/v1`,
     received,
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,0 +1,158 @@
+import type { Dispatcher } from 'undici';
+import type { AttemptOutcome } from './attempt.js';
+import { onAbort } from '../async/abort-fanout.js';
+import { BodyDecoder, parseContentEncoding, type DecodeEnd, type DecodeListener } from './body-decoder.js';
+import { failure, interpret } from './interpret.js';
+import { describeRequestError, type RequestTarget } from './request-error.js';
+import type { ClientCode } from '../record/client-codes.js';
+
+/** What every attempt of one client shares. */
+export interface ExchangeSettings extends RequestTarget {
+  /** The full request URL: redirects are resolved against it. */
+  url: string;
+  maxBodyBytes: number;
+}
+
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+const NO_CHUNKS: Buffer[] = [];
+/** The reason given to undici when we end an exchange ourselves: never seen by anyone. */
+const ENDED_BY_US = new Error('attempt ended by chatbatch');
+
+/**
+ * One attempt on the wire, as an undici dispatch handler: the request's events go straight to
+ * this object's methods, with no stream, promise or closure per event. Every way the attempt can
+ * end settles `promise` once with an outcome; nothing is thrown. One timer, set when the attempt
+ * starts, bounds connecting, the headers and the whole body (decoding included), so a server
+ * that trickles bytes cannot hold a slot forever.
+ */
+export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
+  readonly promise: Promise<AttemptOutcome>;
+  private resolve!: (outcome: AttemptOutcome) => void;
+  private status: number | null = null;
+  private headers = NO_HEADERS;
+  private settled = false;
+  private controller: Dispatcher.DispatchController | null = null;
+  private chunks = NO_CHUNKS;
+  private size = 0;
+  private decoder: BodyDecoder | null = null;
+  private readonly timer: NodeJS.Timeout;
+  private stopWatching: (() => void) | undefined;
+
+  constructor(
+    private readonly settings: ExchangeSettings,
+    private readonly started: bigint,
+    signal: AbortSignal | undefined,
+  ) {
+    this.promise = new Promise<AttemptOutcome>((resolve) => {
+      this.resolve = resolve;
+    });
+    this.timer = setTimeout(timeOut, settings.timeoutMs, this);
+    if (signal) this.stopWatching = onAbort(signal, () => this.fail('aborted', 'the request was cancelled because the run is stopping'));
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    // Ended while it waited for a connection: it goes no further, nothing is sent.
+    if (this.settled) controller.abort(ENDED_BY_US);
+    else this.controller = controller;
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    if (this.settled || statusCode < 200) return;
+    this.status = statusCode;
+    this.headers = joinRepeated(headers);
+    const declared = this.headers['content-length'];
+    const limit = this.settings.maxBodyBytes;
+    if (declared !== undefined && Number(declared) > limit) {
+      this.fail('response_too_large', `the response declared ${declared} bytes, more than the ${limit} byte limit; not read`);
+      return;
+    }
+    const encoding = this.headers['content-encoding'];
+    if (encoding === undefined) return;
+    const codings = parseContentEncoding(encoding);
+    if (typeof codings === 'string') this.fail('unsupported_encoding', codings);
+    else if (codings.length > 0) this.decoder = new BodyDecoder(codings, limit, this);
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    this.size += chunk.length;
+    if (this.size > this.settings.maxBodyBytes) {
+      this.fail('response_too_large', `the response body exceeded the ${this.settings.maxBodyBytes} byte limit and was not read further`);
+      return;
+    }
+    if (this.decoder) this.decoder.write(chunk);
+    else if (this.chunks === NO_CHUNKS) this.chunks = [chunk];
+    else this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return;
+    // Cleared now: nothing is owed to undici any more, and the decoder reports through onDecoded.
+    this.controller = null;
+    if (this.decoder) {
+      this.decoder.end();
+      return;
+    }
+    const chunks = this.chunks;
+    const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, this.size).toString('utf8');
+    this.finish(interpret(this.status!, this.headers, text, this.started, this.settings.url));
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
+    if (this.settled) return;
+    this.controller = null;
+    const facts = describeRequestError(error, this.settings);
+    const outcome = failure(this.status, facts.code, facts.message, this.headers, this.started);
+    outcome.fatalForRun = facts.fatalForRun;
+    // Only when no response arrived: a connection that broke mid-body proves someone was there.
+    if (facts.connectionErrorCode !== undefined && this.status === null) outcome.connectionErrorCode = facts.connectionErrorCode;
+    this.finish(outcome);
+    this.decoder?.destroy();
+  }
+
+  onDecoded(end: DecodeEnd): void {
+    if (end.kind === 'text') this.finish(interpret(this.status!, this.headers, end.text, this.started, this.settings.url));
+    else if (end.kind === 'too_large') this.fail('response_too_large', `the response body decoded to more than the ${this.settings.maxBodyBytes} byte limit and was not read further`);
+    else this.fail('bad_response', `the ${this.headers['content-encoding']}-encoded response body could not be decoded (${end.reason})`);
+  }
+
+  onTimeout(): void {
+    const after = this.status === null ? '' : ` (status ${this.status} arrived, the body did not finish)`;
+    this.fail('timeout', `no complete response within ${this.settings.timeoutMs} ms${after}`);
+  }
+
+  /** Ends the attempt as a failure and tears the exchange down (its connection is not reused). */
+  private fail(code: ClientCode, message: string): void {
+    if (this.settled) return;
+    this.finish(failure(this.status, code, message, this.headers, this.started));
+    const controller = this.controller;
+    this.controller = null;
+    controller?.abort(ENDED_BY_US);
+    this.decoder?.destroy();
+  }
+
+  private finish(outcome: AttemptOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.stopWatching?.();
+    this.chunks = NO_CHUNKS;
+    this.resolve(outcome);
+  }
+}
+
+function timeOut(exchange: Exchange): void {
+  exchange.onTimeout();
+}
+
+/**
+ * undici's parsed headers (names lower-cased) with repeated headers joined as one value, in
+ * place: the object is this response's own.
+ */
+function joinRepeated(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  for (const name in headers) {
+    const value = headers[name];
+    if (typeof value !== 'string') headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return headers as Record<string, string>;
+}
