@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import v8 from 'node:v8';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { runCommand } from './run.js';
@@ -25,12 +24,6 @@ const lastResort = (error: unknown): void => {
 };
 process.on('uncaughtException', lastResort);
 process.on('unhandledRejection', lastResort);
-
-// undici parses HTTP with llhttp compiled to WebAssembly, compiled when the first connection
-// opens. V8 then compiles all of it again in the background with its optimizing compiler:
-// ~150 ms of CPU and ~10 MB at every start, for no gain on answers this small (42-47 µs of
-// client CPU a request either way, measured). Liftoff's code alone does. Our only WebAssembly.
-v8.setFlagsFromString('--liftoff-only');
 
 const cli = yargs(hideBin(process.argv))
   .scriptName('chatbatch')
