@@ -23,6 +23,13 @@ const lastResort = (error: unknown): void => {
   void reportInternalError(error, { resumable }).finally(() => process.exit(EXIT.internalError));
 };
 process.on('uncaughtException', lastResort);
+// A reader that went away (`chatbatch run ... 2>&1 | head`) is no failure of the run: what it
+// would have read is dropped, and the run ends with its own exit code.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') lastResort(error);
+  });
+}
 process.on('unhandledRejection', lastResort);
 
 const cli = yargs(hideBin(process.argv))
