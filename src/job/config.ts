@@ -46,6 +46,7 @@ export interface RunFlags {
   maxOutageMs?: number | undefined;
   rpm?: number | undefined;
   tpm?: number | undefined;
+  maxTotalTokens?: number | undefined;
   resume?: boolean | undefined;
   retryFailed?: string[] | undefined;
   force?: boolean | undefined;
@@ -80,6 +81,8 @@ export interface RunConfig {
   maxOutageMs: number;
   rpm: number | null;
   tpm: number | null;
+  /** The job's token budget for the whole output directory, across resumes; null for none. */
+  maxTotalTokens: number | null;
   params: Record<string, unknown>;
   outDir: string;
   format: OutputFormat;
@@ -196,6 +199,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     maxOutageMs: flags.maxOutageMs ?? j.max_outage_ms ?? DEFAULTS.maxOutageMs,
     rpm: flags.rpm ?? j.rpm ?? null,
     tpm: flags.tpm ?? j.tpm ?? null,
+    maxTotalTokens: flags.maxTotalTokens ?? j.max_total_tokens ?? null,
     params,
     outDir: out ?? '',
     format,

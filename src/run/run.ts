@@ -41,6 +41,10 @@ import { UnreachableEndpointWatch } from '../pace/unreachable-endpoint.js';
 import type { RowTask } from '../request/row-task.js';
 import { OutageBreaker, type OutageState } from '../pace/outage-breaker.js';
 import { outageNotice } from '../pace/outage-notice.js';
+import { TokenAccount } from '../pace/token-account.js';
+import { maxCompletionTokens, TokenEstimator } from '../pace/token-estimator.js';
+import { limitsForShard } from '../pace/shard-limits.js';
+import type { UsageTotals } from '../output/usage-totals.js';
 
 export interface RunProgress {
   rowsRead: number;
@@ -73,7 +77,7 @@ export interface RunOptions {
 
 export interface RunReport {
   status: RunStatus;
-  exitCode: 0 | 1 | 3 | 130;
+  exitCode: 0 | 1 | 3 | 4 | 130;
   rows: number;
   succeeded: number;
   failed: number;
@@ -86,6 +90,18 @@ export interface RunReport {
   paths: ReturnType<typeof outDirPaths>;
   /** Files written by --format csv / openai-batch. */
   derivedFiles: string[];
+  /** Tokens the endpoint reported: this session's, and the output directory's over every session. */
+  usage: { session: UsageTotals; total: UsageTotals };
+  /** The token budget (this shard's share of the job's), and what it counts as spent; null without one. */
+  budget: TokenBudgetReport | null;
+}
+
+export interface TokenBudgetReport {
+  limit: number;
+  spent: number;
+  /** `--max-total-tokens` as given, and the shard count it is split over. */
+  jobLimit: number;
+  shards: number;
 }
 
 export function newProgress(now: number): RunProgress {
@@ -178,11 +194,13 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       log(`dropped ${previous.unverifiable} journal line(s) written by an older chatbatch without a checksum: rows with no other line that verifies are sent again`);
     }
 
+    const limits = limitsForShard({ rpm: config.rpm, tpm: config.tpm, maxTotalTokens: config.maxTotalTokens }, config.shard);
+    const tokens = new TokenAccount({ limit: limits.maxTotalTokens, before: previousManifest?.usage, estimator: new TokenEstimator(maxCompletionTokens(config.params)) });
     const session: RunSession = {
       started_at: startedAt.toISOString(), ended_at: null, status: 'running', resumed: previous !== null,
-      attempts: 0, rows_settled: 0, rows_reused: 0, rows_rerun_changed: 0, rows_rerun_failed: 0,
+      attempts: 0, rows_settled: 0, rows_reused: 0, rows_rerun_changed: 0, rows_rerun_failed: 0, usage: tokens.session,
     };
-    const manifest = initialManifest(config, previousManifest, session, startedAt, paths);
+    const manifest = initialManifest(config, previousManifest, session, startedAt, paths, tokens.total);
     const attemptsBefore = manifest.attempts_total;
     const counts = { attempts: 0 };
 
@@ -202,7 +220,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     phase.markError = markError;
     const keyName = config.apiKeyEnv;
     const keyMask = maskKey(config.apiKey);
-    const controller = new RateController({ maxConcurrency: config.concurrency, rpm: config.rpm, tpm: config.tpm, maxPauseMs: config.maxRetryWaitMs, now });
+    const controller = new RateController({ maxConcurrency: config.concurrency, rpm: limits.rpm, tpm: limits.tpm, maxPauseMs: config.maxRetryWaitMs, now });
     const limit = pLimit(controller.concurrency);
     controller.onConcurrencyChange((value) => {
       limit.concurrency = value;
@@ -249,6 +267,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       unreachable: new UnreachableEndpointWatch(),
       refusals: new RefusalStreakWatch(),
       outage,
+      tokens,
       onFatal: (outcome, cause) => {
         if (fatal === null) fatal = { outcome, cause };
         stopDispatch.abort();
@@ -288,7 +307,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
 
     phase.sending = true;
     for await (const row of readRows(files)) {
-      if (stopDispatch.signal.aborted) {
+      if (stopDispatch.signal.aborted || tokens.limitReached) {
         inputExhausted = false;
         break;
       }
@@ -360,6 +379,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     const derivedFiles = config.format === 'jsonl' || writeFailure ? [] : await writeDerivedFilesLazily(config, files, paths.outDir);
     const fatalStop = fatal as { outcome: AttemptFailure; cause: FatalCause } | null;
     const status: RunStatus = writeFailure ? 'write_failed' : fatalStop ? 'aborted'
+      : tokens.limitReached && !interrupted ? 'stopped_at_limit'
       : interrupted || !inputExhausted || tally.pending > 0 ? 'interrupted'
       : tally.failed > 0 ? 'finished_with_failures' : 'complete';
     const endedAt = new Date();
@@ -389,7 +409,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       : null;
     return {
       status,
-      exitCode: fatalStop ? 3 : status === 'interrupted' ? 130 : tally.failed > 0 ? 1 : 0,
+      exitCode: fatalStop ? 3 : status === 'interrupted' ? 130 : status === 'stopped_at_limit' ? 4 : tally.failed > 0 ? 1 : 0,
       rows: tally.rows,
       succeeded: tally.succeeded,
       failed: tally.failed,
@@ -400,6 +420,9 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       fatalMessage,
       paths,
       derivedFiles,
+      usage: { session: tokens.session, total: tokens.total },
+      budget: limits.maxTotalTokens === null || config.maxTotalTokens === null ? null
+        : { limit: limits.maxTotalTokens, spent: tokens.spent, jobLimit: config.maxTotalTokens, shards: config.shard?.count ?? 1 },
     };
   } catch (error) {
     // The manifest says the run stopped on a failed write, when the disk still takes it.
@@ -465,6 +488,7 @@ function initialManifest(
   session: RunSession,
   startedAt: Date,
   paths: ReturnType<typeof outDirPaths>,
+  usage: UsageTotals,
 ): Manifest {
   return {
     tool: toolInfo(),
@@ -475,6 +499,7 @@ function initialManifest(
     config: publicConfig(config),
     inputs: previous?.inputs ?? [],
     counts: previous?.counts ?? { rows: 0, succeeded: 0, failed: 0, pending: 0, by_category: {} },
+    usage,
     started_at: previous?.started_at ?? startedAt.toISOString(),
     ended_at: null,
     attempts_total: previous?.attempts_total ?? 0,
