@@ -50,6 +50,10 @@ describe('--max-total-tokens', () => {
     expect(stopped.stderr).toContain('--resume --max-total-tokens 200');
     expect(stopped.stderr).not.toContain('--max-total-tokens 100');
 
+    // A dry run of the resume counts what the directory has spent.
+    const dry = await run('--max-total-tokens', '100', '--resume', '--dry-run');
+    expect(dry.stdout).toContain(`token budget: 100 (--max-total-tokens), ${spent} already spent in out;`);
+
     // The same budget again: the directory has spent it, so nothing is sent.
     const again = await run('--max-total-tokens', '100', '--resume');
     expect(again.code, again.stderr).toBe(4);
