@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { recording } from '../support/recording-simulator.js';
 import { runCli } from '../support/cli.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
 let simulator: RunningSimulator;
