@@ -12,7 +12,8 @@ import { newProgress, runBatch, type RunProgress, type RunReport } from './run/r
 
 export { NothingSentError } from './errors.js';
 export { WriteFailedError } from './output/write-failed.js';
-export type { RunProgress, RunReport } from './run/run.js';
+export type { RunProgress, RunReport, TokenBudgetReport } from './run/run.js';
+export type { UsageTotals } from './output/usage-totals.js';
 export type { RowRecord, FailureCategory } from './record/record.js';
 export { FAILURE_CATEGORIES } from './record/categories.js';
 

@@ -24,10 +24,36 @@ export function formatDryRun(report: DryRunReport, config: RunConfig): string {
   if (headers.length > 0) lines.push(`  headers: ${headers.map(([name, value]) => `${name}: ${value}`).join(', ')}${config.headerSecrets.length > 0 ? ' (${NAME} filled from the environment when sent)' : ''}`);
   for (const notice of report.notes) lines.push(`  note: ${notice}`);
   if (report.firstRequestBody) lines.push('  first request body:', `    ${report.firstRequestBody}`);
-  lines.push(`  estimated prompt tokens: ${report.estimatedPromptTokens.toLocaleString('en-US')} (characters / 4)`);
-  const limits = [`concurrency ${config.concurrency}`, config.rpm ? `${config.rpm} rpm` : '', config.tpm ? `${config.tpm} tpm` : ''].filter(Boolean).join(', ');
-  lines.push(`  estimated wall time: ${formatDuration(report.estimatedSeconds)} or more at ${limits}, if a request takes ~${report.assumedLatencyMs / 1000} s`);
+  lines.push(`  estimated prompt tokens: ${formatTokens(report.estimatedPromptTokens)} (characters / 4; a run calibrates it from the endpoint's usage)`);
+  if (report.estimatedCompletionTokens !== null) lines.push(`  estimated completion tokens: at most ${formatTokens(report.estimatedCompletionTokens)} (max_tokens for each row)`);
+  if (report.limits.maxTotalTokens !== null) lines.push(`  token budget: ${budgetLine(report, config)}`);
+  const { rpm, tpm } = report.limits;
+  const limits = [`concurrency ${config.concurrency}`, rpm ? `${formatRate(rpm)} rpm` : '', tpm ? `${formatRate(tpm)} tpm` : ''].filter(Boolean).join(', ');
+  const share = config.shard && (config.rpm || config.tpm) ? ` (this shard's 1/${config.shard.count} of the job's ${[config.rpm ? `${config.rpm} rpm` : '', config.tpm ? `${config.tpm} tpm` : ''].filter(Boolean).join(', ')})` : '';
+  lines.push(`  estimated wall time: ${formatDuration(report.estimatedSeconds)} or more at ${limits}${share}, if a request takes ~${report.assumedLatencyMs / 1000} s`);
   return `${lines.join('\n')}\n`;
+}
+
+/** The budget against the estimate: whether the run would stop at it (exit 4). */
+function budgetLine(report: DryRunReport, config: RunConfig): string {
+  const budget = report.limits.maxTotalTokens!;
+  const share = config.shard ? `; this shard's 1/${config.shard.count} of ${formatTokens(config.maxTotalTokens!)}` : '';
+  const spent = report.spentBefore ?? 0;
+  const left = Math.max(0, budget - spent);
+  const estimate = report.estimatedPromptTokens + (report.estimatedCompletionTokens ?? 0);
+  const what = `the estimate for all ${report.valid} valid row(s), ${formatTokens(estimate)}${report.estimatedCompletionTokens === null ? ' (prompts only: completions are not known before responses arrive)' : ''}`;
+  const verdict = estimate <= left
+    ? `${what}, fits in the ${formatTokens(left)} left`
+    : `${what}, is more than the ${formatTokens(left)} left: the run would stop at the budget (exit 4) with rows pending, and --resume with a larger budget goes on`;
+  return `${formatTokens(budget)} (--max-total-tokens${share})${spent > 0 ? `, ${formatTokens(spent)} already spent in ${config.outDir}` : ''}; ${verdict}`;
+}
+
+function formatTokens(tokens: number): string {
+  return tokens.toLocaleString('en-US');
+}
+
+function formatRate(perMinute: number): string {
+  return Number(perMinute.toFixed(2)).toLocaleString('en-US');
 }
 
 function formatDuration(seconds: number): string {

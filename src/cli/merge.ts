@@ -1,6 +1,8 @@
 import type { Argv, CommandModule } from 'yargs';
 import { MergeError, mergeShards } from '../output/merge.js';
 import { EXIT } from './exit-codes.js';
+import { USAGE_CAVEAT } from '../output/usage-totals.js';
+import { usageSummary } from '../report/usage-text.js';
 
 interface MergeArgs {
   dirs: string[];
@@ -19,6 +21,8 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
     try {
       const report = await mergeShards(args.dirs, args.out);
       process.stderr.write(`chatbatch: merged ${report.shards} shard(s): ${report.succeeded} ok, ${report.failed} failed → ${args.out}\n`);
+      process.stderr.write(`  tokens: ${usageSummary(report.manifest.usage!)}, over every shard and session\n  ${USAGE_CAVEAT}\n`);
+      for (const file of report.derivedFiles) process.stderr.write(`  also:   ${file}\n`);
       process.exitCode = report.failed > 0 ? EXIT.rowsFailed : EXIT.ok;
     } catch (error) {
       if (!(error instanceof MergeError)) throw error;

@@ -39,7 +39,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       process.exitCode = EXIT.usage;
       return;
     }
-    const stats = withPending(await computeStats(paths.output, paths.errors), pendingRows(manifest));
+    const stats = { ...withPending(await computeStats(paths.output, paths.errors), pendingRows(manifest)), usage: manifest.usage ?? null };
     const title = `${manifest.job ?? args.dir} (${manifest.status})`;
     process.stdout.write(formatTextReport(stats, title));
     if (args.html) {

@@ -12,6 +12,7 @@ import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { EXIT } from './exit-codes.js';
 import { nonNegativeInteger, positiveInteger } from './options.js';
 import { formatSummary } from './summary.js';
+import { budgetStopMessage } from './budget-stop.js';
 import { namesStandardInput, STANDARD_INPUT_REFUSAL } from './standard-input.js';
 import { dryRun } from '../run/dry-run.js';
 import { formatDryRun } from './dry-run-report.js';
@@ -39,6 +40,7 @@ interface RunArgs {
   'max-outage-ms'?: number;
   rpm?: number;
   tpm?: number;
+  'max-total-tokens'?: number;
   resume?: boolean;
   'retry-failed'?: string[];
   force?: boolean;
@@ -76,8 +78,9 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('max-retry-wait-ms', { type: 'string', coerce: nonNegativeInteger('max-retry-wait-ms'), describe: 'Longest retry-after a server may impose before the row fails (default 60000)' })
       .option('grace-ms', { type: 'string', coerce: nonNegativeInteger('grace-ms'), describe: 'On Ctrl-C, how long in-flight requests may finish (default 10000)' })
       .option('max-outage-ms', { type: 'string', coerce: nonNegativeInteger('max-outage-ms'), describe: 'Longest the run waits out an endpoint outage (only 5xx, resets, timeouts) before stopping with exit 3, rows pending; 0: no pause (default 300000)' })
-      .option('rpm', { type: 'string', coerce: positiveInteger('rpm'), describe: 'Requests-per-minute budget' })
-      .option('tpm', { type: 'string', coerce: positiveInteger('tpm'), describe: 'Estimated tokens-per-minute budget' })
+      .option('rpm', { type: 'string', coerce: positiveInteger('rpm'), describe: "Requests-per-minute budget (the job's: each of N shards takes 1/N)" })
+      .option('tpm', { type: 'string', coerce: positiveInteger('tpm'), describe: "Estimated tokens-per-minute budget (the job's: each of N shards takes 1/N)" })
+      .option('max-total-tokens', { type: 'string', coerce: positiveInteger('max-total-tokens'), describe: 'Token budget for the output directory, across resumes: stop sending new rows before passing it (exit 4, rows pending; --resume with a larger budget goes on)' })
       .option('resume', { type: 'boolean', describe: 'Continue the run in --out, skipping settled rows' })
       .option('retry-failed', { type: 'string', array: true, describe: 'With --resume: re-run failed rows (all, or categories e.g. rate_limited server_error)' })
       .option('force', { type: 'boolean', describe: 'Discard an earlier run in --out and start over' })
@@ -157,6 +160,9 @@ async function runFromCli(args: RunArgs): Promise<number> {
       if (report.status === 'interrupted') {
         log(`interrupted; to continue, run:\n  ${resumeCommand(config.outDir)}`);
       }
+      if (report.status === 'stopped_at_limit' && report.budget) {
+        log(budgetStopMessage(report.budget, report.pending, (budgetFlag) => resumeCommand(config.outDir, budgetFlag)));
+      }
       return report.exitCode;
     } finally {
       reporter?.stop();
@@ -206,6 +212,7 @@ function flagsFrom(args: RunArgs): RunFlags {
     maxOutageMs: args['max-outage-ms'],
     rpm: args.rpm,
     tpm: args.tpm,
+    maxTotalTokens: args['max-total-tokens'],
     resume: args.resume,
     retryFailed: args['retry-failed'],
     force: args.force,
@@ -217,11 +224,15 @@ function flagsFrom(args: RunArgs): RunFlags {
   };
 }
 
-/** The user's own command line with --resume added (and --force removed). */
-function resumeCommand(outDir: string): string {
+/** The user's own command line with --resume added (and --force removed); `budgetFlag` replaces any --max-total-tokens. */
+function resumeCommand(outDir: string, budgetFlag: string[] = []): string {
   const argv = process.argv.slice(2).filter((arg) => arg !== '--force' && arg !== '--resume');
+  if (budgetFlag.length > 0) {
+    const at = argv.findIndex((arg) => arg === '--max-total-tokens' || arg.startsWith('--max-total-tokens='));
+    if (at >= 0) argv.splice(at, argv[at] === '--max-total-tokens' ? 2 : 1);
+  }
   if (!argv.includes('--out') && !argv.some((a) => a.startsWith('--out='))) argv.push('--out', outDir);
-  return ['chatbatch', ...argv, '--resume'].map(shellQuote).join(' ');
+  return ['chatbatch', ...argv, '--resume', ...budgetFlag].map(shellQuote).join(' ');
 }
 
 function shellQuote(arg: string): string {

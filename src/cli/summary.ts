@@ -1,4 +1,6 @@
 import type { RunReport } from '../run/run.js';
+import { USAGE_CAVEAT } from '../output/usage-totals.js';
+import { formatTokens, usageSummary } from '../report/usage-text.js';
 
 export function formatSummary(report: RunReport): string {
   const seconds = report.durationMs / 1000;
@@ -7,10 +9,22 @@ export function formatSummary(report: RunReport): string {
     `chatbatch: ${report.rows} row(s): ${report.succeeded} ok, ${report.failed} failed` +
       (report.pending > 0 ? `, ${report.pending} pending` : '') +
       ` — ${report.rowsSettledNow} settled in this run in ${seconds.toFixed(1)} s (${rate.toFixed(1)} rows/s, ${report.attempts} attempt(s))`,
+    `  tokens:   ${usageSummary(report.usage.session)} in this run; ${formatTokens(report.usage.total.total_tokens)} in this directory`,
+    `            ${USAGE_CAVEAT}`,
+    ...(report.budget ? [`  budget:   ${budgetLine(report.budget)}`] : []),
     `  output:   ${report.paths.output}`,
     `  errors:   ${report.paths.errors}`,
     `  manifest: ${report.paths.manifest}`,
     ...report.derivedFiles.map((file) => `  also:     ${file}`),
   ];
   return lines.join('\n');
+}
+
+function budgetLine(budget: NonNullable<RunReport['budget']>): string {
+  return `${formatTokens(budget.spent)} of ${formatTokens(budget.limit)} tokens spent in this directory${shareOf(budget)}`;
+}
+
+/** ` (this shard's 1/4 of --max-total-tokens 40,000)`, or nothing for an unsharded run. */
+export function shareOf(budget: NonNullable<RunReport['budget']>): string {
+  return budget.shards > 1 ? ` (this shard's 1/${budget.shards} of --max-total-tokens ${formatTokens(budget.jobLimit)})` : '';
 }

@@ -53,6 +53,7 @@ export interface RunFlags {
   maxOutageMs?: number | undefined;
   rpm?: number | undefined;
   tpm?: number | undefined;
+  maxTotalTokens?: number | undefined;
   resume?: boolean | undefined;
   retryFailed?: string[] | undefined;
   force?: boolean | undefined;
@@ -98,6 +99,8 @@ export interface RunConfig {
   maxOutageMs: number;
   rpm: number | null;
   tpm: number | null;
+  /** The job's token budget for the whole output directory, across resumes; null for none. */
+  maxTotalTokens: number | null;
   params: Record<string, unknown>;
   /** Send the optional parameters an OpenAI Batch line holds in `body` (`--row-params`). */
   rowParams: boolean;
@@ -233,6 +236,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     maxOutageMs: flags.maxOutageMs ?? j.max_outage_ms ?? DEFAULTS.maxOutageMs,
     rpm: flags.rpm ?? j.rpm ?? null,
     tpm: flags.tpm ?? j.tpm ?? null,
+    maxTotalTokens: flags.maxTotalTokens ?? j.max_total_tokens ?? null,
     params,
     rowParams: flags.rowParams ?? j.row_params ?? false,
     outDir: out ?? '',

@@ -26,6 +26,7 @@ export interface JobFile {
   max_outage_ms?: number;
   rpm?: number;
   tpm?: number;
+  max_total_tokens?: number;
   params?: Record<string, unknown>;
   row_params?: boolean;
   out?: string;
@@ -51,8 +52,9 @@ export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: 
   max_attempts: { kind: 'positive-integer', doc: 'Most HTTP attempts per row (default 5).' },
   timeout_ms: { kind: 'positive-integer', doc: 'Hard limit per attempt, headers and body (default 120000).' },
   max_outage_ms: { kind: 'non-negative-integer', doc: 'Longest the run waits out an endpoint outage (only 5xx, resets, timeouts) before stopping with exit 3, rows pending (default 300000; 0: no pause).' },
-  rpm: { kind: 'positive-integer', doc: 'Requests-per-minute budget to stay under.' },
-  tpm: { kind: 'positive-integer', doc: 'Estimated tokens-per-minute budget to stay under.' },
+  rpm: { kind: 'positive-integer', doc: "Requests-per-minute budget to stay under (the job's: with --shard K/N each shard takes 1/N)." },
+  tpm: { kind: 'positive-integer', doc: "Estimated tokens-per-minute budget to stay under (the job's: with --shard K/N each shard takes 1/N)." },
+  max_total_tokens: { kind: 'positive-integer', doc: 'Token budget for the whole output directory, across resumes: no new row is sent once it would be passed; the run stops with exit 4, rows pending. With --shard K/N each shard takes 1/N.' },
   params: { kind: 'object', doc: 'Optional request parameters to send (temperature, top_p, max_tokens, ...).' },
   row_params: { kind: 'boolean', doc: 'Also send the optional parameters an OpenAI Batch line holds in body (temperature, max_tokens, ...); without it only model and messages are sent.' },
   out: { kind: 'string', doc: 'Output directory, relative to the current directory.' },

@@ -4,12 +4,14 @@ import { readFile, stat } from 'node:fs/promises';
 import type { FailureCategory } from '../record/record.js';
 import { TOOL_VERSION } from './tool-version.js';
 import { writeFileAtomic } from './atomic-file.js';
+import type { UsageTotals } from './usage-totals.js';
 
 /**
  * `error`: the run stopped on an error it could not turn into a record (see the session's `error`); resumable.
  * `write_failed`: a write failed (disk full, I/O error); what settled is kept, resume once fixed.
+ * `stopped_at_limit`: the token budget refused the next row; rows pending, resume with a larger budget.
  */
-export type RunStatus = 'running' | 'complete' | 'finished_with_failures' | 'interrupted' | 'aborted' | 'error' | 'write_failed';
+export type RunStatus = 'running' | 'complete' | 'finished_with_failures' | 'interrupted' | 'aborted' | 'error' | 'write_failed' | 'stopped_at_limit';
 
 export interface InputSummary {
   path: string;
@@ -30,6 +32,8 @@ export interface RunSession {
   rows_reused: number;
   rows_rerun_changed: number;
   rows_rerun_failed: number;
+  /** Tokens of the responses this session received (cached replies and reused rows cost nothing). */
+  usage?: UsageTotals;
   /** Status `error` only: what stopped the run, one line. */
   error?: string;
 }
@@ -50,6 +54,8 @@ export interface Manifest {
     pending: number;
     by_category: Partial<Record<FailureCategory, number>>;
   };
+  /** Tokens over every session (absent in manifests written before it was kept). */
+  usage?: UsageTotals;
   started_at: string;
   ended_at: string | null;
   attempts_total: number;

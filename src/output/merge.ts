@@ -4,8 +4,10 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { FailureCategory } from '../record/record.js';
 import { AtomicFile } from './atomic-file.js';
-import { readManifest, toolInfo, writeManifest, type Manifest } from './manifest.js';
+import { describeInput, readManifest, toolInfo, writeManifest, type Manifest } from './manifest.js';
 import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
+import { sumUsage } from './usage-totals.js';
+import { writeDerivedFiles, type DerivedFormat } from './derived-files.js';
 
 export class MergeError extends Error {
   override name = 'MergeError';
@@ -23,11 +25,15 @@ export interface MergeReport {
   succeeded: number;
   failed: number;
   manifest: Manifest;
+  /** The shards' --format files, written again for the merged records. */
+  derivedFiles: string[];
 }
 
 /**
  * Joins the output directories of `--shard K/N` runs into one output.jsonl and errors.jsonl in
- * input order (a streaming k-way merge on file order, then line), with a combined manifest.
+ * input order (a streaming k-way merge on file order, then line), with a combined manifest whose
+ * usage is the shards' summed. With the shards' `--format`, it writes that format's files too,
+ * from the inputs (which must still be there, unchanged, at the paths the shards read them).
  * Refuses shards of different jobs, missing or repeated shards, and unfinished shards.
  */
 export async function mergeShards(dirs: readonly string[], outDir: string): Promise<MergeReport> {
@@ -54,6 +60,9 @@ export async function mergeShards(dirs: readonly string[], outDir: string): Prom
     throw new MergeError(`unfinished shard(s): ${unfinished.map((s) => `${s.dir} (${s.manifest.status})`).join(', ')}; resume them with --resume first`);
   }
 
+  const format = (first.manifest.config.format ?? 'jsonl') as DerivedFormat | 'jsonl';
+  if (format !== 'jsonl') await checkInputsUnchanged(first.manifest, format);
+
   await mkdir(outDir, { recursive: true });
   const fileOrder = new Map(first.manifest.inputs.map((input, i) => [input.path, i]));
   const ordered = [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, s]) => s);
@@ -67,15 +76,20 @@ export async function mergeShards(dirs: readonly string[], outDir: string): Prom
     }
   }
   const { shard: _shard, ...config } = first.manifest.config;
+  const derivedFiles = format === 'jsonl' ? [] : await writeDerivedFiles(format, first.manifest.inputs.map((input) => input.path), outDir, {
+    escapeFormulas: config.escapeFormulas !== false,
+    bom: config.bom === true,
+  });
   const manifest: Manifest = {
     tool: toolInfo(),
     node: process.version,
     status: failed > 0 ? 'finished_with_failures' : 'complete',
     job: first.manifest.job,
     job_fingerprint: first.manifest.job_fingerprint,
-    config: { ...config, merged_from: ordered.map((s) => ({ dir: s.dir, shard: `${s.index}/${count}`, status: s.manifest.status, counts: s.manifest.counts })) },
+    config: { ...config, merged_from: ordered.map((s) => ({ dir: s.dir, shard: `${s.index}/${count}`, status: s.manifest.status, counts: s.manifest.counts, usage: s.manifest.usage ?? null })) },
     inputs: first.manifest.inputs,
     counts: { rows: succeeded + failed, succeeded, failed, pending: 0, by_category: byCategory },
+    usage: sumUsage(ordered.map((s) => s.manifest.usage)),
     started_at: ordered.map((s) => s.manifest.started_at).sort()[0]!,
     ended_at: ordered.map((s) => s.manifest.ended_at ?? '').sort().at(-1) ?? null,
     attempts_total: ordered.reduce((sum, s) => sum + s.manifest.attempts_total, 0),
@@ -84,7 +98,23 @@ export async function mergeShards(dirs: readonly string[], outDir: string): Prom
     files: { output: path.join(outDir, OUTPUT_FILE), errors: path.join(outDir, ERRORS_FILE) },
   };
   await writeManifest(path.join(outDir, 'manifest.json'), manifest);
-  return { shards: count, succeeded, failed, manifest };
+  return { shards: count, succeeded, failed, manifest, derivedFiles };
+}
+
+/**
+ * The --format files join each record to its input row by file and line, so the inputs must be
+ * the ones the shards read: same path, same content (the manifest's sha256).
+ */
+async function checkInputsUnchanged(manifest: Manifest, format: DerivedFormat): Promise<void> {
+  for (const input of manifest.inputs) {
+    const now = await describeInput(input.path, input.rows);
+    if (now.sha256 === null) {
+      throw new MergeError(`the shards ran with --format ${format}, whose files are rebuilt from the inputs, but ${input.path} ${now.problem ?? 'cannot be read'}; run merge from the directory the shards ran in`);
+    }
+    if (input.sha256 !== null && now.sha256 !== input.sha256) {
+      throw new MergeError(`the shards ran with --format ${format}, whose files are rebuilt from the inputs, but ${input.path} has changed since the shards read it; merge with the inputs as they were`);
+    }
+  }
 }
 
 async function readShard(dir: string): Promise<ShardInfo> {

@@ -1,5 +1,7 @@
 import { describePending } from './pending.js';
 import type { RunStats } from './stats.js';
+import { USAGE_CAVEAT } from '../output/usage-totals.js';
+import { formatTokens, usageSummary } from './usage-text.js';
 import { chartFrame, escapeXml, heightOf, niceAxis, xOf, yOf, type Axis } from './svg-chart.js';
 
 /** A self-contained page: inline CSS and SVG, no scripts, nothing fetched. */
@@ -25,9 +27,11 @@ figure{margin:8px 0}figcaption{color:#555;font-size:13px;margin-top:4px}
 <div class="card"><b style="color:#2a7">${stats.succeeded}</b>succeeded</div>
 <div class="card"><b style="color:#c33">${stats.failed}</b>failed</div>
 <div class="card"><b>${stats.pending ?? 'unknown'}</b>pending</div>
+${stats.usage ? `<div class="card"><b>${formatTokens(stats.usage.total_tokens)}</b>tokens</div>` : ''}
 ${latency ? `<div class="card"><b>${latency.p50} ms</b>p50 latency</div><div class="card"><b>${latency.p99} ms</b>p99 latency</div>` : ''}
 </div>
 ${pendingNote === null ? '' : `<p>${escapeXml(pendingNote)}</p>`}
+<p>${stats.usage ? `Tokens: ${escapeXml(usageSummary(stats.usage))}, over every session; ${escapeXml(USAGE_CAVEAT)}.` : 'Tokens: not recorded (the manifest was written before chatbatch kept usage).'}</p>
 <h2>Latency over time</h2>
 ${latencyChart(stats)}
 <h2>Rows settled over time (per ${stats.throughput.bucketSeconds} s)</h2>

@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { RowRecord } from '../record/record.js';
+import type { UsageTotals } from '../output/usage-totals.js';
 
 export interface ErrorGroup {
   status: number | null;
@@ -17,6 +18,8 @@ export interface RunStats {
   /** Rows with no record yet (from the manifest); null when unknown. */
   pending: number | null;
   cached: number;
+  /** Tokens over every session, from the manifest; null when it has none (written before usage was kept). */
+  usage: UsageTotals | null;
   byStatus: Record<string, number>;
   byCategory: Record<string, number>;
   byCode: Record<string, number>;
@@ -56,7 +59,7 @@ export async function computeStats(outputFile: string, errorsFile: string, maxPo
     }
   }
   const stats: RunStats = {
-    rows: records.length, succeeded: 0, failed: 0, pending: null, cached: 0, byStatus: {}, byCategory: {}, byCode: {}, latency: null,
+    rows: records.length, succeeded: 0, failed: 0, pending: null, cached: 0, usage: null, byStatus: {}, byCategory: {}, byCode: {}, latency: null,
     attempts: {}, throughput: { bucketSeconds: 1, buckets: [] }, slowest: [], topErrors: [], points: [],
   };
   const errors = new Map<string, ErrorGroup>();

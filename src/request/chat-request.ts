@@ -6,8 +6,10 @@ export interface ChatRequest {
   body: string;
   /** Identifies the request's meaning (base URL, extra headers as written, model, messages, params) for resume and the cache. */
   fingerprint: string;
-  /** Rough prompt size for token budgets: characters / 4, plus a little per message. */
+  /** Rough prompt size before responses calibrate it (TokenEstimator): characters / 4, plus a little per message. */
   estimatedTokens: number;
+  /** Characters of the messages' content: what the run's calibrated token estimates scale. */
+  promptChars: number;
 }
 
 export interface RequestSettings {
@@ -23,13 +25,17 @@ export function buildChatRequest(messages: readonly ChatMessage[], settings: Req
   // Without extra headers the fingerprint is what it always was, so earlier runs still resume.
   const identity = settings.headers ? `${settings.baseUrl}\n${settings.headers}\n${body}` : `${settings.baseUrl}\n${body}`;
   const fingerprint = hash('sha256', identity).slice(0, 32);
-  return { body, fingerprint, estimatedTokens: estimateTokens(messages) };
+  return { body, fingerprint, estimatedTokens: estimateTokens(messages), promptChars: contentChars(messages) };
 }
 
 export function estimateTokens(messages: readonly ChatMessage[]): number {
+  return Math.ceil(contentChars(messages) / 4) + 4 * messages.length;
+}
+
+function contentChars(messages: readonly ChatMessage[]): number {
   let chars = 0;
   for (const message of messages) chars += message.content.length;
-  return Math.ceil(chars / 4) + 4 * messages.length;
+  return chars;
 }
 
 /** Param order must not change the fingerprint, so params are serialised by sorted name. */

@@ -10,6 +10,11 @@ import { BatchNotes } from '../request/batch-notes.js';
 import { bodyFields, withRowParams } from '../request/row-params.js';
 import { inShard } from '../input/shard.js';
 import { runOwnDirs } from './own-dirs.js';
+import { limitsForShard, type RunLimits } from '../pace/shard-limits.js';
+import { maxCompletionTokens } from '../pace/token-estimator.js';
+import { readManifest } from '../output/manifest.js';
+import { budgetSpent } from '../output/usage-totals.js';
+import { outDirPaths } from '../state/out-dir.js';
 
 export interface InvalidRowNote {
   file: string;
@@ -26,6 +31,12 @@ export interface DryRunReport {
   invalidCount: number;
   firstRequestBody: string | null;
   estimatedPromptTokens: number;
+  /** max_tokens (times n) for every valid row when the job sets it; null when completions are unbounded. */
+  estimatedCompletionTokens: number | null;
+  /** The limits this process keeps: the job's, or with --shard this shard's share. */
+  limits: RunLimits;
+  /** With --resume: what the output directory has spent already, as the token budget counts it. */
+  spentBefore: number | null;
   /** Lower bound on wall time: by concurrency at the assumed latency, and by rpm/tpm budgets. */
   estimatedSeconds: number;
   assumedLatencyMs: number;
@@ -40,7 +51,9 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
   const seen = new SeenIds();
   const report: DryRunReport = {
     files, rows: 0, valid: 0, invalid: [], invalidCount: 0, firstRequestBody: null,
-    estimatedPromptTokens: 0, estimatedSeconds: 0, assumedLatencyMs: options.assumedLatencyMs, notes: [],
+    estimatedPromptTokens: 0, estimatedCompletionTokens: null, estimatedSeconds: 0, assumedLatencyMs: options.assumedLatencyMs, notes: [],
+    limits: limitsForShard({ rpm: config.rpm, tpm: config.tpm, maxTotalTokens: config.maxTotalTokens }, config.shard),
+    spentBefore: config.resume && config.outDir ? budgetSpent((await readManifest(outDirPaths(config.outDir).manifest))?.usage) : null,
   };
   const batchNotes = new BatchNotes(config.model);
   const headers = headersIdentity(config.headers);
@@ -78,9 +91,13 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
     report.firstRequestBody ??= request.body;
   }
   report.notes = [batchNotes.unsentNotice(), batchNotes.otherModelNotice()].filter((notice): notice is string => notice !== null);
+  const completion = maxCompletionTokens(config.params);
+  if (completion !== null) report.estimatedCompletionTokens = completion * report.valid;
+  const estimatedTokens = report.estimatedPromptTokens + (report.estimatedCompletionTokens ?? 0);
+  const { rpm, tpm } = report.limits;
   const byConcurrency = (report.valid * options.assumedLatencyMs) / 1000 / config.concurrency;
-  const byRpm = config.rpm ? (report.valid / config.rpm) * 60 : 0;
-  const byTpm = config.tpm ? (report.estimatedPromptTokens / config.tpm) * 60 : 0;
+  const byRpm = rpm ? (report.valid / rpm) * 60 : 0;
+  const byTpm = tpm ? (estimatedTokens / tpm) * 60 : 0;
   report.estimatedSeconds = Math.max(byConcurrency, byRpm, byTpm);
   return report;
 }

@@ -14,6 +14,7 @@ import { sleep } from '../async/sleep.js';
 import { UNREACHABLE_STREAK, type UnreachableEndpointWatch } from '../pace/unreachable-endpoint.js';
 import type { OutageBreaker } from '../pace/outage-breaker.js';
 import { budgetSpent, decideRetryThroughOutage } from '../pace/outage-budget.js';
+import type { TokenAccount } from '../pace/token-account.js';
 
 export interface AttemptContext {
   client: ChatClient;
@@ -33,6 +34,8 @@ export interface AttemptContext {
   refusals: RefusalStreakWatch;
   /** Pauses dispatch while the endpoint is down, and says which outage answers a row's attempts do not count. */
   outage: OutageBreaker;
+  /** Estimates each attempt's tokens, counts the responses' usage, keeps the token budget. */
+  tokens?: TokenAccount;
   /**
    * Stop the run: a response that no row can get past (bad key, unknown model, quota, nobody
    * there), the refusal streak, or an outage past its limit.
@@ -91,7 +94,7 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
       }
       const clientRequestId = `${task.clientRequestIdBase}-${attempt}`;
       const streaksBefore = outageStreaks.length;
-      const outcome = await attemptWhenAllowed(task, clientRequestId, context, onSend, outageStreaks);
+      const outcome = await attemptWithTokens(task, attempt === 1, context, (estimate) => attemptWhenAllowed(task, clientRequestId, context, onSend, outageStreaks, estimate));
       if (outcome === null) return { kind: 'pending' };
       const summary: AttemptSummary = {
         attempt,
@@ -152,6 +155,7 @@ async function attemptWhenAllowed(
   context: AttemptContext,
   onSend: () => void,
   outageStreaks: number[],
+  estimatedTokens: number,
 ): Promise<AttemptOutcome | null> {
   const probe = await outagePermit(context);
   if (probe === null) return null;
@@ -160,7 +164,7 @@ async function attemptWhenAllowed(
       if (probe) context.outage.cancelProbe();
       return null;
     }
-    const wait = context.controller.delayBeforeSend(task.request.estimatedTokens);
+    const wait = context.controller.delayBeforeSend(estimatedTokens);
     if (wait <= 0) break;
     // Short naps so a stop or a change of budget is noticed promptly.
     if (!(await sleep(Math.min(wait, 250), context.stopDispatch))) {
@@ -179,6 +183,28 @@ async function attemptWhenAllowed(
   if (!outcome.ok && outcome.fatalForRun) context.onFatal(outcome, 'endpoint');
   else if (!outcome.ok && refusedEveryTime) context.onFatal(outcome, 'refusal-streak');
   return outcome;
+}
+
+/**
+ * One attempt with its tokens reserved while it is out. A row's first attempt the token budget
+ * has no room for is not made: null, the row stays pending.
+ */
+async function attemptWithTokens(
+  task: RowTask,
+  newRow: boolean,
+  context: AttemptContext,
+  attempt: (estimatedTokens: number) => Promise<AttemptOutcome | null>,
+): Promise<AttemptOutcome | null> {
+  if (!context.tokens) return attempt(task.request.estimatedTokens);
+  const reserved = context.tokens.reserve(task.request, newRow);
+  if (reserved === null) return null;
+  let outcome: AttemptOutcome | null = null;
+  try {
+    outcome = await attempt(reserved);
+    return outcome;
+  } finally {
+    context.tokens.release(task.request, reserved, outcome);
+  }
 }
 
 /**

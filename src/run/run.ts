@@ -44,6 +44,10 @@ import { UnreachableEndpointWatch } from '../pace/unreachable-endpoint.js';
 import type { RowTask } from '../request/row-task.js';
 import { OutageBreaker, type OutageState } from '../pace/outage-breaker.js';
 import { outageNotice } from '../pace/outage-notice.js';
+import { TokenAccount } from '../pace/token-account.js';
+import { maxCompletionTokens, TokenEstimator } from '../pace/token-estimator.js';
+import { limitsForShard } from '../pace/shard-limits.js';
+import type { UsageTotals } from '../output/usage-totals.js';
 
 export interface RunProgress {
   rowsRead: number;
@@ -76,7 +80,7 @@ export interface RunOptions {
 
 export interface RunReport {
   status: RunStatus;
-  exitCode: 0 | 1 | 3 | 130;
+  exitCode: 0 | 1 | 3 | 4 | 130;
   rows: number;
   succeeded: number;
   failed: number;
@@ -89,6 +93,18 @@ export interface RunReport {
   paths: ReturnType<typeof outDirPaths>;
   /** Files written by --format csv / openai-batch. */
   derivedFiles: string[];
+  /** Tokens the endpoint reported: this session's, and the output directory's over every session. */
+  usage: { session: UsageTotals; total: UsageTotals };
+  /** The token budget (this shard's share of the job's), and what it counts as spent; null without one. */
+  budget: TokenBudgetReport | null;
+}
+
+export interface TokenBudgetReport {
+  limit: number;
+  spent: number;
+  /** `--max-total-tokens` as given, and the shard count it is split over. */
+  jobLimit: number;
+  shards: number;
 }
 
 export function newProgress(now: number): RunProgress {
@@ -181,11 +197,13 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       log(`dropped ${previous.unverifiable} journal line(s) written by an older chatbatch without a checksum: rows with no other line that verifies are sent again`);
     }
 
+    const limits = limitsForShard({ rpm: config.rpm, tpm: config.tpm, maxTotalTokens: config.maxTotalTokens }, config.shard);
+    const tokens = new TokenAccount({ limit: limits.maxTotalTokens, before: previousManifest?.usage, estimator: new TokenEstimator(maxCompletionTokens(config.params)) });
     const session: RunSession = {
       started_at: startedAt.toISOString(), ended_at: null, status: 'running', resumed: previous !== null,
-      attempts: 0, rows_settled: 0, rows_reused: 0, rows_rerun_changed: 0, rows_rerun_failed: 0,
+      attempts: 0, rows_settled: 0, rows_reused: 0, rows_rerun_changed: 0, rows_rerun_failed: 0, usage: tokens.session,
     };
-    const manifest = initialManifest(config, previousManifest, session, startedAt, paths);
+    const manifest = initialManifest(config, previousManifest, session, startedAt, paths, tokens.total);
     const attemptsBefore = manifest.attempts_total;
     const counts = { attempts: 0 };
 
@@ -205,7 +223,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     phase.markError = markError;
     const keyName = keyNameOf(config);
     const keyMask = maskKey(config.apiKey);
-    const controller = new RateController({ maxConcurrency: config.concurrency, rpm: config.rpm, tpm: config.tpm, maxPauseMs: config.maxRetryWaitMs, now });
+    const controller = new RateController({ maxConcurrency: config.concurrency, rpm: limits.rpm, tpm: limits.tpm, maxPauseMs: config.maxRetryWaitMs, now });
     const limit = pLimit(controller.concurrency);
     controller.onConcurrencyChange((value) => {
       limit.concurrency = value;
@@ -256,6 +274,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       unreachable: new UnreachableEndpointWatch(),
       refusals: new RefusalStreakWatch(),
       outage,
+      tokens,
       onFatal: (outcome, cause) => {
         if (fatal === null) fatal = { outcome, cause };
         stopDispatch.abort();
@@ -297,7 +316,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
 
     phase.sending = true;
     for await (const row of readRows(files)) {
-      if (stopDispatch.signal.aborted) {
+      if (stopDispatch.signal.aborted || tokens.limitReached) {
         inputExhausted = false;
         break;
       }
@@ -371,6 +390,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     const derivedFiles = config.format === 'jsonl' || writeFailure ? [] : await writeDerivedFilesLazily(config, files, paths.outDir);
     const fatalStop = fatal as { outcome: AttemptFailure; cause: FatalCause } | null;
     const status: RunStatus = writeFailure ? 'write_failed' : fatalStop ? 'aborted'
+      : tokens.limitReached && !interrupted ? 'stopped_at_limit'
       : interrupted || !inputExhausted || tally.pending > 0 ? 'interrupted'
       : tally.failed > 0 ? 'finished_with_failures' : 'complete';
     const endedAt = new Date();
@@ -400,7 +420,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       : null;
     return {
       status,
-      exitCode: fatalStop ? 3 : status === 'interrupted' ? 130 : tally.failed > 0 ? 1 : 0,
+      exitCode: fatalStop ? 3 : status === 'interrupted' ? 130 : status === 'stopped_at_limit' ? 4 : tally.failed > 0 ? 1 : 0,
       rows: tally.rows,
       succeeded: tally.succeeded,
       failed: tally.failed,
@@ -411,6 +431,9 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       fatalMessage,
       paths,
       derivedFiles,
+      usage: { session: tokens.session, total: tokens.total },
+      budget: limits.maxTotalTokens === null || config.maxTotalTokens === null ? null
+        : { limit: limits.maxTotalTokens, spent: tokens.spent, jobLimit: config.maxTotalTokens, shards: config.shard?.count ?? 1 },
     };
   } catch (error) {
     // The manifest says the run stopped on a failed write, when the disk still takes it.
@@ -487,6 +510,7 @@ function initialManifest(
   session: RunSession,
   startedAt: Date,
   paths: ReturnType<typeof outDirPaths>,
+  usage: UsageTotals,
 ): Manifest {
   return {
     tool: toolInfo(),
@@ -497,6 +521,7 @@ function initialManifest(
     config: publicConfig(config),
     inputs: previous?.inputs ?? [],
     counts: previous?.counts ?? { rows: 0, succeeded: 0, failed: 0, pending: 0, by_category: {} },
+    usage,
     started_at: previous?.started_at ?? startedAt.toISOString(),
     ended_at: null,
     attempts_total: previous?.attempts_total ?? 0,

@@ -1,0 +1,74 @@
+import { addResponse, budgetSpent, countedUsage, emptyUsage, sumUsage, type UsageTotals } from '../output/usage-totals.js';
+import type { SizedRequest, TokenEstimator } from './token-estimator.js';
+
+export interface TokenAccountOptions {
+  /** The most tokens the output directory may spend (this shard's share); null for no budget. */
+  limit: number | null;
+  /** Usage of the directory's earlier sessions, from its manifest. */
+  before: Partial<UsageTotals> | undefined;
+  estimator: TokenEstimator;
+}
+
+/**
+ * The run's token book: what each attempt is estimated at (for `--tpm` and the budget), what
+ * the responses reported (the manifest's `usage`), and `--max-total-tokens`.
+ *
+ * The budget is checked when a row's first attempt is about to go out: it is refused when the
+ * tokens spent so far, in this directory across sessions, plus the estimates of the attempts in
+ * flight and of this one would pass the limit. From then on no new row goes out (the run stops
+ * with rows pending); rows already sent finish, retries included, and count, so spending can
+ * pass the limit by what was in flight. A response without usage counts as its estimate; a
+ * failed attempt counts nothing (no usage comes with an error); a cached reply was never sent.
+ */
+export class TokenAccount {
+  /** This session's usage; the manifest's session entry is this object. */
+  readonly session: UsageTotals = emptyUsage();
+  /** The directory's usage, earlier sessions included; the manifest's `usage` is this object. */
+  readonly total: UsageTotals;
+  private inFlight = 0;
+  private refused = false;
+
+  constructor(private readonly options: TokenAccountOptions) {
+    this.total = sumUsage([options.before]);
+  }
+
+  get limit(): number | null {
+    return this.options.limit;
+  }
+
+  /** Tokens spent in the directory as the budget counts them (estimates for responses without usage). */
+  get spent(): number {
+    return budgetSpent(this.total);
+  }
+
+  /** True once the budget refused a row: no new row goes out in this session. */
+  get limitReached(): boolean {
+    return this.refused;
+  }
+
+  /**
+   * Reserves the estimate of an attempt about to go out and returns it; null when the attempt
+   * starts a row (`newRow`) and the budget has no room for it.
+   */
+  reserve(request: SizedRequest, newRow: boolean): number | null {
+    const estimate = this.options.estimator.estimate(request);
+    if (newRow && this.options.limit !== null) {
+      if (this.refused || this.spent + this.inFlight + estimate > this.options.limit) {
+        this.refused = true;
+        return null;
+      }
+    }
+    this.inFlight += estimate;
+    return estimate;
+  }
+
+  /** The attempt reserved at `reserved` ended; a successful response is counted and teaches the estimator. */
+  release(request: SizedRequest, reserved: number, outcome: { ok: boolean; usage?: unknown } | null): void {
+    this.inFlight -= reserved;
+    if (!outcome?.ok) return;
+    const usage = countedUsage(outcome.usage);
+    addResponse(this.session, usage, reserved);
+    addResponse(this.total, usage, reserved);
+    this.options.estimator.observe(request.promptChars, outcome.usage);
+  }
+}

@@ -1,0 +1,18 @@
+import type { UsageTotals } from '../output/usage-totals.js';
+
+export function formatTokens(tokens: number): string {
+  return tokens.toLocaleString('en-US');
+}
+
+/**
+ * One line for usage totals, e.g. `1,234 tokens (prompt 1,000, completion 234) from 10 response(s);
+ * 2 response(s) without usage, estimated at 300`.
+ */
+export function usageSummary(usage: UsageTotals): string {
+  const responses = usage.responses_with_usage + usage.responses_without_usage;
+  if (responses === 0) return '0 tokens (no response)';
+  const reported = `${formatTokens(usage.total_tokens)} tokens (prompt ${formatTokens(usage.prompt_tokens)}, completion ${formatTokens(usage.completion_tokens)}) from ${usage.responses_with_usage} response(s)`;
+  const without = usage.responses_without_usage === 0 ? ''
+    : `; ${usage.responses_without_usage} response(s) without usage, estimated at ${formatTokens(usage.estimated_tokens)}`;
+  return reported + without;
+}
