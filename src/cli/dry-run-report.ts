@@ -20,6 +20,10 @@ export function formatDryRun(report: DryRunReport, config: RunConfig): string {
     lines.push(`  key: ${config.apiKeyEnv} ${config.apiKey ? `(${maskKey(config.apiKey)})` : '(not set)'}`);
   }
   if (report.firstRequestBody) lines.push('  first request body:', `    ${report.firstRequestBody}`);
+  if (config.replyFormat === 'json') {
+    const against = config.replySchema ? `, checked against ${config.replySchema} (it compiles)` : '';
+    lines.push(`  replies: read as JSON into data${against}; an invalid reply is sent again up to ${config.replyRetries} time(s)`);
+  }
   lines.push(`  estimated prompt tokens: ${report.estimatedPromptTokens.toLocaleString('en-US')} (characters / 4)`);
   const limits = [`concurrency ${config.concurrency}`, config.rpm ? `${config.rpm} rpm` : '', config.tpm ? `${config.tpm} tpm` : ''].filter(Boolean).join(', ');
   lines.push(`  estimated wall time: ${formatDuration(report.estimatedSeconds)} or more at ${limits}, if a request takes ~${report.assumedLatencyMs / 1000} s`);

@@ -12,6 +12,8 @@ export const FAILURE_CATEGORIES = [
   'network',
   'invalid_input',
   'bad_response',
+  'refused',
+  'invalid_reply',
 ] as const;
 
 export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];

@@ -18,6 +18,11 @@ export const CLIENT_CODES = {
   bad_response: { category: 'bad_response', retryable: true },
   /** The row could not become a request; nothing was sent. */
   invalid_input: { category: 'invalid_input', retryable: false },
+  /**
+   * With --reply-format json: a reply that is not JSON or does not match --reply-schema. Sent
+   * again --reply-retries times (a new sample may parse), not by the transport retry rule.
+   */
+  invalid_reply: { category: 'invalid_reply', retryable: false },
 } as const satisfies Record<string, { category: FailureCategory; retryable: boolean }>;
 
 export type ClientCode = keyof typeof CLIENT_CODES;

@@ -7,6 +7,7 @@ import { buildChatRequest } from '../request/chat-request.js';
 import { rowToMessages } from '../request/messages.js';
 import { inShard } from '../input/shard.js';
 import { runOwnDirs } from './own-dirs.js';
+import { replyCheckFor } from '../reply/reply-check.js';
 
 export interface InvalidRowNote {
   file: string;
@@ -32,6 +33,8 @@ export interface DryRunReport {
 export async function dryRun(config: RunConfig, options: { maxListed: number; assumedLatencyMs: number }): Promise<DryRunReport> {
   const files = await expandInputs(config.inputs, process.cwd(), { exclude: runOwnDirs(config) });
   await preflightInputs(files);
+  // The same check a run makes: a reply schema that does not compile is found here too.
+  await replyCheckFor(config);
   const seen = new SeenIds();
   const report: DryRunReport = {
     files, rows: 0, valid: 0, invalid: [], invalidCount: 0, firstRequestBody: null,

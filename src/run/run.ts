@@ -14,7 +14,7 @@ import { publicConfig, type RunConfig } from '../job/config.js';
 import { describeInputs, jobFingerprint, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
 import { OrderedResults } from '../output/ordered-results.js';
 import { diskFailureOf, WriteFailedError } from '../output/write-failed.js';
-import type { RowRecord } from '../record/record.js';
+import type { FailureCategory, RowRecord } from '../record/record.js';
 import { buildChatRequest } from '../request/chat-request.js';
 import { rowToMessages } from '../request/messages.js';
 import { OutDirInUseError, SetupError } from './errors.js';
@@ -41,6 +41,8 @@ import { UnreachableEndpointWatch } from '../pace/unreachable-endpoint.js';
 import type { RowTask } from '../request/row-task.js';
 import { OutageBreaker, type OutageState } from '../pace/outage-breaker.js';
 import { outageNotice } from '../pace/outage-notice.js';
+import { replyCheckFor } from '../reply/reply-check.js';
+import { EarlierReplies } from '../reply/recheck-earlier.js';
 
 export interface RunProgress {
   rowsRead: number;
@@ -139,6 +141,8 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
   const startedAt = new Date();
   const files = await expandInputs(config.inputs, process.cwd(), { exclude: runOwnDirs(config), signal: options.stop, notice: log });
   await preflightInputs(files);
+  // A reply schema that cannot be used stops the run here, before the output directory is touched.
+  const replyCheck = await replyCheckFor(config);
   const paths = outDirPaths(config.outDir);
   // Counted beside the run, never waited for: the progress total, and the size of the id set.
   const seen = new SeenIds();
@@ -154,6 +158,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     throw diskFailureOf(error, paths.lock) ?? error;
   });
   let manifestSoFar: Manifest | null = null;
+  let earlierReplies: EarlierReplies | null = null;
   try {
     await removeLeftoverTempFiles(paths);
     const state = await inspectOutDir(paths);
@@ -244,6 +249,8 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       rowDeadlineMs: config.rowDeadlineMs,
       recordContext: { model: config.model, keyName, keyMask },
       cache: config.cacheDir ? new ResponseCache(config.cacheDir) : null,
+      replyCheck,
+      replyRetries: config.replyRetries,
       stopDispatch: stopDispatch.signal,
       abortInFlight: abortInFlight.signal,
       unreachable: new UnreachableEndpointWatch(),
@@ -300,6 +307,14 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       results.admit(position);
       const prepared = prepareRow(row, id, position, config, seen);
       const earlier = previous?.byKey.get(prepared.key);
+      if (earlier && prepared.kind === 'task' && earlier.fingerprint === prepared.fingerprint && categoryOf(earlier.outcome) === 'invalid_reply') {
+        earlierReplies ??= new EarlierReplies(paths.journal);
+        const rechecked = await earlierReplies.recheck(earlier.location, replyCheck);
+        if (rechecked && (rechecked.code === null || !rerunsFailed(config, 'invalid_reply'))) {
+          open.track(settle(position, prepared.key, prepared.fingerprint, rechecked), stopOnError);
+          continue;
+        }
+      }
       if (earlier && reusable(earlier, prepared.fingerprint, config)) {
         results.settled(position, earlier.location, earlier.outcome);
         progress.reused++;
@@ -325,6 +340,8 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       open.track(processRow(task, context, (record) => settle(task.position, task.key, task.request.fingerprint, record)), stopOnError);
     }
     await open.drained();
+    const recheckNotice = earlierReplies?.notice();
+    if (recheckNotice) log(recheckNotice);
     if (open.error && !(open.error instanceof WriteFailedError)) {
       await results.discard();
       throw open.error;
@@ -357,7 +374,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       tally.rows += unread;
       tally.pending += unread;
     }
-    const derivedFiles = config.format === 'jsonl' || writeFailure ? [] : await writeDerivedFilesLazily(config, files, paths.outDir);
+    const derivedFiles = config.format === 'jsonl' || writeFailure ? [] : await writeDerivedFilesLazily(config, files, paths.outDir, replyCheck?.schema?.properties);
     const fatalStop = fatal as { outcome: AttemptFailure; cause: FatalCause } | null;
     const status: RunStatus = writeFailure ? 'write_failed' : fatalStop ? 'aborted'
       : interrupted || !inputExhausted || tally.pending > 0 ? 'interrupted'
@@ -411,6 +428,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     }
     throw error;
   } finally {
+    await earlierReplies?.close().catch(() => {});
     await releaseLock();
   }
 }
@@ -448,10 +466,16 @@ function reusable(earlier: PreviousResult, fingerprint: string, config: RunConfi
   return category === null || !config.retryFailed.includes(category);
 }
 
+/** Whether --retry-failed sends this category's failed rows again. */
+function rerunsFailed(config: RunConfig, category: FailureCategory): boolean {
+  if (config.retryFailed === 'all') return category !== 'invalid_input';
+  return config.retryFailed.includes(category);
+}
+
 /** The CSV writer is loaded only for --format csv / openai-batch. */
-async function writeDerivedFilesLazily(config: RunConfig, files: readonly string[], outDir: string): Promise<string[]> {
+async function writeDerivedFilesLazily(config: RunConfig, files: readonly string[], outDir: string, dataFields?: readonly string[]): Promise<string[]> {
   const { writeDerivedFiles } = await import('../output/derived-files.js');
-  return writeDerivedFiles(config.format as 'csv' | 'openai-batch', files, outDir, { escapeFormulas: config.escapeFormulas, bom: config.bom });
+  return writeDerivedFiles(config.format as 'csv' | 'openai-batch', files, outDir, { escapeFormulas: config.escapeFormulas, bom: config.bom, dataFields: dataFields ?? [] });
 }
 
 function syncProgress(progress: RunProgress, controller: RateController): void {
