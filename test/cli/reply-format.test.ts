@@ -338,3 +338,35 @@ describe('JSON replies with --cache and --resume', () => {
     expect((await byId()).get('r0')).toMatchObject({ code: null, reply: 'not json' });
   });
 });
+
+describe('validate and --dry-run know the reply keys', () => {
+  it('validate lists a bad reply_format, reply_retries and a reply_schema that does not compile; accepts good ones', async () => {
+    await rows({ any: ['{}'] });
+    await dir.write('bad-schema.json', '{"type": "object", "required": "label"}');
+    await dir.write('good-schema.json', JSON.stringify(SENTIMENT_SCHEMA));
+    await dir.write('bad.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', reply_format: 'yaml', reply_retries: -1, reply_schema: 'bad-schema.json' }));
+    const bad = await runCli(['validate', 'bad.json'], { cwd: dir.path });
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toContain('bad.json: reply_format: "yaml" is not one of text, json');
+    expect(bad.stdout).toContain('bad.json: reply_retries: expected an integer ≥ 0, got -1');
+    expect(bad.stdout).toContain('bad.json: reply_schema: the reply schema bad-schema.json does not compile (draft 2020-12): schema is invalid: data/required must be array');
+    await dir.write('text.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', reply_format: 'text', reply_schema: 'good-schema.json' }));
+    expect((await runCli(['validate', 'text.json'], { cwd: dir.path })).stdout).toContain('text.json: reply_schema: a reply schema checks JSON replies');
+    await dir.write('good.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', reply_format: 'json', reply_retries: 0, reply_schema: 'good-schema.json', params: { response_format: { type: 'json_object' } } }));
+    const good = await runCli(['validate', 'good.json'], { cwd: dir.path });
+    expect(good.stdout).toContain('good.json: ok (1 row(s))');
+    expect(good.code).toBe(0);
+  });
+
+  it('--dry-run compiles the schema (exit 2 when it does not) and says how replies are read', async () => {
+    await rows({ any: ['{}'] });
+    await dir.write('bad-schema.json', '{"type": "object", "properties": {"a": {"minimum": "one"}}}');
+    await dir.write('good-schema.json', JSON.stringify(SENTIMENT_SCHEMA));
+    const bad = await runCli(['run', 'in.jsonl', '--model', 'm', '--dry-run', '--simulate', '--reply-schema', 'bad-schema.json'], { cwd: dir.path });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('the reply schema bad-schema.json does not compile');
+    const good = await runCli(['run', 'in.jsonl', '--model', 'm', '--dry-run', '--simulate', '--reply-schema', 'good-schema.json', '--reply-retries', '2'], { cwd: dir.path });
+    expect(good.code, good.stderr).toBe(0);
+    expect(good.stdout).toContain('replies: read as JSON into data, checked against good-schema.json (it compiles); an invalid reply is sent again up to 2 time(s)');
+  });
+});
