@@ -24,6 +24,8 @@ interface Rec {
 }
 
 const fence = '```';
+/** In a script: answer this request with a 500. */
+const SERVER_ERROR = '<500>';
 let dir: TempDir;
 let server: ScriptedServer;
 let answers: Record<string, string[]>;
@@ -35,6 +37,7 @@ beforeEach(async () => {
     const prompt = request.json?.messages?.at(-1)?.content ?? '';
     const script = answers[prompt] ?? ['plain text'];
     const content = script[Math.min(sentFor(prompt).length - 1, script.length - 1)]!;
+    if (content === SERVER_ERROR) return sendJson(response, 500, { error: { code: 'server_error', message: 'try again' } });
     sendJson(response, 200, {
       id: `chatcmpl-${index}`,
       object: 'chat.completion',
@@ -141,6 +144,14 @@ describe('--reply-format json', () => {
     server.received.length = 0;
     expect((await run('--reply-format', 'json', '--reply-retries', '3', '--max-attempts', '1', '--force')).code).toBe(1);
     expect(sentFor('bad')).toHaveLength(4);
+  });
+  it('a server error after an invalid reply is still retried: the re-send did not spend one of --max-attempts', async () => {
+    await rows({ mixed: ['nope', SERVER_ERROR, '{"a": 1}'] });
+    const result = await run('--reply-format', 'json', '--max-attempts', '2');
+    expect(result.code, result.stderr).toBe(0);
+    const record = (await byId()).get('r0')!;
+    expect(record).toMatchObject({ code: null, attempts: 3, data: { a: 1 } });
+    expect(record.history!.map((h) => h.code)).toEqual(['invalid_reply', 'server_error', null]);
   });
 });
 
