@@ -31,6 +31,12 @@ describe('loadReplySchema', () => {
     await expect(loadReplySchema(await schemaFile(tuple))).rejects.toThrow(/does not compile \(draft 2020-12\)/);
   });
 
+  it('reads draft 2019-09 by its $schema', async () => {
+    const loaded = await loadReplySchema(await schemaFile({ $schema: 'https://json-schema.org/draft/2019-09/schema', type: 'object', dependentRequired: { a: ['b'] } }));
+    expect(loaded.problems({ a: 1, b: 2 })).toBeNull();
+    expect(loaded.problems({ a: 1 })).toContain('must have property b when property a is present');
+  });
+
   it('gives the top-level properties in the file order, for the CSV columns', async () => {
     const loaded = await loadReplySchema(await schemaFile({ type: 'object', properties: { zeta: {}, alpha: {}, mid: {} } }));
     expect(loaded.properties).toEqual(['zeta', 'alpha', 'mid']);
