@@ -121,7 +121,8 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
         const checked = context.replyCheck?.check(outcome.reply, outcome.finishReason);
         if (checked?.ok === false) {
           summary.code = 'invalid_reply';
-          if (invalidReplies < (context.replyRetries ?? 0) && !context.stopDispatch.aborted && soFar.durationMs <= context.rowDeadlineMs) {
+          // Like any retry, one cut short by a stop (Ctrl-C, fail-fast) leaves the row pending.
+          if (invalidReplies < (context.replyRetries ?? 0) && soFar.durationMs <= context.rowDeadlineMs) {
             invalidReplies++;
             outageRetry = null;
             summary.wait_ms = 0;
