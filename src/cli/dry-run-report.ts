@@ -24,6 +24,10 @@ export function formatDryRun(report: DryRunReport, config: RunConfig): string {
   if (headers.length > 0) lines.push(`  headers: ${headers.map(([name, value]) => `${name}: ${value}`).join(', ')}${config.headerSecrets.length > 0 ? ' (${NAME} filled from the environment when sent)' : ''}`);
   for (const notice of report.notes) lines.push(`  note: ${notice}`);
   if (report.firstRequestBody) lines.push('  first request body:', `    ${report.firstRequestBody}`);
+  if (config.replyFormat === 'json') {
+    const against = config.replySchema ? `, checked against ${config.replySchema} (it compiles)` : '';
+    lines.push(`  replies: read as JSON into data${against}; an invalid reply is sent again up to ${config.replyRetries} time(s)`);
+  }
   lines.push(`  estimated prompt tokens: ${formatTokens(report.estimatedPromptTokens)} (characters / 4; a run calibrates it from the endpoint's usage)`);
   if (report.estimatedCompletionTokens !== null) lines.push(`  estimated completion tokens: at most ${formatTokens(report.estimatedCompletionTokens)} (max_tokens for each row)`);
   if (report.limits.maxTotalTokens !== null) lines.push(`  token budget: ${budgetLine(report, config)}`);

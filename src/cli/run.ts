@@ -52,6 +52,9 @@ interface RunArgs {
   shard?: string;
   'escape-formulas'?: boolean;
   bom?: boolean;
+  'reply-format'?: string;
+  'reply-schema'?: string;
+  'reply-retries'?: number;
 }
 
 export const runCommand: CommandModule<object, RunArgs> = {
@@ -90,6 +93,9 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('format', { type: 'string', choices: ['jsonl', 'csv', 'openai-batch'], describe: 'Also write output.csv/errors.csv (csv) or batch-output.jsonl/batch-errors.jsonl (openai-batch)' })
       .option('escape-formulas', { type: 'boolean', describe: 'CSV: escape cells a spreadsheet would execute (default on; --no-escape-formulas turns it off)' })
       .option('bom', { type: 'boolean', describe: 'CSV: start with a UTF-8 BOM for Excel' })
+      .option('reply-format', { type: 'string', choices: ['text', 'json'], describe: "json: parse each reply as JSON (bare or in a ```json block) into the record's data; a reply that does not parse fails as invalid_reply (default text)" })
+      .option('reply-schema', { type: 'string', describe: 'JSON Schema file (draft 2020-12 or draft-07) each reply\'s data must match; implies --reply-format json' })
+      .option('reply-retries', { type: 'string', coerce: nonNegativeInteger('reply-retries'), describe: 'How many times a reply that does not parse or match is sent again; each try is paid (default 1)' })
       .option('shard', { type: 'string', describe: 'K/N: take only the rows whose id hashes to K (0..N-1); join shards with chatbatch merge' })
       .option('dry-run', { type: 'boolean', describe: 'Read and check every row, build every request, send nothing' })
       .example('$0 run prompts.jsonl --base-url https://api.example.com/v1 --model my-model --out out/today', 'Run a JSONL file')
@@ -221,6 +227,9 @@ function flagsFrom(args: RunArgs): RunFlags {
     shard: args.shard,
     escapeFormulas: args['escape-formulas'],
     bom: args.bom,
+    replyFormat: args['reply-format'],
+    replySchema: args['reply-schema'],
+    replyRetries: args['reply-retries'],
   };
 }
 

@@ -56,7 +56,10 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
         'Per-row faults for tests: a message containing [[sim:500]] (any status), [[sim:429x2]] (only the first two ' +
         'requests with that body), [[sim:hang]], [[sim:reset]], [[sim:html502]], [[sim:quota]], [[sim:okerror]], ' +
         '[[sim:empty]], [[sim:retry-after-date]], [[sim:should-retry-false]], [[sim:apim]], [[sim:no-trace]] or ' +
-        '[[sim:big]] gets that behaviour. They work with chatbatch run --simulate too.',
+        '[[sim:big]] gets that behaviour. They work with chatbatch run --simulate too. ' +
+        'JSON replies: a request with response_format json_object gets {"label": ..., "score": ...}, one with ' +
+        'json_schema a value that fits its schema; [[sim:json]] answers JSON, [[sim:json-fenced]] JSON in a ```json ' +
+        'block, [[sim:badjson]] a reply that is not JSON ([[sim:badjsonx1]]: only the first time).',
       ) as unknown as Argv<SimulateArgs>;
   },
   handler: async (args) => {

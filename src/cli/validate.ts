@@ -15,6 +15,7 @@ import { bodyFields } from '../request/row-params.js';
 import { resolveJobInputs } from '../job/config.js';
 import { EXIT } from './exit-codes.js';
 import { nonNegativeInteger } from './options.js';
+import { loadReplySchema, ReplySchemaError } from '../reply/reply-schema.js';
 
 interface ValidateArgs {
   job: string;
@@ -62,6 +63,14 @@ async function validate(jobFile: string, maxProblems: number): Promise<number> {
   if (typeof job.base_url === 'string') {
     const checked = checkBaseUrl(job.base_url);
     if (!checked.ok) problems.push(`${jobFile}: base_url: ${checked.problem}`);
+  }
+  if (typeof job.reply_schema === 'string' && job.reply_schema !== '') {
+    // Compiled as a run compiles it, so a schema that would stop the run is found here.
+    const [schemaFile] = resolveJobInputs([job.reply_schema], loaded, process.cwd());
+    await loadReplySchema(schemaFile!).catch((error: unknown) => {
+      if (!(error instanceof ReplySchemaError)) throw error;
+      problems.push(`${jobFile}: reply_schema: ${error.message}`);
+    });
   }
   if (!job.model) problems.push(`${jobFile}: model: missing (give it here or with --model when running)`);
   if (!job.inputs) problems.push(`${jobFile}: inputs: missing (give them here or on the command line when running)`);

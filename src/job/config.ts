@@ -8,6 +8,7 @@ import type { LoadedJob } from './job-file.js';
 import { checkParams } from './params.js';
 import { parseShard, type Shard } from '../input/shard.js';
 import { NothingSentError } from '../errors.js';
+import { DEFAULT_REPLY_RETRIES, REPLY_FORMATS, type ReplyFormat } from '../reply/reply-check.js';
 
 export { DEFAULT_API_KEY_ENV };
 export const BASE_URL_ENV = 'CHATBATCH_BASE_URL';
@@ -62,6 +63,12 @@ export interface RunFlags {
   shard?: string | undefined;
   escapeFormulas?: boolean | undefined;
   bom?: boolean | undefined;
+  /** `text` (default) or `json`: parse each reply as JSON into the record's `data`. */
+  replyFormat?: string | undefined;
+  /** A JSON Schema file `data` must match (implies replyFormat json). */
+  replySchema?: string | undefined;
+  /** How many times a reply that does not parse or match is sent again (default 1). */
+  replyRetries?: number | undefined;
 }
 
 /** Everything a run needs, resolved with precedence flags > environment > job file > defaults. */
@@ -118,6 +125,10 @@ export interface RunConfig {
   simulate: boolean;
   /** `--shard K/N`: only rows whose id hashes to K; null for the whole input. */
   shard: Shard | null;
+  replyFormat: ReplyFormat;
+  /** The reply schema's path, relative to the current directory; null for none. */
+  replySchema: string | null;
+  replyRetries: number;
 }
 
 export class ConfigError extends NothingSentError {
@@ -209,6 +220,12 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     else shard = parsed;
   }
 
+  const replySchema = flags.replySchema ?? (j.reply_schema ? relativeToJob(j.reply_schema, job, context.cwd) : null);
+  // A schema is about JSON replies: giving one asks for them, unless text was asked for outright.
+  const replyFormat = (flags.replyFormat ?? j.reply_format ?? (replySchema ? 'json' : 'text')) as ReplyFormat;
+  if (!REPLY_FORMATS.includes(replyFormat)) problems.push(`reply format: "${replyFormat}" is not one of ${REPLY_FORMATS.join(', ')}`);
+  else if (replyFormat === 'text' && replySchema) problems.push(`a reply schema (${replySchema}) checks JSON replies: drop it or use --reply-format json`);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     jobName: j.name ?? null,
@@ -250,6 +267,9 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     cacheDir: flags.cache ?? null,
     simulate: context.simulatorUrl !== undefined,
     shard,
+    replyFormat,
+    replySchema,
+    replyRetries: flags.replyRetries ?? j.reply_retries ?? DEFAULT_REPLY_RETRIES,
   };
 }
 

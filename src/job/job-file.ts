@@ -5,6 +5,7 @@ import { headerLabel, headerProblem } from './headers.js';
 import { inputFileAsJob, notJson } from './not-a-job-file.js';
 import { OUTPUT_FORMATS, type OutputFormat } from './config.js';
 import { NothingSentError } from '../errors.js';
+import { REPLY_FORMATS, type ReplyFormat } from '../reply/reply-check.js';
 
 /** The JSON job file as written by a user. Every key is optional; flags fill or override. */
 export interface JobFile {
@@ -31,6 +32,9 @@ export interface JobFile {
   row_params?: boolean;
   out?: string;
   format?: string;
+  reply_format?: string;
+  reply_schema?: string;
+  reply_retries?: number;
 }
 
 type FieldKind = 'string' | 'strings' | 'positive-integer' | 'non-negative-integer' | 'boolean' | 'object' | 'headers';
@@ -59,6 +63,9 @@ export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: 
   row_params: { kind: 'boolean', doc: 'Also send the optional parameters an OpenAI Batch line holds in body (temperature, max_tokens, ...); without it only model and messages are sent.' },
   out: { kind: 'string', doc: 'Output directory, relative to the current directory.' },
   format: { kind: 'string', doc: 'Extra output format: jsonl (default, only the canonical files), csv, openai-batch.' },
+  reply_format: { kind: 'string', doc: 'text (default) or json: parse each reply as JSON (bare, or in one ```json fenced block) into the record\'s data; a reply that does not parse fails as invalid_reply.' },
+  reply_schema: { kind: 'string', doc: 'JSON Schema file (draft 2020-12 or draft-07), relative to the job file, that each reply\'s data must match; implies reply_format json.' },
+  reply_retries: { kind: 'non-negative-integer', doc: 'How many times a reply that does not parse or match is sent again; each try is paid (default 1).' },
 };
 
 export interface JobProblem {
@@ -141,6 +148,11 @@ export function checkJob(value: unknown, file: string): JobProblem[] {
   }
   if (typeof job.format === 'string' && job.format !== '' && !OUTPUT_FORMATS.includes(job.format as OutputFormat)) {
     problems.push({ where: `${file}: format`, problem: `"${job.format}" is not one of ${OUTPUT_FORMATS.join(', ')}` });
+  }
+  if (typeof job.reply_format === 'string' && job.reply_format !== '' && !REPLY_FORMATS.includes(job.reply_format as ReplyFormat)) {
+    problems.push({ where: `${file}: reply_format`, problem: `"${job.reply_format}" is not one of ${REPLY_FORMATS.join(', ')}` });
+  } else if (job.reply_format === 'text' && job.reply_schema !== undefined) {
+    problems.push({ where: `${file}: reply_schema`, problem: 'a reply schema checks JSON replies: drop it or set "reply_format": "json"' });
   }
   return problems;
 }

@@ -1,7 +1,8 @@
 import { JOB_FIELDS } from './job-file.js';
-import { OPTIONAL_PARAMS } from './params.js';
+import { OPTIONAL_PARAMS, RESPONSE_FORMAT_TYPES } from './params.js';
 import { HEADER_NAME_PATTERN } from './headers.js';
 import { OUTPUT_FORMATS } from './config.js';
+import { REPLY_FORMATS } from '../reply/reply-check.js';
 
 /** The job file's JSON Schema, so editors can complete and check job files. */
 export function jobJsonSchema(): Record<string, unknown> {
@@ -33,6 +34,7 @@ export function jobJsonSchema(): Record<string, unknown> {
     }
   }
   properties.format = { ...(properties.format as object), enum: [...OUTPUT_FORMATS] };
+  properties.reply_format = { ...(properties.reply_format as object), enum: [...REPLY_FORMATS] };
   properties.base_url = { ...(properties.base_url as object), pattern: '^https?://', not: { pattern: '/chat/completions/?$' } };
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
@@ -47,9 +49,25 @@ function paramSchemas(): Record<string, unknown> {
   const schemas: Record<string, unknown> = {};
   for (const [name, kind] of Object.entries(OPTIONAL_PARAMS)) {
     schemas[name] =
-      kind === 'number' ? { type: 'number' }
+      kind === 'response-format' ? responseFormatSchema()
+      : kind === 'number' ? { type: 'number' }
       : kind === 'integer' ? { type: 'integer', minimum: 1 }
       : { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }] };
   }
   return schemas;
+}
+
+function responseFormatSchema(): Record<string, unknown> {
+  return {
+    type: 'object',
+    required: ['type'],
+    properties: {
+      type: { enum: [...RESPONSE_FORMAT_TYPES] },
+      json_schema: {
+        type: 'object',
+        required: ['name'],
+        properties: { name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }, description: { type: 'string' }, schema: { type: 'object' }, strict: { type: ['boolean', 'null'] } },
+      },
+    },
+  };
 }

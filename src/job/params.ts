@@ -12,6 +12,7 @@ export const OPTIONAL_PARAMS = {
   n: 'integer',
   presence_penalty: 'number',
   frequency_penalty: 'number',
+  response_format: 'response-format',
 } as const;
 
 export type OptionalParamName = keyof typeof OPTIONAL_PARAMS;
@@ -23,7 +24,6 @@ export const UNSUPPORTED_PARAMS: Readonly<Record<string, string>> = {
   tool_choice: 'tool calling',
   functions: 'function calling',
   function_call: 'function calling',
-  response_format: 'JSON mode / structured output',
 };
 
 /**
@@ -50,6 +50,11 @@ export function checkParams(params: unknown, where = 'params'): string[] {
       continue;
     }
     const kind = OPTIONAL_PARAMS[name as OptionalParamName];
+    if (kind === 'response-format') {
+      const problem = responseFormatProblem(value);
+      if (problem) problems.push(`params.${name}: ${problem}`);
+      continue;
+    }
     if (!valueHasKind(value, kind)) {
       problems.push(`${where}.${name}: expected ${describeKind(kind)}, got ${excerpt(value)}`);
     }
@@ -57,7 +62,27 @@ export function checkParams(params: unknown, where = 'params'): string[] {
   return problems;
 }
 
-function valueHasKind(value: unknown, kind: (typeof OPTIONAL_PARAMS)[OptionalParamName]): boolean {
+/** The JSON-mode and structured-output parameter's shapes, as OpenAI's API reference gives them. */
+export const RESPONSE_FORMAT_TYPES = ['text', 'json_object', 'json_schema'] as const;
+const SCHEMA_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+function responseFormatProblem(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `expected an object such as {"type": "json_object"}, got ${JSON.stringify(value)}`;
+  const { type, json_schema: jsonSchema } = value as { type?: unknown; json_schema?: unknown };
+  if (!RESPONSE_FORMAT_TYPES.includes(type as (typeof RESPONSE_FORMAT_TYPES)[number])) {
+    return `type must be one of ${RESPONSE_FORMAT_TYPES.join(', ')}, got ${JSON.stringify(type)}`;
+  }
+  if (type !== 'json_schema') return null;
+  if (typeof jsonSchema !== 'object' || jsonSchema === null || Array.isArray(jsonSchema)) {
+    return 'type json_schema needs "json_schema": {"name": "...", "schema": {...}}';
+  }
+  const { name, schema } = jsonSchema as { name?: unknown; schema?: unknown };
+  if (typeof name !== 'string' || !SCHEMA_NAME.test(name)) return `json_schema.name must be 1-64 letters, digits, _ or -, got ${JSON.stringify(name)}`;
+  if (schema !== undefined && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) return 'json_schema.schema must be an object (a JSON Schema)';
+  return null;
+}
+
+function valueHasKind(value: unknown, kind: Exclude<(typeof OPTIONAL_PARAMS)[OptionalParamName], 'response-format'>): boolean {
   switch (kind) {
     case 'number':
       return typeof value === 'number' && Number.isFinite(value);
@@ -78,6 +103,6 @@ function excerpt(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 40)}…` : text;
 }
 
-function describeKind(kind: (typeof OPTIONAL_PARAMS)[OptionalParamName]): string {
+function describeKind(kind: Exclude<(typeof OPTIONAL_PARAMS)[OptionalParamName], 'response-format'>): string {
   return kind === 'string-or-strings' ? 'a string or a list of strings' : `a ${kind === 'integer' ? 'positive integer' : 'number'}`;
 }

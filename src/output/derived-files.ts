@@ -6,12 +6,15 @@ import { AtomicFile } from './atomic-file.js';
 import { DERIVED_FILES, ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
 import { toBatchResultLine } from './openai-batch.js';
 import { RecordLines } from './record-lines.js';
+import { dataCells, dataColumnNames, scanReplyData } from './data-columns.js';
 
 export type DerivedFormat = 'csv' | 'openai-batch';
 
 export interface CsvOptions {
   escapeFormulas: boolean;
   bom: boolean;
+  /** The reply schema's top-level properties: the first data.* columns, in this order. */
+  dataFields?: readonly string[];
 }
 
 const RESULT_COLUMNS = ['reply', 'status', 'code', 'duration_ms', 'trace_id', 'attempts'] as const;
@@ -38,10 +41,11 @@ export async function writeDerivedFiles(
   const [output, errors] = await Promise.all(names.map((name) => AtomicFile.create(path.join(outDir, name))));
   try {
     const inputColumns = format === 'csv' ? await sharedCsvColumns(files) : [];
+    const data = format === 'csv' ? await scanReplyData(path.join(outDir, OUTPUT_FILE), path.join(outDir, ERRORS_FILE), csv.dataFields) : null;
     if (format === 'csv') {
       const header = (columns: readonly string[]) => stringify([[...inputColumns, ...resultColumnNames(inputColumns, columns)]], { bom: csv.bom });
-      await output!.write(header(RESULT_COLUMNS));
-      await errors!.write(header(ERROR_COLUMNS));
+      await output!.write(header([...RESULT_COLUMNS, ...dataColumnNames(data!)]));
+      await errors!.write(header(data!.replyText ? [...ERROR_COLUMNS, 'reply_text'] : ERROR_COLUMNS));
     }
     for await (const row of readRows(files)) {
       let record = await succeeded.take(row.file, row.line);
@@ -51,7 +55,9 @@ export async function writeDerivedFiles(
       const target = ok ? output! : errors!;
       if (format === 'csv') {
         const columns = ok ? RESULT_COLUMNS : ERROR_COLUMNS;
-        const cells = [...inputCells(row, inputColumns, record.id), ...columns.map((column) => cell(record[column]))];
+        const cells: Array<string | number> = [...inputCells(row, inputColumns, record.id), ...columns.map((column) => cell(record[column]))];
+        if (ok) cells.push(...dataCells(record.data, data!));
+        else if (data!.replyText) cells.push(cell(record.reply_text));
         await target.write(stringify([cells], { escape_formulas: csv.escapeFormulas }));
       } else {
         await target.write(`${JSON.stringify(toBatchResultLine(record))}\n`);

@@ -14,6 +14,8 @@ export const FAILURE_CATEGORIES = [
   'bad_response',
   /** The model declined to answer (`refusal` instead of `content`): final, not retried. */
   'refused',
+  /** With --reply-format json: a reply that does not parse or match --reply-schema. */
+  'invalid_reply',
 ] as const;
 
 export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];

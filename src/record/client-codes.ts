@@ -26,6 +26,11 @@ export const CLIENT_CODES = {
   redirect: { category: 'client_error', retryable: false },
   /** The proxy asks for credentials (407): the same for every request; stops the run. */
   proxy_auth: { category: 'auth', retryable: false },
+  /**
+   * With --reply-format json: a reply that is not JSON or does not match --reply-schema. Sent
+   * again --reply-retries times (a new sample may parse), not by the transport retry rule.
+   */
+  invalid_reply: { category: 'invalid_reply', retryable: false },
 } as const satisfies Record<string, { category: FailureCategory; retryable: boolean }>;
 
 export type ClientCode = keyof typeof CLIENT_CODES;

@@ -46,6 +46,10 @@ export interface RowRecord {
   key_mask?: string;
   fingerprint?: string;
   cached?: boolean;
+  /** With --reply-format json: the reply parsed as JSON (and matching --reply-schema). */
+  data?: unknown;
+  /** An `invalid_reply` failure: the reply that did not parse or validate (`reply` is null). */
+  reply_text?: string;
 }
 
 export function isSuccess(record: RowRecord): boolean {

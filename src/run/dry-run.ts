@@ -15,6 +15,7 @@ import { maxCompletionTokens } from '../pace/token-estimator.js';
 import { readManifest } from '../output/manifest.js';
 import { budgetSpent } from '../output/usage-totals.js';
 import { outDirPaths } from '../state/out-dir.js';
+import { replyCheckFor } from '../reply/reply-check.js';
 
 export interface InvalidRowNote {
   file: string;
@@ -48,6 +49,8 @@ export interface DryRunReport {
 export async function dryRun(config: RunConfig, options: { maxListed: number; assumedLatencyMs: number }): Promise<DryRunReport> {
   const files = await expandInputs(config.inputs, process.cwd(), { exclude: runOwnDirs(config) });
   await preflightInputs(files);
+  // The same check a run makes: a reply schema that does not compile is found here too.
+  await replyCheckFor(config);
   const seen = new SeenIds();
   const report: DryRunReport = {
     files, rows: 0, valid: 0, invalid: [], invalidCount: 0, firstRequestBody: null,

@@ -15,6 +15,8 @@ import { UNREACHABLE_STREAK, type UnreachableEndpointWatch } from '../pace/unrea
 import type { OutageBreaker } from '../pace/outage-breaker.js';
 import { budgetSpent, decideRetryThroughOutage } from '../pace/outage-budget.js';
 import type { TokenAccount } from '../pace/token-account.js';
+import type { ReplyCheck } from '../reply/reply-check.js';
+import { withCheckedReply } from '../reply/reply-records.js';
 
 export interface AttemptContext {
   client: ChatClient;
@@ -24,6 +26,10 @@ export interface AttemptContext {
   rowDeadlineMs: number;
   recordContext: RecordContext;
   cache: ResponseCache | null;
+  /** How a reply becomes `data` (--reply-format json); null: every reply is taken as text. */
+  replyCheck?: ReplyCheck | null;
+  /** How many times a reply that fails `replyCheck` is sent again. */
+  replyRetries?: number;
   /** Aborts when the run stops admitting work (signal, fail-fast): no new attempt starts. */
   stopDispatch: AbortSignal;
   /** Aborts requests already in flight (grace period over, second signal). */
@@ -68,8 +74,12 @@ type Step = { kind: 'settled'; record: RowRecord; reply?: AttemptSuccess } | { k
 export async function processRow(task: RowTask, context: AttemptContext, settle: Settle): Promise<boolean> {
   const history: AttemptSummary[] = [];
   const cached = await context.cache?.get(task.request.fingerprint);
-  if (cached) {
-    await settle(cachedRecord(task, cached, new Date(), context.recordContext));
+  // A cached reply is checked again (the schema may have changed since); one that no longer
+  // passes is a miss: a new sample may.
+  const cachedCheck = cached && context.replyCheck ? context.replyCheck.check(cached.reply, cached.finish_reason) : null;
+  if (cached && cachedCheck?.ok !== false) {
+    const record = cachedRecord(task, cached, new Date(), context.recordContext);
+    await settle(cachedCheck ? withCheckedReply(record, cachedCheck) : record);
     return true;
   }
   // The row's clock starts when its first request goes out, not while it queues for a slot.
@@ -85,6 +95,8 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
   // some of them do not count against its attempts (see outage-budget.ts).
   const outageStreaks: number[] = [];
   let outageRetry: { outcome: AttemptFailure; soFar: AttemptsSoFar; maxAttempts: number } | null = null;
+  // Replies that failed the reply check: each is sent again apart from --max-attempts.
+  let invalidReplies = 0;
 
   for (let attempt = 1; ; attempt++) {
     const step = await context.limit(async (): Promise<Step> => {
@@ -109,7 +121,21 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
 
       if (outcome.ok) {
         context.controller.onSuccess(readRateLimitHeaders(outcome.headers));
-        return { kind: 'settled', record: successRecord(task, outcome, soFar, context.recordContext), reply: outcome };
+        const checked = context.replyCheck?.check(outcome.reply, outcome.finishReason);
+        if (checked?.ok === false) {
+          summary.code = 'invalid_reply';
+          // Like any retry, one cut short by a stop (Ctrl-C, fail-fast) leaves the row pending.
+          if (invalidReplies < (context.replyRetries ?? 0) && soFar.durationMs <= context.rowDeadlineMs) {
+            invalidReplies++;
+            outageRetry = null;
+            summary.wait_ms = 0;
+            return { kind: 'retry', delayMs: 0 };
+          }
+          // Not cached: a later run sends it again rather than being served this reply.
+          return { kind: 'settled', record: withCheckedReply(successRecord(task, outcome, soFar, context.recordContext), checked) };
+        }
+        const record = successRecord(task, outcome, soFar, context.recordContext);
+        return { kind: 'settled', record: checked ? withCheckedReply(record, checked) : record, reply: outcome };
       }
       if (outcome.status === 429 && !outcome.fatalForRun) {
         context.controller.onRateLimited(serverRequestedDelayMs(outcome.headers, Date.now()));
@@ -123,9 +149,10 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
       // Until the watch has judged the base URL, a row that found nobody there is not failed,
       // even with --max-attempts 1 or 2: it tries again (UNREACHABLE_STREAK attempts at most),
       // so a wrong URL leaves every row pending, and a server that comes up meanwhile gets it.
-      const policy = context.unreachable.foundNobodyYet(outcome)
+      const basePolicy = context.unreachable.foundNobodyYet(outcome)
         ? { ...context.retryPolicy, maxAttempts: Math.max(context.retryPolicy.maxAttempts, UNREACHABLE_STREAK) }
         : context.retryPolicy;
+      const policy = invalidReplies > 0 ? { ...basePolicy, maxAttempts: basePolicy.maxAttempts + invalidReplies } : basePolicy;
       const uncounted = context.outage.uncounted(outageStreaks);
       const last = outageStreaks.length === streaksBefore ? null : context.outage.uncounted(outageStreaks.slice(-1)) > 0 ? 'uncounted' : 'counted';
       const decision = decideRetryThroughOutage(outcome, attempt, policy, uncounted, last, Date.now(), context.random);

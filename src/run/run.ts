@@ -17,7 +17,7 @@ import { bodyFields, withRowParams } from '../request/row-params.js';
 import { describeInputs, jobFingerprint, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
 import { OrderedResults } from '../output/ordered-results.js';
 import { diskFailureOf, WriteFailedError } from '../output/write-failed.js';
-import type { RowRecord } from '../record/record.js';
+import type { FailureCategory, RowRecord } from '../record/record.js';
 import { buildChatRequest } from '../request/chat-request.js';
 import { rowToMessages } from '../request/messages.js';
 import { OutDirInUseError, SetupError } from './errors.js';
@@ -48,6 +48,8 @@ import { TokenAccount } from '../pace/token-account.js';
 import { maxCompletionTokens, TokenEstimator } from '../pace/token-estimator.js';
 import { limitsForShard } from '../pace/shard-limits.js';
 import type { UsageTotals } from '../output/usage-totals.js';
+import { replyCheckFor } from '../reply/reply-check.js';
+import { EarlierReplies } from '../reply/recheck-earlier.js';
 
 export interface RunProgress {
   rowsRead: number;
@@ -158,6 +160,8 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
   const startedAt = new Date();
   const files = await expandInputs(config.inputs, process.cwd(), { exclude: runOwnDirs(config), signal: options.stop, notice: log });
   await preflightInputs(files);
+  // A reply schema that cannot be used stops the run here, before the output directory is touched.
+  const replyCheck = await replyCheckFor(config);
   const paths = outDirPaths(config.outDir);
   // Counted beside the run, never waited for: the progress total, and the size of the id set.
   const seen = new SeenIds();
@@ -173,6 +177,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     throw diskFailureOf(error, paths.lock) ?? error;
   });
   let manifestSoFar: Manifest | null = null;
+  let earlierReplies: EarlierReplies | null = null;
   try {
     await removeLeftoverTempFiles(paths);
     const state = await inspectOutDir(paths);
@@ -269,6 +274,8 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       rowDeadlineMs: config.rowDeadlineMs,
       recordContext: { model: config.model, keyName, keyMask },
       cache: config.cacheDir ? new ResponseCache(config.cacheDir) : null,
+      replyCheck,
+      replyRetries: config.replyRetries,
       stopDispatch: stopDispatch.signal,
       abortInFlight: abortInFlight.signal,
       unreachable: new UnreachableEndpointWatch(),
@@ -328,6 +335,14 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       results.admit(position);
       const prepared = prepareRow(row, id, position, config, seen, rowShared);
       const earlier = previous?.byKey.get(prepared.key);
+      if (earlier && prepared.kind === 'task' && earlier.fingerprint === prepared.fingerprint && categoryOf(earlier.outcome) === 'invalid_reply') {
+        earlierReplies ??= new EarlierReplies(paths.journal);
+        const rechecked = await earlierReplies.recheck(earlier.location, replyCheck);
+        if (rechecked && (rechecked.code === null || !rerunsFailed(config, 'invalid_reply'))) {
+          open.track(settle(position, prepared.key, prepared.fingerprint, rechecked), stopOnError);
+          continue;
+        }
+      }
       if (earlier && reusable(earlier, prepared.fingerprint, config)) {
         results.settled(position, earlier.location, earlier.outcome);
         progress.reused++;
@@ -353,6 +368,8 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       open.track(processRow(task, context, (record) => settle(task.position, task.key, task.request.fingerprint, record)), stopOnError);
     }
     await open.drained();
+    const recheckNotice = earlierReplies?.notice();
+    if (recheckNotice) log(recheckNotice);
     if (open.error && !(open.error instanceof WriteFailedError)) {
       await results.discard();
       throw open.error;
@@ -387,7 +404,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       tally.rows += unread;
       tally.pending += unread;
     }
-    const derivedFiles = config.format === 'jsonl' || writeFailure ? [] : await writeDerivedFilesLazily(config, files, paths.outDir);
+    const derivedFiles = config.format === 'jsonl' || writeFailure ? [] : await writeDerivedFilesLazily(config, files, paths.outDir, replyCheck?.schema?.properties);
     const fatalStop = fatal as { outcome: AttemptFailure; cause: FatalCause } | null;
     const status: RunStatus = writeFailure ? 'write_failed' : fatalStop ? 'aborted'
       : tokens.limitReached && !interrupted ? 'stopped_at_limit'
@@ -445,6 +462,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     }
     throw error;
   } finally {
+    await earlierReplies?.close().catch(() => {});
     await releaseLock();
   }
 }
@@ -493,10 +511,16 @@ function reusable(earlier: PreviousResult, fingerprint: string, config: RunConfi
   return category === null || !config.retryFailed.includes(category);
 }
 
+/** Whether --retry-failed sends this category's failed rows again. */
+function rerunsFailed(config: RunConfig, category: FailureCategory): boolean {
+  if (config.retryFailed === 'all') return category !== 'invalid_input';
+  return config.retryFailed.includes(category);
+}
+
 /** The CSV writer is loaded only for --format csv / openai-batch. */
-async function writeDerivedFilesLazily(config: RunConfig, files: readonly string[], outDir: string): Promise<string[]> {
+async function writeDerivedFilesLazily(config: RunConfig, files: readonly string[], outDir: string, dataFields?: readonly string[]): Promise<string[]> {
   const { writeDerivedFiles } = await import('../output/derived-files.js');
-  return writeDerivedFiles(config.format as 'csv' | 'openai-batch', files, outDir, { escapeFormulas: config.escapeFormulas, bom: config.bom });
+  return writeDerivedFiles(config.format as 'csv' | 'openai-batch', files, outDir, { escapeFormulas: config.escapeFormulas, bom: config.bom, dataFields: dataFields ?? [] });
 }
 
 function syncProgress(progress: RunProgress, controller: RateController): void {

@@ -1,10 +1,13 @@
 /**
  * Per-row behaviour for tests, written into a message: `[[sim:500]]` always answers 500,
  * `[[sim:429x2]]` answers 429 to the first two requests with that exact body, then normally.
+ * `[[sim:json]]` answers JSON (as `response_format: json_object` does), `[[sim:json-fenced]]`
+ * the same inside a ```json block with a sentence before it, `[[sim:badjson]]` a reply that
+ * is not JSON.
  */
 export type DirectiveKind =
   | { kind: 'status'; status: number }
-  | { kind: 'reset' | 'hang' | 'html502' | 'quota' | 'okerror' | 'empty' | 'retry-after-date' | 'should-retry-false' | 'apim' | 'no-trace' | 'big' };
+  | { kind: 'reset' | 'hang' | 'html502' | 'quota' | 'okerror' | 'empty' | 'retry-after-date' | 'should-retry-false' | 'apim' | 'no-trace' | 'big' | 'json' | 'json-fenced' | 'badjson' };
 
 export interface Directive {
   action: DirectiveKind;
@@ -13,7 +16,7 @@ export interface Directive {
 }
 
 const PATTERN = /\[\[sim:([a-z0-9-]+?)(?:x(\d+))?\]\]/;
-const NAMED = new Set(['reset', 'hang', 'html502', 'quota', 'okerror', 'empty', 'retry-after-date', 'should-retry-false', 'apim', 'no-trace', 'big']);
+const NAMED = new Set(['reset', 'hang', 'html502', 'quota', 'okerror', 'empty', 'retry-after-date', 'should-retry-false', 'apim', 'no-trace', 'big', 'json', 'json-fenced', 'badjson']);
 /** Directives that are one-off by nature: they fire once per body unless a count says otherwise. */
 const ONCE_BY_DEFAULT = new Set(['retry-after-date']);
 

@@ -5,6 +5,7 @@ import { findDirective, type Directive, type DirectiveKind } from './directive.j
 import { completionAround, completionBody, errorBody } from './openai-bodies.js';
 import { seededRandom } from './random.js';
 import { simulatedReply, type SimMessage } from './reply.js';
+import { requestedJson, simulatedJson } from './json-reply.js';
 
 export { simulatedReply } from './reply.js';
 
@@ -116,24 +117,27 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     if (typeof request.model !== 'string' || !Array.isArray(request.messages) || request.messages.length === 0) {
       return json(res, 400, errorBody(400, 'invalid_request', 'model and messages are required'), requestId);
     }
-    const unsupported = ['stream', 'tools', 'tool_choice', 'response_format'].find((name) => name in request);
+    const unsupported = ['stream', 'tools', 'tool_choice'].find((name) => name in request);
     if (unsupported) return json(res, 400, errorBody(400, 'unsupported_parameter', `${unsupported} is not supported`, unsupported), requestId);
     if (options.models && !options.models.includes(request.model)) {
       return json(res, 404, errorBody(404, 'model_not_found', `The model ${request.model} does not exist`, 'model'), requestId);
     }
     const messages = request.messages as SimMessage[];
     const model = request.model;
+    // JSON when the request asks for it (response_format); a directive below may say otherwise.
+    const asked = requestedJson(request.response_format);
+    const reply = asked ? JSON.stringify(simulatedJson(body, asked.schema)) : simulatedReply(messages);
 
     const directive = activeDirective(body);
-    if (directive) return act(directive, res, requestId, messages, model, n);
+    if (directive) return act(directive, res, requestId, messages, model, n, { body, reply });
     if (faults.length > 0) {
       let draw = random();
       for (const [fault, rate] of faults) {
-        if (draw < rate) return act(faultAction(fault), res, requestId, messages, model, n);
+        if (draw < rate) return act(faultAction(fault), res, requestId, messages, model, n, { body, reply });
         draw -= rate;
       }
     }
-    later(() => success(res, requestId, messages, model, n, 'x-request-id'));
+    later(() => success(res, requestId, messages, model, n, 'x-request-id', reply));
   }
 
   function activeDirective(body: string): DirectiveKind | null {
@@ -146,7 +150,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     return seen < directive.times ? directive.action : null;
   }
 
-  function act(action: DirectiveKind, res: ServerResponse, requestId: string, messages: SimMessage[], model: string, n: number): void {
+  function act(action: DirectiveKind, res: ServerResponse, requestId: string, messages: SimMessage[], model: string, n: number, answer: { body: string; reply: string }): void {
     switch (action.kind) {
       case 'status':
         return later(() => {
@@ -181,9 +185,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       case 'should-retry-false':
         return later(() => json(res, 500, errorBody(500, 'server_error', 'do not retry this'), requestId, { 'x-should-retry': 'false' }));
       case 'apim':
-        return later(() => success(res, requestId, messages, model, n, 'apim-request-id'));
+        return later(() => success(res, requestId, messages, model, n, 'apim-request-id', answer.reply));
       case 'no-trace':
-        return later(() => success(res, requestId, messages, model, n, null));
+        return later(() => success(res, requestId, messages, model, n, null, answer.reply));
+      case 'json':
+        return later(() => success(res, requestId, messages, model, n, 'x-request-id', JSON.stringify(simulatedJson(answer.body))));
+      case 'json-fenced':
+        return later(() => success(res, requestId, messages, model, n, 'x-request-id', `Here is the JSON you asked for:\n\n\`\`\`json\n${JSON.stringify(simulatedJson(answer.body), null, 2)}\n\`\`\`\n`));
+      case 'badjson':
+        return later(() => success(res, requestId, messages, model, n, 'x-request-id', `Sure! ${simulatedReply(messages)}`));
       case 'big':
         return later(() => big(res, requestId, model, n));
     }
@@ -212,8 +222,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     else respond();
   }
 
-  function success(res: ServerResponse, requestId: string, messages: SimMessage[], model: string, n: number, traceHeader: string | null): void {
-    const reply = simulatedReply(messages);
+  function success(res: ServerResponse, requestId: string, messages: SimMessage[], model: string, n: number, traceHeader: string | null, reply: string): void {
     let promptChars = 0;
     for (const message of messages) promptChars += typeof message.content === 'string' ? message.content.length : 0;
     const promptTokens = Math.ceil(promptChars / 4) + 4 * messages.length;

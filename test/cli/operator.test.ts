@@ -208,6 +208,20 @@ describe('validate, schema and help', () => {
     expect(schema.properties.params.additionalProperties).toBe(false);
   });
 
+  it('prints a JSON Schema that accepts every job shipped in jobs/ (reply keys and params.response_format included)', async () => {
+    const { Ajv2020 } = await import('ajv/dist/2020.js');
+    const { readdir, readFile } = await import('node:fs/promises');
+    const validate = new Ajv2020({ strict: false }).compile(JSON.parse((await runCli(['schema'], { cwd: dir.path })).stdout) as object);
+    const jobsDir = new URL('../../jobs/', import.meta.url).pathname;
+    const names = (await readdir(jobsDir)).filter((name) => name.endsWith('.json'));
+    expect(names).toContain('evaluate-sentiment.json');
+    for (const name of names) {
+      const job: unknown = JSON.parse(await readFile(`${jobsDir}${name}`, 'utf8'));
+      expect(validate(job), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+    }
+    expect(validate({ reply_format: 'yaml' })).toBe(false);
+  });
+
   it('shows examples in each command help', async () => {
     for (const command of ['run', 'validate', 'report', 'merge', 'simulate', 'schema']) {
       const help = await runCli([command, '--help'], { cwd: dir.path });

@@ -151,12 +151,14 @@ describe('chatbatch run: configuration errors exit 2 before any request', () => 
     expect(server.received).toHaveLength(0);
   });
 
-  it('refuses stream/tools/response_format params', async () => {
-    await dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', params: { stream: true, response_format: { type: 'json_object' } }, out: 'o' }));
+  it('refuses stream/tools/tool_choice params, and a response_format of no known shape', async () => {
+    await dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', params: { stream: true, tools: [], tool_choice: 'auto', response_format: { type: 'xml' } }, out: 'o' }));
     const result = await run(['--job', 'job.json', '--base-url', server.baseUrl]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('params.stream: chatbatch does not support streaming');
-    expect(result.stderr).toContain('params.response_format: chatbatch does not support JSON mode');
+    expect(result.stderr).toContain('params.tools: chatbatch does not support tool calling');
+    expect(result.stderr).toContain('params.tool_choice: chatbatch does not support tool calling');
+    expect(result.stderr).toContain('params.response_format: type must be one of text, json_object, json_schema, got "xml"');
     expect(server.received).toHaveLength(0);
   });
 

@@ -40,10 +40,19 @@ describe('checkParams', () => {
     expect(checkParams({ temperature: 0.2, top_p: 1, max_tokens: 10, stop: ['\n'], n: 1 })).toEqual([]);
   });
   it.each([
+    [{ type: 'json_object' }],
+    [{ type: 'text' }],
+    [{ type: 'json_schema', json_schema: { name: 'sentiment', schema: { type: 'object' }, strict: true } }],
+  ])('accepts response_format %j (opt-in, like temperature)', (responseFormat) => {
+    expect(checkParams({ response_format: responseFormat })).toEqual([]);
+  });
+  it.each([
     [{ stream: true }, 'params.stream: chatbatch does not support streaming'],
     [{ tools: [] }, 'params.tools: chatbatch does not support tool calling'],
     [{ tool_choice: 'auto' }, 'tool calling'],
-    [{ response_format: { type: 'json_object' } }, 'JSON mode'],
+    [{ response_format: 'json' }, 'params.response_format: expected an object such as {"type": "json_object"}'],
+    [{ response_format: { type: 'json_schema' } }, 'type json_schema needs "json_schema"'],
+    [{ response_format: { type: 'json_schema', json_schema: { name: 'has space' } } }, 'json_schema.name must be 1-64 letters'],
     [{ temprature: 1 }, 'params.temprature: unknown parameter'],
     [{ max_tokens: -1 }, 'params.max_tokens: expected a positive integer'],
     [{ temperature: 'hot' }, 'params.temperature: expected a number'],

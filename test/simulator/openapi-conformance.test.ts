@@ -73,6 +73,34 @@ describe("the simulator against OpenAI's OpenAPI document", () => {
     expect(json.flatMap(problemsOf)).toEqual([]);
   });
 
+  it('JSON replies: requests with response_format (json_object, json_schema) are valid, and so are the JSON answers', async () => {
+    simulator = await startSimulator();
+    proxy = await startRecordingProxy(simulator.url);
+    dir = await makeTempDir();
+    const schema = { type: 'object', required: ['label', 'score'], additionalProperties: false, properties: { label: { enum: ['positive', 'negative'] }, score: { type: 'number' } } };
+    await dir.write('schema.json', JSON.stringify(schema));
+    await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'Great!' }, { id: 'b', prompt: 'Awful.' }, { id: 'c', prompt: 'once not JSON [[sim:badjsonx1]]' }]));
+    // json_object promises JSON, not a shape: checked as JSON only. json_schema: against the same schema.
+    const runs: Array<[Record<string, unknown>, string[]]> = [
+      [{ type: 'json_object' }, ['--reply-format', 'json']],
+      [{ type: 'json_schema', json_schema: { name: 'sentiment', schema, strict: true } }, ['--reply-schema', 'schema.json']],
+    ];
+    for (const [responseFormat, replyFlags] of runs) {
+      await dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'sim-chat-1', params: { response_format: responseFormat } }));
+      const result = await runCli(['run', '--job', 'job.json', '--base-url', proxy.url, '--out', 'out', '--force', '--quiet', ...replyFlags], {
+        cwd: dir.path,
+        env: { CHATBATCH_API_KEY: 'sk-conformance-test' },
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect((await dir.jsonl<{ data: unknown }>('out/output.jsonl')).map((r) => typeof r.data)).toEqual(['object', 'object', 'object']);
+    }
+    const exchanges = proxy.exchanges;
+    expect(exchanges).toHaveLength(8); // c is sent twice in each run: its first answer is not JSON
+    expect(exchanges.filter((e) => (JSON.parse(e.requestBody) as { response_format?: { type: string } }).response_format?.type === 'json_schema')).toHaveLength(4);
+    expect(exchanges.flatMap((e) => validator.request(JSON.parse(e.requestBody)).map((p) => `${p} in ${e.requestBody}`))).toEqual([]);
+    expect(exchanges.flatMap(problemsOf)).toEqual([]);
+  });
+
   it('every error the simulator answers directly is a valid ErrorResponse', async () => {
     simulator = await startSimulator({ apiKey: 'right', models: ['sim'], retryAfterMs: 1 });
     const url = simulator.url;

@@ -1,0 +1,111 @@
+import { fnv1a } from './reply.js';
+
+/**
+ * The simulator's JSON answers (a request's `response_format`, or `[[sim:json]]`): the same
+ * request body always gets the same value. Without a schema the value has a fixed shape,
+ * `{"label": "positive"|"negative"|"neutral", "score": 0..0.99}`; for `json_schema` it is made
+ * to fit the schema: every property (required or not), simple types, enum and const, numeric
+ * and length bounds, local `$ref`s. Not a general schema solver: `pattern`, `not` and the like
+ * are left to chance.
+ */
+export const SENTIMENT_LABELS = ['positive', 'negative', 'neutral'] as const;
+
+export function simulatedJson(body: string, schema?: unknown): unknown {
+  const seed = new Seed(fnv1a(body));
+  if (schema === undefined) return { label: seed.pick(SENTIMENT_LABELS), score: seed.fraction() };
+  return valueFor(schema, schema, seed, 0);
+}
+
+/** How a request asks for JSON: null for text, else the schema when it gives one. */
+export function requestedJson(responseFormat: unknown): { schema?: unknown } | null {
+  if (typeof responseFormat !== 'object' || responseFormat === null) return null;
+  const { type, json_schema: jsonSchema } = responseFormat as { type?: unknown; json_schema?: { schema?: unknown } };
+  if (type === 'json_object') return {};
+  if (type === 'json_schema') return typeof jsonSchema?.schema === 'object' && jsonSchema.schema !== null ? { schema: jsonSchema.schema } : {};
+  return null;
+}
+
+const MAX_DEPTH = 8;
+
+class Seed {
+  constructor(private state: number) {}
+
+  next(): number {
+    this.state = fnv1a(String(this.state));
+    return this.state;
+  }
+
+  pick<T>(choices: readonly T[]): T {
+    return choices[this.next() % choices.length]!;
+  }
+
+  /** 0, 0.01, ... 0.99. */
+  fraction(): number {
+    return (this.next() % 100) / 100;
+  }
+}
+
+type Schema = Record<string, unknown>;
+
+function valueFor(schema: unknown, root: unknown, seed: Seed, depth: number): unknown {
+  if (typeof schema !== 'object' || schema === null || depth > MAX_DEPTH) return null;
+  const s = schema as Schema;
+  if (typeof s.$ref === 'string') return valueFor(resolveLocal(s.$ref, root), root, seed, depth + 1);
+  if ('const' in s) return s.const;
+  if (Array.isArray(s.enum) && s.enum.length > 0) return seed.pick(s.enum);
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const options = s[key];
+    if (Array.isArray(options) && options.length > 0 && !s.type) return valueFor(options[0], root, seed, depth + 1);
+  }
+  const types = Array.isArray(s.type) ? s.type : [s.type];
+  const type = types.find((t) => t !== 'null') ?? types[0] ?? (s.properties ? 'object' : s.items ? 'array' : 'string');
+  switch (type) {
+    case 'object': {
+      const value: Record<string, unknown> = {};
+      const properties = typeof s.properties === 'object' && s.properties !== null ? (s.properties as Record<string, unknown>) : {};
+      for (const [name, property] of Object.entries(properties)) value[name] = valueFor(property, root, seed, depth + 1);
+      for (const name of Array.isArray(s.required) ? s.required : []) if (typeof name === 'string' && !(name in value)) value[name] = 'sim';
+      return value;
+    }
+    case 'array': {
+      const count = Math.max(numberOr(s.minItems, 1), 0);
+      const max = numberOr(s.maxItems, Infinity);
+      return Array.from({ length: Math.min(count, max) }, () => valueFor(s.items ?? {}, root, seed, depth + 1));
+    }
+    case 'number':
+    case 'integer': {
+      const low = numberOr(s.minimum, numberOr(s.exclusiveMinimum, type === 'integer' ? -1 : 0) + (type === 'integer' ? 1 : 0.01));
+      const high = numberOr(s.maximum, numberOr(s.exclusiveMaximum, type === 'integer' ? 101 : 1.01) - (type === 'integer' ? 1 : 0.01));
+      const value = low + seed.fraction() * Math.max(high - low, 0);
+      return type === 'integer' ? Math.round(value) : Math.round(value * 100) / 100;
+    }
+    case 'boolean':
+      return seed.next() % 2 === 0;
+    case 'null':
+      return null;
+    default: {
+      if (s.format === 'date-time') return new Date(Date.UTC(2026, 0, 1 + (seed.next() % 365))).toISOString();
+      if (s.format === 'date') return new Date(Date.UTC(2026, 0, 1 + (seed.next() % 365))).toISOString().slice(0, 10);
+      const text = `sim-${seed.next().toString(16).padStart(8, '0')}`;
+      const min = numberOr(s.minLength, 0);
+      const max = numberOr(s.maxLength, Infinity);
+      return text.padEnd(min, 'x').slice(0, max);
+    }
+  }
+}
+
+function numberOr(value: unknown, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
+
+/** `#/$defs/name`, `#/definitions/name` and other JSON pointers into the same schema. */
+function resolveLocal(ref: string, root: unknown): unknown {
+  if (!ref.startsWith('#')) return null;
+  let node: unknown = root;
+  for (const raw of ref.slice(1).split('/').filter(Boolean)) {
+    const part = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null) return null;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node;
+}
