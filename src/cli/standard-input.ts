@@ -3,16 +3,16 @@
  * lone `-` from positionals, so `run -` would otherwise say "no inputs"; as an option's value
  * (`--system -`) it becomes ''. After `--` it stays, as an input.
  */
-export function namesStandardInput(argv: readonly string[], valueOf: (option: string) => unknown): boolean {
+export function namesStandardInput(argv: readonly string[], optionValue: (option: string) => unknown): boolean {
   const end = argv.indexOf('--');
   if (end !== -1 && argv.slice(end + 1).includes('-')) return true;
   const options = end === -1 ? argv : argv.slice(0, end);
-  return options.some((arg, i) => arg === '-' && !isValueOf(options[i - 1], valueOf));
+  return options.some((arg, i) => arg === '-' && !isValueOf(options[i - 1], optionValue));
 }
 
-function isValueOf(previous: string | undefined, valueOf: (option: string) => unknown): boolean {
+function isValueOf(previous: string | undefined, optionValue: (option: string) => unknown): boolean {
   if (!previous?.startsWith('--') || previous.includes('=')) return false;
-  const value = valueOf(previous.slice(2));
+  const value = optionValue(previous.slice(2));
   return value === '' || (Array.isArray(value) && value.includes(''));
 }
 

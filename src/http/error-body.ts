@@ -22,7 +22,7 @@ export interface ErrorBody {
  * `{detail: "..."}`, HTML pages, plain text, or nothing. Decisions are never made on the message.
  * `status` is part of the signature for callers; the body's shape alone decides what is read.
  */
-export function readErrorBody(status: number | null, contentType: string | undefined, body: string): ErrorBody {
+export function readErrorBody(_status: number | null, contentType: string | undefined, body: string): ErrorBody {
   const trimmed = body.trim();
   if (trimmed === '') return { code: null, message: 'empty response body', type: null, bodyId: undefined };
   const first = trimmed.charCodeAt(0);

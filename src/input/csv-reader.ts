@@ -84,7 +84,7 @@ async function* scanRecords(file: string, chunks?: AsyncIterable<Uint8Array>): A
   }
 }
 
-function headerOf(file: string, record: ScannedRecord): { ok: true; columns: readonly string[] } | { ok: false; problem: string } {
+function headerOf(_file: string, record: ScannedRecord): { ok: true; columns: readonly string[] } | { ok: false; problem: string } {
   if (record.problem === 'unclosed_quote') return { ok: false, problem: 'the header has a quoted field that is never closed' };
   if (record.problem === 'too_long') return { ok: false, problem: `the header is longer than ${MAX_CSV_RECORD_BYTES} bytes` };
   return checkHeader(record.cells!);

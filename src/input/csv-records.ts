@@ -22,7 +22,7 @@ export type CsvRecordProblem = 'too_long' | 'unclosed_quote';
  */
 export type CsvRecordHandler = (line: number, cells: Array<string | null> | null, problem: CsvRecordProblem | null) => void;
 
-const enum State {
+enum State {
   /** At the start of a field, nothing in it yet: a quote here opens a quoted field. */
   FieldStart,
   /** In an unquoted field (a quote here is text). */

@@ -172,7 +172,7 @@ function isInside(file: string, dir: string): boolean {
 
 async function plainFile(file: string, cwd: string): Promise<string> {
   const full = path.resolve(cwd, file);
-  let info;
+  let info: Awaited<ReturnType<typeof stat>>;
   try {
     info = await stat(full);
   } catch (error) {

@@ -31,8 +31,8 @@ export function decodeEscapes(text: string, decoder: Decoder): Decoding | null {
   let copied = 0;
   let length = 0;
   while (at !== -1) {
-    const escape = decoder.read(text, at);
-    if (escape === null) {
+    const found = decoder.read(text, at);
+    if (found === null) {
       at = text.indexOf(decoder.trigger, at + 1);
       continue;
     }
@@ -41,10 +41,10 @@ export function decodeEscapes(text: string, decoder: Decoder): Decoding | null {
       map.add(length, copied, at, false);
       length += at - copied;
     }
-    parts.push(escape.decoded);
-    map.add(length, at, at + escape.length, true);
-    length += escape.decoded.length;
-    copied = at + escape.length;
+    parts.push(found.decoded);
+    map.add(length, at, at + found.length, true);
+    length += found.decoded.length;
+    copied = at + found.length;
     at = text.indexOf(decoder.trigger, copied);
   }
   if (parts.length === 0) return null;
@@ -67,11 +67,11 @@ class PieceMap {
   private readonly sourceEnd: number[] = [];
   private readonly escape: boolean[] = [];
 
-  add(decodedStart: number, sourceStart: number, sourceEnd: number, escape: boolean): void {
+  add(decodedStart: number, sourceStart: number, sourceEnd: number, isEscape: boolean): void {
     this.decodedStart.push(decodedStart);
     this.sourceStart.push(sourceStart);
     this.sourceEnd.push(sourceEnd);
-    this.escape.push(escape);
+    this.escape.push(isEscape);
   }
 
   source(from: number, to: number): [number, number] {

@@ -125,7 +125,7 @@ export function withPending(stats: RunStats, pending: number | null): RunStats {
 }
 
 async function* readRecords(file: string): AsyncGenerator<RowRecord> {
-  let lines;
+  let lines: ReturnType<typeof createInterface>;
   try {
     lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
     for await (const line of lines) if (line.trim()) yield JSON.parse(line) as RowRecord;

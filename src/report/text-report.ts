@@ -5,7 +5,7 @@ import { usageSummary } from './usage-text.js';
 
 export function formatTextReport(stats: RunStats, title: string): string {
   const lines: string[] = [`chatbatch report: ${title}`, ''];
-  lines.push(`rows: ${stats.rows}  ok: ${stats.succeeded}  failed: ${stats.failed}  pending: ${stats.pending ?? 'unknown'}` + (stats.cached ? `  (cached: ${stats.cached})` : ''));
+  lines.push(`rows: ${stats.rows}  ok: ${stats.succeeded}  failed: ${stats.failed}  pending: ${stats.pending ?? 'unknown'}${stats.cached ? `  (cached: ${stats.cached})` : ''}`);
   const pendingNote = describePending(stats.pending);
   if (pendingNote) lines.push(pendingNote);
   lines.push(stats.usage ? `tokens: ${usageSummary(stats.usage)}, over every session\n  ${USAGE_CAVEAT}` : 'tokens: not recorded (the manifest was written before chatbatch kept usage)');

@@ -96,13 +96,13 @@ describe('chatbatch run: inputs that must not run away', () => {
 
   it('fills templates from a row\'s own fields and turns deeply nested values into invalid_input, never a crash', async () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
-    await dir.write('in.jsonl', [
+    await dir.write('in.jsonl', `${[
       `{"id": "deep", "text": ${deep}, "constructor": "c"}`,
       '{"id": "plain", "text": "plain", "constructor": "c"}',
       '{"id": "no-constructor", "text": "t"}',
       '{"id": "object", "text": {"k": [1, true]}, "constructor": "c"}',
       `{"id": ${deep}, "text": "deep id", "constructor": "c"}`,
-    ].join('\n') + '\n');
+    ].join('\n')}\n`);
     const args = ['in.jsonl', '--template', '{{text}} / {{constructor}}', '--out', 'out', '--format', 'csv'];
     for (const extra of [[], ['--resume']]) {
       const result = await run([...args, ...extra]);

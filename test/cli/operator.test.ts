@@ -111,10 +111,12 @@ describe('--format openai-batch', () => {
     ]));
     const result = await run(['batch.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--format', 'openai-batch', '--quiet']);
     expect(result.code).toBe(1);
+    // biome-ignore lint/suspicious/noExplicitAny: a Batch line's nested shape, read field by field below
     const [ok] = await dir.jsonl<Record<string, any>>('out/batch-output.jsonl');
     expect(ok).toMatchObject({ custom_id: 'req-1', error: null, response: { status_code: 200, body: { object: 'chat.completion', choices: [{ message: { role: 'assistant' } }] } } });
     expect(ok!.response.request_id).toMatch(/^req_sim_/);
     expect(ok!.response.body.choices[0].message.content).toContain('Simulated reply to "hi"');
+    // biome-ignore lint/suspicious/noExplicitAny: as above
     const [failed] = await dir.jsonl<Record<string, any>>('out/batch-errors.jsonl');
     expect(failed).toMatchObject({ custom_id: 'req-2', response: { status_code: 400 }, error: { code: 'http_400_sim' } });
   });

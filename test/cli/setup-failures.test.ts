@@ -87,6 +87,7 @@ interface Case {
   /** Needs to mount a read-only file system. */
   mounts?: boolean;
   /** Prepares the directory; returns extra environment if any. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: most arrange steps return nothing
   arrange?: () => Promise<Record<string, string> | void>;
   out?: string;
   args?: string[];

@@ -3,7 +3,7 @@ import { namesStandardInput } from '../../src/cli/standard-input.js';
 
 // What yargs leaves after parsing: a lone `-` input vanishes, `--name -` becomes ''.
 const parsed: Record<string, unknown> = { system: '', force: true, 'retry-failed': [''], model: 'm' };
-const valueOf = (option: string): unknown => parsed[option];
+const optionValue = (option: string): unknown => parsed[option];
 
 describe('namesStandardInput', () => {
   it.each([
@@ -18,6 +18,6 @@ describe('namesStandardInput', () => {
     [['run', 'a.jsonl', '--model', 'm'], false],
     [['run', 'a.jsonl', '--', '-x.jsonl'], false],
   ])('%j -> %s', (argv, expected) => {
-    expect(namesStandardInput(argv, valueOf)).toBe(expected);
+    expect(namesStandardInput(argv, optionValue)).toBe(expected);
   });
 });

@@ -13,6 +13,6 @@ describe('niceAxis', () => {
     const axis = niceAxis(max, 't', String);
     expect(axis.max).toBeCloseTo(top, 20);
     expect(axis.ticks.length).toBe(ticks.length);
-    axis.ticks.forEach((tick, i) => expect(tick).toBeCloseTo(ticks[i]!, 20));
+    for (const [i, tick] of axis.ticks.entries()) expect(tick).toBeCloseTo(ticks[i]!, 20);
   });
 });

@@ -96,7 +96,7 @@ describe('journal checksums', () => {
     const handle = await open(file, 'r+');
     await handle.write('X', locations[1]!.offset + locations[1]!.length - 3);
     await handle.close();
-    locations.forEach((location, i) => results.settled(i, location, SUCCEEDED));
+    for (const [i, location] of locations.entries()) results.settled(i, location, SUCCEEDED);
     const counts = await results.finish();
     expect(counts).toMatchObject({ rows: 3, succeeded: 2, pending: 1 });
     const output = (await readFile(path.join(dir, 'output.jsonl'), 'utf8')).trim().split('\n');

@@ -144,7 +144,7 @@ describe('ResultTable', () => {
   ])('keeps colliding keys apart when the 96-bit hashes differ: $name', ({ hasher }) => {
     const table = new ResultTable(hasher);
     const keys = Array.from({ length: 5000 }, (_, i) => `k${i}`); // check word: i
-    keys.forEach((key, i) => table.set(key, FP_A, 1 + (i % 9), location(i)));
+    for (const [i, key] of keys.entries()) table.set(key, FP_A, 1 + (i % 9), location(i));
     table.set(keys[3]!, FP_B, 2, location(99_999));
     expect(table.size).toBe(keys.length);
     keys.forEach((key, i) => {

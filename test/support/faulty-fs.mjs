@@ -39,8 +39,9 @@ const FileHandle = Object.getPrototypeOf(probe);
 await probe.close();
 const realWrite = FileHandle.write;
 
-FileHandle.write = function write(data, offsetOrOptions, length, position) {
-  if (!faulty.has(this) || !ArrayBuffer.isView(data)) return realWrite.apply(this, arguments);
+FileHandle.write = function write(...args) {
+  const [data, offsetOrOptions, length, position] = args;
+  if (!faulty.has(this) || !ArrayBuffer.isView(data)) return realWrite.apply(this, args);
   const options = typeof offsetOrOptions === 'object' && offsetOrOptions !== null ? offsetOrOptions : { offset: offsetOrOptions, length, position };
   const offset = options.offset ?? 0;
   const wanted = options.length ?? data.byteLength - offset;

@@ -37,5 +37,5 @@ export async function makeTempDir(prefix = 'chatbatch-test-'): Promise<TempDir> 
 }
 
 export function jsonlOf(rows: readonly unknown[]): string {
-  return rows.map((row) => JSON.stringify(row)).join('\n') + '\n';
+  return `${rows.map((row) => JSON.stringify(row)).join('\n')}\n`;
 }
