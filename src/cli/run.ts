@@ -45,6 +45,7 @@ interface RunArgs {
   'dry-run'?: boolean;
   format?: string;
   shard?: string;
+  repeat?: number;
   'escape-formulas'?: boolean;
   bom?: boolean;
 }
@@ -82,6 +83,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('escape-formulas', { type: 'boolean', describe: 'CSV: escape cells a spreadsheet would execute (default on; --no-escape-formulas turns it off)' })
       .option('bom', { type: 'boolean', describe: 'CSV: start with a UTF-8 BOM for Excel' })
       .option('shard', { type: 'string', describe: 'K/N: take only the rows whose id hashes to K (0..N-1); join shards with chatbatch merge' })
+      .option('repeat', { type: 'string', coerce: positiveInteger('repeat'), describe: 'Send each row N times as independent samples; records carry sample 0..N-1 (default 1)' })
       .option('dry-run', { type: 'boolean', describe: 'Read and check every row, build every request, send nothing' })
       .example('$0 run prompts.jsonl --base-url https://api.example.com/v1 --model my-model --out out/today', 'Run a JSONL file')
       .example("$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich.json", 'Run a glob of CSV files with a template')
@@ -202,6 +204,7 @@ function flagsFrom(args: RunArgs): RunFlags {
     cache: args.cache,
     format: args.format,
     shard: args.shard,
+    repeat: args.repeat,
     escapeFormulas: args['escape-formulas'],
     bom: args.bom,
   };

@@ -114,6 +114,7 @@ async function validate(jobFile: string, maxProblems: number): Promise<number> {
   for (const problem of problems) out(problem);
   if (badRows > maxProblems) out(`... and ${badRows - maxProblems} more invalid row(s)`);
   const total = problems.length - Math.min(badRows, maxProblems) + badRows;
-  out(total === 0 ? `${jobFile}: ok (${rows} row(s))` : `${jobFile}: ${total} problem(s), ${rows} row(s) read`);
+  const samples = Number.isSafeInteger(job.repeat) && job.repeat! > 1 ? `, ${job.repeat} samples each: ${rows * job.repeat!} request(s)` : '';
+  out(total === 0 ? `${jobFile}: ok (${rows} row(s)${samples})` : `${jobFile}: ${total} problem(s), ${rows} row(s) read`);
   return total === 0 ? EXIT.ok : EXIT.usage;
 }

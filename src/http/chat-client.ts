@@ -7,6 +7,7 @@ import { readErrorBody, readErrorJson } from './error-body.js';
 import { registerSecret } from '../record/redact.js';
 import { redactOutcome } from './redact-outcome.js';
 import { pickTraceId } from './trace-id.js';
+import { responseDetails } from './response-details.js';
 import { CLIENT_CODES, type ClientCode } from '../record/client-codes.js';
 import { TOOL_VERSION } from '../output/tool-version.js';
 
@@ -205,6 +206,9 @@ function interpret(status: number, headers: Record<string, string>, text: string
 
 interface CompletionBody {
   id?: unknown;
+  model?: unknown;
+  system_fingerprint?: unknown;
+  created?: unknown;
   error?: unknown;
   choices?: unknown;
   usage?: unknown;
@@ -247,7 +251,7 @@ function interpretSuccess(status: number, headers: Record<string, string>, text:
   };
   if (isUsage(body.usage)) outcome.usage = body.usage;
   if (typeof body.id === 'string') outcome.responseId = body.id;
-  return outcome;
+  return Object.assign(outcome, responseDetails(body));
 }
 
 /** Providers nest usage two levels deep (`prompt_tokens_details.cached_tokens`); allow a little more. */

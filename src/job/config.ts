@@ -52,6 +52,8 @@ export interface RunFlags {
   cache?: string | undefined;
   format?: string | undefined;
   shard?: string | undefined;
+  /** Send each row this many times as independent samples (default 1). */
+  repeat?: number | undefined;
   escapeFormulas?: boolean | undefined;
   bom?: boolean | undefined;
 }
@@ -95,6 +97,8 @@ export interface RunConfig {
   simulate: boolean;
   /** `--shard K/N`: only rows whose id hashes to K; null for the whole input. */
   shard: Shard | null;
+  /** Samples per row: each row is sent this many times as independent requests (1: no `sample` field). */
+  repeat: number;
 }
 
 export class ConfigError extends NothingSentError {
@@ -174,6 +178,9 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     else shard = parsed;
   }
 
+  const repeat = flags.repeat ?? j.repeat ?? 1;
+  if (!Number.isSafeInteger(repeat) || repeat < 1) problems.push(`repeat must be a positive integer: current value is ${JSON.stringify(repeat)}`);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     jobName: j.name ?? null,
@@ -208,6 +215,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     cacheDir: flags.cache ?? null,
     simulate: context.simulatorUrl !== undefined,
     shard,
+    repeat,
   };
 }
 

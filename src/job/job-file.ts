@@ -26,6 +26,7 @@ export interface JobFile {
   params?: Record<string, unknown>;
   out?: string;
   format?: string;
+  repeat?: number;
 }
 
 type FieldKind = 'string' | 'strings' | 'positive-integer' | 'non-negative-integer' | 'object';
@@ -50,6 +51,7 @@ export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: 
   params: { kind: 'object', doc: 'Optional request parameters to send (temperature, top_p, max_tokens, ...).' },
   out: { kind: 'string', doc: 'Output directory, relative to the current directory.' },
   format: { kind: 'string', doc: 'Extra output format: jsonl (default, only the canonical files), csv, openai-batch.' },
+  repeat: { kind: 'positive-integer', doc: 'Samples per row: each row is sent this many times as independent requests; records carry `sample` (0..N-1) when above 1 (default 1).' },
 };
 
 export interface JobProblem {

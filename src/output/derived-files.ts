@@ -38,23 +38,26 @@ export async function writeDerivedFiles(
   const [output, errors] = await Promise.all(names.map((name) => AtomicFile.create(path.join(outDir, name))));
   try {
     const inputColumns = format === 'csv' ? await sharedCsvColumns(files) : [];
+    // Records of a run with --repeat above 1 carry `sample`: the CSV files get a column for it.
+    const sampled = await hasSamples(succeeded, failed);
+    const resultColumns = sampled ? ['sample', ...RESULT_COLUMNS] as const : RESULT_COLUMNS;
+    const errorColumns = sampled ? ['sample', ...ERROR_COLUMNS] as const : ERROR_COLUMNS;
     if (format === 'csv') {
       const header = (columns: readonly string[]) => stringify([[...inputColumns, ...resultColumnNames(inputColumns, columns)]], { bom: csv.bom });
-      await output!.write(header(RESULT_COLUMNS));
-      await errors!.write(header(ERROR_COLUMNS));
+      await output!.write(header(resultColumns));
+      await errors!.write(header(errorColumns));
     }
     for await (const row of readRows(files)) {
-      let record = await succeeded.take(row.file, row.line);
-      const ok = record !== null;
-      record ??= await failed.take(row.file, row.line);
-      if (record === null) continue;
-      const target = ok ? output! : errors!;
-      if (format === 'csv') {
-        const columns = ok ? RESULT_COLUMNS : ERROR_COLUMNS;
-        const cells = [...inputCells(row, inputColumns, record.id), ...columns.map((column) => cell(record[column]))];
-        await target.write(stringify([cells], { escape_formulas: csv.escapeFormulas }));
-      } else {
-        await target.write(`${JSON.stringify(toBatchResultLine(record))}\n`);
+      // A row has one record per sample, in sample order, in either file.
+      for (const [records, target, columns] of [[succeeded, output!, resultColumns], [failed, errors!, errorColumns]] as const) {
+        for (let record = await records.take(row.file, row.line); record !== null; record = await records.take(row.file, row.line)) {
+          if (format === 'csv') {
+            const cells = [...inputCells(row, inputColumns, record.id), ...columns.map((column) => cell(record[column]))];
+            await target.write(stringify([cells], { escape_formulas: csv.escapeFormulas }));
+          } else {
+            await target.write(`${JSON.stringify(toBatchResultLine(record))}\n`);
+          }
+        }
       }
     }
     await output!.commit();
@@ -87,6 +90,14 @@ export function resultColumnNames(inputColumns: readonly string[], ours: readonl
     taken.add(header.toLowerCase());
     return header;
   });
+}
+
+async function hasSamples(...files: RecordLines[]): Promise<boolean> {
+  for (const file of files) {
+    const first = await file.peek();
+    if (first !== null) return first.sample !== undefined;
+  }
+  return false;
 }
 
 /** The input's columns when every input is a CSV with the same header; else id, file, line. */

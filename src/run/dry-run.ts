@@ -21,6 +21,8 @@ export interface DryRunReport {
   valid: number;
   invalid: InvalidRowNote[];
   invalidCount: number;
+  /** Requests a run would send at first try: the valid rows times `repeat`. */
+  requests: number;
   firstRequestBody: string | null;
   estimatedPromptTokens: number;
   /** Lower bound on wall time: by concurrency at the assumed latency, and by rpm/tpm budgets. */
@@ -34,7 +36,7 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
   await preflightInputs(files);
   const seen = new SeenIds();
   const report: DryRunReport = {
-    files, rows: 0, valid: 0, invalid: [], invalidCount: 0, firstRequestBody: null,
+    files, rows: 0, valid: 0, invalid: [], invalidCount: 0, requests: 0, firstRequestBody: null,
     estimatedPromptTokens: 0, estimatedSeconds: 0, assumedLatencyMs: options.assumedLatencyMs,
   };
   const note = (file: string, line: number, id: string, problem: string): void => {
@@ -61,11 +63,12 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
     }
     const request = buildChatRequest(messages.messages, { baseUrl: config.baseUrl, model: config.model, params: config.params });
     report.valid++;
-    report.estimatedPromptTokens += request.estimatedTokens;
+    report.requests += config.repeat;
+    report.estimatedPromptTokens += request.estimatedTokens * config.repeat;
     report.firstRequestBody ??= request.body;
   }
-  const byConcurrency = (report.valid * options.assumedLatencyMs) / 1000 / config.concurrency;
-  const byRpm = config.rpm ? (report.valid / config.rpm) * 60 : 0;
+  const byConcurrency = (report.requests * options.assumedLatencyMs) / 1000 / config.concurrency;
+  const byRpm = config.rpm ? (report.requests / config.rpm) * 60 : 0;
   const byTpm = config.tpm ? (report.estimatedPromptTokens / config.tpm) * 60 : 0;
   report.estimatedSeconds = Math.max(byConcurrency, byRpm, byTpm);
   return report;
