@@ -119,6 +119,11 @@ describe('provenance', () => {
     ]);
     expect(JSON.parse(await dir.read('out/output.jsonl').then((t) => t.split('\n')[0]!)).model).toBe('asked-for');
 
+    const batch = await runOnce(['--cache', 'cache', '--format', 'openai-batch'], 'batch');
+    expect(batch.result.code, batch.result.stderr).toBe(0);
+    const body = (await dir.jsonl<{ response: { body: Record<string, unknown> } }>('batch/batch-output.jsonl'))[0]!.response.body;
+    expect(body).toMatchObject({ model: 'answered-by-2024-06', system_fingerprint: 'fp_abc123', created: 1_700_000_000 });
+
     const again = await runOnce(['--cache', 'cache'], 'again');
     expect(again.result.code, again.result.stderr).toBe(0);
     expect(server!.received).toHaveLength(2);

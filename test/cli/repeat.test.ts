@@ -96,6 +96,22 @@ describe('--repeat N', () => {
     expect(sent).toHaveLength(4);
   });
 
+  it('a row whose samples all get the same 400 is one bad row, not a refusal streak that stops the run', async () => {
+    await dir.write('in.jsonl', jsonlOf([{ id: 'bad', prompt: 'refused [[sim:400]]' }, { id: 'good', prompt: 'fine' }]));
+    const result = await runCli(['run', 'in.jsonl', ...args(), '--repeat', '6'], { cwd: dir.path, env });
+    expect(result.code, result.stderr).toBe(1);
+    expect(await keys('out/errors.jsonl')).toEqual(rowMajor(['bad'], 6));
+    expect(await keys('out/output.jsonl')).toEqual(rowMajor(['good'], 6));
+  });
+
+  it('a row whose samples all get a 500 is one failing row, not an outage that stops the run', async () => {
+    await dir.write('in.jsonl', jsonlOf([{ id: 'poison', prompt: 'breaks the server [[sim:500]]' }, { id: 'good', prompt: 'fine' }]));
+    const result = await runCli(['run', 'in.jsonl', ...args(), '--repeat', '4', '--max-attempts', '1', '--max-outage-ms', '1', '--concurrency', '1'], { cwd: dir.path, env });
+    expect(result.code, result.stderr).toBe(1);
+    expect(await keys('out/errors.jsonl')).toEqual(rowMajor(['poison'], 4));
+    expect(await keys('out/output.jsonl')).toEqual(rowMajor(['good'], 4));
+  });
+
   it('--resume after an interruption sends only the samples not yet settled, each exactly once', async () => {
     await writeRows(100);
     await simulator.close();
@@ -111,6 +127,9 @@ describe('--repeat N', () => {
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
     expect(manifest.counts.rows).toBe(300);
     expect(manifest.counts.pending).toBe(300 - settled);
+    const report = await runCli(['report', 'out'], { cwd: dir.path });
+    expect(report.stdout).toContain(`samples: 300 (100 rows × 3 per row)  ok: ${settled}`);
+    expect(report.stdout).toContain(`${300 - settled} sample(s) pending`);
 
     const sentBefore = sent.length;
     const resumed = await runCli(['run', 'in.jsonl', ...args(), '--repeat', '3', '--resume', '--concurrency', '8'], { cwd: dir.path, env });
@@ -128,6 +147,8 @@ describe('--repeat N', () => {
     expect(first.code, first.stderr).toBe(1);
     expect(await keys('out/errors.jsonl')).toEqual([['flaky', 0], ['flaky', 1]]);
     expect(await keys('out/output.jsonl')).toEqual([['ok', 0], ['ok', 1], ['ok', 2], ['flaky', 2]]);
+    const report = await runCli(['report', 'out'], { cwd: dir.path });
+    expect(report.stdout).toContain('2 × status 500 server_error: e.g. row flaky#0');
     sent.length = 0;
     const retry = await runCli(['run', 'in.jsonl', ...args(), '--repeat', '3', '--max-attempts', '1', '--resume', '--retry-failed'], { cwd: dir.path, env });
     expect(retry.code, retry.stderr).toBe(0);
@@ -194,6 +215,10 @@ describe('--repeat N', () => {
     const dry = await runCli(['run', 'in.jsonl', '--simulate', '--model', 'sim', '--repeat', '3', '--dry-run'], { cwd: dir.path, env });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain('requests: 12 (4 valid row(s) × 3 samples, --repeat)');
+    const once = await runCli(['run', 'in.jsonl', '--simulate', '--model', 'sim', '--dry-run'], { cwd: dir.path, env });
+    expect(once.stdout).not.toContain('requests:');
+    const tokens = (text: string) => Number(/estimated prompt tokens: ([\d,]+)/.exec(text)![1]!.replace(/,/g, ''));
+    expect(tokens(dry.stdout)).toBe(3 * tokens(once.stdout));
     expect(sent).toHaveLength(0);
 
     await dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'sim', repeat: 3 }));
