@@ -6,8 +6,8 @@ import type { RowRecord } from '../record/record.js';
  * per `custom_id`, so a sample's (`--repeat` above 1) is the row's id and `#<sample>`.
  */
 export function toBatchResultLine(record: RowRecord): Record<string, unknown> {
-  const id = `batch_req_${record.fingerprint ?? record.id}`;
   const customId = record.sample === undefined ? record.id : `${record.id}#${record.sample}`;
+  const id = `batch_req_${record.fingerprint ?? customId}`;
   if (record.reply !== null && record.code === null) {
     return {
       id,

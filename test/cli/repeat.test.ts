@@ -181,6 +181,12 @@ describe('--repeat N', () => {
     const lines = await dir.jsonl<{ id: string; custom_id: string }>('batch/batch-output.jsonl');
     expect(lines.map((l) => l.custom_id)).toEqual(['c0#0', 'c0#1', 'c1#0', 'c1#1']);
     expect(new Set(lines.map((l) => l.id)).size).toBe(4);
+
+    await dir.write('bad.jsonl', 'not json\n');
+    const failing = await runCli(['run', 'bad.jsonl', ...args('failing'), '--repeat', '2', '--format', 'openai-batch'], { cwd: dir.path, env });
+    expect(failing.code, failing.stderr).toBe(1);
+    const failures = await dir.jsonl<{ id: string; custom_id: string }>('failing/batch-errors.jsonl');
+    expect(failures.map((l) => [l.id, l.custom_id])).toEqual([['batch_req_bad.jsonl:1#0', 'bad.jsonl:1#0'], ['batch_req_bad.jsonl:1#1', 'bad.jsonl:1#1']]);
   });
 
   it('--shard keeps a row\'s samples in one shard, and merge restores row-major input order', async () => {
