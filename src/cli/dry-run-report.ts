@@ -7,6 +7,7 @@ export function formatDryRun(report: DryRunReport, config: RunConfig): string {
     'dry run: nothing was sent',
     `  inputs: ${report.files.length} file(s), ${report.rows} row(s)${config.shard ? ` in shard ${config.shard.index}/${config.shard.count}` : ''}: ${report.valid} valid, ${report.invalidCount} invalid`,
   ];
+  if (config.repeat > 1) lines.push(`  requests: ${report.requests} (${report.valid} valid row(s) × ${config.repeat} samples, --repeat)`);
   if (report.invalidCount > 0) {
     lines.push('  invalid rows:');
     for (const row of report.invalid) lines.push(`    ${row.file}:${row.line}: ${row.problem}`);

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { asWriteFailure } from '../output/write-failed.js';
 import type { Argv, CommandModule } from 'yargs';
 import { computeStats, withPending } from '../report/stats.js';
-import { pendingRows } from '../report/pending.js';
+import { pendingRows, samplesPerRow } from '../report/pending.js';
 import { formatTextReport } from '../report/text-report.js';
 import { renderHtmlReport } from '../report/html-report.js';
 import { outDirPaths } from '../state/out-dir.js';
@@ -39,7 +39,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       process.exitCode = EXIT.usage;
       return;
     }
-    const stats = { ...withPending(await computeStats(paths.output, paths.errors), pendingRows(manifest)), usage: manifest.usage ?? null };
+    const stats = { ...withPending(await computeStats(paths.output, paths.errors), pendingRows(manifest)), usage: manifest.usage ?? null, repeat: samplesPerRow(manifest) };
     const title = `${manifest.job ?? args.dir} (${manifest.status})`;
     process.stdout.write(formatTextReport(stats, title));
     if (args.html) {

@@ -50,6 +50,7 @@ interface RunArgs {
   'dry-run'?: boolean;
   format?: string;
   shard?: string;
+  repeat?: number;
   'escape-formulas'?: boolean;
   bom?: boolean;
   'reply-format'?: string;
@@ -97,6 +98,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('reply-schema', { type: 'string', describe: 'JSON Schema file (draft 2020-12 or draft-07) each reply\'s data must match; implies --reply-format json' })
       .option('reply-retries', { type: 'string', coerce: nonNegativeInteger('reply-retries'), describe: 'How many times a reply that does not parse or match is sent again; each try is paid (default 1)' })
       .option('shard', { type: 'string', describe: 'K/N: take only the rows whose id hashes to K (0..N-1); join shards with chatbatch merge' })
+      .option('repeat', { type: 'string', coerce: positiveInteger('repeat'), describe: 'Send each row N times as independent samples; records carry sample 0..N-1 (default 1)' })
       .option('dry-run', { type: 'boolean', describe: 'Read and check every row, build every request, send nothing' })
       .example('$0 run prompts.jsonl --base-url https://api.example.com/v1 --model my-model --out out/today', 'Run a JSONL file')
       .example("$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich.json", 'Run a glob of CSV files with a template')
@@ -225,6 +227,7 @@ function flagsFrom(args: RunArgs): RunFlags {
     cache: args.cache,
     format: args.format,
     shard: args.shard,
+    repeat: args.repeat,
     escapeFormulas: args['escape-formulas'],
     bom: args.bom,
     replyFormat: args['reply-format'],

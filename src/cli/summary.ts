@@ -6,7 +6,7 @@ export function formatSummary(report: RunReport): string {
   const seconds = report.durationMs / 1000;
   const rate = seconds > 0 ? report.rowsSettledNow / seconds : 0;
   const lines = [
-    `chatbatch: ${report.rows} row(s): ${report.succeeded} ok, ${report.failed} failed` +
+    `chatbatch: ${counted(report)}: ${report.succeeded} ok, ${report.failed} failed` +
       (report.pending > 0 ? `, ${report.pending} pending` : '') +
       ` — ${report.rowsSettledNow} settled in this run in ${seconds.toFixed(1)} s (${rate.toFixed(1)} rows/s, ${report.attempts} attempt(s))`,
     `  tokens:   ${usageSummary(report.usage.session)} in this run; ${formatTokens(report.usage.total.total_tokens)} in this directory`,
@@ -18,6 +18,12 @@ export function formatSummary(report: RunReport): string {
     ...report.derivedFiles.map((file) => `  also:     ${file}`),
   ];
   return lines.join('\n');
+}
+
+/** With samples, the counts are of samples: say so, and how many rows they come from. */
+function counted(report: RunReport): string {
+  if (report.repeat <= 1) return `${report.rows} row(s)`;
+  return `${report.rows} sample(s) (${report.rows / report.repeat} row(s) × ${report.repeat})`;
 }
 
 function budgetLine(budget: NonNullable<RunReport['budget']>): string {

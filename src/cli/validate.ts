@@ -131,6 +131,7 @@ async function validate(jobFile: string, maxProblems: number): Promise<number> {
   if (badRows > maxProblems) out(`... and ${badRows - maxProblems} more invalid row(s)`);
   for (const notice of [batchNotes.unsentNotice(), batchNotes.otherModelNotice()]) if (notice) out(`note: ${notice}`);
   const total = problems.length - Math.min(badRows, maxProblems) + badRows;
-  out(total === 0 ? `${jobFile}: ok (${rows} row(s))` : `${jobFile}: ${total} problem(s), ${rows} row(s) read`);
+  const samples = Number.isSafeInteger(job.repeat) && job.repeat! > 1 ? `, ${job.repeat} samples each: ${rows * job.repeat!} request(s)` : '';
+  out(total === 0 ? `${jobFile}: ok (${rows} row(s)${samples})` : `${jobFile}: ${total} problem(s), ${rows} row(s) read`);
   return total === 0 ? EXIT.ok : EXIT.usage;
 }

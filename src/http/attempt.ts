@@ -13,6 +13,12 @@ export interface AttemptSuccess {
   finishReason: string | null;
   usage?: Usage;
   responseId?: string;
+  /** Provenance: the body's `model`, `system_fingerprint` and `created`, when present. */
+  responseModel?: string;
+  systemFingerprint?: string;
+  created?: number;
+  /** Every choice's `message.content` (null when not a string), when more than one choice came. User data like `reply`. */
+  replies?: Array<string | null>;
   traceId: string | null;
   headers: Record<string, string>;
   durationMs: number;

@@ -3,6 +3,7 @@ import { classifyFailure } from './classify.js';
 import { readErrorBody, readErrorJson } from './error-body.js';
 import { pickTraceId } from './trace-id.js';
 import { CLIENT_CODES, type ClientCode } from '../record/client-codes.js';
+import { responseDetails } from './response-details.js';
 
 export function elapsedMs(started: bigint): number {
   return Number(process.hrtime.bigint() - started) / 1e6;
@@ -65,6 +66,9 @@ function resolveLocation(location: string, requestUrl: string): URL | null {
 
 interface CompletionBody {
   id?: unknown;
+  model?: unknown;
+  system_fingerprint?: unknown;
+  created?: unknown;
   error?: unknown;
   choices?: unknown;
   usage?: unknown;
@@ -110,7 +114,7 @@ function interpretSuccess(status: number, headers: Record<string, string>, text:
   };
   if (isUsage(body.usage)) outcome.usage = body.usage;
   if (typeof body.id === 'string') outcome.responseId = body.id;
-  return outcome;
+  return Object.assign(outcome, responseDetails(body));
 }
 
 /**

@@ -8,12 +8,19 @@ import { hasSecrets, redactedPrefix, redactSecrets, redactSecretsAlsoLowerCased 
 export const MAX_SERVER_STRING = 64 * 1024;
 
 /**
+ * The outcome fields that are the user's data, kept verbatim: the reply and, with `n` > 1, every
+ * choice's content. Named here, explicitly: every other field is redacted.
+ */
+const USER_DATA_FIELDS: ReadonlySet<string> = new Set(['reply', 'replies']);
+
+/**
  * The boundary every server-sent string crosses before anything else sees it: the chat client
  * returns outcomes only through here. Every field is walked, whatever its name (status line
  * excerpts, `error.code`, trace ids, `finish_reason`, `usage` keys and values, response id, all
- * header names and values, Node's error texts), so a field added later is redacted too. The one
- * exception is a success's `reply`: it is the user's data and is kept verbatim, even where the
- * model repeats text that looks like the key.
+ * header names and values, Node's error texts, the answering model and `system_fingerprint`), so
+ * a field added later is redacted too. The exceptions are a success's `reply` and `replies`
+ * (USER_DATA_FIELDS): they are the user's data and are kept verbatim, even where the model
+ * repeats text that looks like the key.
  *
  * Why the parsed fields and not the raw body: the body is mostly the reply, which must stay as it
  * is, and JSON.parse has already undone its escapes. The walk is ~20 short strings (most headers),
@@ -24,7 +31,7 @@ export function redactOutcome(outcome: AttemptOutcome): AttemptOutcome {
   if (!hasSecrets()) return outcome;
   const fields = outcome as unknown as Record<string, unknown>;
   for (const name of Object.keys(fields)) {
-    if (name !== 'reply') fields[name] = redactStrings(fields[name]);
+    if (!USER_DATA_FIELDS.has(name)) fields[name] = redactStrings(fields[name]);
   }
   return outcome;
 }

@@ -61,6 +61,8 @@ export interface RunFlags {
   cache?: string | undefined;
   format?: string | undefined;
   shard?: string | undefined;
+  /** Send each row this many times as independent samples (default 1). */
+  repeat?: number | undefined;
   escapeFormulas?: boolean | undefined;
   bom?: boolean | undefined;
   /** `text` (default) or `json`: parse each reply as JSON into the record's `data`. */
@@ -129,6 +131,8 @@ export interface RunConfig {
   /** The reply schema's path, relative to the current directory; null for none. */
   replySchema: string | null;
   replyRetries: number;
+  /** Samples per row: each row is sent this many times as independent requests (1: no `sample` field). */
+  repeat: number;
 }
 
 export class ConfigError extends NothingSentError {
@@ -225,6 +229,8 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   const replyFormat = (flags.replyFormat ?? j.reply_format ?? (replySchema ? 'json' : 'text')) as ReplyFormat;
   if (!REPLY_FORMATS.includes(replyFormat)) problems.push(`reply format: "${replyFormat}" is not one of ${REPLY_FORMATS.join(', ')}`);
   else if (replyFormat === 'text' && replySchema) problems.push(`a reply schema (${replySchema}) checks JSON replies: drop it or use --reply-format json`);
+  const repeat = flags.repeat ?? j.repeat ?? 1;
+  if (!Number.isSafeInteger(repeat) || repeat < 1) problems.push(`repeat must be a positive integer: current value is ${JSON.stringify(repeat)}`);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -270,6 +276,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     replyFormat,
     replySchema,
     replyRetries: flags.replyRetries ?? j.reply_retries ?? DEFAULT_REPLY_RETRIES,
+    repeat,
   };
 }
 

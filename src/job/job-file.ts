@@ -35,6 +35,7 @@ export interface JobFile {
   reply_format?: string;
   reply_schema?: string;
   reply_retries?: number;
+  repeat?: number;
 }
 
 type FieldKind = 'string' | 'strings' | 'positive-integer' | 'non-negative-integer' | 'boolean' | 'object' | 'headers';
@@ -66,6 +67,7 @@ export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: 
   reply_format: { kind: 'string', doc: 'text (default) or json: parse each reply as JSON (bare, or in one ```json fenced block) into the record\'s data; a reply that does not parse fails as invalid_reply.' },
   reply_schema: { kind: 'string', doc: 'JSON Schema file (draft 2020-12 or draft-07), relative to the job file, that each reply\'s data must match; implies reply_format json.' },
   reply_retries: { kind: 'non-negative-integer', doc: 'How many times a reply that does not parse or match is sent again; each try is paid (default 1).' },
+  repeat: { kind: 'positive-integer', doc: 'Samples per row: each row is sent this many times as independent requests; records carry `sample` (0..N-1) when above 1 (default 1).' },
 };
 
 export interface JobProblem {

@@ -42,25 +42,28 @@ export async function writeDerivedFiles(
   try {
     const inputColumns = format === 'csv' ? await sharedCsvColumns(files) : [];
     const data = format === 'csv' ? await scanReplyData(path.join(outDir, OUTPUT_FILE), path.join(outDir, ERRORS_FILE), csv.dataFields) : null;
+    // Records of a run with --repeat above 1 carry `sample`: the CSV files get a column for it.
+    const sampled = await hasSamples(succeeded, failed);
+    const resultColumns = sampled ? (['sample', ...RESULT_COLUMNS] as const) : RESULT_COLUMNS;
+    const errorColumns = sampled ? (['sample', ...ERROR_COLUMNS] as const) : ERROR_COLUMNS;
     if (format === 'csv') {
       const header = (columns: readonly string[]) => stringify([[...inputColumns, ...resultColumnNames(inputColumns, columns)]], { bom: csv.bom });
-      await output!.write(header([...RESULT_COLUMNS, ...dataColumnNames(data!)]));
-      await errors!.write(header(data!.replyText ? [...ERROR_COLUMNS, 'reply_text'] : ERROR_COLUMNS));
+      await output!.write(header([...resultColumns, ...dataColumnNames(data!)]));
+      await errors!.write(header(data!.replyText ? [...errorColumns, 'reply_text'] : errorColumns));
     }
     for await (const row of readRows(files)) {
-      let record = await succeeded.take(row.file, row.line);
-      const ok = record !== null;
-      record ??= await failed.take(row.file, row.line);
-      if (record === null) continue;
-      const target = ok ? output! : errors!;
-      if (format === 'csv') {
-        const columns = ok ? RESULT_COLUMNS : ERROR_COLUMNS;
-        const cells: Array<string | number> = [...inputCells(row, inputColumns, record.id), ...columns.map((column) => cell(record[column]))];
-        if (ok) cells.push(...dataCells(record.data, data!));
-        else if (data!.replyText) cells.push(cell(record.reply_text));
-        await target.write(stringify([cells], { escape_formulas: csv.escapeFormulas }));
-      } else {
-        await target.write(`${JSON.stringify(toBatchResultLine(record))}\n`);
+      // A row has one record per sample, in sample order, in either file.
+      for (const [records, target, columns, ok] of [[succeeded, output!, resultColumns, true], [failed, errors!, errorColumns, false]] as const) {
+        for (let record = await records.take(row.file, row.line); record !== null; record = await records.take(row.file, row.line)) {
+          if (format === 'csv') {
+            const cells: Array<string | number> = [...inputCells(row, inputColumns, record.id), ...columns.map((column) => cell(record[column]))];
+            if (ok) cells.push(...dataCells(record.data, data!));
+            else if (data!.replyText) cells.push(cell(record.reply_text));
+            await target.write(stringify([cells], { escape_formulas: csv.escapeFormulas }));
+          } else {
+            await target.write(`${JSON.stringify(toBatchResultLine(record))}\n`);
+          }
+        }
       }
     }
     await output!.commit();
@@ -93,6 +96,14 @@ export function resultColumnNames(inputColumns: readonly string[], ours: readonl
     taken.add(header.toLowerCase());
     return header;
   });
+}
+
+async function hasSamples(...files: RecordLines[]): Promise<boolean> {
+  for (const file of files) {
+    const first = await file.peek();
+    if (first !== null) return first.sample !== undefined;
+  }
+  return false;
 }
 
 /** The input's columns when every input is a CSV with the same header; else id, file, line. */

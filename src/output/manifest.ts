@@ -43,7 +43,7 @@ export interface Manifest {
   node: string;
   status: RunStatus;
   job: string | null;
-  /** Identifies what was asked (inputs by content, model, base URL, prompt settings, shard count): shards of one job share it. */
+  /** Identifies what was asked (inputs by content, model, base URL, prompt settings, shard count, repeat): shards of one job share it. */
   job_fingerprint: string;
   config: Record<string, unknown>;
   inputs: InputSummary[];
@@ -122,10 +122,13 @@ export function jobFingerprint(parts: {
   template: string | null;
   idField: string | null;
   shardCount: number;
+  /** Samples per row; left out at 1 so a job's fingerprint stays what it was before `--repeat`. */
+  repeat?: number;
 }): string {
   const canonical = JSON.stringify([
     parts.inputs.map((input) => [input.path, input.sha256]),
     parts.model, parts.baseUrl, Object.entries(parts.params).sort(), parts.system, parts.template, parts.idField, parts.shardCount,
+    ...(parts.repeat !== undefined && parts.repeat > 1 ? [parts.repeat] : []),
   ]);
   return createHash('sha256').update(canonical).digest('hex').slice(0, 32);
 }

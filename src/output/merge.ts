@@ -124,8 +124,11 @@ async function readShard(dir: string): Promise<ShardInfo> {
   return { dir, manifest, index: shard?.index ?? 0, count: shard?.count ?? 1 };
 }
 
+/** File order, line, sample: a row's samples stay together, in sample order. */
+type RecordKey = [file: number, line: number, sample: number];
+
 interface Head {
-  key: [number, number];
+  key: RecordKey;
   line: string;
   next: AsyncIterator<string>;
 }
@@ -165,13 +168,13 @@ async function advance(next: AsyncIterator<string>, source: string, fileOrder: R
     if (result.done) return null;
     const line = result.value;
     if (line.trim() === '') continue;
-    const record = JSON.parse(line) as { file: string; line: number };
+    const record = JSON.parse(line) as { file: string; line: number; sample?: number };
     const fileIndex = fileOrder.get(record.file);
     if (fileIndex === undefined) throw new MergeError(`${source}: a record names ${record.file}, which is not among the job's inputs`);
-    return { key: [fileIndex, record.line], line, next };
+    return { key: [fileIndex, record.line, record.sample ?? 0], line, next };
   }
 }
 
-function compare(a: [number, number], b: [number, number]): number {
-  return a[0] - b[0] || a[1] - b[1];
+function compare(a: RecordKey, b: RecordKey): number {
+  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
 }

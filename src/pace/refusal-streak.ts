@@ -19,15 +19,18 @@ export const REFUSAL_STREAK = 5;
  */
 export class RefusalStreakWatch {
   private succeeded = false;
-  private streak = 0;
+  /** The rows refused the same way in a row: a row's samples (`--repeat`) are one row. */
+  private readonly rows = new Set<string>();
+  private unnamed = 0;
   private last = '';
 
   /**
    * True when `outcome` completes the streak: the run should stop. `failedBefore`: the same
    * request already failed in an earlier session (`--retry-failed`), so a refusal of it again
-   * says nothing new about what the rows share.
+   * says nothing new about what the rows share. `row`: the row's id; its samples send the same
+   * request, so their refusals are one row's (an answer without it counts as a row of its own).
    */
-  observe(outcome: AttemptOutcome, failedBefore = false): boolean {
+  observe(outcome: AttemptOutcome, failedBefore = false, row?: string): boolean {
     if (this.succeeded) return false;
     if (outcome.ok) {
       this.succeeded = true;
@@ -38,9 +41,10 @@ export class RefusalStreakWatch {
       return false;
     }
     const kind = `${outcome.status} ${outcome.code}`;
-    this.streak = kind === this.last ? this.streak + 1 : 1;
+    if (kind !== this.last) this.rows.clear();
     this.last = kind;
-    return this.streak >= REFUSAL_STREAK;
+    this.rows.add(row ?? `\u0000${this.unnamed++}`);
+    return this.rows.size >= REFUSAL_STREAK;
   }
 }
 

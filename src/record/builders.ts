@@ -7,12 +7,16 @@ export interface RecordContext {
   model: string;
   keyName: string;
   keyMask: string;
+  /** The job asks for several choices (`n` > 1): every success records `replies`, even when one choice came. */
+  allChoices?: boolean;
 }
 
 export interface RowOrigin {
   id: string;
   file: string;
   line: number;
+  /** The sample index, with `--repeat` above 1. */
+  sample?: number;
 }
 
 export interface AttemptsSoFar {
@@ -31,6 +35,7 @@ function record(origin: RowOrigin, model: string, outcome: Outcome): RowRecord {
     id: origin.id,
     file: origin.file,
     line: origin.line,
+    ...(origin.sample === undefined ? {} : { sample: origin.sample }),
     model,
     reply: outcome.reply,
     status: outcome.status,
@@ -47,7 +52,10 @@ export function successRecord(origin: RowOrigin, outcome: AttemptSuccess, run: A
     reply: outcome.reply, status: outcome.status, code: null, trace_id: outcome.traceId,
     attempts: run.history.length, started_at: run.startedAt.toISOString(), duration_ms: run.durationMs,
   });
-  withResponseDetails(result, outcome.finishReason, outcome.usage, outcome.responseId);
+  withResponseDetails(result, {
+    finish_reason: outcome.finishReason, usage: outcome.usage, response_id: outcome.responseId, response_model: outcome.responseModel,
+    system_fingerprint: outcome.systemFingerprint, created: outcome.created, replies: outcome.replies,
+  }, context);
   return withAttemptDetails(result, run, context);
 }
 
@@ -68,7 +76,7 @@ export function cachedRecord(origin: RowOrigin, cached: CachedResponse, startedA
     reply: cached.reply, status: cached.status, code: null, trace_id: cached.trace_id,
     attempts: 0, started_at: startedAt.toISOString(), duration_ms: 0,
   });
-  withResponseDetails(result, cached.finish_reason, cached.usage, cached.response_id);
+  withResponseDetails(result, cached, context);
   result.cached = true;
   result.fingerprint = cached.fingerprint;
   return result;
@@ -85,10 +93,33 @@ export function invalidInputRecord(origin: RowOrigin, problem: string, model: st
   return result;
 }
 
-function withResponseDetails(result: RowRecord, finishReason: string | null, usage: Usage | undefined, responseId: string | undefined): void {
-  result.finish_reason = finishReason;
-  if (usage) result.usage = usage;
-  if (responseId !== undefined) result.response_id = responseId;
+/** What the response said beyond the reply, in the record's field order; absent parts stay absent. */
+interface ResponseDetails {
+  finish_reason: string | null;
+  usage?: Usage | undefined;
+  response_id?: string | undefined;
+  response_model?: string | undefined;
+  system_fingerprint?: string | undefined;
+  created?: number | undefined;
+  replies?: Array<string | null> | undefined;
+}
+
+function withResponseDetails(result: RowRecord, details: ResponseDetails, context: RecordContext): void {
+  result.finish_reason = details.finish_reason;
+  if (details.usage) result.usage = details.usage;
+  if (details.response_id !== undefined) result.response_id = details.response_id;
+  if (details.response_model !== undefined) result.response_model = details.response_model;
+  if (details.system_fingerprint !== undefined) result.system_fingerprint = details.system_fingerprint;
+  if (details.created !== undefined) result.created = details.created;
+  const replies = details.replies ?? (context.allChoices ? [result.reply] : undefined);
+  if (replies !== undefined) result.replies = replies;
+}
+
+/** The record with `sample` in its place after `line` (a record built before its sample was known). */
+export function withSample(record: RowRecord, sample: number | undefined): RowRecord {
+  if (sample === undefined) return record;
+  const { id, file, line, ...rest } = record;
+  return { id, file, line, sample, ...rest };
 }
 
 function withAttemptDetails(result: RowRecord, run: AttemptsSoFar, context: RecordContext): RowRecord {

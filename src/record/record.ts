@@ -27,6 +27,8 @@ export interface RowRecord {
   id: string;
   file: string;
   line: number;
+  /** With `--repeat N` above 1: which of the row's samples this is (0..N-1); absent otherwise. */
+  sample?: number;
   model: string;
   reply: string | null;
   status: number | null;
@@ -40,6 +42,13 @@ export interface RowRecord {
   finish_reason?: string | null;
   usage?: Usage;
   response_id?: string;
+  /** The model the response says answered (can differ from `model`, the name sent). */
+  response_model?: string;
+  system_fingerprint?: string;
+  /** The response's `created` (Unix seconds). */
+  created?: number;
+  /** Every choice's `message.content` (null when not a string) when `n` > 1 or more than one choice came. */
+  replies?: Array<string | null>;
   client_request_id?: string;
   history?: AttemptSummary[];
   key_name?: string;

@@ -7,7 +7,7 @@ import { chartFrame, escapeXml, heightOf, niceAxis, xOf, yOf, type Axis } from '
 /** A self-contained page: inline CSS and SVG, no scripts, nothing fetched. */
 export function renderHtmlReport(stats: RunStats, title: string): string {
   const latency = stats.latency;
-  const pendingNote = describePending(stats.pending);
+  const pendingNote = describePending(stats.pending, stats.repeat > 1 ? 'sample' : 'row');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>chatbatch report: ${escapeXml(title)}</title>
 <style>
@@ -23,7 +23,7 @@ figure{margin:8px 0}figcaption{color:#555;font-size:13px;margin-top:4px}
 </style></head><body>
 <h1>chatbatch report: ${escapeXml(title)}</h1>
 <div class="cards">
-<div class="card"><b>${stats.rows}</b>rows</div>
+<div class="card"><b>${stats.rows}</b>${stats.repeat > 1 ? `samples (${stats.repeat} per row)` : 'rows'}</div>
 <div class="card"><b style="color:#2a7">${stats.succeeded}</b>succeeded</div>
 <div class="card"><b style="color:#c33">${stats.failed}</b>failed</div>
 <div class="card"><b>${stats.pending ?? 'unknown'}</b>pending</div>

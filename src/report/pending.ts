@@ -12,8 +12,14 @@ export function pendingRows(manifest: Pick<Manifest, 'status'> & { counts?: Part
 }
 
 /** The line a report adds under the counts; null when nothing is pending. */
-export function describePending(pending: number | null): string | null {
+export function describePending(pending: number | null, unit: 'row' | 'sample' = 'row'): string | null {
   if (pending === null) return 'pending: the manifest has no final count (the run is still going, or was killed); --resume finishes it';
   if (pending === 0) return null;
-  return `${pending} row(s) pending: not answered when the run stopped; run it again with --resume to finish them`;
+  return `${pending} ${unit}(s) pending: not answered when the run stopped; run it again with --resume to finish them`;
+}
+
+/** Samples per row of the run in a manifest (`--repeat`); 1 for a run without it. */
+export function samplesPerRow(manifest: { config?: Record<string, unknown> }): number {
+  const repeat = manifest.config?.repeat;
+  return typeof repeat === 'number' && Number.isSafeInteger(repeat) && repeat > 1 ? repeat : 1;
 }

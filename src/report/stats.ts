@@ -11,8 +11,10 @@ export interface ErrorGroup {
 }
 
 export interface RunStats {
-  /** Rows with a record, plus the pending ones when known. */
+  /** Rows with a record, plus the pending ones when known. With samples (repeat > 1): samples. */
   rows: number;
+  /** Samples per row (the run's `repeat`, from its manifest); 1 when rows were sent once. */
+  repeat: number;
   succeeded: number;
   failed: number;
   /** Rows with no record yet (from the manifest); null when unknown. */
@@ -34,6 +36,7 @@ export interface RunStats {
 }
 
 interface LightRecord {
+  /** The row's id, with `#<sample>` for a sample: what the report names it by. */
   id: string;
   status: number | null;
   code: string | null;
@@ -53,13 +56,13 @@ export async function computeStats(outputFile: string, errorsFile: string, maxPo
   for (const [file, ok] of [[outputFile, true], [errorsFile, false]] as const) {
     for await (const record of readRecords(file)) {
       records.push({
-        id: record.id, status: record.status, code: record.code, category: record.category, attempts: record.attempts,
+        id: record.sample === undefined ? record.id : `${record.id}#${record.sample}`, status: record.status, code: record.code, category: record.category, attempts: record.attempts,
         duration_ms: record.duration_ms, started_at: record.started_at, trace_id: record.trace_id, message: record.message, cached: record.cached, ok,
       });
     }
   }
   const stats: RunStats = {
-    rows: records.length, succeeded: 0, failed: 0, pending: null, cached: 0, usage: null, byStatus: {}, byCategory: {}, byCode: {}, latency: null,
+    rows: records.length, repeat: 1, succeeded: 0, failed: 0, pending: null, cached: 0, usage: null, byStatus: {}, byCategory: {}, byCode: {}, latency: null,
     attempts: {}, throughput: { bucketSeconds: 1, buckets: [] }, slowest: [], topErrors: [], points: [],
   };
   const errors = new Map<string, ErrorGroup>();

@@ -5,8 +5,8 @@ import { usageSummary } from './usage-text.js';
 
 export function formatTextReport(stats: RunStats, title: string): string {
   const lines: string[] = [`chatbatch report: ${title}`, ''];
-  lines.push(`rows: ${stats.rows}  ok: ${stats.succeeded}  failed: ${stats.failed}  pending: ${stats.pending ?? 'unknown'}${stats.cached ? `  (cached: ${stats.cached})` : ''}`);
-  const pendingNote = describePending(stats.pending);
+  lines.push(`${countedAs(stats)}  ok: ${stats.succeeded}  failed: ${stats.failed}  pending: ${stats.pending ?? 'unknown'}` + (stats.cached ? `  (cached: ${stats.cached})` : ''));
+  const pendingNote = describePending(stats.pending, stats.repeat > 1 ? 'sample' : 'row');
   if (pendingNote) lines.push(pendingNote);
   lines.push(stats.usage ? `tokens: ${usageSummary(stats.usage)}, over every session\n  ${USAGE_CAVEAT}` : 'tokens: not recorded (the manifest was written before chatbatch kept usage)');
   lines.push('', 'by status:', ...table(stats.byStatus));
@@ -38,6 +38,13 @@ export function formatTextReport(stats: RunStats, title: string): string {
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** With samples, ok, failed and pending count samples: the line says so, and how many rows. */
+export function countedAs(stats: Pick<RunStats, 'rows' | 'repeat' | 'pending'>): string {
+  if (stats.repeat <= 1) return `rows: ${stats.rows}`;
+  const rows = stats.pending === null ? '' : `${stats.rows / stats.repeat} rows × `;
+  return `samples: ${stats.rows} (${rows}${stats.repeat} per row)`;
 }
 
 function table(counts: Record<string, number>, order?: (a: string, b: string) => number): string[] {

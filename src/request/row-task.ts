@@ -7,6 +7,8 @@ export interface RowTask {
   id: string;
   file: string;
   line: number;
+  /** The sample index with `--repeat` above 1; `key` and the request's fingerprint include it. */
+  sample?: number;
   request: ChatRequest;
   /** Stable per row; the attempt number is appended for the X-Client-Request-Id header. */
   clientRequestIdBase: string;

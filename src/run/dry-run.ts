@@ -30,6 +30,8 @@ export interface DryRunReport {
   valid: number;
   invalid: InvalidRowNote[];
   invalidCount: number;
+  /** Requests a run would send at first try: the valid rows times `repeat`. */
+  requests: number;
   firstRequestBody: string | null;
   estimatedPromptTokens: number;
   /** max_tokens (times n) for every valid row when the job sets it; null when completions are unbounded. */
@@ -53,7 +55,7 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
   await replyCheckFor(config);
   const seen = new SeenIds();
   const report: DryRunReport = {
-    files, rows: 0, valid: 0, invalid: [], invalidCount: 0, firstRequestBody: null,
+    files, rows: 0, valid: 0, invalid: [], invalidCount: 0, requests: 0, firstRequestBody: null,
     estimatedPromptTokens: 0, estimatedCompletionTokens: null, estimatedSeconds: 0, assumedLatencyMs: options.assumedLatencyMs, notes: [],
     limits: limitsForShard({ rpm: config.rpm, tpm: config.tpm, maxTotalTokens: config.maxTotalTokens }, config.shard),
     spentBefore: config.resume && config.outDir ? budgetSpent((await readManifest(outDirPaths(config.outDir).manifest))?.usage) : null,
@@ -90,16 +92,17 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
     batchNotes.add(row, body);
     const request = buildChatRequest(messages.messages, { baseUrl: config.baseUrl, model: config.model, params: withRowParams(config.params, body.params), headers });
     report.valid++;
-    report.estimatedPromptTokens += request.estimatedTokens;
+    report.requests += config.repeat;
+    report.estimatedPromptTokens += request.estimatedTokens * config.repeat;
     report.firstRequestBody ??= request.body;
   }
   report.notes = [batchNotes.unsentNotice(), batchNotes.otherModelNotice()].filter((notice): notice is string => notice !== null);
   const completion = maxCompletionTokens(config.params);
-  if (completion !== null) report.estimatedCompletionTokens = completion * report.valid;
+  if (completion !== null) report.estimatedCompletionTokens = completion * report.requests;
   const estimatedTokens = report.estimatedPromptTokens + (report.estimatedCompletionTokens ?? 0);
   const { rpm, tpm } = report.limits;
-  const byConcurrency = (report.valid * options.assumedLatencyMs) / 1000 / config.concurrency;
-  const byRpm = rpm ? (report.valid / rpm) * 60 : 0;
+  const byConcurrency = (report.requests * options.assumedLatencyMs) / 1000 / config.concurrency;
+  const byRpm = rpm ? (report.requests / rpm) * 60 : 0;
   const byTpm = tpm ? (estimatedTokens / tpm) * 60 : 0;
   report.estimatedSeconds = Math.max(byConcurrency, byRpm, byTpm);
   return report;

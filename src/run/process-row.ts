@@ -202,9 +202,11 @@ async function attemptWhenAllowed(
   onSend();
   context.onAttemptSent?.();
   const outcome = context.unreachable.observe(await context.client.send(task.request.body, clientRequestId, context.abortInFlight));
-  const outageStreak = context.outage.observe(outcome, task.key, probe);
+  // Both watches judge rows by their id, not their key: a row's samples (`--repeat`) send the
+  // same request, so a request the server always fails is one row's failure, not the endpoint's.
+  const outageStreak = context.outage.observe(outcome, task.id, probe);
   if (outageStreak !== null) outageStreaks.push(outageStreak);
-  const refusedEveryTime = context.refusals.observe(outcome, task.failedBefore);
+  const refusedEveryTime = context.refusals.observe(outcome, task.failedBefore, task.id);
   // Stop the run before this slot is released, so the next queued row is not sent. A refusal
   // streak's last row still settles as failed: its answer was about it too.
   if (!outcome.ok && outcome.fatalForRun) context.onFatal(outcome, 'endpoint');

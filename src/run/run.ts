@@ -34,7 +34,8 @@ import { clearRunFiles, inspectOutDir, outDirPaths, prepareOutDir, removeLeftove
 import { loadPreviousResults, type PreviousResult } from '../state/previous-results.js';
 import { processRow, type AttemptContext } from './process-row.js';
 import { RateController } from '../pace/rate-controller.js';
-import { invalidInputRecord } from '../record/builders.js';
+import { invalidInputRecord, withSample } from '../record/builders.js';
+import { sampleFingerprint, sampleIndexes, sampleKey } from '../request/samples.js';
 import { RefusalStreakWatch } from '../pace/refusal-streak.js';
 import { ResponseCache } from '../state/response-cache.js';
 import { OpenRows } from '../async/open-rows.js';
@@ -83,7 +84,10 @@ export interface RunOptions {
 export interface RunReport {
   status: RunStatus;
   exitCode: 0 | 1 | 3 | 4 | 130;
+  /** Records expected: the rows times `repeat` (samples per row). The counts below count records too. */
   rows: number;
+  /** Samples per row (`--repeat`); 1 when rows are sent once. */
+  repeat: number;
   succeeded: number;
   failed: number;
   pending: number;
@@ -167,7 +171,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
   const seen = new SeenIds();
   if (!config.shard) {
     void countRows(files).then((total) => {
-      progress.total = total;
+      progress.total = total * config.repeat;
       seen.reserve(total);
     }, () => {});
   }
@@ -272,7 +276,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       client, limit, controller,
       retryPolicy: { ...defaultRetryPolicy, maxAttempts: config.maxAttempts, maxServerWaitMs: config.maxRetryWaitMs },
       rowDeadlineMs: config.rowDeadlineMs,
-      recordContext: { model: config.model, keyName, keyMask },
+      recordContext: { model: config.model, keyName, keyMask, allChoices: typeof config.params.n === 'number' && config.params.n > 1 },
       cache: config.cacheDir ? new ResponseCache(config.cacheDir) : null,
       replyCheck,
       replyRetries: config.replyRetries,
@@ -330,42 +334,47 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       rowsPerFile.set(row.file, (rowsPerFile.get(row.file) ?? 0) + 1);
       const id = rowId(row, config.idField ?? undefined);
       if (config.shard && !inShard(id, config.shard)) continue;
-      position++;
       progress.rowsRead++;
-      results.admit(position);
-      const prepared = prepareRow(row, id, position, config, seen, rowShared);
-      const earlier = previous?.byKey.get(prepared.key);
-      if (earlier && prepared.kind === 'task' && earlier.fingerprint === prepared.fingerprint && categoryOf(earlier.outcome) === 'invalid_reply') {
-        earlierReplies ??= new EarlierReplies(paths.journal);
-        const rechecked = await earlierReplies.recheck(earlier.location, replyCheck);
-        if (rechecked && (rechecked.code === null || !rerunsFailed(config, 'invalid_reply'))) {
-          open.track(settle(position, prepared.key, prepared.fingerprint, rechecked), stopOnError);
+      // Ids are checked once per row; each sample then takes its own position, key and fingerprint.
+      const preparedRow = prepareRow(row, id, position + 1, config, seen, rowShared);
+      for (const sample of sampleIndexes(config.repeat)) {
+        position++;
+        results.admit(position);
+        const prepared = forSample(preparedRow, sample, position);
+        const earlier = previous?.byKey.get(prepared.key);
+        // An earlier invalid_reply is checked again against the current schema, without sending.
+        if (earlier && prepared.kind === 'task' && earlier.fingerprint === prepared.fingerprint && categoryOf(earlier.outcome) === 'invalid_reply') {
+          earlierReplies ??= new EarlierReplies(paths.journal);
+          const rechecked = await earlierReplies.recheck(earlier.location, replyCheck);
+          if (rechecked && (rechecked.code === null || !rerunsFailed(config, 'invalid_reply'))) {
+            open.track(settle(position, prepared.key, prepared.fingerprint, rechecked), stopOnError);
+            continue;
+          }
+        }
+        if (earlier && reusable(earlier, prepared.fingerprint, config)) {
+          results.settled(position, earlier.location, earlier.outcome);
+          progress.reused++;
+          session.rows_reused++;
+          if (earlier.outcome === SUCCEEDED) progress.succeeded++;
+          else progress.failed++;
           continue;
         }
-      }
-      if (earlier && reusable(earlier, prepared.fingerprint, config)) {
-        results.settled(position, earlier.location, earlier.outcome);
-        progress.reused++;
-        session.rows_reused++;
-        if (earlier.outcome === SUCCEEDED) progress.succeeded++;
-        else progress.failed++;
-        continue;
-      }
-      if (earlier) {
-        if (earlier.fingerprint !== prepared.fingerprint) session.rows_rerun_changed++;
-        else {
-          session.rows_rerun_failed++;
-          if (prepared.kind === 'task') prepared.task.failedBefore = true;
+        if (earlier) {
+          if (earlier.fingerprint !== prepared.fingerprint) session.rows_rerun_changed++;
+          else {
+            session.rows_rerun_failed++;
+            if (prepared.kind === 'task') prepared.task.failedBefore = true;
+          }
         }
+        if (prepared.kind === 'invalid') {
+          open.track(settle(position, prepared.key, prepared.fingerprint, prepared.record), stopOnError);
+          continue;
+        }
+        await open.room();
+        await results.roomInWindow(stopDispatch.signal);
+        const task = prepared.task;
+        open.track(processRow(task, context, (record) => settle(task.position, task.key, task.request.fingerprint, record)), stopOnError);
       }
-      if (prepared.kind === 'invalid') {
-        open.track(settle(position, prepared.key, prepared.fingerprint, prepared.record), stopOnError);
-        continue;
-      }
-      await open.room();
-      await results.roomInWindow(stopDispatch.signal);
-      const task = prepared.task;
-      open.track(processRow(task, context, (record) => settle(task.position, task.key, task.request.fingerprint, record)), stopOnError);
     }
     await open.drained();
     const recheckNotice = earlierReplies?.notice();
@@ -400,7 +409,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     // are pending. (A shard's share of the unread rows is unknown without reading them.)
     if (!inputExhausted && !config.shard) {
       for (const file of files) rowsPerFile.set(file, await countRows([file]));
-      const unread = [...rowsPerFile.values()].reduce((sum, rows) => sum + rows, 0) - tally.rows;
+      const unread = [...rowsPerFile.values()].reduce((sum, rows) => sum + rows, 0) * config.repeat - tally.rows;
       tally.rows += unread;
       tally.pending += unread;
     }
@@ -421,7 +430,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     manifest.inputs = await describeInputs(files, (file) => rowsPerFile.get(file) ?? 0);
     manifest.job_fingerprint = jobFingerprint({
       inputs: manifest.inputs, model: config.model, baseUrl: config.baseUrl, params: config.params,
-      system: config.system, template: config.template, idField: config.idField, shardCount: config.shard?.count ?? 1,
+      system: config.system, template: config.template, idField: config.idField, shardCount: config.shard?.count ?? 1, repeat: config.repeat,
     });
     phase.markError = null;
     if (writeFailure) {
@@ -439,6 +448,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       status,
       exitCode: fatalStop ? 3 : status === 'interrupted' ? 130 : status === 'stopped_at_limit' ? 4 : tally.failed > 0 ? 1 : 0,
       rows: tally.rows,
+      repeat: config.repeat,
       succeeded: tally.succeeded,
       failed: tally.failed,
       pending: tally.pending,
@@ -501,6 +511,18 @@ function prepareRow(row: InputRow, id: string, position: number, config: RunConf
     fingerprint: request.fingerprint,
     task: { position, key: id, id, file: row.file, line: row.line, request, clientRequestIdBase: `cb-${shortHash(id)}` },
   };
+}
+
+/** Sample `sample` of a prepared row, at `position` (the row itself when there are no samples). */
+function forSample(prepared: PreparedRow, sample: number | undefined, position: number): PreparedRow {
+  const key = sampleKey(prepared.key, sample);
+  if (prepared.kind === 'invalid') return sample === undefined ? prepared : { ...prepared, key, record: withSample(prepared.record, sample) };
+  const fingerprint = sampleFingerprint(prepared.fingerprint, sample);
+  const request = sample === undefined ? prepared.task.request : { ...prepared.task.request, fingerprint };
+  const clientRequestIdBase = sample === undefined ? prepared.task.clientRequestIdBase : `cb-${shortHash(key)}`;
+  const task: RowTask = { ...prepared.task, position, key, request, clientRequestIdBase };
+  if (sample !== undefined) task.sample = sample;
+  return { kind: 'task', key, fingerprint, task };
 }
 
 function reusable(earlier: PreviousResult, fingerprint: string, config: RunConfig): boolean {

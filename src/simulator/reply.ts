@@ -10,8 +10,11 @@ export function fnv1a(text: string): number {
   return hash >>> 0;
 }
 
-/** A deterministic reply derived from the messages, so tests and re-runs can check replies. */
-export function simulatedReply(messages: ReadonlyArray<SimMessage>): string {
+/**
+ * A deterministic reply derived from the messages, so tests and re-runs can check replies.
+ * `choice` (with `n` > 1) makes each choice's reply distinct; choice 0 is the reply of `n` = 1.
+ */
+export function simulatedReply(messages: ReadonlyArray<SimMessage>, choice = 0): string {
   let lastUser = '';
   let all = '';
   for (const message of messages) {
@@ -19,5 +22,6 @@ export function simulatedReply(messages: ReadonlyArray<SimMessage>): string {
     if (message.role === 'user') lastUser = message.content;
   }
   const excerpt = lastUser.length > 60 ? `${lastUser.slice(0, 60)}…` : lastUser;
-  return `Simulated reply to "${excerpt}" (#${fnv1a(all).toString(16).padStart(8, '0')})`;
+  if (choice > 0) all += `choice\u0000${choice}`;
+  return `Simulated reply${choice > 0 ? ` ${choice + 1}` : ''} to "${excerpt}" (#${fnv1a(all).toString(16).padStart(8, '0')})`;
 }

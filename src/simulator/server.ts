@@ -57,6 +57,8 @@ type Fault = 'rateLimit' | 'quota' | 'serverError' | 'htmlBadGateway' | 'reset' 
 const FAULT_ORDER: readonly Fault[] = ['rateLimit', 'quota', 'serverError', 'htmlBadGateway', 'reset', 'hang', 'okWithError', 'emptyChoices'];
 const HTML_502 = '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
 const PATHS = new Set(['/chat/completions', '/v1/chat/completions']);
+/** Most choices (`n`) one request may ask for, as OpenAI allows. */
+const MAX_CHOICES = 128;
 
 /**
  * The built-in OpenAI-compatible endpoint: deterministic replies, trace IDs, usage, an optional
@@ -122,11 +124,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     if (options.models && !options.models.includes(request.model)) {
       return json(res, 404, errorBody(404, 'model_not_found', `The model ${request.model} does not exist`, 'model'), requestId);
     }
+    if (request.n !== undefined && !(Number.isInteger(request.n) && (request.n as number) >= 1 && (request.n as number) <= MAX_CHOICES)) {
+      return json(res, 400, errorBody(400, 'invalid_request', `n must be an integer from 1 to ${MAX_CHOICES}`, 'n'), requestId);
+    }
     const messages = request.messages as SimMessage[];
     const model = request.model;
     // JSON when the request asks for it (response_format); a directive below may say otherwise.
     const asked = requestedJson(request.response_format);
     const reply = asked ? JSON.stringify(simulatedJson(body, asked.schema)) : simulatedReply(messages);
+    const choices = (request.n as number | undefined) ?? 1;
 
     const directive = activeDirective(body);
     if (directive) return act(directive, res, requestId, messages, model, n, { body, reply });
@@ -137,7 +143,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
         draw -= rate;
       }
     }
-    later(() => success(res, requestId, messages, model, n, 'x-request-id', reply));
+    later(() => success(res, requestId, messages, model, n, 'x-request-id', reply, choices));
   }
 
   function activeDirective(body: string): DirectiveKind | null {
@@ -222,15 +228,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     else respond();
   }
 
-  function success(res: ServerResponse, requestId: string, messages: SimMessage[], model: string, n: number, traceHeader: string | null, reply: string): void {
+  function success(res: ServerResponse, requestId: string, messages: SimMessage[], model: string, n: number, traceHeader: string | null, reply: string, choices = 1): void {
+    // Choice 0 is the reply; with `n` > 1 the others are distinct and as deterministic.
+    const replies = [reply, ...Array.from({ length: choices - 1 }, (_, index) => simulatedReply(messages, index + 1))];
     let promptChars = 0;
     for (const message of messages) promptChars += typeof message.content === 'string' ? message.content.length : 0;
     const promptTokens = Math.ceil(promptChars / 4) + 4 * messages.length;
-    const completionTokens = Math.ceil(reply.length / 4);
+    let completionTokens = 0;
+    for (const reply of replies) completionTokens += Math.ceil(reply.length / 4);
     json(
       res,
       200,
-      completionBody(n, model, [{ content: reply }], { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens }),
+      completionBody(n, model, replies.map((content) => ({ content })), { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens }),
       traceHeader === 'x-request-id' ? requestId : null,
       traceHeader && traceHeader !== 'x-request-id' ? { [traceHeader]: requestId } : {},
     );

@@ -19,6 +19,10 @@ export interface CachedResponse {
   finish_reason: string | null;
   usage?: Usage;
   response_id?: string;
+  response_model?: string;
+  system_fingerprint?: string;
+  created?: number;
+  replies?: Array<string | null>;
   trace_id: string | null;
 }
 
@@ -65,6 +69,10 @@ export class ResponseCache {
     };
     if (outcome.usage) entry.usage = outcome.usage;
     if (outcome.responseId !== undefined) entry.response_id = outcome.responseId;
+    if (outcome.responseModel !== undefined) entry.response_model = outcome.responseModel;
+    if (outcome.systemFingerprint !== undefined) entry.system_fingerprint = outcome.systemFingerprint;
+    if (outcome.created !== undefined) entry.created = outcome.created;
+    if (outcome.replies !== undefined) entry.replies = outcome.replies;
     const target = this.fileFor(fingerprint);
     const temporary = `${target}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {

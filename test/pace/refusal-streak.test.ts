@@ -49,6 +49,14 @@ describe('RefusalStreakWatch', () => {
     expect(watch.observe(bad)).toBe(true);
   });
 
+  it('counts rows, not answers: the samples of one row (--repeat) refused alike are one row', () => {
+    const watch = new RefusalStreakWatch();
+    for (let sample = 0; sample < REFUSAL_STREAK * 2; sample++) expect(watch.observe(bad, false, 'row-0')).toBe(false);
+    for (let row = 1; row < REFUSAL_STREAK - 1; row++) expect(watch.observe(bad, false, `row-${row}`)).toBe(false);
+    expect(watch.observe(bad, false, 'row-1')).toBe(false);
+    expect(watch.observe(bad, false, `row-${REFUSAL_STREAK - 1}`)).toBe(true);
+  });
+
   it('a success of a request that failed before still ends the watch', () => {
     const watch = new RefusalStreakWatch();
     watch.observe(success, true);
