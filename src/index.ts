@@ -7,15 +7,15 @@
  * (its `explain()` is the CLI's message); a failed write rejects with a `WriteFailedError`.
  */
 import { NothingSentError } from './errors.js';
-import { resolveRunConfig, type RunFlags } from './job/config.js';
-import { newProgress, runBatch, type RunProgress, type RunReport } from './run/run.js';
+import { type RunFlags, resolveRunConfig } from './job/config.js';
+import { newProgress, type RunProgress, type RunReport, runBatch } from './run/run.js';
 
 export { NothingSentError } from './errors.js';
-export { WriteFailedError } from './output/write-failed.js';
-export type { RunProgress, RunReport, TokenBudgetReport } from './run/run.js';
 export type { UsageTotals } from './output/usage-totals.js';
-export type { RowRecord, FailureCategory } from './record/record.js';
+export { WriteFailedError } from './output/write-failed.js';
 export { FAILURE_CATEGORIES } from './record/categories.js';
+export type { FailureCategory, RowRecord } from './record/record.js';
+export type { RunProgress, RunReport, TokenBudgetReport } from './run/run.js';
 
 /** Every setting of a job, in camelCase: see the README's job-file table. */
 export interface RunOptions extends Omit<RunFlags, 'inputs' | 'apiKeyEnv' | 'apiKeyFile' | 'out' | 'baseUrl' | 'model'> {
@@ -52,7 +52,17 @@ export interface RunOptions extends Omit<RunFlags, 'inputs' | 'apiKeyEnv' | 'api
 const PROXY_VARIABLE = /^(https?|no)_proxy$/i;
 
 export async function run(options: RunOptions): Promise<RunReport> {
-  const { apiKey, keyName = 'apiKey', headerVariables, signal, onProgress, progressEveryMs = 1000, onNotice, proxyEnv = {}, ...flags } = options;
+  const {
+    apiKey,
+    keyName = 'apiKey',
+    headerVariables,
+    signal,
+    onProgress,
+    progressEveryMs = 1000,
+    onNotice,
+    proxyEnv = {},
+    ...flags
+  } = options;
   if (typeof apiKey !== 'string') throw new NothingSentError(`'apiKey' must be a string: current value is ${typeof apiKey}`);
   const proxyVariables = Object.fromEntries(Object.entries(proxyEnv).filter(([name]) => PROXY_VARIABLE.test(name)));
   const config = resolveRunConfig({ ...flags, apiKeyEnv: keyName }, null, {

@@ -24,7 +24,9 @@ interface Options {
 }
 
 function usage(problem: string): never {
-  process.stderr.write(`bare-undici: ${problem}\nusage: bare-undici INPUT.jsonl --base-url URL --model NAME --concurrency N [--timeout-ms N]\n`);
+  process.stderr.write(
+    `bare-undici: ${problem}\nusage: bare-undici INPUT.jsonl --base-url URL --model NAME --concurrency N [--timeout-ms N]\n`,
+  );
   process.exit(2);
 }
 

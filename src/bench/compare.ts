@@ -4,15 +4,16 @@
  * round so the shared machine's drift hits all of them; then each metric as chatbatch / baseline,
  * paired within a round, min–median–max over the rounds.
  */
-import { join } from 'node:path';
+
 import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { InputCache } from './generate-inputs.js';
-import { countLines, runClient, runMeasured, type ClientRun } from './measure.js';
+import { type ClientRun, countLines, runClient, runMeasured } from './measure.js';
 import { bareUndiciScript, cliScript, simScript, usageHook } from './paths.js';
 import { COMPARE_CPU_NAME, COMPARE_THROUGHPUT_NAME, type ComparePoint } from './points.js';
-import { summarize, type RatioRow, type RatioSummary, type Target } from './ratios.js';
+import { type RatioRow, type RatioSummary, summarize, type Target } from './ratios.js';
 import { SimProcess, type SimStats } from './sim-control.js';
-import { formatTable, num, type Column } from './table.js';
+import { type Column, formatTable, num } from './table.js';
 import { warmUpSimulator } from './warm-up.js';
 
 interface ClientOutcome {
@@ -32,8 +33,15 @@ const chatbatch: BenchClient = {
     const outDir = join(scratch, 'out');
     try {
       const run = await runClient({
-        cli: cliScript, usageHook, input, baseUrl, outDir,
-        concurrency: point.concurrency, timeoutMs: point.timeoutMs, maxAttempts: 6, killAfterMs,
+        cli: cliScript,
+        usageHook,
+        input,
+        baseUrl,
+        outDir,
+        concurrency: point.concurrency,
+        timeoutMs: point.timeoutMs,
+        maxAttempts: 6,
+        killAfterMs,
       });
       return { run, ok: await countLines(join(outDir, 'output.jsonl')), failed: await countLines(join(outDir, 'errors.jsonl')) };
     } finally {
@@ -47,7 +55,17 @@ const bareUndici: BenchClient = {
   async run(point, input, baseUrl, scratch, killAfterMs) {
     const run = await runMeasured({
       script: bareUndiciScript,
-      args: [input, '--base-url', baseUrl, '--model', 'bench', '--concurrency', String(point.concurrency), '--timeout-ms', String(point.timeoutMs)],
+      args: [
+        input,
+        '--base-url',
+        baseUrl,
+        '--model',
+        'bench',
+        '--concurrency',
+        String(point.concurrency),
+        '--timeout-ms',
+        String(point.timeoutMs),
+      ],
       env: { BENCH_API_KEY: 'bench-key' },
       usageHook,
       usageFile: join(scratch, 'bare-undici.usage'),
@@ -113,11 +131,24 @@ export interface Comparison {
   ratios: RatioSummary[];
 }
 
-async function measure(client: BenchClient, point: ComparePoint, input: string, options: CompareOptions, slot: { round: number; order: number }): Promise<Measurement> {
+async function measure(
+  client: BenchClient,
+  point: ComparePoint,
+  input: string,
+  options: CompareOptions,
+  slot: { round: number; order: number },
+): Promise<Measurement> {
   const m: Measurement = {
-    round: slot.round, point: point.name, client: client.name, order: slot.order,
-    rows: point.rows, concurrency: point.concurrency, latencyMs: point.latencyMs,
-    simWarmUpRequests: 0, error: null, notes: [],
+    round: slot.round,
+    point: point.name,
+    client: client.name,
+    order: slot.order,
+    rows: point.rows,
+    concurrency: point.concurrency,
+    latencyMs: point.latencyMs,
+    simWarmUpRequests: 0,
+    error: null,
+    notes: [],
   };
   const scratch = join(options.workDir, `r${slot.round}-${point.name}-${client.name}`);
   let sim: SimProcess | null = null;
@@ -125,7 +156,11 @@ async function measure(client: BenchClient, point: ComparePoint, input: string, 
     await mkdir(scratch, { recursive: true });
     sim = await SimProcess.start(simScript, { latencyMs: point.latencyMs });
     if (!options.cold && point.warmUpRequests > 0) {
-      m.simWarmUpRequests = await warmUpSimulator(sim.url, { requests: point.warmUpRequests, concurrency: point.concurrency, timeoutMs: 5_000 + point.latencyMs });
+      m.simWarmUpRequests = await warmUpSimulator(sim.url, {
+        requests: point.warmUpRequests,
+        concurrency: point.concurrency,
+        timeoutMs: 5_000 + point.latencyMs,
+      });
     }
     await sim.reset();
     const { run, ok, failed } = await client.run(point, input, sim.url, scratch, options.killAfterMs);
@@ -136,7 +171,8 @@ async function measure(client: BenchClient, point: ComparePoint, input: string, 
       m.notes.push(`no figures from the simulator: ${error instanceof Error ? error.message : String(error)}`);
     }
     if (run.timedOut) throw new Error(`killed after ${Math.round(options.killAfterMs / 1000)} s; stderr: ${run.stderrTail.slice(-2000)}`);
-    if (run.exitCode !== 0 && run.exitCode !== 1) throw new Error(`exited with ${run.exitCode ?? `signal ${run.signal}`}; stderr: ${run.stderrTail.slice(-2000)}`);
+    if (run.exitCode !== 0 && run.exitCode !== 1)
+      throw new Error(`exited with ${run.exitCode ?? `signal ${run.signal}`}; stderr: ${run.stderrTail.slice(-2000)}`);
     const rowsPerSec = point.rows / (run.wallMs / 1000);
     const limit = point.latencyMs > 0 ? point.concurrency / (point.latencyMs / 1000) : null;
     Object.assign(m, {
@@ -178,16 +214,28 @@ export async function runComparison(options: CompareOptions): Promise<Comparison
     for (const point of options.points) {
       const input = await options.inputs.get('jsonl', point.rows);
       for (const [index, client] of clientOrder(clients, round - 1).entries()) {
-        options.log(`[${measurements.length + 1}/${total}] round ${round}, ${point.name} (${num(point.rows)} rows, C=${point.concurrency}, L=${point.latencyMs} ms): ${client.name}`);
+        options.log(
+          `[${measurements.length + 1}/${total}] round ${round}, ${point.name} (${num(point.rows)} rows, C=${point.concurrency}, L=${point.latencyMs} ms): ${client.name}`,
+        );
         const m = await measure(client, point, input, options, { round, order: index + 1 });
         measurements.push(m);
         if (m.error) options.log(`  FAILED: ${m.error}`);
-        else options.log(`  ${num((m.wallMs ?? 0) / 1000, 1)} s, ${num(m.rowsPerSec)} rows/s, ${num(m.cpuMsPerRow, 3)} ms CPU/row, peak RSS ${num(m.peakRssMb, 1)} MB`);
+        else
+          options.log(
+            `  ${num((m.wallMs ?? 0) / 1000, 1)} s, ${num(m.rowsPerSec)} rows/s, ${num(m.cpuMsPerRow, 3)} ms CPU/row, peak RSS ${num(m.peakRssMb, 1)} MB`,
+          );
         for (const note of m.notes) options.log(`  note: ${note}`);
       }
     }
   }
-  return { measurements, ratios: ratioRows(measurements, options.rounds, BASELINES.map((b) => b.name)).map(summarize) };
+  return {
+    measurements,
+    ratios: ratioRows(
+      measurements,
+      options.rounds,
+      BASELINES.map((b) => b.name),
+    ).map(summarize),
+  };
 }
 
 interface Metric {

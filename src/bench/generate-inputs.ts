@@ -1,6 +1,6 @@
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
-import { once } from 'node:events';
 
 export type InputFormat = 'jsonl' | 'csv';
 

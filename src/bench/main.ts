@@ -17,12 +17,12 @@ import { formatMeasurements, runComparison } from './compare.js';
 import { InputCache } from './generate-inputs.js';
 import { countLines, hasGnuTime, killAllClients, runClient } from './measure.js';
 import { bareUndiciScript, cliScript as cli, repoRoot, simScript, usageHook } from './paths.js';
-import { benchPoints, comparePoints, FAULT_FREE_NAME, FAULT_MIX_NAME, type BenchPoint } from './points.js';
+import { type BenchPoint, benchPoints, comparePoints, FAULT_FREE_NAME, FAULT_MIX_NAME } from './points.js';
 import { formatRatioTable } from './ratios.js';
 import { loadAverage, runInfo } from './run-info.js';
 import { killAllSimulators, SimProcess, type SimStats } from './sim-control.js';
+import { type Column, formatTable, num } from './table.js';
 import { warmUpSimulator } from './warm-up.js';
-import { formatTable, num, type Column } from './table.js';
 
 interface PointResult {
   name: string;
@@ -82,7 +82,11 @@ function parseArgs(argv: string[]): Args {
   let compare = false;
   let only: string[] | null = null;
   let rounds: number | null = null;
-  const names = (text: string): string[] => text.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = (text: string): string[] =>
+    text
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   const count = (text: string | undefined): number => {
     const n = Number(text);
     if (!Number.isInteger(n) || n < 1) usageError(`--rounds needs a positive integer, got ${JSON.stringify(text ?? '')}`);
@@ -139,7 +143,11 @@ async function runPoint(point: BenchPoint, inputs: InputCache, workDir: string, 
   try {
     if (!cold && point.warmUpRequests > 0) {
       const timeoutMs = 5_000 + point.latencyMs;
-      result.simWarmUpRequests = await warmUpSimulator(sim.url, { requests: point.warmUpRequests, concurrency: point.concurrency, timeoutMs });
+      result.simWarmUpRequests = await warmUpSimulator(sim.url, {
+        requests: point.warmUpRequests,
+        concurrency: point.concurrency,
+        timeoutMs,
+      });
     }
     await sim.reset();
     const run = await runClient({
@@ -193,7 +201,8 @@ async function runPoint(point: BenchPoint, inputs: InputCache, workDir: string, 
         serverCpuMsPerRow: (stats.cpuUserMs + stats.cpuSystemMs) / point.rows,
       } satisfies Partial<PointResult>);
     }
-    if (run.timedOut) problems.push(`the client was killed after ${Math.round(killAfterMs / 1000)} s; stderr: ${run.stderrTail.slice(-2000)}`);
+    if (run.timedOut)
+      problems.push(`the client was killed after ${Math.round(killAfterMs / 1000)} s; stderr: ${run.stderrTail.slice(-2000)}`);
     else if (run.exitCode !== 0 && run.exitCode !== 1) {
       problems.push(`the client exited with ${run.exitCode ?? `signal ${run.signal}`}; stderr: ${run.stderrTail.slice(-2000)}`);
     }
@@ -262,13 +271,17 @@ async function comparison({ quick, cold, rounds }: Args): Promise<void> {
   const points = comparePoints(quick);
   const startedAt = new Date();
   const loadBefore = loadAverage();
-  log(`${quick ? 'quick' : 'full'} comparison, ${rounds} rounds of ${points.length} points, chatbatch against bare-undici, simulator ${cold ? 'cold' : 'warmed up'}; ${cpus().length} CPUs, load ${loadBefore}; client CPU/RSS from ${hasGnuTime() ? '/usr/bin/time' : 'process.resourceUsage()'}`);
+  log(
+    `${quick ? 'quick' : 'full'} comparison, ${rounds} rounds of ${points.length} points, chatbatch against bare-undici, simulator ${cold ? 'cold' : 'warmed up'}; ${cpus().length} CPUs, load ${loadBefore}; client CPU/RSS from ${hasGnuTime() ? '/usr/bin/time' : 'process.resourceUsage()'}`,
+  );
   const { measurements, ratios } = await withWorkDir((workDir) =>
     runComparison({ points, rounds, cold, inputs: new InputCache(workDir), workDir, killAfterMs: quick ? 5 * 60_000 : 30 * 60_000, log }),
   );
   const loadAfter = loadAverage();
   process.stdout.write(`\n${formatMeasurements(measurements)}\n\n`);
-  process.stdout.write(`chatbatch / bare-undici, ${rounds} rounds, ${startedAt.toISOString().slice(0, 10)}, ${cpus().length}× ${cpus()[0]?.model ?? 'CPU'}, load ${loadBefore} → ${loadAfter}:\n`);
+  process.stdout.write(
+    `chatbatch / bare-undici, ${rounds} rounds, ${startedAt.toISOString().slice(0, 10)}, ${cpus().length}× ${cpus()[0]?.model ?? 'CPU'}, load ${loadBefore} → ${loadAfter}:\n`,
+  );
   process.stdout.write(`${formatRatioTable(ratios)}\n\n`);
   await writeReport('compare', startedAt, {
     mode: 'compare',
@@ -290,11 +303,15 @@ async function pointsRun({ quick, cold, only }: Args): Promise<void> {
   const startedAt = new Date();
   const results: PointResult[] = [];
   await withWorkDir(async (workDir) => {
-    log(`${quick ? 'quick' : 'full'} run, ${points.length} points, simulator ${cold ? 'cold' : 'warmed up'}; ${cpus().length} CPUs; client CPU/RSS from ${hasGnuTime() ? '/usr/bin/time' : 'process.resourceUsage()'}; work dir ${workDir}`);
+    log(
+      `${quick ? 'quick' : 'full'} run, ${points.length} points, simulator ${cold ? 'cold' : 'warmed up'}; ${cpus().length} CPUs; client CPU/RSS from ${hasGnuTime() ? '/usr/bin/time' : 'process.resourceUsage()'}; work dir ${workDir}`,
+    );
     const inputs = new InputCache(workDir);
     const killAfterMs = quick ? 5 * 60_000 : 30 * 60_000;
     for (const [index, point] of points.entries()) {
-      log(`[${index + 1}/${points.length}] ${point.name}: ${num(point.rows)} ${point.format} rows, C=${point.concurrency}, L=${point.latencyMs} ms${point.faults ? ', fault mix' : ''}`);
+      log(
+        `[${index + 1}/${points.length}] ${point.name}: ${num(point.rows)} ${point.format} rows, C=${point.concurrency}, L=${point.latencyMs} ms${point.faults ? ', fault mix' : ''}`,
+      );
       let result: PointResult;
       try {
         result = await runPoint(point, inputs, workDir, killAfterMs, cold);
@@ -304,7 +321,9 @@ async function pointsRun({ quick, cold, only }: Args): Promise<void> {
       results.push(result);
       if (result.error) log(`  ${point.name} FAILED: ${result.error}`);
       else {
-        log(`  ${num((result.wallMs ?? 0) / 1000, 1)} s, ${num(result.rowsPerSec)} rows/s, peak RSS ${num(result.peakRssMb, 1)} MB, ${num(result.succeededPct, 2)}% succeeded`);
+        log(
+          `  ${num((result.wallMs ?? 0) / 1000, 1)} s, ${num(result.rowsPerSec)} rows/s, peak RSS ${num(result.peakRssMb, 1)} MB, ${num(result.succeededPct, 2)}% succeeded`,
+        );
       }
       for (const note of result.notes ?? []) log(`  note: ${note}`);
     }
@@ -323,7 +342,13 @@ async function pointsRun({ quick, cold, only }: Args): Promise<void> {
   } else {
     process.stdout.write('fault mix vs fault-free: not available (one of the two points did not run or failed)\n');
   }
-  await writeReport('results', startedAt, { mode: 'points', quick, simulator_warmed_up: !cold, fault_mix_ratio: faultRatio, points: results });
+  await writeReport('results', startedAt, {
+    mode: 'points',
+    quick,
+    simulator_warmed_up: !cold,
+    fault_mix_ratio: faultRatio,
+    points: results,
+  });
 }
 
 async function main(): Promise<void> {

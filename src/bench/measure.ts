@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createReadStream } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -69,14 +69,21 @@ export function runClient(options: ClientOptions): Promise<ClientRun> {
   return runMeasured({
     script: options.cli,
     args: [
-      'run', options.input,
-      '--base-url', options.baseUrl,
-      '--model', 'bench',
-      '--out', options.outDir,
-      '--concurrency', String(options.concurrency),
+      'run',
+      options.input,
+      '--base-url',
+      options.baseUrl,
+      '--model',
+      'bench',
+      '--out',
+      options.outDir,
+      '--concurrency',
+      String(options.concurrency),
       '--quiet',
-      '--timeout-ms', String(options.timeoutMs),
-      '--max-attempts', String(options.maxAttempts),
+      '--timeout-ms',
+      String(options.timeoutMs),
+      '--max-attempts',
+      String(options.maxAttempts),
     ],
     env: { CHATBATCH_API_KEY: 'bench-key' },
     usageHook: options.usageHook,

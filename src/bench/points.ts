@@ -31,13 +31,31 @@ export function benchPoints(quick: boolean): BenchPoint[] {
     { name: 'c64-l20', rows: size(50_000, 2_000), concurrency: 64, latencyMs: 20, ...steady },
     { name: 'c64-l0 (ceiling)', rows: size(50_000, 5_000), concurrency: 64, latencyMs: 0, ...steady },
     { name: FAULT_FREE_NAME, rows: size(30_000, 1_000), concurrency: 64, latencyMs: 50, ...steady },
-    { name: FAULT_MIX_NAME, rows: size(30_000, 1_000), concurrency: 64, latencyMs: 50, format: 'jsonl', timeoutMs: 2_000, faults: FAULT_MIX, retryAfterMs: 1000, warmUpRequests },
+    {
+      name: FAULT_MIX_NAME,
+      rows: size(30_000, 1_000),
+      concurrency: 64,
+      latencyMs: 50,
+      format: 'jsonl',
+      timeoutMs: 2_000,
+      faults: FAULT_MIX,
+      retryAfterMs: 1000,
+      warmUpRequests,
+    },
     // Memory against input size, at a common concurrency. (Node's HTTP client alone, with no
     // chatbatch code, peaks near 91 MB at C=256 and L=0, against 85 MB at C=64 and 69 MB at C=16.)
     { name: 'mem-jsonl-small', rows: size(100_000, 10_000), concurrency: 64, latencyMs: 0, ...steady },
     { name: 'mem-jsonl-large', rows: size(1_000_000, 100_000), concurrency: 64, latencyMs: 0, ...steady },
     { name: 'mem-csv-small', rows: size(100_000, 10_000), concurrency: 64, latencyMs: 0, format: 'csv', timeoutMs: 30_000, warmUpRequests },
-    { name: 'mem-csv-large', rows: size(1_000_000, 100_000), concurrency: 64, latencyMs: 0, format: 'csv', timeoutMs: 30_000, warmUpRequests },
+    {
+      name: 'mem-csv-large',
+      rows: size(1_000_000, 100_000),
+      concurrency: 64,
+      latencyMs: 0,
+      format: 'csv',
+      timeoutMs: 30_000,
+      warmUpRequests,
+    },
   ];
 }
 

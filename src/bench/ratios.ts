@@ -1,4 +1,4 @@
-import { formatTable, num, type Column } from './table.js';
+import { type Column, formatTable, num } from './table.js';
 
 export interface Spread {
   min: number;

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { FaultRates } from '../simulator/server.js';
 
@@ -95,7 +95,10 @@ export class SimProcess {
   private command(text: string, timeoutMs = 10_000): Promise<string> {
     if (this.exited) return Promise.reject(new Error(`${this.exited}; stderr: ${this.stderr.slice(-1000)}`));
     return new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`simulator did not answer "${text}" within ${timeoutMs} ms; stderr: ${this.stderr}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`simulator did not answer "${text}" within ${timeoutMs} ms; stderr: ${this.stderr}`)),
+        timeoutMs,
+      );
       this.replies.push({
         resolve: (line) => {
           clearTimeout(timer);

@@ -9,7 +9,7 @@
  * Closes and exits on SIGTERM/SIGINT or when stdin ends (so it never outlives the benchmark).
  */
 import { createInterface } from 'node:readline';
-import { startSimulator, type FaultRates, type SimulatorOptions } from '../simulator/server.js';
+import { type FaultRates, type SimulatorOptions, startSimulator } from '../simulator/server.js';
 
 function parseArgs(argv: string[]): SimulatorOptions {
   const options: SimulatorOptions = { host: '127.0.0.1', port: 0 };
@@ -19,12 +19,23 @@ function parseArgs(argv: string[]): SimulatorOptions {
     if (value === undefined) throw new Error(`${flag} needs a value`);
     i++;
     switch (flag) {
-      case '--latency-ms': options.latencyMs = Number(value); break;
-      case '--retry-after-ms': options.retryAfterMs = Number(value); break;
-      case '--seed': options.seed = Number(value); break;
-      case '--port': options.port = Number(value); break;
-      case '--faults': options.faults = JSON.parse(value) as Partial<FaultRates>; break;
-      default: throw new Error(`unknown flag ${flag}`);
+      case '--latency-ms':
+        options.latencyMs = Number(value);
+        break;
+      case '--retry-after-ms':
+        options.retryAfterMs = Number(value);
+        break;
+      case '--seed':
+        options.seed = Number(value);
+        break;
+      case '--port':
+        options.port = Number(value);
+        break;
+      case '--faults':
+        options.faults = JSON.parse(value) as Partial<FaultRates>;
+        break;
+      default:
+        throw new Error(`unknown flag ${flag}`);
     }
   }
   return options;

@@ -40,16 +40,20 @@ export async function warmUpSimulator(baseUrl: string, options: WarmUpOptions): 
 
 function post(url: URL, body: string, agent: http.Agent, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const request = http.request(url, {
-      method: 'POST',
-      agent,
-      headers: { 'content-type': 'application/json', authorization: 'Bearer warm-up' },
-      signal: AbortSignal.timeout(timeoutMs),
-    }, (response) => {
-      response.resume();
-      response.once('end', () => resolve(response.statusCode === 200));
-      response.once('error', () => resolve(false));
-    });
+    const request = http.request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', authorization: 'Bearer warm-up' },
+        signal: AbortSignal.timeout(timeoutMs),
+      },
+      (response) => {
+        response.resume();
+        response.once('end', () => resolve(response.statusCode === 200));
+        response.once('error', () => resolve(false));
+      },
+    );
     request.once('error', () => resolve(false));
     request.end(body);
   });

@@ -1,5 +1,5 @@
-import type { TokenBudgetReport } from '../run/run.js';
 import { formatTokens } from '../report/usage-text.js';
+import type { TokenBudgetReport } from '../run/run.js';
 import { shareOf } from './summary.js';
 
 /**

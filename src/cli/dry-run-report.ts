@@ -1,5 +1,5 @@
-import { maskKey } from '../record/key-mask.js';
 import { keyName, type RunConfig } from '../job/config.js';
+import { maskKey } from '../record/key-mask.js';
 import type { DryRunReport } from '../run/dry-run.js';
 
 export function formatDryRun(report: DryRunReport, config: RunConfig): string {
@@ -19,23 +19,38 @@ export function formatDryRun(report: DryRunReport, config: RunConfig): string {
   } else {
     lines.push(`  endpoint: POST ${config.requestUrl || '(no base URL given)'}`);
     const source = config.apiKeyFile !== null ? `file ${config.apiKeyFile}` : keyName(config);
-    lines.push(`  key: ${source} ${config.apiKey ? `(${maskKey(config.apiKey)})` : config.apiKeyFile !== null ? '(not read: missing, unreadable or empty)' : '(not set)'}`);
+    lines.push(
+      `  key: ${source} ${config.apiKey ? `(${maskKey(config.apiKey)})` : config.apiKeyFile !== null ? '(not read: missing, unreadable or empty)' : '(not set)'}`,
+    );
   }
   const headers = Object.entries(config.headers);
-  if (headers.length > 0) lines.push(`  headers: ${headers.map(([name, value]) => `${name}: ${value}`).join(', ')}${config.headerSecrets.length > 0 ? ' (${NAME} filled from the environment when sent)' : ''}`);
+  if (headers.length > 0)
+    lines.push(
+      `  headers: ${headers.map(([name, value]) => `${name}: ${value}`).join(', ')}${config.headerSecrets.length > 0 ? ' (${NAME} filled from the environment when sent)' : ''}`,
+    );
   for (const notice of report.notes) lines.push(`  note: ${notice}`);
   if (report.firstRequestBody) lines.push('  first request body:', `    ${report.firstRequestBody}`);
   if (config.replyFormat === 'json') {
     const against = config.replySchema ? `, checked against ${config.replySchema} (it compiles)` : '';
     lines.push(`  replies: read as JSON into data${against}; an invalid reply is sent again up to ${config.replyRetries} time(s)`);
   }
-  lines.push(`  estimated prompt tokens: ${formatTokens(report.estimatedPromptTokens)} (characters / 4; a run calibrates it from the endpoint's usage)`);
-  if (report.estimatedCompletionTokens !== null) lines.push(`  estimated completion tokens: at most ${formatTokens(report.estimatedCompletionTokens)} (max_tokens for each row)`);
+  lines.push(
+    `  estimated prompt tokens: ${formatTokens(report.estimatedPromptTokens)} (characters / 4; a run calibrates it from the endpoint's usage)`,
+  );
+  if (report.estimatedCompletionTokens !== null)
+    lines.push(`  estimated completion tokens: at most ${formatTokens(report.estimatedCompletionTokens)} (max_tokens for each row)`);
   if (report.limits.maxTotalTokens !== null) lines.push(`  token budget: ${budgetLine(report, config)}`);
   const { rpm, tpm } = report.limits;
-  const limits = [`concurrency ${config.concurrency}`, rpm ? `${formatRate(rpm)} rpm` : '', tpm ? `${formatRate(tpm)} tpm` : ''].filter(Boolean).join(', ');
-  const share = config.shard && (config.rpm || config.tpm) ? ` (this shard's 1/${config.shard.count} of the job's ${[config.rpm ? `${config.rpm} rpm` : '', config.tpm ? `${config.tpm} tpm` : ''].filter(Boolean).join(', ')})` : '';
-  lines.push(`  estimated wall time: ${formatDuration(report.estimatedSeconds)} or more at ${limits}${share}, if a request takes ~${report.assumedLatencyMs / 1000} s`);
+  const limits = [`concurrency ${config.concurrency}`, rpm ? `${formatRate(rpm)} rpm` : '', tpm ? `${formatRate(tpm)} tpm` : '']
+    .filter(Boolean)
+    .join(', ');
+  const share =
+    config.shard && (config.rpm || config.tpm)
+      ? ` (this shard's 1/${config.shard.count} of the job's ${[config.rpm ? `${config.rpm} rpm` : '', config.tpm ? `${config.tpm} tpm` : ''].filter(Boolean).join(', ')})`
+      : '';
+  lines.push(
+    `  estimated wall time: ${formatDuration(report.estimatedSeconds)} or more at ${limits}${share}, if a request takes ~${report.assumedLatencyMs / 1000} s`,
+  );
   return `${lines.join('\n')}\n`;
 }
 
@@ -47,9 +62,10 @@ function budgetLine(report: DryRunReport, config: RunConfig): string {
   const left = Math.max(0, budget - spent);
   const estimate = report.estimatedPromptTokens + (report.estimatedCompletionTokens ?? 0);
   const what = `the estimate for all ${report.valid} valid row(s), ${formatTokens(estimate)}${report.estimatedCompletionTokens === null ? ' (prompts only: completions are not known before responses arrive)' : ''}`;
-  const verdict = estimate <= left
-    ? `${what}, fits in the ${formatTokens(left)} left`
-    : `${what}, is more than the ${formatTokens(left)} left: the run would stop at the budget (exit 4) with rows pending, and --resume with a larger budget goes on`;
+  const verdict =
+    estimate <= left
+      ? `${what}, fits in the ${formatTokens(left)} left`
+      : `${what}, is more than the ${formatTokens(left)} left: the run would stop at the budget (exit 4) with rows pending, and --resume with a larger budget goes on`;
   return `${formatTokens(budget)} (--max-total-tokens${share})${spent > 0 ? `, ${formatTokens(spent)} already spent in ${config.outDir}` : ''}; ${verdict}`;
 }
 

@@ -15,5 +15,7 @@ export async function reportInternalError(error: unknown, options: { resumable: 
 }
 
 function oneLine(text: string): string {
-  return redactSecrets(text).replace(/\s*\n\s*/g, ' ').trim();
+  return redactSecrets(text)
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
 }

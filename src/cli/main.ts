@@ -1,16 +1,16 @@
 #!/usr/bin/env node
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { runCommand } from './run.js';
-import { validateCommand } from './validate.js';
-import { reportCommand } from './report.js';
-import { simulateCommand } from './simulate.js';
-import { mergeCommand } from './merge.js';
-import { schemaCommand } from './schema.js';
-import { skipEagerHelpFormatting } from './skip-eager-help.js';
 import { diskFailureOf } from '../output/write-failed.js';
 import { EXIT } from './exit-codes.js';
 import { reportInternalError } from './internal-error.js';
+import { mergeCommand } from './merge.js';
+import { reportCommand } from './report.js';
+import { runCommand } from './run.js';
+import { schemaCommand } from './schema.js';
+import { simulateCommand } from './simulate.js';
+import { skipEagerHelpFormatting } from './skip-eager-help.js';
+import { validateCommand } from './validate.js';
 
 // The last resort: whatever escapes every command, even from a callback nothing awaits, ends in
 // one line and its own exit code, never in a stack trace.

@@ -1,8 +1,8 @@
 import type { Argv, CommandModule } from 'yargs';
 import { MergeError, mergeShards } from '../output/merge.js';
-import { EXIT } from './exit-codes.js';
 import { USAGE_CAVEAT } from '../output/usage-totals.js';
 import { usageSummary } from '../report/usage-text.js';
+import { EXIT } from './exit-codes.js';
 
 interface MergeArgs {
   dirs: string[];
@@ -15,8 +15,12 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
   builder: (yargs: Argv) =>
     yargs
       .positional('dirs', { type: 'string', array: true, demandOption: true, describe: 'Output directories of the shards' })
-      .option('out', { type: 'string', demandOption: true, describe: 'Directory for the merged output.jsonl, errors.jsonl and manifest.json' })
-      .example("$0 merge out/shard-0 out/shard-1 out/shard-2 out/shard-3 --out out/all", 'Join four shards') as unknown as Argv<MergeArgs>,
+      .option('out', {
+        type: 'string',
+        demandOption: true,
+        describe: 'Directory for the merged output.jsonl, errors.jsonl and manifest.json',
+      })
+      .example('$0 merge out/shard-0 out/shard-1 out/shard-2 out/shard-3 --out out/all', 'Join four shards') as unknown as Argv<MergeArgs>,
   handler: async (args) => {
     try {
       const report = await mergeShards(args.dirs, args.out);

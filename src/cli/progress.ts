@@ -11,14 +11,21 @@ export interface ProgressReporter {
  * On a terminal: one live status line, redrawn a few times a second. Off a terminal (cron, CI),
  * or on TERM=dumb: a plain line every 10 seconds, suitable for logs.
  */
-export function startProgressReporter(progress: RunProgress, stream: Pick<NodeJS.WriteStream, 'write' | 'isTTY'>, env = process.env): ProgressReporter {
+export function startProgressReporter(
+  progress: RunProgress,
+  stream: Pick<NodeJS.WriteStream, 'write' | 'isTTY'>,
+  env = process.env,
+): ProgressReporter {
   const live = stream.isTTY === true && env.TERM !== 'dumb';
   const plainEveryMs = Number(env.CHATBATCH_PROGRESS_MS) || 10_000;
-  const timer = setInterval(() => {
-    const line = formatProgress(progress, performance.now());
-    if (live) stream.write(`\r\x1b[2K${line}`);
-    else stream.write(`chatbatch: ${line}\n`);
-  }, live ? 250 : plainEveryMs);
+  const timer = setInterval(
+    () => {
+      const line = formatProgress(progress, performance.now());
+      if (live) stream.write(`\r\x1b[2K${line}`);
+      else stream.write(`chatbatch: ${line}\n`);
+    },
+    live ? 250 : plainEveryMs,
+  );
   timer.unref();
   let stopped = false;
   return {

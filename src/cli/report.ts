@@ -1,12 +1,12 @@
 import { writeFile } from 'node:fs/promises';
-import { asWriteFailure } from '../output/write-failed.js';
 import type { Argv, CommandModule } from 'yargs';
-import { computeStats, withPending } from '../report/stats.js';
-import { pendingRows, samplesPerRow } from '../report/pending.js';
-import { formatTextReport } from '../report/text-report.js';
-import { renderHtmlReport } from '../report/html-report.js';
-import { outDirPaths } from '../state/out-dir.js';
 import { readManifest } from '../output/manifest.js';
+import { asWriteFailure } from '../output/write-failed.js';
+import { renderHtmlReport } from '../report/html-report.js';
+import { pendingRows, samplesPerRow } from '../report/pending.js';
+import { computeStats, withPending } from '../report/stats.js';
+import { formatTextReport } from '../report/text-report.js';
+import { outDirPaths } from '../state/out-dir.js';
 import { EXIT } from './exit-codes.js';
 
 interface ReportArgs {
@@ -19,7 +19,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
   describe: 'Summarise a run: counts, latency percentiles, attempts, throughput, slowest rows, common errors',
   builder: (yargs: Argv) =>
     yargs
-      .positional('dir', { type: 'string', demandOption: true, describe: 'The run\'s output directory' })
+      .positional('dir', { type: 'string', demandOption: true, describe: "The run's output directory" })
       .option('html', {
         type: 'string',
         describe: 'Also write a self-contained HTML page with charts to FILE',
@@ -39,7 +39,11 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       process.exitCode = EXIT.usage;
       return;
     }
-    const stats = { ...withPending(await computeStats(paths.output, paths.errors), pendingRows(manifest)), usage: manifest.usage ?? null, repeat: samplesPerRow(manifest) };
+    const stats = {
+      ...withPending(await computeStats(paths.output, paths.errors), pendingRows(manifest)),
+      usage: manifest.usage ?? null,
+      repeat: samplesPerRow(manifest),
+    };
     const title = `${manifest.job ?? args.dir} (${manifest.status})`;
     process.stdout.write(formatTextReport(stats, title));
     if (args.html) {

@@ -1,22 +1,22 @@
 import type { Argv, CommandModule } from 'yargs';
 import { NothingSentError } from '../errors.js';
-import { resolveRunConfig, SIMULATOR_BASE_URL, type RunFlags } from '../job/config.js';
+import { ExpansionInterruptedError } from '../input/errors.js';
+import { type RunFlags, resolveRunConfig, SIMULATOR_BASE_URL } from '../job/config.js';
 import { loadJobFile } from '../job/job-file.js';
-import { ExpansionInterruptedError, } from '../input/errors.js';
-import { reportInternalError } from './internal-error.js';
-import { ResponseCache } from '../state/response-cache.js';
-import { registerSecret, redactSecrets } from '../record/redact.js';
 import { diskFailureOf } from '../output/write-failed.js';
-import { newProgress, runBatch } from '../run/run.js';
-import { startSimulator, type RunningSimulator } from '../simulator/server.js';
-import { EXIT } from './exit-codes.js';
-import { nonNegativeInteger, positiveInteger } from './options.js';
-import { formatSummary } from './summary.js';
-import { budgetStopMessage } from './budget-stop.js';
-import { namesStandardInput, STANDARD_INPUT_REFUSAL } from './standard-input.js';
+import { redactSecrets, registerSecret } from '../record/redact.js';
 import { dryRun } from '../run/dry-run.js';
+import { newProgress, runBatch } from '../run/run.js';
+import { type RunningSimulator, startSimulator } from '../simulator/server.js';
+import { ResponseCache } from '../state/response-cache.js';
+import { budgetStopMessage } from './budget-stop.js';
 import { formatDryRun } from './dry-run-report.js';
-import { startProgressReporter, type ProgressReporter } from './progress.js';
+import { EXIT } from './exit-codes.js';
+import { reportInternalError } from './internal-error.js';
+import { nonNegativeInteger, positiveInteger } from './options.js';
+import { type ProgressReporter, startProgressReporter } from './progress.js';
+import { namesStandardInput, STANDARD_INPUT_REFUSAL } from './standard-input.js';
+import { formatSummary } from './summary.js';
 
 interface RunArgs {
   inputs?: string[];
@@ -69,42 +69,116 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('model', { type: 'string', describe: "Model name exactly as the provider's console shows it" })
       .option('out', { type: 'string', describe: 'Output directory' })
       .option('api-key-env', { type: 'string', describe: 'Environment variable holding the API key (default CHATBATCH_API_KEY)' })
-      .option('api-key-file', { type: 'string', describe: 'File holding the API key, e.g. a Docker or Kubernetes secret (env CHATBATCH_API_KEY_FILE)' })
-      .option('header', { alias: 'H', type: 'string', requiresArg: true, describe: "Extra request header, curl's form 'Name: value' (repeatable); ${NAME} is filled from the environment, never written" })
-      .option('row-params', { type: 'boolean', describe: 'Send the optional parameters OpenAI Batch lines hold in body (temperature, max_tokens, ...)' })
+      .option('api-key-file', {
+        type: 'string',
+        describe: 'File holding the API key, e.g. a Docker or Kubernetes secret (env CHATBATCH_API_KEY_FILE)',
+      })
+      .option('header', {
+        alias: 'H',
+        type: 'string',
+        requiresArg: true,
+        describe: "Extra request header, curl's form 'Name: value' (repeatable); ${NAME} is filled from the environment, never written",
+      })
+      .option('row-params', {
+        type: 'boolean',
+        describe: 'Send the optional parameters OpenAI Batch lines hold in body (temperature, max_tokens, ...)',
+      })
       .option('system', { type: 'string', describe: 'System message put before every row' })
       .option('template', { type: 'string', describe: "User message template, e.g. 'Describe {{name}}'" })
       .option('id-field', { type: 'string', describe: 'Field or column holding the row id' })
       .option('concurrency', { type: 'string', coerce: positiveInteger('concurrency'), describe: 'Most requests in flight (default 8)' })
       .option('max-attempts', { type: 'string', coerce: positiveInteger('max-attempts'), describe: 'Most attempts per row (default 5)' })
       .option('timeout-ms', { type: 'string', coerce: positiveInteger('timeout-ms'), describe: 'Hard limit per attempt (default 120000)' })
-      .option('row-deadline-ms', { type: 'string', coerce: positiveInteger('row-deadline-ms'), describe: 'Overall limit per row, retries included (default 900000)' })
-      .option('max-retry-wait-ms', { type: 'string', coerce: nonNegativeInteger('max-retry-wait-ms'), describe: 'Longest retry-after a server may impose before the row fails (default 60000)' })
-      .option('grace-ms', { type: 'string', coerce: nonNegativeInteger('grace-ms'), describe: 'On Ctrl-C, how long in-flight requests may finish (default 10000)' })
-      .option('max-outage-ms', { type: 'string', coerce: nonNegativeInteger('max-outage-ms'), describe: 'Longest the run waits out an endpoint outage (only 5xx, resets, timeouts) before stopping with exit 3, rows pending; 0: no pause (default 300000)' })
-      .option('rpm', { type: 'string', coerce: positiveInteger('rpm'), describe: "Requests-per-minute budget (the job's: each of N shards takes 1/N)" })
-      .option('tpm', { type: 'string', coerce: positiveInteger('tpm'), describe: "Estimated tokens-per-minute budget (the job's: each of N shards takes 1/N)" })
-      .option('max-total-tokens', { type: 'string', coerce: positiveInteger('max-total-tokens'), describe: 'Token budget for the output directory, across resumes: stop sending new rows before passing it (exit 4, rows pending; --resume with a larger budget goes on)' })
+      .option('row-deadline-ms', {
+        type: 'string',
+        coerce: positiveInteger('row-deadline-ms'),
+        describe: 'Overall limit per row, retries included (default 900000)',
+      })
+      .option('max-retry-wait-ms', {
+        type: 'string',
+        coerce: nonNegativeInteger('max-retry-wait-ms'),
+        describe: 'Longest retry-after a server may impose before the row fails (default 60000)',
+      })
+      .option('grace-ms', {
+        type: 'string',
+        coerce: nonNegativeInteger('grace-ms'),
+        describe: 'On Ctrl-C, how long in-flight requests may finish (default 10000)',
+      })
+      .option('max-outage-ms', {
+        type: 'string',
+        coerce: nonNegativeInteger('max-outage-ms'),
+        describe:
+          'Longest the run waits out an endpoint outage (only 5xx, resets, timeouts) before stopping with exit 3, rows pending; 0: no pause (default 300000)',
+      })
+      .option('rpm', {
+        type: 'string',
+        coerce: positiveInteger('rpm'),
+        describe: "Requests-per-minute budget (the job's: each of N shards takes 1/N)",
+      })
+      .option('tpm', {
+        type: 'string',
+        coerce: positiveInteger('tpm'),
+        describe: "Estimated tokens-per-minute budget (the job's: each of N shards takes 1/N)",
+      })
+      .option('max-total-tokens', {
+        type: 'string',
+        coerce: positiveInteger('max-total-tokens'),
+        describe:
+          'Token budget for the output directory, across resumes: stop sending new rows before passing it (exit 4, rows pending; --resume with a larger budget goes on)',
+      })
       .option('resume', { type: 'boolean', describe: 'Continue the run in --out, skipping settled rows' })
-      .option('retry-failed', { type: 'string', array: true, describe: 'With --resume: re-run failed rows (all, or categories e.g. rate_limited server_error)' })
+      .option('retry-failed', {
+        type: 'string',
+        array: true,
+        describe: 'With --resume: re-run failed rows (all, or categories e.g. rate_limited server_error)',
+      })
       .option('force', { type: 'boolean', describe: 'Discard an earlier run in --out and start over' })
       .option('cache', { type: 'string', describe: 'Response cache directory (reproducible re-runs)' })
       .option('simulate', { type: 'boolean', describe: 'Start the built-in simulator and send to it (replies are simulated)' })
       .option('quiet', { type: 'boolean', describe: 'No progress output' })
-      .option('format', { type: 'string', choices: ['jsonl', 'csv', 'openai-batch'], describe: 'Also write output.csv/errors.csv (csv) or batch-output.jsonl/batch-errors.jsonl (openai-batch)' })
-      .option('escape-formulas', { type: 'boolean', describe: 'CSV: escape cells a spreadsheet would execute (default on; --no-escape-formulas turns it off)' })
+      .option('format', {
+        type: 'string',
+        choices: ['jsonl', 'csv', 'openai-batch'],
+        describe: 'Also write output.csv/errors.csv (csv) or batch-output.jsonl/batch-errors.jsonl (openai-batch)',
+      })
+      .option('escape-formulas', {
+        type: 'boolean',
+        describe: 'CSV: escape cells a spreadsheet would execute (default on; --no-escape-formulas turns it off)',
+      })
       .option('bom', { type: 'boolean', describe: 'CSV: start with a UTF-8 BOM for Excel' })
-      .option('reply-format', { type: 'string', choices: ['text', 'json'], describe: "json: parse each reply as JSON (bare or in a ```json block) into the record's data; a reply that does not parse fails as invalid_reply (default text)" })
-      .option('reply-schema', { type: 'string', describe: 'JSON Schema file (draft 2020-12 or draft-07) each reply\'s data must match; implies --reply-format json' })
-      .option('reply-retries', { type: 'string', coerce: nonNegativeInteger('reply-retries'), describe: 'How many times a reply that does not parse or match is sent again; each try is paid (default 1)' })
-      .option('shard', { type: 'string', describe: 'K/N: take only the rows whose id hashes to K (0..N-1); join shards with chatbatch merge' })
-      .option('repeat', { type: 'string', coerce: positiveInteger('repeat'), describe: 'Send each row N times as independent samples; records carry sample 0..N-1 (default 1)' })
+      .option('reply-format', {
+        type: 'string',
+        choices: ['text', 'json'],
+        describe:
+          "json: parse each reply as JSON (bare or in a ```json block) into the record's data; a reply that does not parse fails as invalid_reply (default text)",
+      })
+      .option('reply-schema', {
+        type: 'string',
+        describe: "JSON Schema file (draft 2020-12 or draft-07) each reply's data must match; implies --reply-format json",
+      })
+      .option('reply-retries', {
+        type: 'string',
+        coerce: nonNegativeInteger('reply-retries'),
+        describe: 'How many times a reply that does not parse or match is sent again; each try is paid (default 1)',
+      })
+      .option('shard', {
+        type: 'string',
+        describe: 'K/N: take only the rows whose id hashes to K (0..N-1); join shards with chatbatch merge',
+      })
+      .option('repeat', {
+        type: 'string',
+        coerce: positiveInteger('repeat'),
+        describe: 'Send each row N times as independent samples; records carry sample 0..N-1 (default 1)',
+      })
       .option('dry-run', { type: 'boolean', describe: 'Read and check every row, build every request, send nothing' })
       .example('$0 run prompts.jsonl --base-url https://api.example.com/v1 --model my-model --out out/today', 'Run a JSONL file')
       .example("$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich.json", 'Run a glob of CSV files with a template')
       .example('$0 run --job jobs/quickstart.json --simulate', 'Try it against the built-in simulator')
       .example('$0 run --job jobs/nightly.json --out out/2026-11-22 --resume', 'Resume an interrupted run')
-      .example("$0 run in.jsonl --base-url https://api.portkey.ai/v1 --header 'x-portkey-provider: openai' --header 'x-portkey-api-key: ${PORTKEY_API_KEY}' ...", 'Send through a gateway') as unknown as Argv<RunArgs>,
+      .example(
+        "$0 run in.jsonl --base-url https://api.portkey.ai/v1 --header 'x-portkey-provider: openai' --header 'x-portkey-api-key: ${PORTKEY_API_KEY}' ...",
+        'Send through a gateway',
+      ) as unknown as Argv<RunArgs>,
   handler: async (args) => {
     process.exitCode = await runFromCli(args);
   },

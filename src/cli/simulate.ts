@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
-import { startSimulator, type FaultRates, type SimulatorOptions } from '../simulator/server.js';
+import { type FaultRates, type SimulatorOptions, startSimulator } from '../simulator/server.js';
 import { EXIT } from './exit-codes.js';
 import { nonNegativeInteger } from './options.js';
 
@@ -44,7 +44,11 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
       .option('jitter-ms', { type: 'string', coerce: nonNegativeInteger('jitter-ms'), describe: 'Extra random latency, 0..N ms' })
       .option('api-key-env', { type: 'string', describe: 'Require the key held in this environment variable' })
       .option('models', { type: 'string', describe: 'Comma-separated model names to accept (others get 404)' })
-      .option('retry-after-ms', { type: 'string', coerce: nonNegativeInteger('retry-after-ms'), describe: 'retry-after announced on simulated 429s (default 1000)' })
+      .option('retry-after-ms', {
+        type: 'string',
+        coerce: nonNegativeInteger('retry-after-ms'),
+        describe: 'retry-after announced on simulated 429s (default 1000)',
+      })
       .option('seed', { type: 'string', coerce: nonNegativeInteger('seed'), describe: 'Seed of the fault sequence (default 1)' });
     for (const [flag, , what] of FAULT_FLAGS) {
       built = built.option(flag, { type: 'string', coerce: probability(flag), describe: `Share of requests that ${what} (0..1)` });
@@ -54,12 +58,12 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
       .example('$0 simulate --rate-limit 0.05 --server-error 0.05 --hang 0.005', 'A flaky endpoint')
       .epilog(
         'Per-row faults for tests: a message containing [[sim:500]] (any status), [[sim:429x2]] (only the first two ' +
-        'requests with that body), [[sim:hang]], [[sim:reset]], [[sim:html502]], [[sim:quota]], [[sim:okerror]], ' +
-        '[[sim:empty]], [[sim:retry-after-date]], [[sim:should-retry-false]], [[sim:apim]], [[sim:no-trace]] or ' +
-        '[[sim:big]] gets that behaviour. They work with chatbatch run --simulate too. ' +
-        'JSON replies: a request with response_format json_object gets {"label": ..., "score": ...}, one with ' +
-        'json_schema a value that fits its schema; [[sim:json]] answers JSON, [[sim:json-fenced]] JSON in a ```json ' +
-        'block, [[sim:badjson]] a reply that is not JSON ([[sim:badjsonx1]]: only the first time).',
+          'requests with that body), [[sim:hang]], [[sim:reset]], [[sim:html502]], [[sim:quota]], [[sim:okerror]], ' +
+          '[[sim:empty]], [[sim:retry-after-date]], [[sim:should-retry-false]], [[sim:apim]], [[sim:no-trace]] or ' +
+          '[[sim:big]] gets that behaviour. They work with chatbatch run --simulate too. ' +
+          'JSON replies: a request with response_format json_object gets {"label": ..., "score": ...}, one with ' +
+          'json_schema a value that fits its schema; [[sim:json]] answers JSON, [[sim:json-fenced]] JSON in a ```json ' +
+          'block, [[sim:badjson]] a reply that is not JSON ([[sim:badjsonx1]]: only the first time).',
       ) as unknown as Argv<SimulateArgs>;
   },
   handler: async (args) => {
@@ -69,7 +73,11 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
     if (args['jitter-ms'] !== undefined) options.latencyJitterMs = args['jitter-ms'];
     if (args['retry-after-ms'] !== undefined) options.retryAfterMs = args['retry-after-ms'];
     if (args.seed !== undefined) options.seed = args.seed;
-    if (args.models) options.models = args.models.split(',').map((m) => m.trim()).filter(Boolean);
+    if (args.models)
+      options.models = args.models
+        .split(',')
+        .map((m) => m.trim())
+        .filter(Boolean);
     if (args['api-key-env']) {
       const key = process.env[args['api-key-env']];
       if (!key) {

@@ -1,21 +1,21 @@
-import type { Argv, CommandModule } from 'yargs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkJob, type JobFile } from '../job/job-file.js';
-import { inputFileAsJob, notJson } from '../job/not-a-job-file.js';
-import { checkBaseUrl } from '../job/base-url.js';
+import type { Argv, CommandModule } from 'yargs';
 import { InputError } from '../input/errors.js';
 import { expandInputs } from '../input/expand.js';
 import { inputProblems } from '../input/preflight.js';
 import { readRows } from '../input/read-rows.js';
 import { rowId, SeenIds } from '../input/row-id.js';
-import { rowToMessages } from '../request/messages.js';
-import { BatchNotes } from '../request/batch-notes.js';
-import { bodyFields } from '../request/row-params.js';
+import { checkBaseUrl } from '../job/base-url.js';
 import { resolveJobInputs } from '../job/config.js';
+import { checkJob, type JobFile } from '../job/job-file.js';
+import { inputFileAsJob, notJson } from '../job/not-a-job-file.js';
+import { loadReplySchema, ReplySchemaError } from '../reply/reply-schema.js';
+import { BatchNotes } from '../request/batch-notes.js';
+import { rowToMessages } from '../request/messages.js';
+import { bodyFields } from '../request/row-params.js';
 import { EXIT } from './exit-codes.js';
 import { nonNegativeInteger } from './options.js';
-import { loadReplySchema, ReplySchemaError } from '../reply/reply-schema.js';
 
 interface ValidateArgs {
   job: string;
@@ -28,7 +28,11 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
   builder: (yargs: Argv) =>
     yargs
       .positional('job', { type: 'string', demandOption: true, describe: 'The job file' })
-      .option('max-problems', { type: 'string', coerce: nonNegativeInteger('max-problems'), describe: 'Most row problems to list (default 50)' })
+      .option('max-problems', {
+        type: 'string',
+        coerce: nonNegativeInteger('max-problems'),
+        describe: 'Most row problems to list (default 50)',
+      })
       .example('$0 validate jobs/enrich-products.json', 'Check a job before a nightly run') as unknown as Argv<ValidateArgs>,
   handler: async (args) => {
     process.exitCode = await validate(args.job, args['max-problems'] ?? 50);
@@ -48,7 +52,8 @@ async function validate(jobFile: string, maxProblems: number): Promise<number> {
     }
     parsed = JSON.parse(text);
   } catch (error) {
-    const problem = error instanceof SyntaxError ? notJson(error) : `cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+    const problem =
+      error instanceof SyntaxError ? notJson(error) : `cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
     out(`${jobFile}: ${problem}`);
     return EXIT.usage;
   }
@@ -110,7 +115,10 @@ async function validate(jobFile: string, maxProblems: number): Promise<number> {
           : row.kind === 'invalid'
             ? row.problem
             : (() => {
-                const built = rowToMessages(row.fields, { system: typeof job.system === 'string' ? job.system : null, template: typeof job.template === 'string' ? job.template : null });
+                const built = rowToMessages(row.fields, {
+                  system: typeof job.system === 'string' ? job.system : null,
+                  template: typeof job.template === 'string' ? job.template : null,
+                });
                 if (!built.ok) return built.problem;
                 const body = bodyFields(row.fields, job.row_params === true);
                 if (!body.ok) return body.problem;
@@ -131,7 +139,8 @@ async function validate(jobFile: string, maxProblems: number): Promise<number> {
   if (badRows > maxProblems) out(`... and ${badRows - maxProblems} more invalid row(s)`);
   for (const notice of [batchNotes.unsentNotice(), batchNotes.otherModelNotice()]) if (notice) out(`note: ${notice}`);
   const total = problems.length - Math.min(badRows, maxProblems) + badRows;
-  const samples = Number.isSafeInteger(job.repeat) && job.repeat! > 1 ? `, ${job.repeat} samples each: ${rows * job.repeat!} request(s)` : '';
+  const samples =
+    Number.isSafeInteger(job.repeat) && job.repeat! > 1 ? `, ${job.repeat} samples each: ${rows * job.repeat!} request(s)` : '';
   out(total === 0 ? `${jobFile}: ok (${rows} row(s)${samples})` : `${jobFile}: ${total} problem(s), ${rows} row(s) read`);
   return total === 0 ? EXIT.ok : EXIT.usage;
 }

@@ -1,4 +1,4 @@
-import { pipeline, Writable, type Transform } from 'node:stream';
+import { pipeline, type Transform, Writable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
 
 /** The `Accept-Encoding` sent: every coding BodyDecoder reads. */
@@ -21,10 +21,12 @@ export function parseContentEncoding(header: string): Coding[] | string {
     const name = item.trim().toLowerCase();
     if (name === '' || name === 'identity') continue;
     const coding = CODINGS[name];
-    if (coding === undefined) return `the response is encoded with "${name}", which chatbatch does not decode (it asks for ${ACCEPTED_ENCODINGS})`;
+    if (coding === undefined)
+      return `the response is encoded with "${name}", which chatbatch does not decode (it asks for ${ACCEPTED_ENCODINGS})`;
     codings.push(coding);
   }
-  if (codings.length > MAX_LAYERS) return `the response is encoded ${codings.length} times over (${header.trim()}); chatbatch decodes at most ${MAX_LAYERS} layers`;
+  if (codings.length > MAX_LAYERS)
+    return `the response is encoded ${codings.length} times over (${header.trim()}); chatbatch decodes at most ${MAX_LAYERS} layers`;
   return codings;
 }
 

@@ -1,13 +1,13 @@
 import { createRequire } from 'node:module';
 import type { Dispatcher, Pool as UndiciPool, ProxyAgent as UndiciProxyAgent } from 'undici';
+import { TOOL_VERSION } from '../output/tool-version.js';
+import { registerSecret } from '../record/redact.js';
 import type { AttemptFailure, AttemptOutcome } from './attempt.js';
 import { ACCEPTED_ENCODINGS } from './body-decoder.js';
 import { Exchange, type ExchangeSettings } from './exchange.js';
 import { failure } from './interpret.js';
 import type { ProxyChoice } from './proxy-env.js';
-import { registerSecret } from '../record/redact.js';
 import { redactOutcome } from './redact-outcome.js';
-import { TOOL_VERSION } from '../output/tool-version.js';
 
 export interface ChatClientOptions {
   /** Full request URL, ending in /chat/completions. */
@@ -78,12 +78,18 @@ export class ChatClient {
     // Gateway headers first: the names chatbatch sets itself cannot be given this way (job/headers.ts).
     this.headerTemplate = [
       ...Object.entries(options.headers ?? {}).flat(),
-      'Authorization', `Bearer ${options.apiKey}`,
-      'Content-Type', 'application/json',
-      'Accept', 'application/json',
-      'Accept-Encoding', ACCEPTED_ENCODINGS,
-      'User-Agent', userAgent,
-      'X-Client-Request-Id', '',
+      'Authorization',
+      `Bearer ${options.apiKey}`,
+      'Content-Type',
+      'application/json',
+      'Accept',
+      'application/json',
+      'Accept-Encoding',
+      ACCEPTED_ENCODINGS,
+      'User-Agent',
+      userAgent,
+      'X-Client-Request-Id',
+      '',
     ];
   }
 

@@ -1,10 +1,10 @@
 import type { Dispatcher } from 'undici';
-import type { AttemptOutcome } from './attempt.js';
 import { onAbort } from '../async/abort-fanout.js';
-import { BodyDecoder, parseContentEncoding, type DecodeEnd, type DecodeListener } from './body-decoder.js';
+import type { ClientCode } from '../record/client-codes.js';
+import type { AttemptOutcome } from './attempt.js';
+import { BodyDecoder, type DecodeEnd, type DecodeListener, parseContentEncoding } from './body-decoder.js';
 import { failure, interpret } from './interpret.js';
 import { describeRequestError, type RequestTarget } from './request-error.js';
-import type { ClientCode } from '../record/client-codes.js';
 
 /** What every attempt of one client shares. */
 export interface ExchangeSettings extends RequestTarget {
@@ -56,7 +56,11 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
     else this.controller = controller;
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
     if (this.settled || statusCode < 200) return;
     this.status = statusCode;
     this.headers = joinRepeated(headers);
@@ -112,7 +116,11 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
 
   onDecoded(end: DecodeEnd): void {
     if (end.kind === 'text') this.finish(interpret(this.status!, this.headers, end.text, this.started, this.settings.url));
-    else if (end.kind === 'too_large') this.fail('response_too_large', `the response body decoded to more than the ${this.settings.maxBodyBytes} byte limit and was not read further`);
+    else if (end.kind === 'too_large')
+      this.fail(
+        'response_too_large',
+        `the response body decoded to more than the ${this.settings.maxBodyBytes} byte limit and was not read further`,
+      );
     else this.fail('bad_response', `the ${this.headers['content-encoding']}-encoded response body could not be decoded (${end.reason})`);
   }
 

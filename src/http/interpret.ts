@@ -1,22 +1,46 @@
+import { CLIENT_CODES, type ClientCode } from '../record/client-codes.js';
 import type { AttemptFailure, AttemptOutcome, AttemptSuccess } from './attempt.js';
 import { classifyFailure } from './classify.js';
 import { readErrorBody, readErrorJson } from './error-body.js';
-import { pickTraceId } from './trace-id.js';
-import { CLIENT_CODES, type ClientCode } from '../record/client-codes.js';
 import { responseDetails } from './response-details.js';
+import { pickTraceId } from './trace-id.js';
 
 export function elapsedMs(started: bigint): number {
   return Number(process.hrtime.bigint() - started) / 1e6;
 }
 
 /** A failure with one of our own codes: its category and retryability come from the codes' table. */
-export function failure(status: number | null, code: ClientCode, message: string, headers: Record<string, string>, started: bigint, bodyId?: unknown): AttemptFailure {
+export function failure(
+  status: number | null,
+  code: ClientCode,
+  message: string,
+  headers: Record<string, string>,
+  started: bigint,
+  bodyId?: unknown,
+): AttemptFailure {
   const { category, retryable } = CLIENT_CODES[code];
-  return { ok: false, status, code, message, category, retryable, fatalForRun: false, traceId: pickTraceId(headers, bodyId), headers, durationMs: elapsedMs(started) };
+  return {
+    ok: false,
+    status,
+    code,
+    message,
+    category,
+    retryable,
+    fatalForRun: false,
+    traceId: pickTraceId(headers, bodyId),
+    headers,
+    durationMs: elapsedMs(started),
+  };
 }
 
 /** What a complete response means: a reply, or a failure classified by its status and body. */
-export function interpret(status: number, headers: Record<string, string>, text: string, started: bigint, requestUrl: string): AttemptOutcome {
+export function interpret(
+  status: number,
+  headers: Record<string, string>,
+  text: string,
+  started: bigint,
+  requestUrl: string,
+): AttemptOutcome {
   if (status >= 200 && status < 300) return interpretSuccess(status, headers, text, started);
   if (REDIRECTS.has(status)) return redirected(status, headers, started, requestUrl);
   const error = readErrorBody(status, headers['content-type'], text);
@@ -46,7 +70,10 @@ function redirected(status: number, headers: Record<string, string>, started: bi
     message = `the base URL answers with a redirect (HTTP ${status}) but names no Location; chatbatch does not follow redirects: use the endpoint's own address as the base URL`;
   } else {
     const target = resolveLocation(location, requestUrl);
-    const base = target && /\/chat\/completions\/?$/.test(target.pathname) ? `${target.origin}${target.pathname.replace(/\/chat\/completions\/?$/, '')}${target.search}` : null;
+    const base =
+      target && /\/chat\/completions\/?$/.test(target.pathname)
+        ? `${target.origin}${target.pathname.replace(/\/chat\/completions\/?$/, '')}${target.search}`
+        : null;
     message = base
       ? `the base URL redirects to ${target!.href} (HTTP ${status}); use ${base} as the base URL (chatbatch does not follow redirects)`
       : `the base URL redirects to ${target?.href ?? location} (HTTP ${status}); use that address's API base URL as the base URL (chatbatch does not follow redirects)`;
@@ -93,7 +120,14 @@ function interpretSuccess(status: number, headers: Record<string, string>, text:
   const body = parsed as CompletionBody;
   if (typeof body.error === 'object' && body.error !== null) {
     const error = readErrorJson(body);
-    return badResponse(status, headers, started, error?.code ?? 'bad_response', `${status} response carries an error: ${error?.message ?? 'no message'}`, body.id);
+    return badResponse(
+      status,
+      headers,
+      started,
+      error?.code ?? 'bad_response',
+      `${status} response carries an error: ${error?.message ?? 'no message'}`,
+      body.id,
+    );
   }
   const choice = Array.isArray(body.choices) ? (body.choices[0] as Choice | undefined) : undefined;
   const message = typeof choice === 'object' && choice !== null ? choice.message : undefined;
@@ -145,7 +179,25 @@ function isUsage(value: unknown): value is NonNullable<AttemptSuccess['usage']> 
 }
 
 /** A 2xx that is not a usable completion: retried like a server fault, never a silent empty reply. */
-function badResponse(status: number, headers: Record<string, string>, started: bigint, code: string, message: string, bodyId: unknown): AttemptFailure {
+function badResponse(
+  status: number,
+  headers: Record<string, string>,
+  started: bigint,
+  code: string,
+  message: string,
+  bodyId: unknown,
+): AttemptFailure {
   const { category, retryable } = CLIENT_CODES.bad_response;
-  return { ok: false, status, code, message, category, retryable, fatalForRun: false, traceId: pickTraceId(headers, bodyId), headers, durationMs: elapsedMs(started) };
+  return {
+    ok: false,
+    status,
+    code,
+    message,
+    category,
+    retryable,
+    fatalForRun: false,
+    traceId: pickTraceId(headers, bodyId),
+    headers,
+    durationMs: elapsedMs(started),
+  };
 }

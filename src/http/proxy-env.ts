@@ -38,7 +38,10 @@ export function proxyFor(target: URL, env: Env): ProxyResolution {
     return { ok: false, problem: `${variable} is not a proxy URL (expected http://host:port, optionally http://user:password@host:port)` };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return { ok: false, problem: `${variable}: ${url.protocol}// proxies are not supported; chatbatch goes through http:// and https:// proxies` };
+    return {
+      ok: false,
+      problem: `${variable}: ${url.protocol}// proxies are not supported; chatbatch goes through http:// and https:// proxies`,
+    };
   }
   if (url.hostname === '') return { ok: false, problem: `${variable} names no proxy host (expected http://host:port)` };
   const username = safeDecode(url.username);

@@ -1,5 +1,5 @@
-import type { AttemptOutcome } from './attempt.js';
 import { hasSecrets, redactedPrefix, redactSecrets, redactSecretsAlsoLowerCased } from '../record/redact.js';
+import type { AttemptOutcome } from './attempt.js';
 
 /**
  * Longest server string kept (an `error.message`, a code, an id): longer ones are cut, after

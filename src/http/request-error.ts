@@ -45,7 +45,9 @@ export function describeRequestError(error: unknown, target: RequestTarget): Req
   if (PROXY_AUTH.test(text) || tunnel?.[1] === '407') return proxyAuthRequired(target);
   if (tunnel && target.proxy) {
     return {
-      code: 'network_error', fatalForRun: false, connectionErrorCode: 'ERR_PROXY_TUNNEL',
+      code: 'network_error',
+      fatalForRun: false,
+      connectionErrorCode: 'ERR_PROXY_TUNNEL',
       message: `ERR_PROXY_TUNNEL: the proxy ${target.proxy.shown} (from ${target.proxy.variable}) answered ${tunnel[1]} when asked for a tunnel to the base URL (${target.request})`,
     };
   }
@@ -58,14 +60,28 @@ export function describeRequestError(error: unknown, target: RequestTarget): Req
   if (ownCode === 'UND_ERR_SOCKET') {
     // The other side closed (or reset) the connection: the old client's ECONNRESET.
     const code = causeCode ?? 'ECONNRESET';
-    return { code: 'network_error', fatalForRun: false, connectionErrorCode: code, message: `${code}: the connection closed before the response was complete (${where})` };
+    return {
+      code: 'network_error',
+      fatalForRun: false,
+      connectionErrorCode: code,
+      message: `${code}: the connection closed before the response was complete (${where})`,
+    };
   }
   if (ownCode === 'UND_ERR_DESTROYED' || ownCode === 'UND_ERR_CLOSED') {
-    return { code: 'network_error', fatalForRun: false, message: `the connection pool was closed before the response was complete (${where})` };
+    return {
+      code: 'network_error',
+      fatalForRun: false,
+      message: `the connection pool was closed before the response was complete (${where})`,
+    };
   }
   if (e.name === 'HTTPParserError') {
     const code = ownCode ?? 'HPE_INVALID_RESPONSE';
-    return { code: 'network_error', fatalForRun: false, connectionErrorCode: code, message: `${code}: the answer is not HTTP/1.1 (${text}) (${where})` };
+    return {
+      code: 'network_error',
+      fatalForRun: false,
+      connectionErrorCode: code,
+      message: `${code}: the answer is not HTTP/1.1 (${text}) (${where})`,
+    };
   }
   // undici wraps some system errors (a proxy certificate for another host: UND_ERR_PRX_TLS).
   const code = (ownCode?.startsWith('UND_ERR_') && causeCode) || ownCode || causeCode || 'ERROR';
@@ -76,7 +92,8 @@ export function describeRequestError(error: unknown, target: RequestTarget): Req
 function proxyAuthRequired(target: RequestTarget): RequestErrorFacts {
   const proxy = target.proxy ? `the proxy ${target.proxy.shown} (from ${target.proxy.variable})` : 'a proxy';
   return {
-    code: 'proxy_auth', fatalForRun: true,
+    code: 'proxy_auth',
+    fatalForRun: true,
     message: `${proxy} answered 407 Proxy Authentication Required (${target.request})`,
   };
 }

@@ -26,7 +26,8 @@ export function resolveRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryP
   }
   for (const name of ['baseDelayMs', 'maxDelayMs', 'maxServerWaitMs'] as const) {
     const value = policy[name];
-    if (!Number.isFinite(value) || value < 0) throw new RangeError(`Cannot retry as '${name}' must be a number ≥ 0: current value is ${value}`);
+    if (!Number.isFinite(value) || value < 0)
+      throw new RangeError(`Cannot retry as '${name}' must be a number ≥ 0: current value is ${value}`);
   }
   return policy;
 }

@@ -1,8 +1,8 @@
+import { type CsvRecordProblem, CsvRecordScanner, MAX_CSV_RECORD_BYTES } from './csv-records.js';
 import { InputError } from './errors.js';
-import { CsvRecordScanner, MAX_CSV_RECORD_BYTES, type CsvRecordProblem } from './csv-records.js';
 import { fileChunks } from './file-chunks.js';
-import { describeReadError, unreadableRest } from './unreadable.js';
 import type { InputRow } from './row.js';
+import { describeReadError, unreadableRest } from './unreadable.js';
 
 const READ_CHUNK_BYTES = 1 << 16;
 
@@ -58,7 +58,10 @@ export async function readCsvHeader(file: string): Promise<readonly string[] | n
 }
 
 /** The file's records that are not blank, then, if reading fails, where and why (and nothing after). */
-async function* scanRecords(file: string, chunks?: AsyncIterable<Uint8Array>): AsyncGenerator<ScannedRecord | { line: number; error: unknown }> {
+async function* scanRecords(
+  file: string,
+  chunks?: AsyncIterable<Uint8Array>,
+): AsyncGenerator<ScannedRecord | { line: number; error: unknown }> {
   const records: ScannedRecord[] = [];
   const scanner = new CsvRecordScanner((line, cells, problem) => records.push({ line, cells, problem }));
   const source = (chunks ?? fileChunks(file, READ_CHUNK_BYTES))[Symbol.asyncIterator]();
@@ -98,7 +101,8 @@ function checkHeader(cells: ReadonlyArray<string | null>): { ok: true; columns: 
     if (name === null || name === undefined) return { ok: false, problem: `column ${index + 1} of the header is not valid UTF-8` };
     if (name.trim() === '') return { ok: false, problem: `column ${index + 1} of the header has no name` };
     const earlier = firstColumn.get(name);
-    if (earlier !== undefined) return { ok: false, problem: `the header names column "${name}" twice (columns ${earlier + 1} and ${index + 1})` };
+    if (earlier !== undefined)
+      return { ok: false, problem: `the header names column "${name}" twice (columns ${earlier + 1} and ${index + 1})` };
     firstColumn.set(name, index);
   }
   return { ok: true, columns: Object.freeze(cells as string[]) };
@@ -108,7 +112,13 @@ function toRow(file: string, record: ScannedRecord, columns: readonly string[]):
   const { line } = record;
   if (record.problem === 'unclosed_quote') {
     // Everything from here to the end of the file is one unfinished record.
-    return { kind: 'invalid', file, line, format: 'csv', problem: 'a quoted field starting on this line is never closed (the rest of the file was read as part of it)' };
+    return {
+      kind: 'invalid',
+      file,
+      line,
+      format: 'csv',
+      problem: 'a quoted field starting on this line is never closed (the rest of the file was read as part of it)',
+    };
   }
   if (record.problem === 'too_long') {
     return { kind: 'invalid', file, line, format: 'csv', problem: `record longer than ${MAX_CSV_RECORD_BYTES} bytes (an unclosed quote?)` };

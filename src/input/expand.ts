@@ -42,7 +42,10 @@ export async function expandInputs(patterns: readonly string[], cwd = process.cw
     for (const file of matches) {
       const real = await realFile(file, cwd);
       const inside = excluded.find((dir) => isInside(real, dir.real))?.dir;
-      if (inside && !glob) throw new InputError(`${file}: is inside ${inside.what}, which a run never reads as input; name a file outside it or choose another directory`);
+      if (inside && !glob)
+        throw new InputError(
+          `${file}: is inside ${inside.what}, which a run never reads as input; name a file outside it or choose another directory`,
+        );
       if (inside) {
         skipped.set(inside, (skipped.get(inside) ?? 0) + 1);
         continue;
@@ -57,9 +60,13 @@ export async function expandInputs(patterns: readonly string[], cwd = process.cw
       }
     }
     if (skipped.size > 0) {
-      const where = excluded.filter(({ dir }) => skipped.has(dir)).map(({ dir }) => dir.what).join(' and ');
+      const where = excluded
+        .filter(({ dir }) => skipped.has(dir))
+        .map(({ dir }) => dir.what)
+        .join(' and ');
       const count = sum(skipped.values());
-      if (count === matches.length) throw new InputError(`${pattern}: matches only files inside ${where}, which a run never reads as input`);
+      if (count === matches.length)
+        throw new InputError(`${pattern}: matches only files inside ${where}, which a run never reads as input`);
       options.notice?.(`${pattern}: left out ${count} file(s) inside ${where}`);
     }
   }
@@ -94,7 +101,8 @@ async function globFiles(pattern: string, cwd: string, signal: AbortSignal | und
   matches.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   for (const file of matches) {
     checkStop(signal);
-    if (!(await isReadable(path.resolve(cwd, file)))) throw new InputError(`${pattern}: matches ${file}, which cannot be read (permission denied)`);
+    if (!(await isReadable(path.resolve(cwd, file))))
+      throw new InputError(`${pattern}: matches ${file}, which cannot be read (permission denied)`);
   }
   return matches;
 }
@@ -108,7 +116,12 @@ async function walk(pattern: string, cwd: string, signal: AbortSignal | undefine
   const glob = await fastGlob();
   checkStop(signal);
   const stream = glob.stream(pattern, {
-    cwd, onlyFiles: false, followSymbolicLinks: false, objectMode: true, dot: false, unique: true,
+    cwd,
+    onlyFiles: false,
+    followSymbolicLinks: false,
+    objectMode: true,
+    dot: false,
+    unique: true,
   }) as NodeJS.ReadableStream & { destroy(error?: Error): void };
   const stop = (): void => stream.destroy(new ExpansionInterruptedError());
   signal?.addEventListener('abort', stop, { once: true });
@@ -179,7 +192,8 @@ async function plainFile(file: string, cwd: string): Promise<string> {
     const code = (error as NodeJS.ErrnoException).code;
     throw new InputError(`${file}: ${code === 'ENOENT' ? 'no such file' : `cannot read (${code ?? String(error)})`}`);
   }
-  if (info.isDirectory()) throw new InputError(`${file}: is a directory; give files or a glob such as '${file.replace(/\/+$/, '')}/*.jsonl'`);
+  if (info.isDirectory())
+    throw new InputError(`${file}: is a directory; give files or a glob such as '${file.replace(/\/+$/, '')}/*.jsonl'`);
   if (!info.isFile()) throw new InputError(`${file}: is not a regular file`);
   if (!(await isReadable(full))) throw new InputError(`${file}: cannot read (permission denied)`);
   return file;

@@ -41,9 +41,10 @@ export async function* readJsonlRows(file: string): AsyncGenerator<InputRow> {
       let newline = chunk.indexOf(NEWLINE);
       if (newline !== -1 && (partial.length > 0 || tooLong)) {
         lineNumber++;
-        const row = tooLong || partialBytes + newline > MAX_JSONL_LINE_BYTES
-          ? tooLongRow(file, lineNumber)
-          : parseLine(file, lineNumber, Buffer.concat([...partial, chunk.subarray(0, newline)]));
+        const row =
+          tooLong || partialBytes + newline > MAX_JSONL_LINE_BYTES
+            ? tooLongRow(file, lineNumber)
+            : parseLine(file, lineNumber, Buffer.concat([...partial, chunk.subarray(0, newline)]));
         partial = [];
         partialBytes = 0;
         tooLong = false;

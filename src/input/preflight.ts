@@ -27,7 +27,9 @@ export async function preflightInputs(files: readonly string[]): Promise<void> {
   const problems = await inputProblems(files);
   if (problems.length === 1) throw new InputError(`${problems[0]!.problem}; nothing was sent`);
   if (problems.length > 1) {
-    throw new InputError(`${problems.length} input files cannot be used; nothing was sent:\n${problems.map((p) => `  ${p.problem}`).join('\n')}`);
+    throw new InputError(
+      `${problems.length} input files cannot be used; nothing was sent:\n${problems.map((p) => `  ${p.problem}`).join('\n')}`,
+    );
   }
 }
 

@@ -83,7 +83,7 @@ export class SeenIds {
 /** Puts the pair (a, b) in a table of `slots` slots unless it is there; false when it was. */
 function insert(table: Uint32Array, slots: number, a: number, b: number): boolean {
   // Any slot count, not only powers of two: the mixed hash scaled to [0, slots).
-  let slot = Math.min(slots - 1, Math.floor(((a ^ Math.imul(b, 0x9e3779b1)) >>> 0) / 4294967296 * slots));
+  let slot = Math.min(slots - 1, Math.floor((((a ^ Math.imul(b, 0x9e3779b1)) >>> 0) / 4294967296) * slots));
   for (; ; slot = slot + 1 === slots ? 0 : slot + 1) {
     const i = slot * 2;
     const x = table[i]!;

@@ -33,7 +33,9 @@ export function chooseKeySource(
   const fileFromEnv = env[API_KEY_FILE_ENV]?.trim();
   if (fileFromEnv) {
     if (env[DEFAULT_API_KEY_ENV]?.trim()) {
-      problems.push(`${API_KEY_FILE_ENV} and ${DEFAULT_API_KEY_ENV} are both set: unset one (${API_KEY_FILE_ENV} names a file holding the key)`);
+      problems.push(
+        `${API_KEY_FILE_ENV} and ${DEFAULT_API_KEY_ENV} are both set: unset one (${API_KEY_FILE_ENV} names a file holding the key)`,
+      );
     }
     return { variable: null, file: fileFromEnv };
   }
@@ -58,7 +60,9 @@ export function readKeyFrom(source: KeySource, options: KeyReadOptions): { key: 
     if (key.key || options.optional) return { key: key.key, problem: null };
     return {
       key: '',
-      problem: raw ? `the environment variable ${source.variable} holds only whitespace: set it to the API key` : `no API key: set the environment variable ${source.variable}`,
+      problem: raw
+        ? `the environment variable ${source.variable} holds only whitespace: set it to the API key`
+        : `no API key: set the environment variable ${source.variable}`,
     };
   }
   const file = source.file;
@@ -77,7 +81,11 @@ export function readKeyFrom(source: KeySource, options: KeyReadOptions): { key: 
  * inside, a character beyond ASCII) is refused naming where the key came from and the position,
  * never the key itself.
  */
-export function readApiKey(raw: string | undefined, where: string, fix: string): { ok: true; key: string } | { ok: false; problem: string } {
+export function readApiKey(
+  raw: string | undefined,
+  where: string,
+  fix: string,
+): { ok: true; key: string } | { ok: false; problem: string } {
   const key = (raw ?? '').trim();
   const bad = firstUnsendableChar(key);
   if (bad) {
@@ -94,7 +102,8 @@ function readKeyFile(file: string): { ok: true; text: string } | { ok: false; pr
   try {
     const stat = statSync(file);
     if (!stat.isFile()) return { ok: false, problem: stat.isDirectory() ? 'it is a folder' : 'it is not a regular file' };
-    if (stat.size > MAX_KEY_FILE_BYTES) return { ok: false, problem: `it holds ${stat.size} bytes, more than a key (at most ${MAX_KEY_FILE_BYTES})` };
+    if (stat.size > MAX_KEY_FILE_BYTES)
+      return { ok: false, problem: `it holds ${stat.size} bytes, more than a key (at most ${MAX_KEY_FILE_BYTES})` };
     return { ok: true, text: readFileSync(file, 'utf8') };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;

@@ -44,4 +44,15 @@ export function checkBaseUrl(raw: string): BaseUrlCheck {
 }
 
 /** Query parameters that carry keys or signatures (Azure's api-key, Google's key, SAS sig, Functions' code). */
-const CREDENTIAL_PARAMETERS = new Set(['api-key', 'api_key', 'apikey', 'key', 'token', 'access_token', 'sig', 'code', 'secret', 'password']);
+const CREDENTIAL_PARAMETERS = new Set([
+  'api-key',
+  'api_key',
+  'apikey',
+  'key',
+  'token',
+  'access_token',
+  'sig',
+  'code',
+  'secret',
+  'password',
+]);

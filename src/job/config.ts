@@ -1,14 +1,14 @@
 import path from 'node:path';
-import { FAILURE_CATEGORIES, isFailureCategory, type FailureCategory } from '../record/categories.js';
+import { NothingSentError } from '../errors.js';
+import { type ProxyChoice, proxyFor } from '../http/proxy-env.js';
+import { parseShard, type Shard } from '../input/shard.js';
+import { FAILURE_CATEGORIES, type FailureCategory, isFailureCategory } from '../record/categories.js';
+import { DEFAULT_REPLY_RETRIES, REPLY_FORMATS, type ReplyFormat } from '../reply/reply-check.js';
 import { chooseKeySource, DEFAULT_API_KEY_ENV, readKeyFrom } from './api-key.js';
 import { checkBaseUrl } from './base-url.js';
 import { resolveHeaders } from './headers.js';
-import { proxyFor, type ProxyChoice } from '../http/proxy-env.js';
 import type { LoadedJob } from './job-file.js';
 import { checkParams } from './params.js';
-import { parseShard, type Shard } from '../input/shard.js';
-import { NothingSentError } from '../errors.js';
-import { DEFAULT_REPLY_RETRIES, REPLY_FORMATS, type ReplyFormat } from '../reply/reply-check.js';
 
 export { DEFAULT_API_KEY_ENV };
 export const BASE_URL_ENV = 'CHATBATCH_BASE_URL';
@@ -143,7 +143,9 @@ export class ConfigError extends NothingSentError {
 
   override explain(): string {
     const [only, ...more] = this.problems;
-    return more.length === 0 ? `cannot start the run: ${only}` : `cannot start the run:\n${this.problems.map((p) => `  - ${p}`).join('\n')}`;
+    return more.length === 0
+      ? `cannot start the run: ${only}`
+      : `cannot start the run:\n${this.problems.map((p) => `  - ${p}`).join('\n')}`;
   }
 }
 
@@ -161,9 +163,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   const j = job?.job ?? {};
   const { env } = context;
 
-  const inputs = flags.inputs.length > 0
-    ? flags.inputs
-    : resolveJobInputs(j.inputs ?? [], job, context.cwd);
+  const inputs = flags.inputs.length > 0 ? flags.inputs : resolveJobInputs(j.inputs ?? [], job, context.cwd);
   if (inputs.length === 0) problems.push('no inputs: give input files or globs, or "inputs" in the job file');
 
   const model = flags.model ?? j.model;
@@ -228,9 +228,11 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   // A schema is about JSON replies: giving one asks for them, unless text was asked for outright.
   const replyFormat = (flags.replyFormat ?? j.reply_format ?? (replySchema ? 'json' : 'text')) as ReplyFormat;
   if (!REPLY_FORMATS.includes(replyFormat)) problems.push(`reply format: "${replyFormat}" is not one of ${REPLY_FORMATS.join(', ')}`);
-  else if (replyFormat === 'text' && replySchema) problems.push(`a reply schema (${replySchema}) checks JSON replies: drop it or use --reply-format json`);
+  else if (replyFormat === 'text' && replySchema)
+    problems.push(`a reply schema (${replySchema}) checks JSON replies: drop it or use --reply-format json`);
   const repeat = flags.repeat ?? j.repeat ?? 1;
-  if (!Number.isSafeInteger(repeat) || repeat < 1) problems.push(`repeat must be a positive integer: current value is ${JSON.stringify(repeat)}`);
+  if (!Number.isSafeInteger(repeat) || repeat < 1)
+    problems.push(`repeat must be a positive integer: current value is ${JSON.stringify(repeat)}`);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -293,11 +295,16 @@ export function keyName(config: Pick<RunConfig, 'apiKeyEnv' | 'apiKeyFile'>): st
 
 function parseRetryFailed(values: string[] | undefined, problems: string[]): FailureCategory[] | 'all' {
   if (values === undefined) return [];
-  const names = values.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  const names = values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
   if (names.length === 0 || names.includes('all')) return 'all';
   const unknown = names.filter((n) => !isFailureCategory(n));
   if (unknown.length > 0) {
-    problems.push(`--retry-failed: unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')} (accepted: all, ${FAILURE_CATEGORIES.join(', ')})`);
+    problems.push(
+      `--retry-failed: unknown categor${unknown.length > 1 ? 'ies' : 'y'} ${unknown.join(', ')} (accepted: all, ${FAILURE_CATEGORIES.join(', ')})`,
+    );
   }
   return names as FailureCategory[];
 }

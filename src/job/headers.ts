@@ -25,7 +25,8 @@ const CONNECTION = 'it belongs to the HTTP connection, which chatbatch manages';
 
 /** Headers that cannot be set this way, each with the reason given to the user. */
 const REFUSED: Readonly<Record<string, string>> = {
-  authorization: 'chatbatch sends the key as "Authorization: Bearer <key>"; give the key with CHATBATCH_API_KEY, --api-key-env or --api-key-file',
+  authorization:
+    'chatbatch sends the key as "Authorization: Bearer <key>"; give the key with CHATBATCH_API_KEY, --api-key-env or --api-key-file',
   'proxy-authorization': 'it is meant for a proxy, not the endpoint',
   'content-type': `${CHATBATCH_SETS_IT} (application/json)`,
   'content-length': `${CHATBATCH_SETS_IT} from the body it sends`,
@@ -77,9 +78,11 @@ export function headerProblem(name: string, value: string): string | null {
   if (refused !== undefined) return `cannot be set this way: ${refused}`;
   if (value === '') return 'the value is empty';
   const bad = firstUnsendableChar(value);
-  if (bad) return `the value has a character that cannot be sent in an HTTP header (${bad.codePoint} at position ${bad.position}); a header value is one line of ASCII`;
+  if (bad)
+    return `the value has a character that cannot be sent in an HTTP header (${bad.codePoint} at position ${bad.position}); a header value is one line of ASCII`;
   for (const match of value.matchAll(VARIABLE)) {
-    if (!VARIABLE_NAME.test(match[1]!)) return `"${printable(match[0])}" does not name an environment variable (write \${NAME}: letters, digits, _)`;
+    if (!VARIABLE_NAME.test(match[1]!))
+      return `"${printable(match[0])}" does not name an environment variable (write \${NAME}: letters, digits, _)`;
   }
   if (value.replace(VARIABLE, '').includes('${')) return '"${" without a closing "}"';
   return null;
@@ -112,7 +115,10 @@ export function resolveHeaders(
       seen.add(key);
     }
   };
-  take(Object.entries(job ?? {}).map(([name, value]) => ({ name, value: typeof value === 'string' ? value.trim() : '' })), (name) => `headers ${headerLabel(name)}`);
+  take(
+    Object.entries(job ?? {}).map(([name, value]) => ({ name, value: typeof value === 'string' ? value.trim() : '' })),
+    (name) => `headers ${headerLabel(name)}`,
+  );
   const flagLines: HeaderLine[] = [];
   for (const text of flags ?? []) {
     const parsed = parseHeaderFlag(text);
@@ -133,7 +139,9 @@ export function resolveHeaders(
       }
       const bad = firstUnsendableChar(content);
       if (bad) {
-        problems.push(`header "${name}": the environment variable ${variable} holds a character that cannot be sent in an HTTP header (${bad.codePoint} at position ${bad.position} of ${content.length})`);
+        problems.push(
+          `header "${name}": the environment variable ${variable} holds a character that cannot be sent in an HTTP header (${bad.codePoint} at position ${bad.position} of ${content.length})`,
+        );
         return '';
       }
       filled = true;

@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { checkParams, OPTIONAL_PARAMS } from './params.js';
-import { headerLabel, headerProblem } from './headers.js';
-import { inputFileAsJob, notJson } from './not-a-job-file.js';
-import { OUTPUT_FORMATS, type OutputFormat } from './config.js';
 import { NothingSentError } from '../errors.js';
 import { REPLY_FORMATS, type ReplyFormat } from '../reply/reply-check.js';
+import { OUTPUT_FORMATS, type OutputFormat } from './config.js';
+import { headerLabel, headerProblem } from './headers.js';
+import { inputFileAsJob, notJson } from './not-a-job-file.js';
+import { checkParams, OPTIONAL_PARAMS } from './params.js';
 
 /** The JSON job file as written by a user. Every key is optional; flags fill or override. */
 export interface JobFile {
@@ -48,26 +48,56 @@ export const JOB_FIELDS: Readonly<Record<keyof JobFile, { kind: FieldKind; doc: 
   model: { kind: 'string', doc: "Model name or ID exactly as the provider's console shows it." },
   base_url: { kind: 'string', doc: "Base URL from the provider's console; requests go to base_url + /chat/completions." },
   api_key_env: { kind: 'string', doc: 'Name of the environment variable holding the API key (default CHATBATCH_API_KEY).' },
-  api_key_file: { kind: 'string', doc: 'File holding the API key (a Docker or Kubernetes secret), relative to the job file; CHATBATCH_API_KEY_FILE and the flags outrank it.' },
-  headers: { kind: 'headers', doc: 'Extra request headers for a gateway, e.g. {"x-portkey-provider": "openai", "x-portkey-api-key": "${PORTKEY_API_KEY}"}; ${NAME} is filled from the environment and never written.' },
+  api_key_file: {
+    kind: 'string',
+    doc: 'File holding the API key (a Docker or Kubernetes secret), relative to the job file; CHATBATCH_API_KEY_FILE and the flags outrank it.',
+  },
+  headers: {
+    kind: 'headers',
+    doc: 'Extra request headers for a gateway, e.g. {"x-portkey-provider": "openai", "x-portkey-api-key": "${PORTKEY_API_KEY}"}; ${NAME} is filled from the environment and never written.',
+  },
   system: { kind: 'string', doc: 'System message put before each row.' },
   template: { kind: 'string', doc: 'User message template; {{column}} is filled from the row.' },
   id_field: { kind: 'string', doc: 'Field or column holding the row id (default id, then custom_id).' },
   concurrency: { kind: 'positive-integer', doc: 'Most requests in flight at once (default 8).' },
   max_attempts: { kind: 'positive-integer', doc: 'Most HTTP attempts per row (default 5).' },
   timeout_ms: { kind: 'positive-integer', doc: 'Hard limit per attempt, headers and body (default 120000).' },
-  max_outage_ms: { kind: 'non-negative-integer', doc: 'Longest the run waits out an endpoint outage (only 5xx, resets, timeouts) before stopping with exit 3, rows pending (default 300000; 0: no pause).' },
+  max_outage_ms: {
+    kind: 'non-negative-integer',
+    doc: 'Longest the run waits out an endpoint outage (only 5xx, resets, timeouts) before stopping with exit 3, rows pending (default 300000; 0: no pause).',
+  },
   rpm: { kind: 'positive-integer', doc: "Requests-per-minute budget to stay under (the job's: with --shard K/N each shard takes 1/N)." },
-  tpm: { kind: 'positive-integer', doc: "Estimated tokens-per-minute budget to stay under (the job's: with --shard K/N each shard takes 1/N)." },
-  max_total_tokens: { kind: 'positive-integer', doc: 'Token budget for the whole output directory, across resumes: no new row is sent once it would be passed; the run stops with exit 4, rows pending. With --shard K/N each shard takes 1/N.' },
+  tpm: {
+    kind: 'positive-integer',
+    doc: "Estimated tokens-per-minute budget to stay under (the job's: with --shard K/N each shard takes 1/N).",
+  },
+  max_total_tokens: {
+    kind: 'positive-integer',
+    doc: 'Token budget for the whole output directory, across resumes: no new row is sent once it would be passed; the run stops with exit 4, rows pending. With --shard K/N each shard takes 1/N.',
+  },
   params: { kind: 'object', doc: 'Optional request parameters to send (temperature, top_p, max_tokens, ...).' },
-  row_params: { kind: 'boolean', doc: 'Also send the optional parameters an OpenAI Batch line holds in body (temperature, max_tokens, ...); without it only model and messages are sent.' },
+  row_params: {
+    kind: 'boolean',
+    doc: 'Also send the optional parameters an OpenAI Batch line holds in body (temperature, max_tokens, ...); without it only model and messages are sent.',
+  },
   out: { kind: 'string', doc: 'Output directory, relative to the current directory.' },
   format: { kind: 'string', doc: 'Extra output format: jsonl (default, only the canonical files), csv, openai-batch.' },
-  reply_format: { kind: 'string', doc: 'text (default) or json: parse each reply as JSON (bare, or in one ```json fenced block) into the record\'s data; a reply that does not parse fails as invalid_reply.' },
-  reply_schema: { kind: 'string', doc: 'JSON Schema file (draft 2020-12 or draft-07), relative to the job file, that each reply\'s data must match; implies reply_format json.' },
-  reply_retries: { kind: 'non-negative-integer', doc: 'How many times a reply that does not parse or match is sent again; each try is paid (default 1).' },
-  repeat: { kind: 'positive-integer', doc: 'Samples per row: each row is sent this many times as independent requests; records carry `sample` (0..N-1) when above 1 (default 1).' },
+  reply_format: {
+    kind: 'string',
+    doc: "text (default) or json: parse each reply as JSON (bare, or in one ```json fenced block) into the record's data; a reply that does not parse fails as invalid_reply.",
+  },
+  reply_schema: {
+    kind: 'string',
+    doc: "JSON Schema file (draft 2020-12 or draft-07), relative to the job file, that each reply's data must match; implies reply_format json.",
+  },
+  reply_retries: {
+    kind: 'non-negative-integer',
+    doc: 'How many times a reply that does not parse or match is sent again; each try is paid (default 1).',
+  },
+  repeat: {
+    kind: 'positive-integer',
+    doc: 'Samples per row: each row is sent this many times as independent requests; records carry `sample` (0..N-1) when above 1 (default 1).',
+  },
 };
 
 export interface JobProblem {
@@ -103,7 +133,9 @@ export async function loadJobFile(file: string): Promise<LoadedJob> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new JobFileError(file, [{ where: file, problem: `cannot read the job file (${(error as NodeJS.ErrnoException).code ?? String(error)})` }]);
+    throw new JobFileError(file, [
+      { where: file, problem: `cannot read the job file (${(error as NodeJS.ErrnoException).code ?? String(error)})` },
+    ]);
   }
   const inputFile = inputFileAsJob(file);
   if (inputFile) throw new JobFileError(file, [{ where: file, problem: inputFile }]);
@@ -141,7 +173,8 @@ export function checkJob(value: unknown, file: string): JobProblem[] {
   }
   if (typeof job.headers === 'object' && job.headers !== null) {
     for (const [name, header] of Object.entries(job.headers)) {
-      const problem = typeof header === 'string' ? headerProblem(name, header.trim()) : `expected a string value, got ${JSON.stringify(header)}`;
+      const problem =
+        typeof header === 'string' ? headerProblem(name, header.trim()) : `expected a string value, got ${JSON.stringify(header)}`;
       if (problem) problems.push({ where: `${file}: headers ${headerLabel(name)}`, problem });
     }
   }

@@ -1,8 +1,8 @@
+import { REPLY_FORMATS } from '../reply/reply-check.js';
+import { OUTPUT_FORMATS } from './config.js';
+import { HEADER_NAME_PATTERN } from './headers.js';
 import { JOB_FIELDS } from './job-file.js';
 import { OPTIONAL_PARAMS, RESPONSE_FORMAT_TYPES } from './params.js';
-import { HEADER_NAME_PATTERN } from './headers.js';
-import { OUTPUT_FORMATS } from './config.js';
-import { REPLY_FORMATS } from '../reply/reply-check.js';
 
 /** The job file's JSON Schema, so editors can complete and check job files. */
 export function jobJsonSchema(): Record<string, unknown> {
@@ -29,7 +29,12 @@ export function jobJsonSchema(): Record<string, unknown> {
         properties[name] = { type: 'object', additionalProperties: false, properties: paramSchemas(), ...doc };
         break;
       case 'headers':
-        properties[name] = { type: 'object', propertyNames: { pattern: HEADER_NAME_PATTERN }, additionalProperties: { type: 'string', minLength: 1 }, ...doc };
+        properties[name] = {
+          type: 'object',
+          propertyNames: { pattern: HEADER_NAME_PATTERN },
+          additionalProperties: { type: 'string', minLength: 1 },
+          ...doc,
+        };
         break;
     }
   }
@@ -49,10 +54,13 @@ function paramSchemas(): Record<string, unknown> {
   const schemas: Record<string, unknown> = {};
   for (const [name, kind] of Object.entries(OPTIONAL_PARAMS)) {
     schemas[name] =
-      kind === 'response-format' ? responseFormatSchema()
-      : kind === 'number' ? { type: 'number' }
-      : kind === 'integer' ? { type: 'integer', minimum: 1 }
-      : { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }] };
+      kind === 'response-format'
+        ? responseFormatSchema()
+        : kind === 'number'
+          ? { type: 'number' }
+          : kind === 'integer'
+            ? { type: 'integer', minimum: 1 }
+            : { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }] };
   }
   return schemas;
 }
@@ -66,7 +74,12 @@ function responseFormatSchema(): Record<string, unknown> {
       json_schema: {
         type: 'object',
         required: ['name'],
-        properties: { name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' }, description: { type: 'string' }, schema: { type: 'object' }, strict: { type: ['boolean', 'null'] } },
+        properties: {
+          name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+          description: { type: 'string' },
+          schema: { type: 'object' },
+          strict: { type: ['boolean', 'null'] },
+        },
       },
     },
   };

@@ -1,6 +1,7 @@
 import { formatOf } from '../input/format.js';
 
-const WHAT_A_JOB_IS = 'a job file is a JSON object of settings such as {"inputs": ["rows.csv"], "model": "..."} (`chatbatch schema` lists its keys)';
+const WHAT_A_JOB_IS =
+  'a job file is a JSON object of settings such as {"inputs": ["rows.csv"], "model": "..."} (`chatbatch schema` lists its keys)';
 
 /** The problem with a job file named like an input file (CSV, JSONL): null when it is not one. */
 export function inputFileAsJob(file: string): string | null {

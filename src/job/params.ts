@@ -44,9 +44,7 @@ export function checkParams(params: unknown, where = 'params'): string[] {
       continue;
     }
     if (!Object.hasOwn(OPTIONAL_PARAMS, name)) {
-      problems.push(
-        `${where}.${name}: unknown parameter (accepted: ${Object.keys(OPTIONAL_PARAMS).join(', ')})`,
-      );
+      problems.push(`${where}.${name}: unknown parameter (accepted: ${Object.keys(OPTIONAL_PARAMS).join(', ')})`);
       continue;
     }
     const kind = OPTIONAL_PARAMS[name as OptionalParamName];
@@ -67,7 +65,8 @@ export const RESPONSE_FORMAT_TYPES = ['text', 'json_object', 'json_schema'] as c
 const SCHEMA_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 function responseFormatProblem(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `expected an object such as {"type": "json_object"}, got ${JSON.stringify(value)}`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return `expected an object such as {"type": "json_object"}, got ${JSON.stringify(value)}`;
   const { type, json_schema: jsonSchema } = value as { type?: unknown; json_schema?: unknown };
   if (!RESPONSE_FORMAT_TYPES.includes(type as (typeof RESPONSE_FORMAT_TYPES)[number])) {
     return `type must be one of ${RESPONSE_FORMAT_TYPES.join(', ')}, got ${JSON.stringify(type)}`;
@@ -77,8 +76,10 @@ function responseFormatProblem(value: unknown): string | null {
     return 'type json_schema needs "json_schema": {"name": "...", "schema": {...}}';
   }
   const { name, schema } = jsonSchema as { name?: unknown; schema?: unknown };
-  if (typeof name !== 'string' || !SCHEMA_NAME.test(name)) return `json_schema.name must be 1-64 letters, digits, _ or -, got ${JSON.stringify(name)}`;
-  if (schema !== undefined && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) return 'json_schema.schema must be an object (a JSON Schema)';
+  if (typeof name !== 'string' || !SCHEMA_NAME.test(name))
+    return `json_schema.name must be 1-64 letters, digits, _ or -, got ${JSON.stringify(name)}`;
+  if (schema !== undefined && (typeof schema !== 'object' || schema === null || Array.isArray(schema)))
+    return 'json_schema.schema must be an object (a JSON Schema)';
   return null;
 }
 
@@ -89,10 +90,7 @@ function valueHasKind(value: unknown, kind: Exclude<(typeof OPTIONAL_PARAMS)[Opt
     case 'integer':
       return Number.isInteger(value) && (value as number) > 0;
     case 'string-or-strings':
-      return (
-        typeof value === 'string' ||
-        (Array.isArray(value) && value.length > 0 && value.every((s) => typeof s === 'string'))
-      );
+      return typeof value === 'string' || (Array.isArray(value) && value.length > 0 && value.every((s) => typeof s === 'string'));
   }
 }
 

@@ -23,7 +23,11 @@ export const MAX_DATA_COLUMNS = 100;
  * streamed run knows its keys only at the end. Only lines that hold a `data` or `reply_text`
  * key are parsed (JSON.stringify writes `"data":` exactly), so runs of text replies cost a scan.
  */
-export async function scanReplyData(outputFile: string, errorsFile: string, schemaProperties: readonly string[] = []): Promise<ReplyDataColumns> {
+export async function scanReplyData(
+  outputFile: string,
+  errorsFile: string,
+  schemaProperties: readonly string[] = [],
+): Promise<ReplyDataColumns> {
   const fields = new Set(schemaProperties.slice(0, MAX_DATA_COLUMNS));
   let whole = false;
   let replyText = false;
@@ -58,7 +62,9 @@ export function dataColumnNames(columns: ReplyDataColumns): string[] {
  * negative score alone; nested values are compact JSON.
  */
 export function dataCells(data: unknown, columns: ReplyDataColumns): Array<string | number> {
-  const cells: Array<string | number> = columns.fields.map((field) => (isPlainObject(data) && Object.hasOwn(data, field) ? dataCell(data[field]) : ''));
+  const cells: Array<string | number> = columns.fields.map((field) =>
+    isPlainObject(data) && Object.hasOwn(data, field) ? dataCell(data[field]) : '',
+  );
   if (columns.whole) cells.push(data === undefined ? '' : JSON.stringify(data));
   return cells;
 }

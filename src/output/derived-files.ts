@@ -3,10 +3,10 @@ import { stringify } from 'csv-stringify/sync';
 import { readRows } from '../input/read-rows.js';
 import type { InputRow } from '../input/row.js';
 import { AtomicFile } from './atomic-file.js';
+import { dataCells, dataColumnNames, scanReplyData } from './data-columns.js';
 import { DERIVED_FILES, ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
 import { toBatchResultLine } from './openai-batch.js';
 import { RecordLines } from './record-lines.js';
-import { dataCells, dataColumnNames, scanReplyData } from './data-columns.js';
 
 export type DerivedFormat = 'csv' | 'openai-batch';
 
@@ -41,22 +41,30 @@ export async function writeDerivedFiles(
   const [output, errors] = await Promise.all(names.map((name) => AtomicFile.create(path.join(outDir, name))));
   try {
     const inputColumns = format === 'csv' ? await sharedCsvColumns(files) : [];
-    const data = format === 'csv' ? await scanReplyData(path.join(outDir, OUTPUT_FILE), path.join(outDir, ERRORS_FILE), csv.dataFields) : null;
+    const data =
+      format === 'csv' ? await scanReplyData(path.join(outDir, OUTPUT_FILE), path.join(outDir, ERRORS_FILE), csv.dataFields) : null;
     // Records of a run with --repeat above 1 carry `sample`: the CSV files get a column for it.
     const sampled = await hasSamples(succeeded, failed);
     const resultColumns = sampled ? (['sample', ...RESULT_COLUMNS] as const) : RESULT_COLUMNS;
     const errorColumns = sampled ? (['sample', ...ERROR_COLUMNS] as const) : ERROR_COLUMNS;
     if (format === 'csv') {
-      const header = (columns: readonly string[]) => stringify([[...inputColumns, ...resultColumnNames(inputColumns, columns)]], { bom: csv.bom });
+      const header = (columns: readonly string[]) =>
+        stringify([[...inputColumns, ...resultColumnNames(inputColumns, columns)]], { bom: csv.bom });
       await output!.write(header([...resultColumns, ...dataColumnNames(data!)]));
       await errors!.write(header(data!.replyText ? [...errorColumns, 'reply_text'] : errorColumns));
     }
     for await (const row of readRows(files)) {
       // A row has one record per sample, in sample order, in either file.
-      for (const [records, target, columns, ok] of [[succeeded, output!, resultColumns, true], [failed, errors!, errorColumns, false]] as const) {
+      for (const [records, target, columns, ok] of [
+        [succeeded, output!, resultColumns, true],
+        [failed, errors!, errorColumns, false],
+      ] as const) {
         for (let record = await records.take(row.file, row.line); record !== null; record = await records.take(row.file, row.line)) {
           if (format === 'csv') {
-            const cells: Array<string | number> = [...inputCells(row, inputColumns, record.id), ...columns.map((column) => cell(record[column]))];
+            const cells: Array<string | number> = [
+              ...inputCells(row, inputColumns, record.id),
+              ...columns.map((column) => cell(record[column])),
+            ];
             if (ok) cells.push(...dataCells(record.data, data!));
             else if (data!.replyText) cells.push(cell(record.reply_text));
             await target.write(stringify([cells], { escape_formulas: csv.escapeFormulas }));

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { fileChunks } from '../input/file-chunks.js';
 import { readFile, stat } from 'node:fs/promises';
+import { fileChunks } from '../input/file-chunks.js';
 import type { FailureCategory } from '../record/record.js';
-import { TOOL_VERSION } from './tool-version.js';
 import { writeFileAtomic } from './atomic-file.js';
+import { TOOL_VERSION } from './tool-version.js';
 import type { UsageTotals } from './usage-totals.js';
 
 /**
@@ -11,7 +11,15 @@ import type { UsageTotals } from './usage-totals.js';
  * `write_failed`: a write failed (disk full, I/O error); what settled is kept, resume once fixed.
  * `stopped_at_limit`: the token budget refused the next row; rows pending, resume with a larger budget.
  */
-export type RunStatus = 'running' | 'complete' | 'finished_with_failures' | 'interrupted' | 'aborted' | 'error' | 'write_failed' | 'stopped_at_limit';
+export type RunStatus =
+  | 'running'
+  | 'complete'
+  | 'finished_with_failures'
+  | 'interrupted'
+  | 'aborted'
+  | 'error'
+  | 'write_failed'
+  | 'stopped_at_limit';
 
 export interface InputSummary {
   path: string;
@@ -127,7 +135,13 @@ export function jobFingerprint(parts: {
 }): string {
   const canonical = JSON.stringify([
     parts.inputs.map((input) => [input.path, input.sha256]),
-    parts.model, parts.baseUrl, Object.entries(parts.params).sort(), parts.system, parts.template, parts.idField, parts.shardCount,
+    parts.model,
+    parts.baseUrl,
+    Object.entries(parts.params).sort(),
+    parts.system,
+    parts.template,
+    parts.idField,
+    parts.shardCount,
     ...(parts.repeat !== undefined && parts.repeat > 1 ? [parts.repeat] : []),
   ]);
   return createHash('sha256').update(canonical).digest('hex').slice(0, 32);

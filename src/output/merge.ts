@@ -4,10 +4,10 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { FailureCategory } from '../record/record.js';
 import { AtomicFile } from './atomic-file.js';
-import { describeInput, readManifest, toolInfo, writeManifest, type Manifest } from './manifest.js';
+import { type DerivedFormat, writeDerivedFiles } from './derived-files.js';
 import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
+import { describeInput, type Manifest, readManifest, toolInfo, writeManifest } from './manifest.js';
 import { sumUsage } from './usage-totals.js';
-import { writeDerivedFiles, type DerivedFormat } from './derived-files.js';
 
 export class MergeError extends Error {
   override name = 'MergeError';
@@ -54,10 +54,13 @@ export async function mergeShards(dirs: readonly string[], outDir: string): Prom
     byIndex.set(shard.index, shard);
   }
   const missing = Array.from({ length: count }, (_, k) => k).filter((k) => !byIndex.has(k));
-  if (missing.length > 0) throw new MergeError(`missing shard(s) ${missing.map((k) => `${k}/${count}`).join(', ')}: run them, then merge all ${count}`);
+  if (missing.length > 0)
+    throw new MergeError(`missing shard(s) ${missing.map((k) => `${k}/${count}`).join(', ')}: run them, then merge all ${count}`);
   const unfinished = shards.filter((s) => s.manifest.status !== 'complete' && s.manifest.status !== 'finished_with_failures');
   if (unfinished.length > 0) {
-    throw new MergeError(`unfinished shard(s): ${unfinished.map((s) => `${s.dir} (${s.manifest.status})`).join(', ')}; resume them with --resume first`);
+    throw new MergeError(
+      `unfinished shard(s): ${unfinished.map((s) => `${s.dir} (${s.manifest.status})`).join(', ')}; resume them with --resume first`,
+    );
   }
 
   const format = (first.manifest.config.format ?? 'jsonl') as DerivedFormat | 'jsonl';
@@ -66,8 +69,16 @@ export async function mergeShards(dirs: readonly string[], outDir: string): Prom
   await mkdir(outDir, { recursive: true });
   const fileOrder = new Map(first.manifest.inputs.map((input, i) => [input.path, i]));
   const ordered = [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, s]) => s);
-  const succeeded = await mergeFile(ordered.map((s) => path.join(s.dir, OUTPUT_FILE)), path.join(outDir, OUTPUT_FILE), fileOrder);
-  const failed = await mergeFile(ordered.map((s) => path.join(s.dir, ERRORS_FILE)), path.join(outDir, ERRORS_FILE), fileOrder);
+  const succeeded = await mergeFile(
+    ordered.map((s) => path.join(s.dir, OUTPUT_FILE)),
+    path.join(outDir, OUTPUT_FILE),
+    fileOrder,
+  );
+  const failed = await mergeFile(
+    ordered.map((s) => path.join(s.dir, ERRORS_FILE)),
+    path.join(outDir, ERRORS_FILE),
+    fileOrder,
+  );
 
   const byCategory: Partial<Record<FailureCategory, number>> = {};
   for (const shard of ordered) {
@@ -76,22 +87,43 @@ export async function mergeShards(dirs: readonly string[], outDir: string): Prom
     }
   }
   const { shard: _shard, ...config } = first.manifest.config;
-  const derivedFiles = format === 'jsonl' ? [] : await writeDerivedFiles(format, first.manifest.inputs.map((input) => input.path), outDir, {
-    escapeFormulas: config.escapeFormulas !== false,
-    bom: config.bom === true,
-  });
+  const derivedFiles =
+    format === 'jsonl'
+      ? []
+      : await writeDerivedFiles(
+          format,
+          first.manifest.inputs.map((input) => input.path),
+          outDir,
+          {
+            escapeFormulas: config.escapeFormulas !== false,
+            bom: config.bom === true,
+          },
+        );
   const manifest: Manifest = {
     tool: toolInfo(),
     node: process.version,
     status: failed > 0 ? 'finished_with_failures' : 'complete',
     job: first.manifest.job,
     job_fingerprint: first.manifest.job_fingerprint,
-    config: { ...config, merged_from: ordered.map((s) => ({ dir: s.dir, shard: `${s.index}/${count}`, status: s.manifest.status, counts: s.manifest.counts, usage: s.manifest.usage ?? null })) },
+    config: {
+      ...config,
+      merged_from: ordered.map((s) => ({
+        dir: s.dir,
+        shard: `${s.index}/${count}`,
+        status: s.manifest.status,
+        counts: s.manifest.counts,
+        usage: s.manifest.usage ?? null,
+      })),
+    },
     inputs: first.manifest.inputs,
     counts: { rows: succeeded + failed, succeeded, failed, pending: 0, by_category: byCategory },
     usage: sumUsage(ordered.map((s) => s.manifest.usage)),
     started_at: ordered.map((s) => s.manifest.started_at).sort()[0]!,
-    ended_at: ordered.map((s) => s.manifest.ended_at ?? '').sort().at(-1) ?? null,
+    ended_at:
+      ordered
+        .map((s) => s.manifest.ended_at ?? '')
+        .sort()
+        .at(-1) ?? null,
     attempts_total: ordered.reduce((sum, s) => sum + s.manifest.attempts_total, 0),
     resumes: ordered.reduce((sum, s) => sum + s.manifest.resumes, 0),
     sessions: [],
@@ -109,10 +141,14 @@ async function checkInputsUnchanged(manifest: Manifest, format: DerivedFormat): 
   for (const input of manifest.inputs) {
     const now = await describeInput(input.path, input.rows);
     if (now.sha256 === null) {
-      throw new MergeError(`the shards ran with --format ${format}, whose files are rebuilt from the inputs, but ${input.path} ${now.problem ?? 'cannot be read'}; run merge from the directory the shards ran in`);
+      throw new MergeError(
+        `the shards ran with --format ${format}, whose files are rebuilt from the inputs, but ${input.path} ${now.problem ?? 'cannot be read'}; run merge from the directory the shards ran in`,
+      );
     }
     if (input.sha256 !== null && now.sha256 !== input.sha256) {
-      throw new MergeError(`the shards ran with --format ${format}, whose files are rebuilt from the inputs, but ${input.path} has changed since the shards read it; merge with the inputs as they were`);
+      throw new MergeError(
+        `the shards ran with --format ${format}, whose files are rebuilt from the inputs, but ${input.path} has changed since the shards read it; merge with the inputs as they were`,
+      );
     }
   }
 }

@@ -23,7 +23,9 @@ export function toBatchResultLine(record: RowRecord): Record<string, unknown> {
           ...(record.system_fingerprint !== undefined ? { system_fingerprint: record.system_fingerprint } : {}),
           // Every choice with `n` > 1; only the first one's finish_reason is recorded.
           choices: (record.replies ?? [record.reply]).map((content, index) => ({
-            index, message: { role: 'assistant', content }, finish_reason: index === 0 ? record.finish_reason ?? null : null,
+            index,
+            message: { role: 'assistant', content },
+            finish_reason: index === 0 ? (record.finish_reason ?? null) : null,
           })),
           ...(record.usage ? { usage: record.usage } : {}),
         },

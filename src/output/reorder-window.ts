@@ -1,5 +1,5 @@
-import type { RecordLocation } from '../state/journal.js';
 import { PENDING } from '../record/outcome-code.js';
+import type { RecordLocation } from '../state/journal.js';
 
 export interface WindowRow {
   position: number;

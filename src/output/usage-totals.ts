@@ -22,7 +22,14 @@ export interface CountedUsage {
 }
 
 export function emptyUsage(): UsageTotals {
-  return { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, responses_with_usage: 0, responses_without_usage: 0, estimated_tokens: 0 };
+  return {
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    total_tokens: 0,
+    responses_with_usage: 0,
+    responses_without_usage: 0,
+    estimated_tokens: 0,
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { AttemptFailure } from '../http/attempt.js';
 import { REFUSAL_STREAK } from '../pace/refusal-streak.js';
-import { nobodyThereKind, UNREACHABLE_STREAK, type NobodyThereKind } from '../pace/unreachable-endpoint.js';
+import { type NobodyThereKind, nobodyThereKind, UNREACHABLE_STREAK } from '../pace/unreachable-endpoint.js';
 
 /**
  * Why the run stopped: an answer no row can get past (`endpoint`: bad key, unknown model, quota,
@@ -63,12 +63,12 @@ function explainOutage(outcome: AttemptFailure, context: FatalContext): string {
   // Already redacted: the chat client hands out no server text that is not.
   return (
     `the endpoint answered only server errors, resets or timeouts for longer than --max-outage-ms${limit}, so the run stopped early.\n` +
-      `  ${outcome.status === null ? 'last attempt' : 'last HTTP answer'}: ${answerFacts(outcome, context)}\n` +
-      "  check: the provider's status page, and any gateway or proxy in front of the endpoint (an HTML 502/503/504 page is " +
-      'usually the gateway saying its upstream is down).\n' +
-      '  rows not answered stay pending: run again with --resume once the endpoint is back ' +
-      '(a larger --max-outage-ms waits longer; if the last rows left are ones the server fails on every time, ' +
-      '--max-outage-ms 0 lets them fail as rows instead)'
+    `  ${outcome.status === null ? 'last attempt' : 'last HTTP answer'}: ${answerFacts(outcome, context)}\n` +
+    "  check: the provider's status page, and any gateway or proxy in front of the endpoint (an HTML 502/503/504 page is " +
+    'usually the gateway saying its upstream is down).\n' +
+    '  rows not answered stay pending: run again with --resume once the endpoint is back ' +
+    '(a larger --max-outage-ms waits longer; if the last rows left are ones the server fails on every time, ' +
+    '--max-outage-ms 0 lets them fail as rows instead)'
   );
 }
 
@@ -128,7 +128,8 @@ const PROXY_ADVICE =
   "add its host to NO_PROXY or unset the proxy's variable)";
 
 const ADVICE: Readonly<Record<NobodyThereKind, string>> = {
-  refused: 'that the server is running and listening on this host and port, that http:// or https:// matches what it speaks, and that any proxy or tunnel in between is up',
+  refused:
+    'that the server is running and listening on this host and port, that http:// or https:// matches what it speaks, and that any proxy or tunnel in between is up',
   dns: 'the host name in the base URL (spelling), that it resolves from this machine (DNS, VPN, /etc/hosts), and any proxy it is reached through',
   route: 'that this machine can reach the host in the base URL (network, VPN, firewall, proxy) and that it is the right address and port',
   tls:

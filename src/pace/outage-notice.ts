@@ -9,7 +9,8 @@ export function outageNotice(change: OutageChange, state: OutageState, now: numb
       `new requests are paused and one probe at a time checks it, until it answers or until ${clockTime(state.downSinceWall + state.deadline - state.downSince)} (--max-outage-ms)`
     );
   }
-  if (change === 'closed') return `the endpoint answers again after ${Math.max(1, Math.round((now - state.downSince) / 1000))} s down; the run goes on`;
+  if (change === 'closed')
+    return `the endpoint answers again after ${Math.max(1, Math.round((now - state.downSince) / 1000))} s down; the run goes on`;
   return null;
 }
 

@@ -112,7 +112,12 @@ export class RateController {
     this.remember(false);
   }
 
-  private followServerBudget(hint: { remainingRequests?: number; resetRequestsMs?: number; remainingTokens?: number; resetTokensMs?: number }): void {
+  private followServerBudget(hint: {
+    remainingRequests?: number;
+    resetRequestsMs?: number;
+    remainingTokens?: number;
+    resetTokensMs?: number;
+  }): void {
     const now = this.options.now();
     const pauseUntil = (resetMs: number): void => {
       this.cooldownUntil = Math.max(this.cooldownUntil, now + Math.min(resetMs, this.options.maxPauseMs));

@@ -50,5 +50,7 @@ export class RefusalStreakWatch {
 
 /** A 4xx answer that no retry can change and that is not already fatal on its own (401, 404, quota). */
 function isRefusal(outcome: AttemptOutcome): boolean {
-  return !outcome.ok && outcome.status !== null && outcome.status >= 400 && outcome.status < 500 && !outcome.retryable && !outcome.fatalForRun;
+  return (
+    !outcome.ok && outcome.status !== null && outcome.status >= 400 && outcome.status < 500 && !outcome.retryable && !outcome.fatalForRun
+  );
 }

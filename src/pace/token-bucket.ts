@@ -9,7 +9,10 @@ export class TokenBucket {
   private readonly capacity: number;
   private readonly perMs: number;
 
-  constructor(perMinute: number, private readonly now: () => number) {
+  constructor(
+    perMinute: number,
+    private readonly now: () => number,
+  ) {
     this.perMs = perMinute / 60_000;
     this.capacity = Math.max(1, perMinute / 60);
     this.tokens = this.capacity;

@@ -1,7 +1,7 @@
 import type { AttemptFailure, AttemptSuccess } from '../http/attempt.js';
 import type { AttemptSummary, RowRecord, Usage } from '../record/record.js';
-import { CLIENT_CODES, type ClientCode } from './client-codes.js';
 import type { CachedResponse } from '../state/response-cache.js';
+import { CLIENT_CODES, type ClientCode } from './client-codes.js';
 
 export interface RecordContext {
   model: string;
@@ -49,20 +49,39 @@ function record(origin: RowOrigin, model: string, outcome: Outcome): RowRecord {
 
 export function successRecord(origin: RowOrigin, outcome: AttemptSuccess, run: AttemptsSoFar, context: RecordContext): RowRecord {
   const result = record(origin, context.model, {
-    reply: outcome.reply, status: outcome.status, code: null, trace_id: outcome.traceId,
-    attempts: run.history.length, started_at: run.startedAt.toISOString(), duration_ms: run.durationMs,
+    reply: outcome.reply,
+    status: outcome.status,
+    code: null,
+    trace_id: outcome.traceId,
+    attempts: run.history.length,
+    started_at: run.startedAt.toISOString(),
+    duration_ms: run.durationMs,
   });
-  withResponseDetails(result, {
-    finish_reason: outcome.finishReason, usage: outcome.usage, response_id: outcome.responseId, response_model: outcome.responseModel,
-    system_fingerprint: outcome.systemFingerprint, created: outcome.created, replies: outcome.replies,
-  }, context);
+  withResponseDetails(
+    result,
+    {
+      finish_reason: outcome.finishReason,
+      usage: outcome.usage,
+      response_id: outcome.responseId,
+      response_model: outcome.responseModel,
+      system_fingerprint: outcome.systemFingerprint,
+      created: outcome.created,
+      replies: outcome.replies,
+    },
+    context,
+  );
   return withAttemptDetails(result, run, context);
 }
 
 export function failureRecord(origin: RowOrigin, outcome: AttemptFailure, run: AttemptsSoFar, context: RecordContext): RowRecord {
   const result = record(origin, context.model, {
-    reply: null, status: outcome.status, code: outcome.code, trace_id: outcome.traceId,
-    attempts: run.history.length, started_at: run.startedAt.toISOString(), duration_ms: run.durationMs,
+    reply: null,
+    status: outcome.status,
+    code: outcome.code,
+    trace_id: outcome.traceId,
+    attempts: run.history.length,
+    started_at: run.startedAt.toISOString(),
+    duration_ms: run.durationMs,
   });
   // Already redacted: the chat client hands out no server text that is not.
   result.message = outcome.message;
@@ -73,8 +92,13 @@ export function failureRecord(origin: RowOrigin, outcome: AttemptFailure, run: A
 /** A reply served from the response cache: no request was sent for it in this run. */
 export function cachedRecord(origin: RowOrigin, cached: CachedResponse, startedAt: Date, context: RecordContext): RowRecord {
   const result = record(origin, context.model, {
-    reply: cached.reply, status: cached.status, code: null, trace_id: cached.trace_id,
-    attempts: 0, started_at: startedAt.toISOString(), duration_ms: 0,
+    reply: cached.reply,
+    status: cached.status,
+    code: null,
+    trace_id: cached.trace_id,
+    attempts: 0,
+    started_at: startedAt.toISOString(),
+    duration_ms: 0,
   });
   withResponseDetails(result, cached, context);
   result.cached = true;
@@ -85,8 +109,13 @@ export function cachedRecord(origin: RowOrigin, cached: CachedResponse, startedA
 /** A row that could not become a request: no request is sent, attempts stay 0. */
 export function invalidInputRecord(origin: RowOrigin, problem: string, model: string): RowRecord {
   const result = record(origin, model, {
-    reply: null, status: null, code: 'invalid_input' satisfies ClientCode, trace_id: null,
-    attempts: 0, started_at: new Date().toISOString(), duration_ms: 0,
+    reply: null,
+    status: null,
+    code: 'invalid_input' satisfies ClientCode,
+    trace_id: null,
+    attempts: 0,
+    started_at: new Date().toISOString(),
+    duration_ms: 0,
   });
   result.message = `${origin.file}:${origin.line}: ${problem}`;
   result.category = CLIENT_CODES.invalid_input.category;

@@ -102,7 +102,15 @@ function hexAt(text: string, at: number, digits: number): number | null {
 }
 
 const JSON_SHORT = new Map<string, string>([
-  ['"', '"'], ['\\', '\\'], ['/', '/'], ["'", "'"], ['b', '\b'], ['f', '\f'], ['n', '\n'], ['r', '\r'], ['t', '\t'],
+  ['"', '"'],
+  ['\\', '\\'],
+  ['/', '/'],
+  ["'", "'"],
+  ['b', '\b'],
+  ['f', '\f'],
+  ['n', '\n'],
+  ['r', '\r'],
+  ['t', '\t'],
 ]);
 
 export const jsonEscapes: Decoder = {
@@ -122,12 +130,52 @@ export const jsonEscapes: Decoder = {
 /** HTML5 names for ASCII characters (and the no-break space): what escapers actually emit. */
 const HTML_NAMES = new Map<string, string>(
   Object.entries({
-    quot: '"', QUOT: '"', amp: '&', AMP: '&', lt: '<', LT: '<', gt: '>', GT: '>', apos: "'", nbsp: '\u00a0',
-    excl: '!', num: '#', dollar: '$', percnt: '%', lpar: '(', rpar: ')', ast: '*', midast: '*', plus: '+',
-    comma: ',', period: '.', sol: '/', colon: ':', semi: ';', equals: '=', quest: '?', commat: '@',
-    lsqb: '[', lbrack: '[', bsol: '\\', rsqb: ']', rbrack: ']', Hat: '^', lowbar: '_', UnderBar: '_',
-    grave: '`', DiacriticalGrave: '`', lcub: '{', lbrace: '{', verbar: '|', vert: '|', VerticalLine: '|',
-    rcub: '}', rbrace: '}', Tab: '\t', NewLine: '\n',
+    quot: '"',
+    QUOT: '"',
+    amp: '&',
+    AMP: '&',
+    lt: '<',
+    LT: '<',
+    gt: '>',
+    GT: '>',
+    apos: "'",
+    nbsp: '\u00a0',
+    excl: '!',
+    num: '#',
+    dollar: '$',
+    percnt: '%',
+    lpar: '(',
+    rpar: ')',
+    ast: '*',
+    midast: '*',
+    plus: '+',
+    comma: ',',
+    period: '.',
+    sol: '/',
+    colon: ':',
+    semi: ';',
+    equals: '=',
+    quest: '?',
+    commat: '@',
+    lsqb: '[',
+    lbrack: '[',
+    bsol: '\\',
+    rsqb: ']',
+    rbrack: ']',
+    Hat: '^',
+    lowbar: '_',
+    UnderBar: '_',
+    grave: '`',
+    DiacriticalGrave: '`',
+    lcub: '{',
+    lbrace: '{',
+    verbar: '|',
+    vert: '|',
+    VerticalLine: '|',
+    rcub: '}',
+    rbrace: '}',
+    Tab: '\t',
+    NewLine: '\n',
   }),
 );
 
@@ -148,9 +196,11 @@ export const htmlReferences: Decoder = {
     if (!match) return null;
     const [whole, hex, decimal, name, legacy] = match;
     const decoded =
-      hex !== undefined ? codePointText(parseInt(hex, 16))
-      : decimal !== undefined ? codePointText(Number(decimal))
-      : HTML_NAMES.get((name ?? legacy)!) ?? null;
+      hex !== undefined
+        ? codePointText(parseInt(hex, 16))
+        : decimal !== undefined
+          ? codePointText(Number(decimal))
+          : (HTML_NAMES.get((name ?? legacy)!) ?? null);
     return decoded === null ? null : { decoded, length: 1 + whole.length };
   },
 };

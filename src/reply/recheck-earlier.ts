@@ -1,6 +1,6 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import type { RowRecord } from '../record/record.js';
-import { verifiedRecordStart, type RecordLocation } from '../state/journal.js';
+import { type RecordLocation, verifiedRecordStart } from '../state/journal.js';
 import type { ReplyCheck } from './reply-check.js';
 import { withCheckedReply } from './reply-records.js';
 

@@ -36,7 +36,8 @@ export function checkReply(reply: string, finishReason: string | null | undefine
   // The message may quote the reply (JSON.parse does): it is written to errors.jsonl as server text.
   if (!parsed.ok) return { ok: false, message: redactSecrets(`${parsed.problem}${cutOff(finishReason)}`) };
   const problems = schema?.problems(parsed.value) ?? null;
-  if (problems !== null) return { ok: false, message: redactSecrets(`the reply does not match ${schema!.file}: ${problems}${cutOff(finishReason)}`) };
+  if (problems !== null)
+    return { ok: false, message: redactSecrets(`the reply does not match ${schema!.file}: ${problems}${cutOff(finishReason)}`) };
   return { ok: true, data: parsed.value };
 }
 

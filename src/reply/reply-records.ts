@@ -1,5 +1,5 @@
-import type { RowRecord } from '../record/record.js';
 import { CLIENT_CODES } from '../record/client-codes.js';
+import type { RowRecord } from '../record/record.js';
 import type { CheckedReply } from './reply-check.js';
 
 /**
@@ -14,7 +14,11 @@ export function withCheckedReply(success: RowRecord, checked: CheckedReply): Row
   const timing = { trace_id, attempts, started_at, duration_ms };
   if (checked.ok) return { ...contract, reply, status, code: null, ...timing, data: checked.data, ...details };
   return {
-    ...contract, reply: null, status, code: 'invalid_reply', ...timing,
+    ...contract,
+    reply: null,
+    status,
+    code: 'invalid_reply',
+    ...timing,
     message: checked.message,
     category: CLIENT_CODES.invalid_reply.category,
     reply_text: reply ?? '',

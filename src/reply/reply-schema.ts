@@ -18,8 +18,16 @@ export interface ReplySchema {
 
 /** Which validator reads a schema, by its `$schema`; without one, the current draft. */
 const DIALECTS: ReadonlyArray<{ pattern: RegExp; name: string; load: () => Promise<AjvClass> }> = [
-  { pattern: /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/, name: 'draft 2020-12', load: async () => (await import('ajv/dist/2020.js')).Ajv2020 },
-  { pattern: /^https?:\/\/json-schema\.org\/draft\/2019-09\/schema#?$/, name: 'draft 2019-09', load: async () => (await import('ajv/dist/2019.js')).Ajv2019 },
+  {
+    pattern: /^https?:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/,
+    name: 'draft 2020-12',
+    load: async () => (await import('ajv/dist/2020.js')).Ajv2020,
+  },
+  {
+    pattern: /^https?:\/\/json-schema\.org\/draft\/2019-09\/schema#?$/,
+    name: 'draft 2019-09',
+    load: async () => (await import('ajv/dist/2019.js')).Ajv2019,
+  },
   { pattern: /^https?:\/\/json-schema\.org\/draft-07\/schema#?$/, name: 'draft-07', load: async () => (await import('ajv')).Ajv },
 ];
 
@@ -61,7 +69,14 @@ export async function loadReplySchema(file: string): Promise<ReplySchema> {
     );
   }
   const Validator = await dialect.load();
-  const ajv = new Validator({ allErrors: true, strict: true, strictTypes: false, strictTuples: false, validateFormats: false, logger: false });
+  const ajv = new Validator({
+    allErrors: true,
+    strict: true,
+    strictTypes: false,
+    strictTuples: false,
+    validateFormats: false,
+    logger: false,
+  });
   let validate: ReturnType<InstanceType<AjvClass>['compile']>;
   try {
     validate = ajv.compile(schema as object);
@@ -95,7 +110,8 @@ export function describeErrors(errors: readonly ErrorObject[]): string {
 /** What ajv's message leaves out and a reader needs: which values, which property. */
 function detail(error: ErrorObject): string {
   const params = error.params as { allowedValues?: unknown[]; additionalProperty?: string; allowedValue?: unknown };
-  if (error.keyword === 'enum' && Array.isArray(params.allowedValues)) return `: ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+  if (error.keyword === 'enum' && Array.isArray(params.allowedValues))
+    return `: ${params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
   if (error.keyword === 'const') return `: ${JSON.stringify(params.allowedValue)}`;
   if (error.keyword === 'additionalProperties' && params.additionalProperty !== undefined) return `: "${params.additionalProperty}"`;
   return '';

@@ -1,8 +1,8 @@
+import { USAGE_CAVEAT } from '../output/usage-totals.js';
 import { describePending } from './pending.js';
 import type { RunStats } from './stats.js';
-import { USAGE_CAVEAT } from '../output/usage-totals.js';
+import { type Axis, chartFrame, escapeXml, heightOf, niceAxis, xOf, yOf } from './svg-chart.js';
 import { formatTokens, usageSummary } from './usage-text.js';
-import { chartFrame, escapeXml, heightOf, niceAxis, xOf, yOf, type Axis } from './svg-chart.js';
 
 /** A self-contained page: inline CSS and SVG, no scripts, nothing fetched. */
 export function renderHtmlReport(stats: RunStats, title: string): string {
@@ -74,16 +74,30 @@ function latencyChart(stats: RunStats): string {
     .join('');
   const latency = stats.latency;
   const guides = latency
-    ? ([['p50', latency.p50], ['p95', latency.p95]] as const)
-        .map(([name, value]) => `<line x1="${xOf(0, x)}" y1="${yOf(value, y)}" x2="${xOf(x.max, x)}" y2="${yOf(value, y)}" stroke="#555" stroke-dasharray="4 3"/>` +
-          `<text x="${xOf(x.max, x) - 4}" y="${yOf(value, y) - 4}" text-anchor="end" class="guide">${name} ${value} ms</text>`)
+    ? (
+        [
+          ['p50', latency.p50],
+          ['p95', latency.p95],
+        ] as const
+      )
+        .map(
+          ([name, value]) =>
+            `<line x1="${xOf(0, x)}" y1="${yOf(value, y)}" x2="${xOf(x.max, x)}" y2="${yOf(value, y)}" stroke="#555" stroke-dasharray="4 3"/>` +
+            `<text x="${xOf(x.max, x) - 4}" y="${yOf(value, y) - 4}" text-anchor="end" class="guide">${name} ${value} ms</text>`,
+        )
         .join('')
     : '';
-  return chartFrame(x, y, dots + guides, [
-    { color: GREEN, label: 'ok, first attempt' },
-    { color: AMBER, label: 'ok after retries' },
-    { color: RED, label: 'failed' },
-  ], 'Each dot is a row: when its first attempt started (x) and how long it took until its final answer, retries included (y). Dashed lines: p50 and p95.');
+  return chartFrame(
+    x,
+    y,
+    dots + guides,
+    [
+      { color: GREEN, label: 'ok, first attempt' },
+      { color: AMBER, label: 'ok after retries' },
+      { color: RED, label: 'failed' },
+    ],
+    'Each dot is a row: when its first attempt started (x) and how long it took until its final answer, retries included (y). Dashed lines: p50 and p95.',
+  );
 }
 
 function throughputChart(stats: RunStats): string {
@@ -100,14 +114,22 @@ function throughputChart(stats: RunStats): string {
       const okTop = yOf(b.ok, y);
       const failedTop = yOf(b.ok + b.failed, y);
       const title = `<title>${b.start}–${b.start + bucketSeconds} s: ${b.ok} ok, ${b.failed} failed</title>`;
-      return `<g>${title}<rect x="${left}" y="${okTop}" width="${width}" height="${heightOf(b.ok, y)}" fill="${GREEN}"/>` +
-        `<rect x="${left}" y="${failedTop}" width="${width}" height="${heightOf(b.failed, y)}" fill="${RED}"/></g>`;
+      return (
+        `<g>${title}<rect x="${left}" y="${okTop}" width="${width}" height="${heightOf(b.ok, y)}" fill="${GREEN}"/>` +
+        `<rect x="${left}" y="${failedTop}" width="${width}" height="${heightOf(b.failed, y)}" fill="${RED}"/></g>`
+      );
     })
     .join('');
-  return chartFrame(x, y, bars, [
-    { color: GREEN, label: 'succeeded' },
-    { color: RED, label: 'failed' },
-  ], `Rows settled in each ${bucketSeconds} s interval, by outcome, on the same time axis as the chart above.`);
+  return chartFrame(
+    x,
+    y,
+    bars,
+    [
+      { color: GREEN, label: 'succeeded' },
+      { color: RED, label: 'failed' },
+    ],
+    `Rows settled in each ${bucketSeconds} s interval, by outcome, on the same time axis as the chart above.`,
+  );
 }
 
 function countTable(counts: Record<string, number>, label: string): string {

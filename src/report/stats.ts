@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { RowRecord } from '../record/record.js';
 import type { UsageTotals } from '../output/usage-totals.js';
+import type { RowRecord } from '../record/record.js';
 
 export interface ErrorGroup {
   status: number | null;
@@ -53,17 +53,43 @@ interface LightRecord {
 /** Reads output.jsonl and errors.jsonl of a run and computes what `chatbatch report` shows. */
 export async function computeStats(outputFile: string, errorsFile: string, maxPoints = 20_000): Promise<RunStats> {
   const records: LightRecord[] = [];
-  for (const [file, ok] of [[outputFile, true], [errorsFile, false]] as const) {
+  for (const [file, ok] of [
+    [outputFile, true],
+    [errorsFile, false],
+  ] as const) {
     for await (const record of readRecords(file)) {
       records.push({
-        id: record.sample === undefined ? record.id : `${record.id}#${record.sample}`, status: record.status, code: record.code, category: record.category, attempts: record.attempts,
-        duration_ms: record.duration_ms, started_at: record.started_at, trace_id: record.trace_id, message: record.message, cached: record.cached, ok,
+        id: record.sample === undefined ? record.id : `${record.id}#${record.sample}`,
+        status: record.status,
+        code: record.code,
+        category: record.category,
+        attempts: record.attempts,
+        duration_ms: record.duration_ms,
+        started_at: record.started_at,
+        trace_id: record.trace_id,
+        message: record.message,
+        cached: record.cached,
+        ok,
       });
     }
   }
   const stats: RunStats = {
-    rows: records.length, repeat: 1, succeeded: 0, failed: 0, pending: null, cached: 0, usage: null, byStatus: {}, byCategory: {}, byCode: {}, latency: null,
-    attempts: {}, throughput: { bucketSeconds: 1, buckets: [] }, slowest: [], topErrors: [], points: [],
+    rows: records.length,
+    repeat: 1,
+    succeeded: 0,
+    failed: 0,
+    pending: null,
+    cached: 0,
+    usage: null,
+    byStatus: {},
+    byCategory: {},
+    byCode: {},
+    latency: null,
+    attempts: {},
+    throughput: { bucketSeconds: 1, buckets: [] },
+    slowest: [],
+    topErrors: [],
+    points: [],
   };
   const errors = new Map<string, ErrorGroup>();
   const answered: number[] = [];
@@ -79,13 +105,25 @@ export async function computeStats(outputFile: string, errorsFile: string, maxPo
       const key = `${record.status}|${record.code}`;
       const group = errors.get(key);
       if (group) group.count++;
-      else errors.set(key, { status: record.status, code: record.code, count: 1, example: { id: record.id, trace_id: record.trace_id, message: record.message } });
+      else
+        errors.set(key, {
+          status: record.status,
+          code: record.code,
+          count: 1,
+          example: { id: record.id, trace_id: record.trace_id, message: record.message },
+        });
     }
     if (record.attempts > 0) answered.push(record.duration_ms);
   }
   answered.sort((a, b) => a - b);
   if (answered.length > 0) {
-    stats.latency = { p50: quantile(answered, 0.5), p90: quantile(answered, 0.9), p95: quantile(answered, 0.95), p99: quantile(answered, 0.99), max: answered.at(-1)! };
+    stats.latency = {
+      p50: quantile(answered, 0.5),
+      p90: quantile(answered, 0.9),
+      p95: quantile(answered, 0.95),
+      p99: quantile(answered, 0.99),
+      max: answered.at(-1)!,
+    };
   }
   stats.topErrors = [...errors.values()].sort((a, b) => b.count - a.count).slice(0, 10);
   stats.slowest = records
@@ -105,7 +143,11 @@ export async function computeStats(outputFile: string, errorsFile: string, maxPo
     }
     const span = Math.max(1, (last - first) / 1000);
     const bucketSeconds = niceBucket(span / 60);
-    const buckets = Array.from({ length: Math.floor(span / bucketSeconds) + 1 }, (_, i) => ({ start: i * bucketSeconds, ok: 0, failed: 0 }));
+    const buckets = Array.from({ length: Math.floor(span / bucketSeconds) + 1 }, (_, i) => ({
+      start: i * bucketSeconds,
+      ok: 0,
+      failed: 0,
+    }));
     for (const { start, record } of timed) {
       const end = (start + record.duration_ms - first) / 1000;
       const bucket = buckets[Math.min(buckets.length - 1, Math.floor(end / bucketSeconds))]!;
@@ -116,7 +158,13 @@ export async function computeStats(outputFile: string, errorsFile: string, maxPo
     const step = Math.max(1, Math.ceil(timed.length / maxPoints));
     for (let i = 0; i < timed.length; i += step) {
       const { start, record } = timed[i]!;
-      stats.points.push({ t: (start - first) / 1000, duration_ms: record.duration_ms, status: record.status, ok: record.ok, attempts: record.attempts });
+      stats.points.push({
+        t: (start - first) / 1000,
+        duration_ms: record.duration_ms,
+        status: record.status,
+        ok: record.ok,
+        attempts: record.attempts,
+      });
     }
   }
   return stats;

@@ -46,7 +46,9 @@ export function chartFrame(x: Axis, y: Axis, body: string, legend: readonly Lege
   const parts: string[] = [];
   for (const tick of y.ticks) {
     const at = yOf(tick, y);
-    parts.push(`<line x1="${CHART.left}" y1="${at}" x2="${CHART.width - CHART.right}" y2="${at}" stroke="${tick === 0 ? '#888' : '#e4e4e4'}"/>`);
+    parts.push(
+      `<line x1="${CHART.left}" y1="${at}" x2="${CHART.width - CHART.right}" y2="${at}" stroke="${tick === 0 ? '#888' : '#e4e4e4'}"/>`,
+    );
     parts.push(`<text x="${CHART.left - 6}" y="${at + 4}" text-anchor="end" class="tick">${escapeXml(y.format(tick))}</text>`);
   }
   for (const tick of x.ticks) {
@@ -55,7 +57,9 @@ export function chartFrame(x: Axis, y: Axis, body: string, legend: readonly Lege
     parts.push(`<text x="${at}" y="${bottom + 17}" text-anchor="middle" class="tick">${escapeXml(x.format(tick))}</text>`);
   }
   parts.push(`<line x1="${CHART.left}" y1="${CHART.top}" x2="${CHART.left}" y2="${bottom}" stroke="#888"/>`);
-  parts.push(`<text x="${CHART.left + PLOT_W / 2}" y="${CHART.height - 8}" text-anchor="middle" class="title">${escapeXml(x.title)}</text>`);
+  parts.push(
+    `<text x="${CHART.left + PLOT_W / 2}" y="${CHART.height - 8}" text-anchor="middle" class="title">${escapeXml(x.title)}</text>`,
+  );
   parts.push(`<text x="${CHART.left}" y="${CHART.top - 14}" class="title">${escapeXml(y.title)}</text>`);
   let legendX = CHART.width - CHART.right;
   for (const entry of [...legend].reverse()) {
@@ -64,8 +68,10 @@ export function chartFrame(x: Axis, y: Axis, body: string, legend: readonly Lege
     parts.push(`<rect x="${round(legendX)}" y="${CHART.top - 24}" width="12" height="12" fill="${entry.color}"/>`);
     parts.push(`<text x="${round(legendX + 17)}" y="${CHART.top - 14}" class="legend">${escapeXml(entry.label)}</text>`);
   }
-  return `<figure><svg xmlns="http://www.w3.org/2000/svg" width="${CHART.width}" height="${CHART.height}" viewBox="0 0 ${CHART.width} ${CHART.height}" role="img" aria-label="${escapeXml(caption)}">` +
-    `${parts.join('')}${body}</svg><figcaption>${escapeXml(caption)}</figcaption></figure>`;
+  return (
+    `<figure><svg xmlns="http://www.w3.org/2000/svg" width="${CHART.width}" height="${CHART.height}" viewBox="0 0 ${CHART.width} ${CHART.height}" role="img" aria-label="${escapeXml(caption)}">` +
+    `${parts.join('')}${body}</svg><figcaption>${escapeXml(caption)}</figcaption></figure>`
+  );
 }
 
 export function escapeXml(text: string): string {

@@ -1,14 +1,21 @@
+import { USAGE_CAVEAT } from '../output/usage-totals.js';
 import { describePending } from './pending.js';
 import type { RunStats } from './stats.js';
-import { USAGE_CAVEAT } from '../output/usage-totals.js';
 import { usageSummary } from './usage-text.js';
 
 export function formatTextReport(stats: RunStats, title: string): string {
   const lines: string[] = [`chatbatch report: ${title}`, ''];
-  lines.push(`${countedAs(stats)}  ok: ${stats.succeeded}  failed: ${stats.failed}  pending: ${stats.pending ?? 'unknown'}` + (stats.cached ? `  (cached: ${stats.cached})` : ''));
+  lines.push(
+    `${countedAs(stats)}  ok: ${stats.succeeded}  failed: ${stats.failed}  pending: ${stats.pending ?? 'unknown'}` +
+      (stats.cached ? `  (cached: ${stats.cached})` : ''),
+  );
   const pendingNote = describePending(stats.pending, stats.repeat > 1 ? 'sample' : 'row');
   if (pendingNote) lines.push(pendingNote);
-  lines.push(stats.usage ? `tokens: ${usageSummary(stats.usage)}, over every session\n  ${USAGE_CAVEAT}` : 'tokens: not recorded (the manifest was written before chatbatch kept usage)');
+  lines.push(
+    stats.usage
+      ? `tokens: ${usageSummary(stats.usage)}, over every session\n  ${USAGE_CAVEAT}`
+      : 'tokens: not recorded (the manifest was written before chatbatch kept usage)',
+  );
   lines.push('', 'by status:', ...table(stats.byStatus));
   if (stats.failed > 0) {
     lines.push('', 'failures by category:', ...table(stats.byCategory));
@@ -24,17 +31,22 @@ export function formatTextReport(stats: RunStats, title: string): string {
     const peak = Math.max(1, ...stats.throughput.buckets.map((b) => b.ok + b.failed));
     for (const bucket of stats.throughput.buckets) {
       const total = bucket.ok + bucket.failed;
-      lines.push(`  ${String(bucket.start).padStart(6)} s  ${String(total).padStart(7)}  ${'#'.repeat(Math.round((total / peak) * 40))}${bucket.failed ? `  (${bucket.failed} failed)` : ''}`);
+      lines.push(
+        `  ${String(bucket.start).padStart(6)} s  ${String(total).padStart(7)}  ${'#'.repeat(Math.round((total / peak) * 40))}${bucket.failed ? `  (${bucket.failed} failed)` : ''}`,
+      );
     }
   }
   if (stats.slowest.length > 0) {
     lines.push('', 'slowest rows:');
-    for (const row of stats.slowest) lines.push(`  ${row.id}  ${row.duration_ms} ms  ${row.attempts} attempt(s)  trace ${row.trace_id ?? '-'}`);
+    for (const row of stats.slowest)
+      lines.push(`  ${row.id}  ${row.duration_ms} ms  ${row.attempts} attempt(s)  trace ${row.trace_id ?? '-'}`);
   }
   if (stats.topErrors.length > 0) {
     lines.push('', 'most common errors (with an example):');
     for (const group of stats.topErrors) {
-      lines.push(`  ${group.count} × status ${group.status ?? '-'} ${group.code ?? '-'}: e.g. row ${group.example.id}, trace ${group.example.trace_id ?? '-'}${group.example.message ? ` — ${group.example.message.slice(0, 120)}` : ''}`);
+      lines.push(
+        `  ${group.count} × status ${group.status ?? '-'} ${group.code ?? '-'}: e.g. row ${group.example.id}, trace ${group.example.trace_id ?? '-'}${group.example.message ? ` — ${group.example.message.slice(0, 120)}` : ''}`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;

@@ -12,7 +12,9 @@ export function usageSummary(usage: UsageTotals): string {
   const responses = usage.responses_with_usage + usage.responses_without_usage;
   if (responses === 0) return '0 tokens (no response)';
   const reported = `${formatTokens(usage.total_tokens)} tokens (prompt ${formatTokens(usage.prompt_tokens)}, completion ${formatTokens(usage.completion_tokens)}) from ${usage.responses_with_usage} response(s)`;
-  const without = usage.responses_without_usage === 0 ? ''
-    : `; ${usage.responses_without_usage} response(s) without usage, estimated at ${formatTokens(usage.estimated_tokens)}`;
+  const without =
+    usage.responses_without_usage === 0
+      ? ''
+      : `; ${usage.responses_without_usage} response(s) without usage, estimated at ${formatTokens(usage.estimated_tokens)}`;
   return reported + without;
 }

@@ -1,6 +1,7 @@
 import type { BodyFields } from './row-params.js';
 
-export const ROW_PARAMS_HINT = '--row-params (job: "row_params": true) sends the optional parameters among them (temperature, top_p, max_tokens, ...)';
+export const ROW_PARAMS_HINT =
+  '--row-params (job: "row_params": true) sends the optional parameters among them (temperature, top_p, max_tokens, ...)';
 
 type Found = Extract<BodyFields, { ok: true }>;
 

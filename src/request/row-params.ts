@@ -39,6 +39,9 @@ export function bodyFields(fields: Readonly<Record<string, unknown>>, optIn: boo
 }
 
 /** The job's params with a row's own on top: the row's value wins for a parameter both name. */
-export function withRowParams(jobParams: Readonly<Record<string, unknown>>, rowParams: Record<string, unknown> | null): Readonly<Record<string, unknown>> {
+export function withRowParams(
+  jobParams: Readonly<Record<string, unknown>>,
+  rowParams: Record<string, unknown> | null,
+): Readonly<Record<string, unknown>> {
   return rowParams === null ? jobParams : { ...jobParams, ...rowParams };
 }

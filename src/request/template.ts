@@ -44,9 +44,13 @@ export function fillTemplate(template: string, fields: Readonly<Record<string, u
   });
   if (missing.size > 0) return { ok: false, problem: `template variable ${placeholders(missing)} missing from the row` };
   if (tooDeep.size > 0) {
-    return { ok: false, problem: `template variable ${placeholders(tooDeep)} holds a list or object nested more than ${MAX_TEMPLATE_VALUE_DEPTH} levels deep` };
+    return {
+      ok: false,
+      problem: `template variable ${placeholders(tooDeep)} holds a list or object nested more than ${MAX_TEMPLATE_VALUE_DEPTH} levels deep`,
+    };
   }
-  if (length > MAX_FILLED_TEMPLATE_CHARS) return { ok: false, problem: `the filled template is longer than ${MAX_FILLED_TEMPLATE_CHARS} characters` };
+  if (length > MAX_FILLED_TEMPLATE_CHARS)
+    return { ok: false, problem: `the filled template is longer than ${MAX_FILLED_TEMPLATE_CHARS} characters` };
   return { ok: true, text };
 }
 

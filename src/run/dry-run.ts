@@ -2,20 +2,20 @@ import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
 import { readRows } from '../input/read-rows.js';
 import { rowId, SeenIds } from '../input/row-id.js';
-import type { RunConfig } from '../job/config.js';
-import { buildChatRequest } from '../request/chat-request.js';
-import { rowToMessages } from '../request/messages.js';
-import { headersIdentity } from '../job/headers.js';
-import { BatchNotes } from '../request/batch-notes.js';
-import { bodyFields, withRowParams } from '../request/row-params.js';
 import { inShard } from '../input/shard.js';
-import { runOwnDirs } from './own-dirs.js';
-import { limitsForShard, type RunLimits } from '../pace/shard-limits.js';
-import { maxCompletionTokens } from '../pace/token-estimator.js';
+import type { RunConfig } from '../job/config.js';
+import { headersIdentity } from '../job/headers.js';
 import { readManifest } from '../output/manifest.js';
 import { budgetSpent } from '../output/usage-totals.js';
-import { outDirPaths } from '../state/out-dir.js';
+import { limitsForShard, type RunLimits } from '../pace/shard-limits.js';
+import { maxCompletionTokens } from '../pace/token-estimator.js';
 import { replyCheckFor } from '../reply/reply-check.js';
+import { BatchNotes } from '../request/batch-notes.js';
+import { buildChatRequest } from '../request/chat-request.js';
+import { rowToMessages } from '../request/messages.js';
+import { bodyFields, withRowParams } from '../request/row-params.js';
+import { outDirPaths } from '../state/out-dir.js';
+import { runOwnDirs } from './own-dirs.js';
 
 export interface InvalidRowNote {
   file: string;
@@ -55,8 +55,18 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
   await replyCheckFor(config);
   const seen = new SeenIds();
   const report: DryRunReport = {
-    files, rows: 0, valid: 0, invalid: [], invalidCount: 0, requests: 0, firstRequestBody: null,
-    estimatedPromptTokens: 0, estimatedCompletionTokens: null, estimatedSeconds: 0, assumedLatencyMs: options.assumedLatencyMs, notes: [],
+    files,
+    rows: 0,
+    valid: 0,
+    invalid: [],
+    invalidCount: 0,
+    requests: 0,
+    firstRequestBody: null,
+    estimatedPromptTokens: 0,
+    estimatedCompletionTokens: null,
+    estimatedSeconds: 0,
+    assumedLatencyMs: options.assumedLatencyMs,
+    notes: [],
     limits: limitsForShard({ rpm: config.rpm, tpm: config.tpm, maxTotalTokens: config.maxTotalTokens }, config.shard),
     spentBefore: config.resume && config.outDir ? budgetSpent((await readManifest(outDirPaths(config.outDir).manifest))?.usage) : null,
   };
@@ -90,7 +100,12 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
       continue;
     }
     batchNotes.add(row, body);
-    const request = buildChatRequest(messages.messages, { baseUrl: config.baseUrl, model: config.model, params: withRowParams(config.params, body.params), headers });
+    const request = buildChatRequest(messages.messages, {
+      baseUrl: config.baseUrl,
+      model: config.model,
+      params: withRowParams(config.params, body.params),
+      headers,
+    });
     report.valid++;
     report.requests += config.repeat;
     report.estimatedPromptTokens += request.estimatedTokens * config.repeat;

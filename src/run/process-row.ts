@@ -1,22 +1,22 @@
 import type { LimitFunction } from 'p-limit';
+import { sleep } from '../async/sleep.js';
 import type { AttemptFailure, AttemptOutcome, AttemptSuccess } from '../http/attempt.js';
 import type { ChatClient } from '../http/chat-client.js';
 import { readRateLimitHeaders } from '../http/rate-limit-headers.js';
-import { serverRequestedDelayMs, type RetryPolicy } from '../http/retry-policy.js';
-import type { AttemptSummary, RowRecord } from '../record/record.js';
+import { type RetryPolicy, serverRequestedDelayMs } from '../http/retry-policy.js';
 import type { FatalCause } from '../pace/fatal-hint.js';
-import type { RateController } from '../pace/rate-controller.js';
-import { cachedRecord, failureRecord, successRecord, type AttemptsSoFar, type RecordContext } from '../record/builders.js';
-import type { RefusalStreakWatch } from '../pace/refusal-streak.js';
-import type { ResponseCache } from '../state/response-cache.js';
-import type { RowTask } from '../request/row-task.js';
-import { sleep } from '../async/sleep.js';
-import { UNREACHABLE_STREAK, type UnreachableEndpointWatch } from '../pace/unreachable-endpoint.js';
 import type { OutageBreaker } from '../pace/outage-breaker.js';
 import { budgetSpent, decideRetryThroughOutage } from '../pace/outage-budget.js';
+import type { RateController } from '../pace/rate-controller.js';
+import type { RefusalStreakWatch } from '../pace/refusal-streak.js';
 import type { TokenAccount } from '../pace/token-account.js';
+import { UNREACHABLE_STREAK, type UnreachableEndpointWatch } from '../pace/unreachable-endpoint.js';
+import { type AttemptsSoFar, cachedRecord, failureRecord, type RecordContext, successRecord } from '../record/builders.js';
+import type { AttemptSummary, RowRecord } from '../record/record.js';
 import type { ReplyCheck } from '../reply/reply-check.js';
 import { withCheckedReply } from '../reply/reply-records.js';
+import type { RowTask } from '../request/row-task.js';
+import type { ResponseCache } from '../state/response-cache.js';
 
 export interface AttemptContext {
   client: ChatClient;
@@ -100,13 +100,19 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
 
   for (let attempt = 1; ; attempt++) {
     const step = await context.limit(async (): Promise<Step> => {
-      if (outageRetry && !context.stopDispatch.aborted && budgetSpent(attempt - 1, outageRetry.maxAttempts, context.outage.uncounted(outageStreaks))) {
+      if (
+        outageRetry &&
+        !context.stopDispatch.aborted &&
+        budgetSpent(attempt - 1, outageRetry.maxAttempts, context.outage.uncounted(outageStreaks))
+      ) {
         delete history[history.length - 1]!.wait_ms; // no attempt followed the wait
         return { kind: 'settled', record: failureRecord(task, outageRetry.outcome, outageRetry.soFar, context.recordContext) };
       }
       const clientRequestId = `${task.clientRequestIdBase}-${attempt}`;
       const streaksBefore = outageStreaks.length;
-      const outcome = await attemptWithTokens(task, attempt === 1, context, (estimate) => attemptWhenAllowed(task, clientRequestId, context, onSend, outageStreaks, estimate));
+      const outcome = await attemptWithTokens(task, attempt === 1, context, (estimate) =>
+        attemptWhenAllowed(task, clientRequestId, context, onSend, outageStreaks, estimate),
+      );
       if (outcome === null) return { kind: 'pending' };
       const summary: AttemptSummary = {
         attempt,
@@ -117,7 +123,13 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
         client_request_id: clientRequestId,
       };
       history.push(summary);
-      const soFar = { startedAt: startedAt!, durationMs: Math.round(context.now() - startedMs), history, fingerprint: task.request.fingerprint, clientRequestId };
+      const soFar = {
+        startedAt: startedAt!,
+        durationMs: Math.round(context.now() - startedMs),
+        history,
+        fingerprint: task.request.fingerprint,
+        clientRequestId,
+      };
 
       if (outcome.ok) {
         context.controller.onSuccess(readRateLimitHeaders(outcome.headers));
@@ -154,7 +166,8 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
         : context.retryPolicy;
       const policy = invalidReplies > 0 ? { ...basePolicy, maxAttempts: basePolicy.maxAttempts + invalidReplies } : basePolicy;
       const uncounted = context.outage.uncounted(outageStreaks);
-      const last = outageStreaks.length === streaksBefore ? null : context.outage.uncounted(outageStreaks.slice(-1)) > 0 ? 'uncounted' : 'counted';
+      const last =
+        outageStreaks.length === streaksBefore ? null : context.outage.uncounted(outageStreaks.slice(-1)) > 0 ? 'uncounted' : 'counted';
       const decision = decideRetryThroughOutage(outcome, attempt, policy, uncounted, last, Date.now(), context.random);
       if (!decision.retry || soFar.durationMs + decision.delayMs > context.rowDeadlineMs) {
         return { kind: 'settled', record: failureRecord(task, outcome, soFar, context.recordContext) };

@@ -1,56 +1,64 @@
 import { hash } from 'node:crypto';
 import pLimit from 'p-limit';
+import { OpenRows } from '../async/open-rows.js';
 import type { AttemptFailure } from '../http/attempt.js';
 import { ChatClient } from '../http/chat-client.js';
-import { maskKey } from '../record/key-mask.js';
 import { defaultRetryPolicy } from '../http/retry-policy.js';
-import { expandInputs } from '../input/expand.js';
 import { countRows } from '../input/count.js';
+import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
 import { readRows } from '../input/read-rows.js';
-import { rowId, SeenIds } from '../input/row-id.js';
 import type { InputRow } from '../input/row.js';
+import { rowId, SeenIds } from '../input/row-id.js';
+import { inShard } from '../input/shard.js';
 import { keyName as keyNameOf, publicConfig, type RunConfig } from '../job/config.js';
 import { headersIdentity } from '../job/headers.js';
-import { BatchNotes } from '../request/batch-notes.js';
-import { bodyFields, withRowParams } from '../request/row-params.js';
-import { describeInputs, jobFingerprint, toolInfo, writeManifest, type Manifest, type RunSession, type RunStatus } from '../output/manifest.js';
-import { OrderedResults } from '../output/ordered-results.js';
-import { diskFailureOf, WriteFailedError } from '../output/write-failed.js';
-import type { FailureCategory, RowRecord } from '../record/record.js';
-import { buildChatRequest } from '../request/chat-request.js';
-import { rowToMessages } from '../request/messages.js';
-import { OutDirInUseError, SetupError } from './errors.js';
-import { markOnCrash } from './crash-marks.js';
-import { describeFsError, isFsError } from '../state/fs-problem.js';
-import { redactSecrets, registerSecret } from '../record/redact.js';
-import { readManifestAsWritten, sessionChangedNothing } from '../output/manifest-unchanged.js';
 import { writeFileAtomic } from '../output/atomic-file.js';
+import {
+  describeInputs,
+  jobFingerprint,
+  type Manifest,
+  type RunSession,
+  type RunStatus,
+  toolInfo,
+  writeManifest,
+} from '../output/manifest.js';
+import { readManifestAsWritten, sessionChangedNothing } from '../output/manifest-unchanged.js';
+import { OrderedResults } from '../output/ordered-results.js';
+import type { UsageTotals } from '../output/usage-totals.js';
+import { diskFailureOf, WriteFailedError } from '../output/write-failed.js';
 import { explainFatal, type FatalCause } from '../pace/fatal-hint.js';
-import { JournalWriter } from '../state/journal.js';
-import { acquireLock } from '../state/lock.js';
-import { categoryOf, outcomeCode, SUCCEEDED } from '../record/outcome-code.js';
-import { clearRunFiles, inspectOutDir, outDirPaths, prepareOutDir, removeLeftoverTempFiles } from '../state/out-dir.js';
-import { loadPreviousResults, type PreviousResult } from '../state/previous-results.js';
-import { processRow, type AttemptContext } from './process-row.js';
-import { RateController } from '../pace/rate-controller.js';
-import { invalidInputRecord, withSample } from '../record/builders.js';
-import { sampleFingerprint, sampleIndexes, sampleKey } from '../request/samples.js';
-import { RefusalStreakWatch } from '../pace/refusal-streak.js';
-import { ResponseCache } from '../state/response-cache.js';
-import { OpenRows } from '../async/open-rows.js';
-import { runOwnDirs } from './own-dirs.js';
-import { inShard } from '../input/shard.js';
-import { UnreachableEndpointWatch } from '../pace/unreachable-endpoint.js';
-import type { RowTask } from '../request/row-task.js';
 import { OutageBreaker, type OutageState } from '../pace/outage-breaker.js';
 import { outageNotice } from '../pace/outage-notice.js';
+import { RateController } from '../pace/rate-controller.js';
+import { RefusalStreakWatch } from '../pace/refusal-streak.js';
+import { limitsForShard } from '../pace/shard-limits.js';
 import { TokenAccount } from '../pace/token-account.js';
 import { maxCompletionTokens, TokenEstimator } from '../pace/token-estimator.js';
-import { limitsForShard } from '../pace/shard-limits.js';
-import type { UsageTotals } from '../output/usage-totals.js';
-import { replyCheckFor } from '../reply/reply-check.js';
+import { UnreachableEndpointWatch } from '../pace/unreachable-endpoint.js';
+import { invalidInputRecord, withSample } from '../record/builders.js';
+import { maskKey } from '../record/key-mask.js';
+import { categoryOf, outcomeCode, SUCCEEDED } from '../record/outcome-code.js';
+import type { FailureCategory, RowRecord } from '../record/record.js';
+import { redactSecrets, registerSecret } from '../record/redact.js';
 import { EarlierReplies } from '../reply/recheck-earlier.js';
+import { replyCheckFor } from '../reply/reply-check.js';
+import { BatchNotes } from '../request/batch-notes.js';
+import { buildChatRequest } from '../request/chat-request.js';
+import { rowToMessages } from '../request/messages.js';
+import { bodyFields, withRowParams } from '../request/row-params.js';
+import type { RowTask } from '../request/row-task.js';
+import { sampleFingerprint, sampleIndexes, sampleKey } from '../request/samples.js';
+import { describeFsError, isFsError } from '../state/fs-problem.js';
+import { JournalWriter } from '../state/journal.js';
+import { acquireLock } from '../state/lock.js';
+import { clearRunFiles, inspectOutDir, outDirPaths, prepareOutDir, removeLeftoverTempFiles } from '../state/out-dir.js';
+import { loadPreviousResults, type PreviousResult } from '../state/previous-results.js';
+import { ResponseCache } from '../state/response-cache.js';
+import { markOnCrash } from './crash-marks.js';
+import { OutDirInUseError, SetupError } from './errors.js';
+import { runOwnDirs } from './own-dirs.js';
+import { type AttemptContext, processRow } from './process-row.js';
 
 export interface RunProgress {
   rowsRead: number;
@@ -114,7 +122,20 @@ export interface TokenBudgetReport {
 }
 
 export function newProgress(now: number): RunProgress {
-  return { rowsRead: 0, settled: 0, succeeded: 0, failed: 0, reused: 0, retrying: 0, total: null, attempts: 0, concurrency: 0, cooldownUntil: 0, outage: null, startedAt: now };
+  return {
+    rowsRead: 0,
+    settled: 0,
+    succeeded: 0,
+    failed: 0,
+    reused: 0,
+    retrying: 0,
+    total: null,
+    attempts: 0,
+    concurrency: 0,
+    cooldownUntil: 0,
+    outage: null,
+    startedAt: now,
+  };
 }
 
 /**
@@ -170,10 +191,13 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
   // Counted beside the run, never waited for: the progress total, and the size of the id set.
   const seen = new SeenIds();
   if (!config.shard) {
-    void countRows(files).then((total) => {
-      progress.total = total * config.repeat;
-      seen.reserve(total);
-    }, () => {});
+    void countRows(files).then(
+      (total) => {
+        progress.total = total * config.repeat;
+        seen.reserve(total);
+      },
+      () => {},
+    );
   }
 
   await prepareOutDir(paths);
@@ -203,14 +227,28 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       log(`dropped ${previous.damaged} damaged journal line(s) (checksum mismatch): rows with no other line that verifies are sent again`);
     }
     if (previous && previous.unverifiable > 0) {
-      log(`dropped ${previous.unverifiable} journal line(s) written by an older chatbatch without a checksum: rows with no other line that verifies are sent again`);
+      log(
+        `dropped ${previous.unverifiable} journal line(s) written by an older chatbatch without a checksum: rows with no other line that verifies are sent again`,
+      );
     }
 
     const limits = limitsForShard({ rpm: config.rpm, tpm: config.tpm, maxTotalTokens: config.maxTotalTokens }, config.shard);
-    const tokens = new TokenAccount({ limit: limits.maxTotalTokens, before: previousManifest?.usage, estimator: new TokenEstimator(maxCompletionTokens(config.params)) });
+    const tokens = new TokenAccount({
+      limit: limits.maxTotalTokens,
+      before: previousManifest?.usage,
+      estimator: new TokenEstimator(maxCompletionTokens(config.params)),
+    });
     const session: RunSession = {
-      started_at: startedAt.toISOString(), ended_at: null, status: 'running', resumed: previous !== null,
-      attempts: 0, rows_settled: 0, rows_reused: 0, rows_rerun_changed: 0, rows_rerun_failed: 0, usage: tokens.session,
+      started_at: startedAt.toISOString(),
+      ended_at: null,
+      status: 'running',
+      resumed: previous !== null,
+      attempts: 0,
+      rows_settled: 0,
+      rows_reused: 0,
+      rows_rerun_changed: 0,
+      rows_rerun_failed: 0,
+      usage: tokens.session,
     };
     const manifest = initialManifest(config, previousManifest, session, startedAt, paths, tokens.total);
     const attemptsBefore = manifest.attempts_total;
@@ -232,14 +270,27 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     phase.markError = markError;
     const keyName = keyNameOf(config);
     const keyMask = maskKey(config.apiKey);
-    const controller = new RateController({ maxConcurrency: config.concurrency, rpm: limits.rpm, tpm: limits.tpm, maxPauseMs: config.maxRetryWaitMs, now });
+    const controller = new RateController({
+      maxConcurrency: config.concurrency,
+      rpm: limits.rpm,
+      tpm: limits.tpm,
+      maxPauseMs: config.maxRetryWaitMs,
+      now,
+    });
     const limit = pLimit(controller.concurrency);
     controller.onConcurrencyChange((value) => {
       limit.concurrency = value;
     });
     // Header values filled from the environment are secrets like the key (the client registers the key).
     for (const secret of config.headerSecrets) registerSecret(secret, 'header');
-    const client = new ChatClient({ url: config.requestUrl, apiKey: config.apiKey, headers: config.sentHeaders, maxSockets: config.concurrency, timeoutMs: config.timeoutMs, proxy: config.proxy });
+    const client = new ChatClient({
+      url: config.requestUrl,
+      apiKey: config.apiKey,
+      headers: config.sentHeaders,
+      maxSockets: config.concurrency,
+      timeoutMs: config.timeoutMs,
+      proxy: config.proxy,
+    });
     const proxy = config.proxy && `${config.proxy.shown} (from ${config.proxy.variable})`;
     if (proxy) log(`requests go through the proxy ${proxy}`);
 
@@ -273,7 +324,9 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     });
 
     const context: AttemptContext = {
-      client, limit, controller,
+      client,
+      limit,
+      controller,
       retryPolicy: { ...defaultRetryPolicy, maxAttempts: config.maxAttempts, maxServerWaitMs: config.maxRetryWaitMs },
       rowDeadlineMs: config.rowDeadlineMs,
       recordContext: { model: config.model, keyName, keyMask, allChoices: typeof config.params.n === 'number' && config.params.n > 1 },
@@ -343,7 +396,12 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
         const prepared = forSample(preparedRow, sample, position);
         const earlier = previous?.byKey.get(prepared.key);
         // An earlier invalid_reply is checked again against the current schema, without sending.
-        if (earlier && prepared.kind === 'task' && earlier.fingerprint === prepared.fingerprint && categoryOf(earlier.outcome) === 'invalid_reply') {
+        if (
+          earlier &&
+          prepared.kind === 'task' &&
+          earlier.fingerprint === prepared.fingerprint &&
+          categoryOf(earlier.outcome) === 'invalid_reply'
+        ) {
           earlierReplies ??= new EarlierReplies(paths.journal);
           const rechecked = await earlierReplies.recheck(earlier.location, replyCheck);
           if (rechecked && (rechecked.code === null || !rerunsFailed(config, 'invalid_reply'))) {
@@ -373,7 +431,10 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
         await open.room();
         await results.roomInWindow(stopDispatch.signal);
         const task = prepared.task;
-        open.track(processRow(task, context, (record) => settle(task.position, task.key, task.request.fingerprint, record)), stopOnError);
+        open.track(
+          processRow(task, context, (record) => settle(task.position, task.key, task.request.fingerprint, record)),
+          stopOnError,
+        );
       }
     }
     await open.drained();
@@ -396,7 +457,9 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     syncProgress(progress, controller);
 
     if (session.rows_rerun_changed > 0) {
-      log(`${session.rows_rerun_changed} row(s) sent again because their request changed since they settled (model, messages, params, headers or base URL)`);
+      log(
+        `${session.rows_rerun_changed} row(s) sent again because their request changed since they settled (model, messages, params, headers or base URL)`,
+      );
     }
     const otherModels = batchNotes.otherModelNotice();
     if (otherModels) log(otherModels);
@@ -413,12 +476,22 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       tally.rows += unread;
       tally.pending += unread;
     }
-    const derivedFiles = config.format === 'jsonl' || writeFailure ? [] : await writeDerivedFilesLazily(config, files, paths.outDir, replyCheck?.schema?.properties);
+    const derivedFiles =
+      config.format === 'jsonl' || writeFailure
+        ? []
+        : await writeDerivedFilesLazily(config, files, paths.outDir, replyCheck?.schema?.properties);
     const fatalStop = fatal as { outcome: AttemptFailure; cause: FatalCause } | null;
-    const status: RunStatus = writeFailure ? 'write_failed' : fatalStop ? 'aborted'
-      : tokens.limitReached && !interrupted ? 'stopped_at_limit'
-      : interrupted || !inputExhausted || tally.pending > 0 ? 'interrupted'
-      : tally.failed > 0 ? 'finished_with_failures' : 'complete';
+    const status: RunStatus = writeFailure
+      ? 'write_failed'
+      : fatalStop
+        ? 'aborted'
+        : tokens.limitReached && !interrupted
+          ? 'stopped_at_limit'
+          : interrupted || !inputExhausted || tally.pending > 0
+            ? 'interrupted'
+            : tally.failed > 0
+              ? 'finished_with_failures'
+              : 'complete';
     const endedAt = new Date();
     session.ended_at = endedAt.toISOString();
     session.status = status;
@@ -426,11 +499,24 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     manifest.status = status;
     manifest.ended_at = session.ended_at;
     manifest.attempts_total += counts.attempts;
-    manifest.counts = { rows: tally.rows, succeeded: tally.succeeded, failed: tally.failed, pending: tally.pending, by_category: tally.byCategory };
+    manifest.counts = {
+      rows: tally.rows,
+      succeeded: tally.succeeded,
+      failed: tally.failed,
+      pending: tally.pending,
+      by_category: tally.byCategory,
+    };
     manifest.inputs = await describeInputs(files, (file) => rowsPerFile.get(file) ?? 0);
     manifest.job_fingerprint = jobFingerprint({
-      inputs: manifest.inputs, model: config.model, baseUrl: config.baseUrl, params: config.params,
-      system: config.system, template: config.template, idField: config.idField, shardCount: config.shard?.count ?? 1, repeat: config.repeat,
+      inputs: manifest.inputs,
+      model: config.model,
+      baseUrl: config.baseUrl,
+      params: config.params,
+      system: config.system,
+      template: config.template,
+      idField: config.idField,
+      shardCount: config.shard?.count ?? 1,
+      repeat: config.repeat,
     });
     phase.markError = null;
     if (writeFailure) {
@@ -442,7 +528,11 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
     await (unchanged ? writeFileAtomic(paths.manifest, previousWritten.text) : writeManifest(paths.manifest, manifest));
 
     const fatalMessage = fatalStop
-      ? explainFatal(fatalStop.outcome, { baseUrl: config.baseUrl, model: config.model, keyName, keyMask, proxy, maxOutageMs: config.maxOutageMs }, fatalStop.cause)
+      ? explainFatal(
+          fatalStop.outcome,
+          { baseUrl: config.baseUrl, model: config.model, keyName, keyMask, proxy, maxOutageMs: config.maxOutageMs },
+          fatalStop.cause,
+        )
       : null;
     return {
       status,
@@ -459,8 +549,10 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       paths,
       derivedFiles,
       usage: { session: tokens.session, total: tokens.total },
-      budget: limits.maxTotalTokens === null || config.maxTotalTokens === null ? null
-        : { limit: limits.maxTotalTokens, spent: tokens.spent, jobLimit: config.maxTotalTokens, shards: config.shard?.count ?? 1 },
+      budget:
+        limits.maxTotalTokens === null || config.maxTotalTokens === null
+          ? null
+          : { limit: limits.maxTotalTokens, spent: tokens.spent, jobLimit: config.maxTotalTokens, shards: config.shard?.count ?? 1 },
     };
   } catch (error) {
     // The manifest says the run stopped on a failed write, when the disk still takes it.
@@ -503,7 +595,10 @@ function prepareRow(row: InputRow, id: string, position: number, config: RunConf
   if (!body.ok) return invalid(id, body.problem);
   shared.notes.add(row, body);
   const request = buildChatRequest(messages.messages, {
-    baseUrl: config.baseUrl, model: config.model, params: withRowParams(config.params, body.params), headers: shared.headers,
+    baseUrl: config.baseUrl,
+    model: config.model,
+    params: withRowParams(config.params, body.params),
+    headers: shared.headers,
   });
   return {
     kind: 'task',
@@ -516,7 +611,8 @@ function prepareRow(row: InputRow, id: string, position: number, config: RunConf
 /** Sample `sample` of a prepared row, at `position` (the row itself when there are no samples). */
 function forSample(prepared: PreparedRow, sample: number | undefined, position: number): PreparedRow {
   const key = sampleKey(prepared.key, sample);
-  if (prepared.kind === 'invalid') return sample === undefined ? prepared : { ...prepared, key, record: withSample(prepared.record, sample) };
+  if (prepared.kind === 'invalid')
+    return sample === undefined ? prepared : { ...prepared, key, record: withSample(prepared.record, sample) };
   const fingerprint = sampleFingerprint(prepared.fingerprint, sample);
   const request = sample === undefined ? prepared.task.request : { ...prepared.task.request, fingerprint };
   const clientRequestIdBase = sample === undefined ? prepared.task.clientRequestIdBase : `cb-${shortHash(key)}`;
@@ -540,9 +636,18 @@ function rerunsFailed(config: RunConfig, category: FailureCategory): boolean {
 }
 
 /** The CSV writer is loaded only for --format csv / openai-batch. */
-async function writeDerivedFilesLazily(config: RunConfig, files: readonly string[], outDir: string, dataFields?: readonly string[]): Promise<string[]> {
+async function writeDerivedFilesLazily(
+  config: RunConfig,
+  files: readonly string[],
+  outDir: string,
+  dataFields?: readonly string[],
+): Promise<string[]> {
   const { writeDerivedFiles } = await import('../output/derived-files.js');
-  return writeDerivedFiles(config.format as 'csv' | 'openai-batch', files, outDir, { escapeFormulas: config.escapeFormulas, bom: config.bom, dataFields: dataFields ?? [] });
+  return writeDerivedFiles(config.format as 'csv' | 'openai-batch', files, outDir, {
+    escapeFormulas: config.escapeFormulas,
+    bom: config.bom,
+    dataFields: dataFields ?? [],
+  });
 }
 
 function syncProgress(progress: RunProgress, controller: RateController): void {

@@ -7,7 +7,23 @@
  */
 export type DirectiveKind =
   | { kind: 'status'; status: number }
-  | { kind: 'reset' | 'hang' | 'html502' | 'quota' | 'okerror' | 'empty' | 'retry-after-date' | 'should-retry-false' | 'apim' | 'no-trace' | 'big' | 'json' | 'json-fenced' | 'badjson' };
+  | {
+      kind:
+        | 'reset'
+        | 'hang'
+        | 'html502'
+        | 'quota'
+        | 'okerror'
+        | 'empty'
+        | 'retry-after-date'
+        | 'should-retry-false'
+        | 'apim'
+        | 'no-trace'
+        | 'big'
+        | 'json'
+        | 'json-fenced'
+        | 'badjson';
+    };
 
 export interface Directive {
   action: DirectiveKind;
@@ -16,7 +32,22 @@ export interface Directive {
 }
 
 const PATTERN = /\[\[sim:([a-z0-9-]+?)(?:x(\d+))?\]\]/;
-const NAMED = new Set(['reset', 'hang', 'html502', 'quota', 'okerror', 'empty', 'retry-after-date', 'should-retry-false', 'apim', 'no-trace', 'big', 'json', 'json-fenced', 'badjson']);
+const NAMED = new Set([
+  'reset',
+  'hang',
+  'html502',
+  'quota',
+  'okerror',
+  'empty',
+  'retry-after-date',
+  'should-retry-false',
+  'apim',
+  'no-trace',
+  'big',
+  'json',
+  'json-fenced',
+  'badjson',
+]);
 /** Directives that are one-off by nature: they fire once per body unless a count says otherwise. */
 const ONCE_BY_DEFAULT = new Set(['retry-after-date']);
 

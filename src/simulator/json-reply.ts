@@ -21,7 +21,8 @@ export function requestedJson(responseFormat: unknown): { schema?: unknown } | n
   if (typeof responseFormat !== 'object' || responseFormat === null) return null;
   const { type, json_schema: jsonSchema } = responseFormat as { type?: unknown; json_schema?: { schema?: unknown } };
   if (type === 'json_object') return {};
-  if (type === 'json_schema') return typeof jsonSchema?.schema === 'object' && jsonSchema.schema !== null ? { schema: jsonSchema.schema } : {};
+  if (type === 'json_schema')
+    return typeof jsonSchema?.schema === 'object' && jsonSchema.schema !== null ? { schema: jsonSchema.schema } : {};
   return null;
 }
 

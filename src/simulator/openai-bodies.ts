@@ -26,7 +26,12 @@ export function errorBody(status: number, code: string | null, message: string, 
   return { error: { message, type: errorType(status, code), param, code } };
 }
 
-export function completionBody(n: number, model: string, choices: ReadonlyArray<{ content: string }>, usage?: Usage): Record<string, unknown> {
+export function completionBody(
+  n: number,
+  model: string,
+  choices: ReadonlyArray<{ content: string }>,
+  usage?: Usage,
+): Record<string, unknown> {
   return {
     id: `chatcmpl-sim-${n}`,
     object: 'chat.completion',

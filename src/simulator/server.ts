@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { findDirective, type Directive, type DirectiveKind } from './directive.js';
+import { type Directive, type DirectiveKind, findDirective } from './directive.js';
+import { requestedJson, simulatedJson } from './json-reply.js';
 import { completionAround, completionBody, errorBody } from './openai-bodies.js';
 import { seededRandom } from './random.js';
-import { simulatedReply, type SimMessage } from './reply.js';
-import { requestedJson, simulatedJson } from './json-reply.js';
+import { type SimMessage, simulatedReply } from './reply.js';
 
 export { simulatedReply } from './reply.js';
 
@@ -54,8 +54,18 @@ export interface RunningSimulator {
 }
 
 type Fault = 'rateLimit' | 'quota' | 'serverError' | 'htmlBadGateway' | 'reset' | 'hang' | 'okWithError' | 'emptyChoices';
-const FAULT_ORDER: readonly Fault[] = ['rateLimit', 'quota', 'serverError', 'htmlBadGateway', 'reset', 'hang', 'okWithError', 'emptyChoices'];
-const HTML_502 = '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
+const FAULT_ORDER: readonly Fault[] = [
+  'rateLimit',
+  'quota',
+  'serverError',
+  'htmlBadGateway',
+  'reset',
+  'hang',
+  'okWithError',
+  'emptyChoices',
+];
+const HTML_502 =
+  '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
 const PATHS = new Set(['/chat/completions', '/v1/chat/completions']);
 /** Most choices (`n`) one request may ask for, as OpenAI allows. */
 const MAX_CHOICES = 128;
@@ -106,7 +116,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const n = ++sequence;
     const requestId = `req_sim_${n}`;
     const path = (req.url ?? '').split('?')[0]!;
-    if (req.method !== 'POST' || !PATHS.has(path)) return json(res, 404, errorBody(404, 'not_found', `no route for ${req.method} ${path}`), requestId);
+    if (req.method !== 'POST' || !PATHS.has(path))
+      return json(res, 404, errorBody(404, 'not_found', `no route for ${req.method} ${path}`), requestId);
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       return json(res, 401, errorBody(401, 'unauthorized', 'Incorrect or missing API key'), requestId);
     }
@@ -120,7 +131,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       return json(res, 400, errorBody(400, 'invalid_request', 'model and messages are required'), requestId);
     }
     const unsupported = ['stream', 'tools', 'tool_choice'].find((name) => name in request);
-    if (unsupported) return json(res, 400, errorBody(400, 'unsupported_parameter', `${unsupported} is not supported`, unsupported), requestId);
+    if (unsupported)
+      return json(res, 400, errorBody(400, 'unsupported_parameter', `${unsupported} is not supported`, unsupported), requestId);
     if (options.models && !options.models.includes(request.model)) {
       return json(res, 404, errorBody(404, 'model_not_found', `The model ${request.model} does not exist`, 'model'), requestId);
     }
@@ -156,12 +168,26 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     return seen < directive.times ? directive.action : null;
   }
 
-  function act(action: DirectiveKind, res: ServerResponse, requestId: string, messages: SimMessage[], model: string, n: number, answer: { body: string; reply: string }): void {
+  function act(
+    action: DirectiveKind,
+    res: ServerResponse,
+    requestId: string,
+    messages: SimMessage[],
+    model: string,
+    n: number,
+    answer: { body: string; reply: string },
+  ): void {
     switch (action.kind) {
       case 'status':
         return later(() => {
           const code = action.status === 429 ? 'rate_limit_exceeded' : action.status >= 500 ? 'server_error' : `http_${action.status}_sim`;
-          json(res, action.status, errorBody(action.status, code, `simulated ${action.status}`), requestId, action.status === 429 ? retryHeaders() : {});
+          json(
+            res,
+            action.status,
+            errorBody(action.status, code, `simulated ${action.status}`),
+            requestId,
+            action.status === 429 ? retryHeaders() : {},
+          );
         });
       case 'quota':
         return later(() => json(res, 429, errorBody(429, 'insufficient_quota', 'You exceeded your current quota'), requestId));
@@ -186,7 +212,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
         return later(() => json(res, 200, completionBody(n, model, []), requestId));
       case 'retry-after-date':
         return later(() =>
-          json(res, 429, errorBody(429, 'rate_limit_exceeded', 'slow down'), requestId, { 'retry-after': new Date(Date.now() + 1000).toUTCString() }),
+          json(res, 429, errorBody(429, 'rate_limit_exceeded', 'slow down'), requestId, {
+            'retry-after': new Date(Date.now() + 1000).toUTCString(),
+          }),
         );
       case 'should-retry-false':
         return later(() => json(res, 500, errorBody(500, 'server_error', 'do not retry this'), requestId, { 'x-should-retry': 'false' }));
@@ -197,7 +225,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       case 'json':
         return later(() => success(res, requestId, messages, model, n, 'x-request-id', JSON.stringify(simulatedJson(answer.body))));
       case 'json-fenced':
-        return later(() => success(res, requestId, messages, model, n, 'x-request-id', `Here is the JSON you asked for:\n\n\`\`\`json\n${JSON.stringify(simulatedJson(answer.body), null, 2)}\n\`\`\`\n`));
+        return later(() =>
+          success(
+            res,
+            requestId,
+            messages,
+            model,
+            n,
+            'x-request-id',
+            `Here is the JSON you asked for:\n\n\`\`\`json\n${JSON.stringify(simulatedJson(answer.body), null, 2)}\n\`\`\`\n`,
+          ),
+        );
       case 'badjson':
         return later(() => success(res, requestId, messages, model, n, 'x-request-id', `Sure! ${simulatedReply(messages)}`));
       case 'big':
@@ -207,14 +245,22 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
   function faultAction(fault: Fault): DirectiveKind {
     switch (fault) {
-      case 'rateLimit': return { kind: 'status', status: 429 };
-      case 'quota': return { kind: 'quota' };
-      case 'serverError': return { kind: 'status', status: 500 };
-      case 'htmlBadGateway': return { kind: 'html502' };
-      case 'reset': return { kind: 'reset' };
-      case 'hang': return { kind: 'hang' };
-      case 'okWithError': return { kind: 'okerror' };
-      case 'emptyChoices': return { kind: 'empty' };
+      case 'rateLimit':
+        return { kind: 'status', status: 429 };
+      case 'quota':
+        return { kind: 'quota' };
+      case 'serverError':
+        return { kind: 'status', status: 500 };
+      case 'htmlBadGateway':
+        return { kind: 'html502' };
+      case 'reset':
+        return { kind: 'reset' };
+      case 'hang':
+        return { kind: 'hang' };
+      case 'okWithError':
+        return { kind: 'okerror' };
+      case 'emptyChoices':
+        return { kind: 'empty' };
     }
   }
 
@@ -228,7 +274,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     else respond();
   }
 
-  function success(res: ServerResponse, requestId: string, messages: SimMessage[], model: string, n: number, traceHeader: string | null, reply: string, choices = 1): void {
+  function success(
+    res: ServerResponse,
+    requestId: string,
+    messages: SimMessage[],
+    model: string,
+    n: number,
+    traceHeader: string | null,
+    reply: string,
+    choices = 1,
+  ): void {
     // Choice 0 is the reply; with `n` > 1 the others are distinct and as deterministic.
     const replies = [reply, ...Array.from({ length: choices - 1 }, (_, index) => simulatedReply(messages, index + 1))];
     let promptChars = 0;
@@ -239,7 +294,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     json(
       res,
       200,
-      completionBody(n, model, replies.map((content) => ({ content })), { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens }),
+      completionBody(
+        n,
+        model,
+        replies.map((content) => ({ content })),
+        { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+      ),
       traceHeader === 'x-request-id' ? requestId : null,
       traceHeader && traceHeader !== 'x-request-id' ? { [traceHeader]: requestId } : {},
     );
@@ -266,7 +326,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     if (res.destroyed) return;
     count(status);
     const text = JSON.stringify(body);
-    const all: Record<string, string | number> = { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers };
+    const all: Record<string, string | number> = {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      ...headers,
+    };
     if (requestId !== null) all['x-request-id'] = requestId;
     res.writeHead(status, all);
     res.end(text);

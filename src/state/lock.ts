@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { link, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { NothingSentError } from '../errors.js';
 import { describeFsError, isFsError } from '../state/fs-problem.js';
 import { readProcStat } from '../state/proc-stat.js';
-import { NothingSentError } from '../errors.js';
 
 export class LockError extends NothingSentError {
   override name = 'LockError';
@@ -58,7 +58,12 @@ const held = new Set<string>();
 export async function acquireLock(file: string, options: LockOptions = {}): Promise<() => Promise<void>> {
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const staleAfterMs = options.staleAfterMs ?? STALE_AFTER_MS;
-  const owner: LockOwner = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), token: randomBytes(8).toString('hex') };
+  const owner: LockOwner = {
+    pid: process.pid,
+    host: hostname(),
+    started_at: new Date().toISOString(),
+    token: randomBytes(8).toString('hex'),
+  };
   const startTicks = await ownStartTicks;
   if (startTicks) owner.pid_start_ticks = startTicks;
   const content = JSON.stringify(owner);
@@ -68,7 +73,8 @@ export async function acquireLock(file: string, options: LockOptions = {}): Prom
     return await take(file, content, owner.token!, heartbeatMs, staleAfterMs);
   } catch (error) {
     held.delete(owner.token!);
-    if (isFsError(error)) throw new LockError(`cannot take the lock ${file}: ${describeFsError(error)}; remove what is in the way or give another --out`);
+    if (isFsError(error))
+      throw new LockError(`cannot take the lock ${file}: ${describeFsError(error)}; remove what is in the way or give another --out`);
     throw error;
   }
 }
@@ -179,7 +185,10 @@ function parseOwner(text: string): LockOwner | null {
 async function isAlive(owner: LockOwner, file: string, staleAfterMs: number): Promise<boolean> {
   if (owner.host !== hostname()) {
     // We cannot see that host's processes: trust the heartbeat.
-    const touched = await stat(file).then((s) => s.mtimeMs, () => 0);
+    const touched = await stat(file).then(
+      (s) => s.mtimeMs,
+      () => 0,
+    );
     return Date.now() - touched < staleAfterMs;
   }
   if (owner.pid === process.pid) return owner.token !== undefined && held.has(owner.token);

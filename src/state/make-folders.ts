@@ -15,7 +15,11 @@ export class NotAFolder extends Error {
 export async function makeFolders(target: string): Promise<void> {
   const chain = [target];
   while (path.dirname(chain[0]!) !== chain[0]) chain.unshift(path.dirname(chain[0]!));
-  const kindOf = (p: string) => stat(p).then((s) => (s.isDirectory() ? 'folder' : 'other'), () => null);
+  const kindOf = (p: string) =>
+    stat(p).then(
+      (s) => (s.isDirectory() ? 'folder' : 'other'),
+      () => null,
+    );
   for (const folder of chain) {
     const kind = await kindOf(folder);
     if (kind === 'other') throw new NotAFolder(folder);

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { NothingSentError } from '../errors.js';
 import { DERIVED_FILES, ERRORS_FILE, MANIFEST_FILE, OUTPUT_FILE } from '../output/file-names.js';
 import { fsMeaning, isFsError } from '../state/fs-problem.js';
 import { makeFolders, NotAFolder } from '../state/make-folders.js';
-import { NothingSentError } from '../errors.js';
 
 /** The output directory cannot hold the run's files; found before anything is sent. */
 export class OutDirError extends NothingSentError {
@@ -27,9 +27,7 @@ export function outDirPaths(outDir: string) {
 
 export type OutDirPaths = ReturnType<typeof outDirPaths>;
 
-export type OutDirState =
-  | { kind: 'new' }
-  | { kind: 'finished' | 'unfinished'; status: string };
+export type OutDirState = { kind: 'new' } | { kind: 'finished' | 'unfinished'; status: string };
 
 /** Looks at what an earlier run left in the directory, without changing anything. */
 export async function inspectOutDir(paths: OutDirPaths): Promise<OutDirState> {
@@ -55,17 +53,39 @@ export async function prepareOutDir(paths: OutDirPaths): Promise<void> {
     await makeFolders(paths.stateDir);
   } catch (error) {
     if (error instanceof NotAFolder) {
-      if (error.path === outDir) throw new OutDirError(`output directory ${paths.outDir} is a file, not a folder; give --out a folder (missing folders are created)`);
-      if (error.path === paths.stateDir) throw new OutDirError(`${error.path} is a file, but chatbatch keeps its journal and lock in a folder of that name; move the file away or give another --out`);
-      throw new OutDirError(`cannot create the output directory ${paths.outDir}: ${error.path} is a file, not a folder; give another --out`);
+      if (error.path === outDir)
+        throw new OutDirError(
+          `output directory ${paths.outDir} is a file, not a folder; give --out a folder (missing folders are created)`,
+        );
+      if (error.path === paths.stateDir)
+        throw new OutDirError(
+          `${error.path} is a file, but chatbatch keeps its journal and lock in a folder of that name; move the file away or give another --out`,
+        );
+      throw new OutDirError(
+        `cannot create the output directory ${paths.outDir}: ${error.path} is a file, not a folder; give another --out`,
+      );
     }
     if (!isFsError(error)) throw error;
     const where = error.path && error.path !== outDir ? `${error.path}: ` : '';
-    throw new OutDirError(`cannot create the output directory ${paths.outDir}: ${where}${fsMeaning(error)}; give --out a folder you can write to`);
+    throw new OutDirError(
+      `cannot create the output directory ${paths.outDir}: ${where}${fsMeaning(error)}; give --out a folder you can write to`,
+    );
   }
-  const ownFiles = [paths.journal, paths.lock, paths.manifest, paths.output, paths.errors, ...Object.values(DERIVED_FILES).flat().map((name) => path.join(paths.outDir, name))];
+  const ownFiles = [
+    paths.journal,
+    paths.lock,
+    paths.manifest,
+    paths.output,
+    paths.errors,
+    ...Object.values(DERIVED_FILES)
+      .flat()
+      .map((name) => path.join(paths.outDir, name)),
+  ];
   for (const file of ownFiles) {
-    const kind = await stat(file).then((s) => (s.isFile() ? null : s.isDirectory() ? 'a folder' : 'not a regular file'), () => null);
+    const kind = await stat(file).then(
+      (s) => (s.isFile() ? null : s.isDirectory() ? 'a folder' : 'not a regular file'),
+      () => null,
+    );
     if (kind) throw new OutDirError(`${file} is ${kind}, but the run writes a file of that name; move it away or give another --out`);
   }
   for (const dir of [paths.outDir, paths.stateDir]) {
@@ -75,13 +95,14 @@ export async function prepareOutDir(paths: OutDirPaths): Promise<void> {
     } catch (error) {
       if (!isFsError(error)) throw error;
       const where = dir === outDir ? '' : `${dir}: `;
-      throw new OutDirError(`cannot write in the output directory ${paths.outDir}: ${where}${fsMeaning(error)}; give --out a folder you can write to`);
+      throw new OutDirError(
+        `cannot write in the output directory ${paths.outDir}: ${where}${fsMeaning(error)}; give --out a folder you can write to`,
+      );
     } finally {
       await rm(probe, { force: true }).catch(() => {});
     }
   }
 }
-
 
 /**
  * Temporary files of the run's own results that a killed process left behind (`AtomicFile`
@@ -102,7 +123,9 @@ export async function removeLeftoverTempFiles(paths: OutDirPaths): Promise<void>
  * `--format` included: a stale output.csv beside a new output.jsonl would contradict it.
  */
 export async function clearRunFiles(paths: OutDirPaths): Promise<void> {
-  const derived = Object.values(DERIVED_FILES).flat().map((name) => path.join(paths.outDir, name));
+  const derived = Object.values(DERIVED_FILES)
+    .flat()
+    .map((name) => path.join(paths.outDir, name));
   await Promise.all([paths.journal, paths.manifest, paths.output, paths.errors, ...derived].map((file) => rm(file, { force: true })));
 }
 

@@ -15,7 +15,10 @@ export interface ProcStat {
 export function parseProcStat(line: string): ProcStat | null {
   const close = line.lastIndexOf(')');
   if (close < 0) return null;
-  const fields = line.slice(close + 1).trim().split(/\s+/);
+  const fields = line
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
   const state = fields[0];
   const startTicks = fields[22 - 3];
   if (!state || !startTicks || !/^\d+$/.test(startTicks)) return null;

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { NothingSentError } from '../errors.js';
 import type { AttemptSuccess } from '../http/attempt.js';
 import type { Usage } from '../record/record.js';
 import { fsMeaning, isFsError } from '../state/fs-problem.js';
 import { makeFolders, NotAFolder } from '../state/make-folders.js';
-import { NothingSentError } from '../errors.js';
 
 export class CacheDirError extends NothingSentError {
   override name = 'CacheDirError';
@@ -44,7 +44,12 @@ export class ResponseCache {
       await writeFile(probe, '');
       await rm(probe, { force: true });
     } catch (error) {
-      const problem = error instanceof NotAFolder ? `${error.path} is a file, not a folder` : isFsError(error) ? `${error.path && error.path !== dir && error.path !== probe ? `${error.path}: ` : ''}${fsMeaning(error)}` : String(error);
+      const problem =
+        error instanceof NotAFolder
+          ? `${error.path} is a file, not a folder`
+          : isFsError(error)
+            ? `${error.path && error.path !== dir && error.path !== probe ? `${error.path}: ` : ''}${fsMeaning(error)}`
+            : String(error);
       throw new CacheDirError(`cannot use the cache directory ${dir}: ${problem}; give --cache a folder you can write to`);
     }
   }

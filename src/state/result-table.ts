@@ -78,8 +78,14 @@ export class ResultTable {
 
   /** Bytes held by the table's arrays (for benchmarks and tests). */
   get bytes(): number {
-    return this.keys.byteLength + this.prints.byteLength + this.kinds.byteLength + this.outcomes.byteLength
-      + this.offsets.byteLength + this.lengths.byteLength;
+    return (
+      this.keys.byteLength +
+      this.prints.byteLength +
+      this.kinds.byteLength +
+      this.outcomes.byteLength +
+      this.offsets.byteLength +
+      this.lengths.byteLength
+    );
   }
 
   /** Sets the key's result, replacing any earlier one. `outcome` must be an integer 0-255. */

@@ -1,13 +1,16 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startForwardProxy, type ForwardProxy } from '../support/forward-proxy.js';
+import { type ForwardProxy, startForwardProxy } from '../support/forward-proxy.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 function runScript(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', ...env } });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', ...env },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -39,10 +42,19 @@ describe("run({ proxyEnv }) from 'chatbatch'", () => {
   it('goes through the proxy its proxyEnv names, and direct without one (it reads no environment itself)', async () => {
     dir = await makeTempDir();
     proxy = await startForwardProxy();
-    await dir.write('rows.jsonl', jsonlOf([{ id: 'a', prompt: 'one' }, { id: 'b', prompt: 'two' }]));
+    await dir.write(
+      'rows.jsonl',
+      jsonlOf([
+        { id: 'a', prompt: 'one' },
+        { id: 'b', prompt: 'two' },
+      ]),
+    );
     const result = await runScript(PROGRAM, { WORK: dir.path, http_proxy: proxy.url });
     expect(result, result.stderr).toMatchObject({ code: 0, stdout: '[2,2]\n', stderr: '' });
     expect(proxy.requests).toHaveLength(2);
-    expect(proxy.requests.map((r) => `${r.method} ${r.url}`)).toEqual([expect.stringMatching(/^POST http:\/\/127\.0\.0\.1:\d+\//), expect.stringMatching(/^POST http/)]);
+    expect(proxy.requests.map((r) => `${r.method} ${r.url}`)).toEqual([
+      expect.stringMatching(/^POST http:\/\/127\.0\.0\.1:\d+\//),
+      expect.stringMatching(/^POST http/),
+    ]);
   });
 });

@@ -11,7 +11,10 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
  * process of its own, so that anything it wrote to stdout or stderr, or a process.exit, shows.
  */
 function runScript(script: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repoRoot, env: { PATH: process.env.PATH ?? '', WORK: cwd } });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: repoRoot,
+    env: { PATH: process.env.PATH ?? '', WORK: cwd },
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -46,7 +49,14 @@ describe("import { run } from 'chatbatch'", () => {
 
   it('runs a job to its report without writing to stdout or stderr, and refuses a second run in the same out dir with a typed error', async () => {
     dir = await makeTempDir();
-    await dir.write('rows.jsonl', jsonlOf([{ id: 'a', prompt: 'one' }, { id: 'b', prompt: 'two' }, { id: 'c', prompt: 'three' }]));
+    await dir.write(
+      'rows.jsonl',
+      jsonlOf([
+        { id: 'a', prompt: 'one' },
+        { id: 'b', prompt: 'two' },
+        { id: 'c', prompt: 'three' },
+      ]),
+    );
     const result = await runScript(PROGRAM, dir.path);
     expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
     const { report, lastProgress, refused } = JSON.parse(await dir.read('result.json'));
@@ -81,7 +91,7 @@ server.close();
 writeFileSync(work + '/result.json', JSON.stringify({ report, received }));
 `;
 
-describe("run({ headers, headerVariables })", () => {
+describe('run({ headers, headerVariables })', () => {
   let dir: TempDir;
   afterEach(async () => dir?.remove());
 

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const SCRIPT = fileURLToPath(new URL('../../dist/bench/bare-undici.js', import.meta.url));
@@ -15,9 +15,14 @@ interface Result {
 /** Runs the built baseline as the bench does: its own process, the key in BENCH_API_KEY. */
 function runBare(args: string[]): Promise<Result> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [SCRIPT, ...args], { env: { PATH: process.env.PATH ?? '', BENCH_API_KEY: 'sk-bench' }, timeout: 30_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [SCRIPT, ...args],
+      { env: { PATH: process.env.PATH ?? '', BENCH_API_KEY: 'sk-bench' }, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -36,8 +41,17 @@ describe('the bare undici baseline', () => {
   it('sends each of 20 rows once, as {model, messages}, with the key and JSON content type, at most C in flight', async () => {
     const seen: Array<{ url: string; authorization: string | undefined; contentType: string | undefined; body: unknown }> = [];
     simulator = await startSimulator({
-      host: '127.0.0.1', port: 0, latencyMs: 5, apiKey: 'sk-bench',
-      onRequest: (request) => seen.push({ url: request.url, authorization: request.headers.authorization, contentType: request.headers['content-type'], body: JSON.parse(request.body) }),
+      host: '127.0.0.1',
+      port: 0,
+      latencyMs: 5,
+      apiKey: 'sk-bench',
+      onRequest: (request) =>
+        seen.push({
+          url: request.url,
+          authorization: request.headers.authorization,
+          contentType: request.headers['content-type'],
+          body: JSON.parse(request.body),
+        }),
     });
     dir = await makeTempDir();
     // A blank line is not a row.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientOrder, ratioRows, type Measurement } from '../../src/bench/compare.js';
+import { clientOrder, type Measurement, ratioRows } from '../../src/bench/compare.js';
 import { formatRatioTable, spread, summarize } from '../../src/bench/ratios.js';
 
 describe('spread', () => {
@@ -15,7 +15,12 @@ describe('the ratio table', () => {
   it('prints min–median–max, the target, and whether the median and each round meet it', () => {
     const table = formatRatioTable([
       summarize({ metric: 'throughput (rows/s)', point: 'c256-l50', ratios: [0.99, 0.95, 1.02], target: { kind: 'atLeast', bound: 0.97 } }),
-      summarize({ metric: 'client CPU per row', point: 'c64-l0', ratios: [1.61, 1.48, 1.7], target: { kind: 'atMost', bound: 1.5, aim: 1.25 } }),
+      summarize({
+        metric: 'client CPU per row',
+        point: 'c64-l0',
+        ratios: [1.61, 1.48, 1.7],
+        target: { kind: 'atMost', bound: 1.5, aim: 1.25 },
+      }),
       summarize({ metric: 'peak RSS', point: 'c256-l50', ratios: [], target: { kind: 'atMost', bound: 1.1 } }),
       summarize({ metric: 'peak RSS', point: 'c64-l0', ratios: [0.8], target: null }),
     ]);
@@ -31,7 +36,19 @@ describe('the ratio table', () => {
 });
 
 function measurement(round: number, point: string, client: string, figures: Partial<Measurement>): Measurement {
-  return { round, point, client, order: 1, rows: 100, concurrency: 64, latencyMs: 0, simWarmUpRequests: 0, error: null, notes: [], ...figures };
+  return {
+    round,
+    point,
+    client,
+    order: 1,
+    rows: 100,
+    concurrency: 64,
+    latencyMs: 0,
+    simWarmUpRequests: 0,
+    error: null,
+    notes: [],
+    ...figures,
+  };
 }
 
 describe('ratioRows', () => {

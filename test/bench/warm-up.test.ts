@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { warmUpSimulator } from '../../src/bench/warm-up.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 
 let simulator: RunningSimulator | null = null;
 afterEach(async () => {

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../support/cli.js';
-import { replyWithEcho, sendJson, startScriptedServer, type ReceivedRequest, type ScriptedServer } from '../support/scripted-server.js';
+import { type ReceivedRequest, replyWithEcho, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 // Every request sent may be paid for, answered or not: the manifest and the summary count each
@@ -46,7 +46,8 @@ describe('attempts counted when sent', () => {
     respond = (request, response, index) => {
       if (index === 0) return replyWithEcho(request, response, index);
       held.push(response);
-      if (held.length === 8) for (const r of held) sendJson(r, 401, { error: { code: 'invalid_api_key', message: 'Incorrect API key provided' } });
+      if (held.length === 8)
+        for (const r of held) sendJson(r, 401, { error: { code: 'invalid_api_key', message: 'Incorrect API key provided' } });
     };
     const result = await runCli(args('--concurrency', '8', '--quiet'), { cwd: dir.path, env });
     expect(result.code, result.stderr).toBe(3);

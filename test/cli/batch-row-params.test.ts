@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-test-0123456789abcdefSECRET';
@@ -9,9 +9,24 @@ let server: ScriptedServer;
 
 /** An OpenAI Batch API request file as OpenAI documents it: model and parameters in each body. */
 const batchFile = jsonlOf([
-  { custom_id: 'a', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'one' }], temperature: 0.2, max_tokens: 50 } },
-  { custom_id: 'b', method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'two' }], max_tokens: 60 } },
-  { custom_id: 'c', method: 'POST', url: '/v1/chat/completions', body: { model: 'm', messages: [{ role: 'user', content: 'three' }], stream: true } },
+  {
+    custom_id: 'a',
+    method: 'POST',
+    url: '/v1/chat/completions',
+    body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'one' }], temperature: 0.2, max_tokens: 50 },
+  },
+  {
+    custom_id: 'b',
+    method: 'POST',
+    url: '/v1/chat/completions',
+    body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'two' }], max_tokens: 60 },
+  },
+  {
+    custom_id: 'c',
+    method: 'POST',
+    url: '/v1/chat/completions',
+    body: { model: 'm', messages: [{ role: 'user', content: 'three' }], stream: true },
+  },
 ]);
 
 beforeEach(async () => {
@@ -25,28 +40,39 @@ afterEach(async () => {
 });
 
 function run(args: string[]) {
-  return runCli(['run', 'batch.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', ...args], { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
+  return runCli(['run', 'batch.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', ...args], {
+    cwd: dir.path,
+    env: { CHATBATCH_API_KEY: KEY },
+  });
 }
 
-const NOT_SENT = 'batch.jsonl:1: OpenAI Batch body fields not sent: temperature, max_tokens; only model and messages are sent unless you opt in: --row-params (job: "row_params": true)';
-const OTHER_MODEL = '2 row(s) name another model in body.model: "gpt-4o-mini" (2) (first at batch.jsonl:1); every row is sent to the run\'s model "m"';
+const NOT_SENT =
+  'batch.jsonl:1: OpenAI Batch body fields not sent: temperature, max_tokens; only model and messages are sent unless you opt in: --row-params (job: "row_params": true)';
+const OTHER_MODEL =
+  '2 row(s) name another model in body.model: "gpt-4o-mini" (2) (first at batch.jsonl:1); every row is sent to the run\'s model "m"';
 
 describe('OpenAI Batch lines: body.model and request parameters', () => {
   it('without --row-params sends only model and messages, and says once which fields are not sent and which rows name another model', async () => {
     const result = await run([]);
     expect(result.code, result.stderr).toBe(0);
-    expect(server.received.map((request) => Object.keys(request.json ?? {}).sort())).toEqual([['messages', 'model'], ['messages', 'model'], ['messages', 'model']]);
+    expect(server.received.map((request) => Object.keys(request.json ?? {}).sort())).toEqual([
+      ['messages', 'model'],
+      ['messages', 'model'],
+      ['messages', 'model'],
+    ]);
     expect(server.received.map((request) => request.json?.model)).toEqual(['m', 'm', 'm']);
     expect(result.stderr).toContain(NOT_SENT);
     expect(result.stderr.split('OpenAI Batch body fields not sent')).toHaveLength(2);
     expect(result.stderr).toContain(OTHER_MODEL);
   });
 
-  it('with --row-params sends each row\'s listed parameters over the job\'s; a row asking for stream is invalid_input', async () => {
+  it("with --row-params sends each row's listed parameters over the job's; a row asking for stream is invalid_input", async () => {
     await dir.write('job.json', JSON.stringify({ params: { temperature: 1, top_p: 0.5 } }));
     const result = await run(['--job', 'job.json', '--row-params']);
     expect(result.code, result.stderr).toBe(1);
-    const bodies = server.received.map((request) => request.json).sort((x, y) => String(x?.messages?.[0]?.content).localeCompare(String(y?.messages?.[0]?.content)));
+    const bodies = server.received
+      .map((request) => request.json)
+      .sort((x, y) => String(x?.messages?.[0]?.content).localeCompare(String(y?.messages?.[0]?.content)));
     expect(bodies).toEqual([
       { model: 'm', messages: [{ role: 'user', content: 'one' }], max_tokens: 50, temperature: 0.2, top_p: 0.5 },
       { model: 'm', messages: [{ role: 'user', content: 'two' }], max_tokens: 60, temperature: 1, top_p: 0.5 },
@@ -57,7 +83,7 @@ describe('OpenAI Batch lines: body.model and request parameters', () => {
     expect(result.stderr).not.toContain('OpenAI Batch body fields not sent');
   });
 
-  it('row parameters are part of the request\'s fingerprint: opting in on --resume sends those rows again', async () => {
+  it("row parameters are part of the request's fingerprint: opting in on --resume sends those rows again", async () => {
     const first = await run([]);
     expect(first.code, first.stderr).toBe(0);
     expect(server.received).toHaveLength(3);
@@ -70,7 +96,9 @@ describe('OpenAI Batch lines: body.model and request parameters', () => {
   it('--dry-run says which fields are not sent and builds the bodies --row-params would send', async () => {
     const plain = await run(['--dry-run']);
     expect(plain.code, plain.stderr).toBe(0);
-    expect(plain.stdout).toContain('  note: 3 row(s) carry OpenAI Batch body fields that are not sent: temperature (1), max_tokens (2), stream (1)');
+    expect(plain.stdout).toContain(
+      '  note: 3 row(s) carry OpenAI Batch body fields that are not sent: temperature (1), max_tokens (2), stream (1)',
+    );
     expect(plain.stdout).toContain(`  note: ${OTHER_MODEL}`);
     expect(plain.stdout).toContain('{"model":"m","messages":[{"role":"user","content":"one"}]}');
 
@@ -86,7 +114,9 @@ describe('OpenAI Batch lines: body.model and request parameters', () => {
     await dir.write('job.json', JSON.stringify({ inputs: ['batch.jsonl'], model: 'm' }));
     const plain = await runCli(['validate', 'job.json'], { cwd: dir.path });
     expect(plain.code, plain.stdout).toBe(0);
-    expect(plain.stdout).toContain('note: 3 row(s) carry OpenAI Batch body fields that are not sent: temperature (1), max_tokens (2), stream (1)');
+    expect(plain.stdout).toContain(
+      'note: 3 row(s) carry OpenAI Batch body fields that are not sent: temperature (1), max_tokens (2), stream (1)',
+    );
     expect(plain.stdout).toContain(`note: ${OTHER_MODEL}`);
 
     await dir.write('job.json', JSON.stringify({ inputs: ['batch.jsonl'], model: 'm', row_params: true }));

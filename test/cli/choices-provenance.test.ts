@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, simulatedReply, type RunningSimulator } from '../../src/simulator/server.js';
+import { type RunningSimulator, simulatedReply, startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
-import { sendJson, startScriptedServer, type Responder, type ScriptedServer } from '../support/scripted-server.js';
+import { type Responder, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-choices-secret-key-0123456789abcdef';
@@ -12,7 +12,13 @@ let simulator: RunningSimulator | null = null;
 
 beforeEach(async () => {
   dir = await makeTempDir();
-  await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'first' }, { id: 'b', prompt: 'second' }]));
+  await dir.write(
+    'in.jsonl',
+    jsonlOf([
+      { id: 'a', prompt: 'first' },
+      { id: 'b', prompt: 'second' },
+    ]),
+  );
 });
 afterEach(async () => {
   await server?.close();
@@ -34,7 +40,10 @@ interface Rec {
 
 /** Runs in.jsonl against `server` (started by `serve`). */
 async function runOnce(extra: string[] = [], out = 'out') {
-  const result = await runCli(['run', 'in.jsonl', '--base-url', server!.baseUrl, '--model', 'asked-for', '--out', out, '--quiet', '--max-attempts', '1', ...extra], { cwd: dir.path, env });
+  const result = await runCli(
+    ['run', 'in.jsonl', '--base-url', server!.baseUrl, '--model', 'asked-for', '--out', out, '--quiet', '--max-attempts', '1', ...extra],
+    { cwd: dir.path, env },
+  );
   return { result, records: await dir.jsonl<Rec>(`${out}/output.jsonl`) };
 }
 
@@ -49,7 +58,10 @@ describe('n > 1: every choice kept', () => {
   it('n: 3 against the simulator: replies holds the 3 choices, reply is still the first', async () => {
     simulator = await startSimulator();
     await dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'sim', params: { n: 3 } }));
-    const result = await runCli(['run', '--job', 'job.json', '--base-url', simulator.url, '--out', 'out', '--quiet'], { cwd: dir.path, env });
+    const result = await runCli(['run', '--job', 'job.json', '--base-url', simulator.url, '--out', 'out', '--quiet'], {
+      cwd: dir.path,
+      env,
+    });
     expect(result.code, result.stderr).toBe(0);
     const records = await dir.jsonl<Rec>('out/output.jsonl');
     expect(records).toHaveLength(2);
@@ -60,16 +72,24 @@ describe('n > 1: every choice kept', () => {
     }
     expect(records[0]!.reply).toBe(simulatedReply([{ role: 'user', content: 'first' }]));
 
-    const batch = await runCli(['run', '--job', 'job.json', '--base-url', simulator.url, '--out', 'batch', '--quiet', '--format', 'openai-batch'], { cwd: dir.path, env });
+    const batch = await runCli(
+      ['run', '--job', 'job.json', '--base-url', simulator.url, '--out', 'batch', '--quiet', '--format', 'openai-batch'],
+      { cwd: dir.path, env },
+    );
     expect(batch.code, batch.stderr).toBe(0);
-    const lines = await dir.jsonl<{ response: { body: { choices: Array<{ index: number; message: { content: string } }> } } }>('batch/batch-output.jsonl');
+    const lines = await dir.jsonl<{ response: { body: { choices: Array<{ index: number; message: { content: string } }> } } }>(
+      'batch/batch-output.jsonl',
+    );
     expect(lines[0]!.response.body.choices.map((c) => c.message.content)).toEqual(records[0]!.replies);
   });
 
   it('keeps null for a choice without string content, and gives replies even when n > 1 got one choice', async () => {
     const { result, records } = await runAgainst((request, response) =>
       sendJson(response, 200, {
-        choices: request.json?.messages?.[0]?.content === 'first' ? [choice('one'), choice(null, 1), { index: 2 }, choice('four', 3)] : [choice('only')],
+        choices:
+          request.json?.messages?.[0]?.content === 'first'
+            ? [choice('one'), choice(null, 1), { index: 2 }, choice('four', 3)]
+            : [choice('only')],
       }),
     );
     expect(result.code, result.stderr).toBe(0);
@@ -88,7 +108,10 @@ describe('n > 1: every choice kept', () => {
     const { result, records } = await runAgainst((request, response) => {
       const key = String(request.headers.authorization).replace(/^Bearer /, '');
       sendJson(response, 200, {
-        id: `id ${key}`, model: `model ${key}`, system_fingerprint: `fp ${key}`, created: 1_700_000_000,
+        id: `id ${key}`,
+        model: `model ${key}`,
+        system_fingerprint: `fp ${key}`,
+        created: 1_700_000_000,
         choices: [choice(`first ${key}`), { ...choice(`second ${key}`, 1), finish_reason: `stop ${key}` }],
       });
     });
@@ -106,7 +129,11 @@ describe('n > 1: every choice kept', () => {
 describe('provenance', () => {
   const withProvenance: Responder = (_request, response, index) =>
     sendJson(response, 200, {
-      id: `chatcmpl-${index}`, object: 'chat.completion', created: 1_700_000_000 + index, model: 'answered-by-2024-06', system_fingerprint: 'fp_abc123',
+      id: `chatcmpl-${index}`,
+      object: 'chat.completion',
+      created: 1_700_000_000 + index,
+      model: 'answered-by-2024-06',
+      system_fingerprint: 'fp_abc123',
       choices: [choice(`answer ${index}`)],
     });
 
@@ -128,14 +155,20 @@ describe('provenance', () => {
     expect(again.result.code, again.result.stderr).toBe(0);
     expect(server!.received).toHaveLength(2);
     expect(again.records.every((r) => r.cached)).toBe(true);
-    expect(again.records.map((r) => [r.response_model, r.system_fingerprint, r.created])).toEqual(records.map((r) => [r.response_model, r.system_fingerprint, r.created]));
+    expect(again.records.map((r) => [r.response_model, r.system_fingerprint, r.created])).toEqual(
+      records.map((r) => [r.response_model, r.system_fingerprint, r.created]),
+    );
   });
 
   it('leaves them out when the response does not send them (or sends them with the wrong type)', async () => {
     const { result, records } = await runAgainst((request, response) =>
-      sendJson(response, 200, request.json?.messages?.[0]?.content === 'first'
-        ? { choices: [choice('plain')] }
-        : { model: 42, system_fingerprint: null, created: 'yesterday', choices: [choice('odd')] }),
+      sendJson(
+        response,
+        200,
+        request.json?.messages?.[0]?.content === 'first'
+          ? { choices: [choice('plain')] }
+          : { model: 42, system_fingerprint: null, created: 'yesterday', choices: [choice('odd')] },
+      ),
     );
     expect(result.code, result.stderr).toBe(0);
     for (const record of records) {

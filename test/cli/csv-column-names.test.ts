@@ -15,7 +15,8 @@ afterEach(async () => {
 });
 
 const table = async (name: string): Promise<string[][]> => parse(await dir.read(name)) as string[][];
-const duplicates = (header: readonly string[]): string[] => header.filter((name, i) => header.findIndex((other) => other.toLowerCase() === name.toLowerCase()) !== i);
+const duplicates = (header: readonly string[]): string[] =>
+  header.filter((name, i) => header.findIndex((other) => other.toLowerCase() === name.toLowerCase()) !== i);
 
 describe('--format csv column names', () => {
   it("the shipped CSV job's errors.csv names category once for the input and once, prefixed, for ours", async () => {
@@ -25,31 +26,74 @@ describe('--format csv column names', () => {
     expect(result.code, result.stderr).toBe(0);
     const [errorsHeader] = await table('out/errors.csv');
     const [outputHeader] = await table('out/output.csv');
-    expect(errorsHeader).toEqual(['sku', 'name', 'category', 'notes', 'reply', 'status', 'code', 'duration_ms', 'trace_id', 'attempts', 'chatbatch_category', 'message']);
+    expect(errorsHeader).toEqual([
+      'sku',
+      'name',
+      'category',
+      'notes',
+      'reply',
+      'status',
+      'code',
+      'duration_ms',
+      'trace_id',
+      'attempts',
+      'chatbatch_category',
+      'message',
+    ]);
     expect(duplicates(outputHeader!)).toEqual([]);
   });
 
   it('input columns named like ours keep their names and values; ours take the chatbatch_ prefix in both files', async () => {
-    await dir.write('in.csv', 'id,Reply,status,code,category,prompt\nok1,their reply,open,A7,hats,hello\nbad1,,closed,B2,shoes,fails [[sim:400]]\n');
-    const result = await runCli(['run', 'in.csv', '--simulate', '--model', 'm', '--out', 'out', '--format', 'csv', '--quiet'], { cwd: dir.path });
+    await dir.write(
+      'in.csv',
+      'id,Reply,status,code,category,prompt\nok1,their reply,open,A7,hats,hello\nbad1,,closed,B2,shoes,fails [[sim:400]]\n',
+    );
+    const result = await runCli(['run', 'in.csv', '--simulate', '--model', 'm', '--out', 'out', '--format', 'csv', '--quiet'], {
+      cwd: dir.path,
+    });
     expect(result.code, result.stderr).toBe(1);
     const [outputHeader, ok] = await table('out/output.csv');
-    expect(outputHeader).toEqual(['id', 'Reply', 'status', 'code', 'category', 'prompt', 'chatbatch_reply', 'chatbatch_status', 'chatbatch_code', 'duration_ms', 'trace_id', 'attempts']);
+    expect(outputHeader).toEqual([
+      'id',
+      'Reply',
+      'status',
+      'code',
+      'category',
+      'prompt',
+      'chatbatch_reply',
+      'chatbatch_status',
+      'chatbatch_code',
+      'duration_ms',
+      'trace_id',
+      'attempts',
+    ]);
     const cell = (row: string[], name: string, header: string[]) => row[header.indexOf(name)];
-    expect([cell(ok!, 'Reply', outputHeader!), cell(ok!, 'status', outputHeader!), cell(ok!, 'code', outputHeader!)]).toEqual(['their reply', 'open', 'A7']);
+    expect([cell(ok!, 'Reply', outputHeader!), cell(ok!, 'status', outputHeader!), cell(ok!, 'code', outputHeader!)]).toEqual([
+      'their reply',
+      'open',
+      'A7',
+    ]);
     expect(cell(ok!, 'chatbatch_reply', outputHeader!)).toMatch(/^Simulated reply to "hello"/);
     expect(cell(ok!, 'chatbatch_status', outputHeader!)).toBe('200');
     const [errorsHeader, bad] = await table('out/errors.csv');
     expect(duplicates(errorsHeader!)).toEqual([]);
     expect(errorsHeader!.slice(-3)).toEqual(['attempts', 'chatbatch_category', 'message']);
-    expect([cell(bad!, 'category', errorsHeader!), cell(bad!, 'chatbatch_category', errorsHeader!), cell(bad!, 'chatbatch_status', errorsHeader!)]).toEqual(['shoes', 'client_error', '400']);
+    expect([
+      cell(bad!, 'category', errorsHeader!),
+      cell(bad!, 'chatbatch_category', errorsHeader!),
+      cell(bad!, 'chatbatch_status', errorsHeader!),
+    ]).toEqual(['shoes', 'client_error', '400']);
   });
 
   it.each([
     [['category'], ['category', 'message'], ['chatbatch_category', 'message']],
     [['category', 'chatbatch_category'], ['category'], ['chatbatch_chatbatch_category']],
     [['STATUS'], ['status', 'code'], ['chatbatch_status', 'code']],
-    [['id', 'file', 'line'], ['reply', 'status'], ['reply', 'status']],
+    [
+      ['id', 'file', 'line'],
+      ['reply', 'status'],
+      ['reply', 'status'],
+    ],
   ])('input %j, ours %j -> %j', (input, ours, expected) => {
     expect(resultColumnNames(input, ours)).toEqual(expected);
   });

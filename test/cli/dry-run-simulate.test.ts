@@ -22,7 +22,9 @@ describe('run --dry-run --simulate', () => {
       const result = await runCli(['run', '--job', `jobs/${name}`, '--dry-run', '--simulate'], { cwd: dir.path });
       expect(result.code, `${name}: ${result.stderr}`).toBe(0);
       expect(result.stdout).toContain('dry run: nothing was sent');
-      expect(result.stdout).toContain('endpoint: the built-in simulator (--simulate: a run starts it on a free loopback port; replies are simulated)');
+      expect(result.stdout).toContain(
+        'endpoint: the built-in simulator (--simulate: a run starts it on a free loopback port; replies are simulated)',
+      );
       expect(result.stdout).toContain('key: none needed');
       expect(result.stderr).not.toContain('started the built-in simulator');
     }

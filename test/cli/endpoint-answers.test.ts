@@ -1,7 +1,7 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { echoReply, sendJson, startScriptedServer, type Responder, type ScriptedServer } from '../support/scripted-server.js';
+import { echoReply, type Responder, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 /** Answers real endpoints and the gateways in front of them give: redirects, compression, refusals. */
@@ -38,14 +38,23 @@ async function run(respond: Responder, rows: Array<{ id: string; prompt: string 
   });
   const output = await dir.jsonl<Rec>('out/output.jsonl');
   const errors = await dir.jsonl<Rec>('out/errors.jsonl');
-  const manifest = JSON.parse(await dir.read('out/manifest.json')) as { counts: { rows: number; succeeded: number; failed: number; pending: number; by_category: Record<string, number> } };
+  const manifest = JSON.parse(await dir.read('out/manifest.json')) as {
+    counts: { rows: number; succeeded: number; failed: number; pending: number; by_category: Record<string, number> };
+  };
   return { result, output, errors, manifest, received: server.received };
 }
 
-const ROWS = [{ id: 'a', prompt: 'one' }, { id: 'b', prompt: 'two' }, { id: 'c', prompt: 'three' }];
+const ROWS = [
+  { id: 'a', prompt: 'one' },
+  { id: 'b', prompt: 'two' },
+  { id: 'c', prompt: 'three' },
+];
 
 function completionFor(request: Parameters<Responder>[0], index: number): string {
-  return JSON.stringify({ id: `c-${index}`, choices: [{ index: 0, message: { role: 'assistant', content: echoReply(request) }, finish_reason: 'stop' }] });
+  return JSON.stringify({
+    id: `c-${index}`,
+    choices: [{ index: 0, message: { role: 'assistant', content: echoReply(request) }, finish_reason: 'stop' }],
+  });
 }
 
 describe('a redirect stops the run', () => {
@@ -77,18 +86,29 @@ describe('compressed answers', () => {
       res.end(bytes);
     }, ROWS);
     expect(result.code, result.stderr).toBe(0);
-    expect(output.map((r) => [r.id, r.reply, r.attempts])).toEqual([['a', 'echo: one', 1], ['b', 'echo: two', 1], ['c', 'echo: three', 1]]);
+    expect(output.map((r) => [r.id, r.reply, r.attempts])).toEqual([
+      ['a', 'echo: one', 1],
+      ['b', 'echo: two', 1],
+      ['c', 'echo: three', 1],
+    ]);
     expect(received.every((r) => r.headers['accept-encoding'] === 'gzip, deflate, br')).toBe(true);
   });
 
   it('fails a gzip bomb as response_too_large once, and a corrupt gzip as bad_response, writing no binary bytes', async () => {
     const bomb = gzipSync(Buffer.alloc(24 * 1024 * 1024, 0x20));
     const corrupt = Buffer.concat([gzipSync('{"choices":[]}').subarray(0, 12), Buffer.from([0xff, 0x00, 0x13, 0x37, 0xfe])]);
-    const { result, errors } = await run((request, res) => {
-      const bytes = request.json?.messages?.at(-1)?.content === 'bomb' ? bomb : corrupt;
-      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': bytes.length });
-      res.end(bytes);
-    }, [{ id: 'bomb', prompt: 'bomb' }, { id: 'corrupt', prompt: 'corrupt' }], ['--max-attempts', '2']);
+    const { result, errors } = await run(
+      (request, res) => {
+        const bytes = request.json?.messages?.at(-1)?.content === 'bomb' ? bomb : corrupt;
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': bytes.length });
+        res.end(bytes);
+      },
+      [
+        { id: 'bomb', prompt: 'bomb' },
+        { id: 'corrupt', prompt: 'corrupt' },
+      ],
+      ['--max-attempts', '2'],
+    );
     expect(result.code, result.stderr).toBe(1);
     const byId = new Map(errors.map((r) => [r.id, r]));
     expect(byId.get('bomb')).toMatchObject({ status: 200, code: 'response_too_large', category: 'bad_response', attempts: 1 });
@@ -104,26 +124,59 @@ describe('refusals', () => {
   const refusing: Responder = (request, res, index) => {
     const prompt = request.json?.messages?.at(-1)?.content ?? '';
     if (prompt.includes('forbidden')) {
-      sendJson(res, 200, { id: `c-${index}`, choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: "I'm sorry, I can't help with that." }, finish_reason: 'stop' }] }, { 'x-request-id': `req-${index}` });
+      sendJson(
+        res,
+        200,
+        {
+          id: `c-${index}`,
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: null, refusal: "I'm sorry, I can't help with that." },
+              finish_reason: 'stop',
+            },
+          ],
+        },
+        { 'x-request-id': `req-${index}` },
+      );
     } else {
       sendJson(res, 200, JSON.parse(completionFor(request, index)));
     }
   };
 
   it('records a refusal once (no retry) as category refused with the refusal text; --retry-failed refused sends it again', async () => {
-    const rows = [{ id: 'ok', prompt: 'fine' }, { id: 'no', prompt: 'forbidden thing' }];
+    const rows = [
+      { id: 'ok', prompt: 'fine' },
+      { id: 'no', prompt: 'forbidden thing' },
+    ];
     const first = await run(refusing, rows);
     expect(first.result.code, first.result.stderr).toBe(1);
-    expect(first.errors).toEqual([expect.objectContaining({ id: 'no', status: 200, code: 'refused', category: 'refused', message: "I'm sorry, I can't help with that.", attempts: 1, reply: null })]);
+    expect(first.errors).toEqual([
+      expect.objectContaining({
+        id: 'no',
+        status: 200,
+        code: 'refused',
+        category: 'refused',
+        message: "I'm sorry, I can't help with that.",
+        attempts: 1,
+        reply: null,
+      }),
+    ]);
     expect(first.manifest.counts.by_category).toEqual({ refused: 1 });
     expect(first.received).toHaveLength(2);
 
     // A plain resume keeps the refusal; --retry-failed refused asks again.
     await dir.write('in.jsonl', jsonlOf(rows));
-    const resumed = await runCli(['run', 'in.jsonl', '--base-url', server!.baseUrl, '--model', 'm', '--out', 'out', '--quiet', '--resume'], { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
+    const resumed = await runCli(
+      ['run', 'in.jsonl', '--base-url', server!.baseUrl, '--model', 'm', '--out', 'out', '--quiet', '--resume'],
+      { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } },
+    );
     expect(resumed.code, resumed.stderr).toBe(1);
     expect(server!.received).toHaveLength(2);
-    const retried = await runCli(['run', 'in.jsonl', '--base-url', server!.baseUrl, '--model', 'm', '--out', 'out', '--quiet', '--retry-failed', 'refused'], { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
+    const retried = await runCli(
+      ['run', 'in.jsonl', '--base-url', server!.baseUrl, '--model', 'm', '--out', 'out', '--quiet', '--retry-failed', 'refused'],
+      { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } },
+    );
     expect(retried.code, retried.stderr).toBe(1);
     expect(server!.received).toHaveLength(3);
     expect(server!.received[2]!.json?.messages?.at(-1)?.content).toBe('forbidden thing');

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { replyWithEcho, sendJson, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { replyWithEcho, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const GOOD_KEY = 'sk-the-right-key-0123456789abcdef';
@@ -36,7 +36,15 @@ describe('fail fast, then resume with the configuration fixed', () => {
     expect(refused.code).toBe(3);
     const sentBeforeStop = server.received.length;
     expect(sentBeforeStop).toBeLessThanOrEqual(4);
-    for (const fact of ['HTTP 403', 'code 40301', 'this key may not use this model', server.baseUrl, 'm-1', 'CHATBATCH_API_KEY (sk-a…3210)', 'req-0']) {
+    for (const fact of [
+      'HTTP 403',
+      'code 40301',
+      'this key may not use this model',
+      server.baseUrl,
+      'm-1',
+      'CHATBATCH_API_KEY (sk-a…3210)',
+      'req-0',
+    ]) {
       expect(refused.stderr).toContain(fact);
     }
     expect(refused.stderr).not.toContain(BAD_KEY);

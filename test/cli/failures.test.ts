@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/server.js';
+import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -96,16 +96,28 @@ describe('retries and failure records', () => {
     const { result, errors } = await runRows([{ id: 'g', prompt: 'x [[sim:html502]]' }], ['--max-attempts', '2']);
     expect(result.code).toBe(1);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatchObject({ id: 'g', status: 502, code: 'http_502', category: 'server_error', attempts: 2, message: '502 Bad Gateway: nginx', key_name: 'CHATBATCH_API_KEY', key_mask: 'sk-f…ghij' });
+    expect(errors[0]).toMatchObject({
+      id: 'g',
+      status: 502,
+      code: 'http_502',
+      category: 'server_error',
+      attempts: 2,
+      message: '502 Bad Gateway: nginx',
+      key_name: 'CHATBATCH_API_KEY',
+      key_mask: 'sk-f…ghij',
+    });
     expect(errors[0]!.trace_id).toMatch(/^req_sim_/);
     expect(JSON.stringify(errors)).not.toContain(KEY);
   });
 
   it('treats a 200 carrying an error object or no choices as bad_response, retried', async () => {
-    const { result, errors } = await runRows([
-      { id: 'e', prompt: 'x [[sim:okerror]]' },
-      { id: 'n', prompt: 'x [[sim:empty]]' },
-    ], ['--max-attempts', '2']);
+    const { result, errors } = await runRows(
+      [
+        { id: 'e', prompt: 'x [[sim:okerror]]' },
+        { id: 'n', prompt: 'x [[sim:empty]]' },
+      ],
+      ['--max-attempts', '2'],
+    );
     expect(result.code).toBe(1);
     expect(errors.map((r) => [r.id, r.status, r.code, r.category, r.attempts, r.reply])).toEqual([
       ['e', 200, 'upstream_error', 'bad_response', 2, null],
@@ -167,7 +179,12 @@ describe('at scale', () => {
     expect(new Set(ids).size).toBe(5000);
     expect(ids).toHaveLength(5000);
     expect(output.length / 5000).toBeGreaterThanOrEqual(0.995);
-    expect(output.map((r) => r.id)).toEqual(rows.map((r) => r.id).filter((id) => output.some((o) => o.id === id)).slice(0, output.length));
+    expect(output.map((r) => r.id)).toEqual(
+      rows
+        .map((r) => r.id)
+        .filter((id) => output.some((o) => o.id === id))
+        .slice(0, output.length),
+    );
     expect(simulator.stats().maxInFlight).toBeLessThanOrEqual(64);
   }, 60_000);
 

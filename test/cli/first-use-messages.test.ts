@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli, startCli } from '../support/cli.js';
 import { recording } from '../support/recording-simulator.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
@@ -30,7 +30,9 @@ describe('messages a first-time user meets', () => {
   });
 
   it("'-' as an option's value is not taken for standard input", async () => {
-    const result = await runCli(['run', 'in.jsonl', '--simulate', '--model', 'm', '--out', 'out', '--quiet', '--system', '-'], { cwd: dir.path });
+    const result = await runCli(['run', 'in.jsonl', '--simulate', '--model', 'm', '--out', 'out', '--quiet', '--system', '-'], {
+      cwd: dir.path,
+    });
     expect(result.code, result.stderr).toBe(0);
   });
 
@@ -74,10 +76,13 @@ describe('messages a first-time user meets', () => {
 
     it('--grace-ms 1500 is announced as exactly 1.5 s', async () => {
       await dir.write('hang.jsonl', jsonlOf([{ id: 'h', prompt: 'wait [[sim:hang]]' }]));
-      const { child, done } = startCli(['run', 'hang.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--quiet', '--grace-ms', '1500'], {
-        cwd: dir.path,
-        env: { CHATBATCH_API_KEY: 'sk-grace-test' },
-      });
+      const { child, done } = startCli(
+        ['run', 'hang.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--quiet', '--grace-ms', '1500'],
+        {
+          cwd: dir.path,
+          env: { CHATBATCH_API_KEY: 'sk-grace-test' },
+        },
+      );
       let stderr = '';
       child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       await waitFor(() => sent.length >= 1);

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -49,7 +49,10 @@ function expectWriteFailedLine(stderr: string): void {
 
 async function outputIds(): Promise<string[]> {
   const text = await readFile(path.join(out, 'output.jsonl'), 'utf8');
-  return text.split('\n').filter(Boolean).map((line) => JSON.parse(line).id as string);
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line).id as string);
 }
 
 describe.skipIf(!mounted)('a real tmpfs that fills up', () => {

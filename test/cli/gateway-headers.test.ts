@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { replyWithEcho, sendJson, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { replyWithEcho, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-test-0123456789abcdefSECRET';
@@ -25,26 +25,45 @@ function run(args: string[], env: Record<string, string | undefined> = {}) {
 /** Every file the run wrote (journal included), as one text. */
 async function everythingWritten(folder: string): Promise<string> {
   const entries = await readdir(folder, { recursive: true, withFileTypes: true });
-  const texts = await Promise.all(entries.filter((entry) => entry.isFile()).map((entry) => readFile(path.join(entry.parentPath, entry.name), 'utf8')));
+  const texts = await Promise.all(
+    entries.filter((entry) => entry.isFile()).map((entry) => readFile(path.join(entry.parentPath, entry.name), 'utf8')),
+  );
   return texts.join('\n');
 }
 
-const rows = jsonlOf([{ id: 'a', prompt: 'one' }, { id: 'b', prompt: 'two' }, { id: 'c', prompt: 'three' }]);
+const rows = jsonlOf([
+  { id: 'a', prompt: 'one' },
+  { id: 'b', prompt: 'two' },
+  { id: 'c', prompt: 'three' },
+]);
 
 describe('extra request headers (gateways): --header and the job\'s "headers"', () => {
-  it('sends the job\'s headers and the flags\' (a flag replaces the job\'s header of any case), fills ${NAME}, and never writes what it filled', async () => {
+  it("sends the job's headers and the flags' (a flag replaces the job's header of any case), fills ${NAME}, and never writes what it filled", async () => {
     // Row b's answer echoes the gateway key, as a gateway dumping the request headers would.
     server = await startScriptedServer((request, response, index) => {
       if (request.json?.messages?.at(-1)?.content === 'two') {
-        sendJson(response, 400, { error: { code: 'bad_provider', message: `provider refused; headers were x-portkey-api-key=${String(request.headers['x-portkey-api-key'])}` } });
+        sendJson(response, 400, {
+          error: {
+            code: 'bad_provider',
+            message: `provider refused; headers were x-portkey-api-key=${String(request.headers['x-portkey-api-key'])}`,
+          },
+        });
       } else replyWithEcho(request, response, index);
     });
     await dir.write('in.jsonl', rows);
-    await dir.write('job.json', JSON.stringify({
-      inputs: ['in.jsonl'], model: 'm', base_url: server.baseUrl, out: 'out',
-      headers: { 'x-portkey-provider': 'openai', 'X-Title': 'job title' },
-    }));
-    const result = await run(['--job', 'job.json', '--header', 'x-title: flag title', '-H', 'x-portkey-api-key: ${PORTKEY_API_KEY}'], { PORTKEY_API_KEY: GATEWAY_KEY });
+    await dir.write(
+      'job.json',
+      JSON.stringify({
+        inputs: ['in.jsonl'],
+        model: 'm',
+        base_url: server.baseUrl,
+        out: 'out',
+        headers: { 'x-portkey-provider': 'openai', 'X-Title': 'job title' },
+      }),
+    );
+    const result = await run(['--job', 'job.json', '--header', 'x-title: flag title', '-H', 'x-portkey-api-key: ${PORTKEY_API_KEY}'], {
+      PORTKEY_API_KEY: GATEWAY_KEY,
+    });
     expect(result.code, result.stderr).toBe(1);
 
     expect(server.received).toHaveLength(3);
@@ -60,7 +79,11 @@ describe('extra request headers (gateways): --header and the job\'s "headers"', 
     expect(failure!.message).toContain('provider refused; headers were x-portkey-api-key=[header pk-l…6789]');
 
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
-    expect(manifest.config.headers).toEqual({ 'x-portkey-provider': 'openai', 'x-title': 'flag title', 'x-portkey-api-key': '${PORTKEY_API_KEY}' });
+    expect(manifest.config.headers).toEqual({
+      'x-portkey-provider': 'openai',
+      'x-title': 'flag title',
+      'x-portkey-api-key': '${PORTKEY_API_KEY}',
+    });
     const written = await everythingWritten(dir.file('out'));
     expect(written).not.toContain(GATEWAY_KEY);
     expect(written).not.toContain(KEY);
@@ -68,14 +91,34 @@ describe('extra request headers (gateways): --header and the job\'s "headers"', 
   });
 
   it.each([
-    ['Authorization', ['--header', 'Authorization: Bearer other'], {}, '--header "Authorization": cannot be set this way: chatbatch sends the key as "Authorization: Bearer <key>"'],
+    [
+      'Authorization',
+      ['--header', 'Authorization: Bearer other'],
+      {},
+      '--header "Authorization": cannot be set this way: chatbatch sends the key as "Authorization: Bearer <key>"',
+    ],
     ['Host', ['-H', 'Host: elsewhere.example'], {}, '--header "Host": cannot be set this way: it belongs to the HTTP connection'],
     ['Content-Type', ['-H', 'content-type: text/plain'], {}, 'cannot be set this way: chatbatch sets it itself (application/json)'],
     ['Transfer-Encoding', ['-H', 'Transfer-Encoding: chunked'], {}, 'it belongs to the HTTP connection'],
-    ['a missing variable', ['-H', 'x-portkey-api-key: ${PORTKEY_API_KEY}'], {}, 'header "x-portkey-api-key": the environment variable PORTKEY_API_KEY is not set'],
-    ['no colon', ['-H', 'x-portkey-provider openai'], {}, `--header starting "x-portkey-provider" has no colon: write it as curl does, --header 'Name: value'`],
+    [
+      'a missing variable',
+      ['-H', 'x-portkey-api-key: ${PORTKEY_API_KEY}'],
+      {},
+      'header "x-portkey-api-key": the environment variable PORTKEY_API_KEY is not set',
+    ],
+    [
+      'no colon',
+      ['-H', 'x-portkey-provider openai'],
+      {},
+      `--header starting "x-portkey-provider" has no colon: write it as curl does, --header 'Name: value'`,
+    ],
     ['a bad name', ['-H', 'x portkey: openai'], {}, `--header "x portkey": not a header name`],
-    ['a variable holding a line break', ['-H', 'x-k: ${TWO_LINES}'], { TWO_LINES: 'first-secret-line\nsecond' }, 'the environment variable TWO_LINES holds a character that cannot be sent in an HTTP header (U+000A at position 18 of 24)'],
+    [
+      'a variable holding a line break',
+      ['-H', 'x-k: ${TWO_LINES}'],
+      { TWO_LINES: 'first-secret-line\nsecond' },
+      'the environment variable TWO_LINES holds a character that cannot be sent in an HTTP header (U+000A at position 18 of 24)',
+    ],
   ])('refuses %s with exit 2, sending nothing', async (_name, flags, env, says) => {
     server = await startScriptedServer();
     await dir.write('in.jsonl', rows);
@@ -90,10 +133,21 @@ describe('extra request headers (gateways): --header and the job\'s "headers"', 
   it('refuses a job header whose value holds CR/LF (header injection) with exit 2, naming the job file', async () => {
     server = await startScriptedServer();
     await dir.write('in.jsonl', rows);
-    await dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', base_url: server.baseUrl, out: 'out', headers: { 'x-a': 'one\r\nInjected: two' } }));
+    await dir.write(
+      'job.json',
+      JSON.stringify({
+        inputs: ['in.jsonl'],
+        model: 'm',
+        base_url: server.baseUrl,
+        out: 'out',
+        headers: { 'x-a': 'one\r\nInjected: two' },
+      }),
+    );
     const result = await run(['--job', 'job.json']);
     expect(result.code, result.stderr).toBe(2);
-    expect(result.stderr).toContain('job.json: headers "x-a": the value has a character that cannot be sent in an HTTP header (U+000D at position 4)');
+    expect(result.stderr).toContain(
+      'job.json: headers "x-a": the value has a character that cannot be sent in an HTTP header (U+000D at position 4)',
+    );
     expect(server.received).toHaveLength(0);
   });
 
@@ -112,17 +166,39 @@ describe('extra request headers (gateways): --header and the job\'s "headers"', 
     const rerouted = await run([...base, '-H', 'x-portkey-provider: anthropic', '--resume'], { GW_KEY: 'gw-key-two-0123456789' });
     expect(rerouted.code, rerouted.stderr).toBe(0);
     expect(server.received).toHaveLength(6);
-    expect(server.received.slice(3).map((request) => request.headers['x-portkey-provider'])).toEqual(['anthropic', 'anthropic', 'anthropic']);
-    expect(rerouted.stderr).toContain('3 row(s) sent again because their request changed since they settled (model, messages, params, headers or base URL)');
+    expect(server.received.slice(3).map((request) => request.headers['x-portkey-provider'])).toEqual([
+      'anthropic',
+      'anthropic',
+      'anthropic',
+    ]);
+    expect(rerouted.stderr).toContain(
+      '3 row(s) sent again because their request changed since they settled (model, messages, params, headers or base URL)',
+    );
     const written = await everythingWritten(dir.file('out'));
     expect(written).not.toContain('gw-key-');
   });
 
   it('--dry-run shows the headers as written, nothing filled', async () => {
     await dir.write('in.jsonl', rows);
-    const result = await run(['in.jsonl', '--base-url', 'https://api.portkey.ai/v1', '--model', 'm', '--dry-run', '-H', 'x-portkey-provider: openai', '-H', 'x-portkey-api-key: ${PORTKEY_API_KEY}'], { PORTKEY_API_KEY: GATEWAY_KEY });
+    const result = await run(
+      [
+        'in.jsonl',
+        '--base-url',
+        'https://api.portkey.ai/v1',
+        '--model',
+        'm',
+        '--dry-run',
+        '-H',
+        'x-portkey-provider: openai',
+        '-H',
+        'x-portkey-api-key: ${PORTKEY_API_KEY}',
+      ],
+      { PORTKEY_API_KEY: GATEWAY_KEY },
+    );
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain('  headers: x-portkey-provider: openai, x-portkey-api-key: ${PORTKEY_API_KEY} (${NAME} filled from the environment when sent)');
+    expect(result.stdout).toContain(
+      '  headers: x-portkey-provider: openai, x-portkey-api-key: ${PORTKEY_API_KEY} (${NAME} filled from the environment when sent)',
+    );
     expect(result.stdout + result.stderr).not.toContain(GATEWAY_KEY);
   });
 });
@@ -134,7 +210,10 @@ describe('Azure-style base URLs keep their query string', () => {
     await dir.write('in.jsonl', rows);
     const baseUrl = `${origin}/openai/deployments/gpt-4o-mini?api-version=2024-06-01`;
     const azureKey = 'azure-key-0123456789abcdef';
-    const result = await run(['in.jsonl', '--base-url', baseUrl, '--model', 'gpt-4o-mini', '--out', 'out', '-H', 'api-key: ${AZURE_OPENAI_API_KEY}'], { AZURE_OPENAI_API_KEY: azureKey });
+    const result = await run(
+      ['in.jsonl', '--base-url', baseUrl, '--model', 'gpt-4o-mini', '--out', 'out', '-H', 'api-key: ${AZURE_OPENAI_API_KEY}'],
+      { AZURE_OPENAI_API_KEY: azureKey },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(server.received).toHaveLength(3);
     for (const request of server.received) {

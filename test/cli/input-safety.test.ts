@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { mkdir, symlink } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, runCli, startCli, type CliResult } from '../support/cli.js';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { CLI, type CliResult, runCli, startCli } from '../support/cli.js';
+import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-test-0123456789abcdefSECRET';
@@ -20,17 +20,25 @@ afterEach(async () => {
 
 function run(args: string[], timeoutMs?: number): Promise<CliResult> {
   return runCli(['run', ...args, '--base-url', server.baseUrl, '--model', 'm', '--quiet'], {
-    cwd: dir.path, env: { CHATBATCH_API_KEY: KEY }, ...(timeoutMs ? { timeoutMs } : {}),
+    cwd: dir.path,
+    env: { CHATBATCH_API_KEY: KEY },
+    ...(timeoutMs ? { timeoutMs } : {}),
   });
 }
 
 const sentPrompts = (): string[] => server.received.map((request) => request.json?.messages?.at(-1)?.content ?? '').sort();
 
 describe('chatbatch run: inputs that must not run away', () => {
-  it('expands a glob over two link loops at once and sends each real file\'s rows once', async () => {
+  it("expands a glob over two link loops at once and sends each real file's rows once", async () => {
     await mkdir(dir.file('data/sub'), { recursive: true });
     await dir.write('data/a.jsonl', jsonlOf([{ id: 'a1', prompt: 'a1' }]));
-    await dir.write('data/sub/b.jsonl', jsonlOf([{ id: 'b1', prompt: 'b1' }, { id: 'b2', prompt: 'b2' }]));
+    await dir.write(
+      'data/sub/b.jsonl',
+      jsonlOf([
+        { id: 'b1', prompt: 'b1' },
+        { id: 'b2', prompt: 'b2' },
+      ]),
+    );
     await symlink('..', dir.file('data/sub/up'));
     await symlink('../..', dir.file('data/sub/up2'));
     await symlink('sub/b.jsonl', dir.file('data/b-again.jsonl'));
@@ -76,7 +84,9 @@ describe('chatbatch run: inputs that must not run away', () => {
     expect((await run(['in.jsonl', '--out', 'out'])).code).toBe(0);
     const result = await run(['in.jsonl', 'out/output.jsonl', '--out', 'out', '--resume']);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('out/output.jsonl: is inside the output directory (--out out), which a run never reads as input; name a file outside it or choose another directory');
+    expect(result.stderr).toContain(
+      'out/output.jsonl: is inside the output directory (--out out), which a run never reads as input; name a file outside it or choose another directory',
+    );
     expect(server.received).toHaveLength(1);
   });
 
@@ -84,8 +94,19 @@ describe('chatbatch run: inputs that must not run away', () => {
     await mkdir(dir.file('many'));
     // Above the limit, with room under it for Node's own start (its module loader alone needs ~70).
     const files = 600;
-    for (let i = 0; i < files; i++) await dir.write(`many/f${String(i).padStart(3, '0')}.jsonl`, jsonlOf([{ id: `r${i}`, prompt: `p${i}` }]));
-    const result = await runWithOpenFileLimit(256, ['run', 'many/*.jsonl', '--out', 'out', '--base-url', server.baseUrl, '--model', 'm', '--quiet']);
+    for (let i = 0; i < files; i++)
+      await dir.write(`many/f${String(i).padStart(3, '0')}.jsonl`, jsonlOf([{ id: `r${i}`, prompt: `p${i}` }]));
+    const result = await runWithOpenFileLimit(256, [
+      'run',
+      'many/*.jsonl',
+      '--out',
+      'out',
+      '--base-url',
+      server.baseUrl,
+      '--model',
+      'm',
+      '--quiet',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
     expect(manifest.status).toBe('complete');
@@ -94,15 +115,18 @@ describe('chatbatch run: inputs that must not run away', () => {
     expect(server.received).toHaveLength(files);
   }, 60_000);
 
-  it('fills templates from a row\'s own fields and turns deeply nested values into invalid_input, never a crash', async () => {
+  it("fills templates from a row's own fields and turns deeply nested values into invalid_input, never a crash", async () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
-    await dir.write('in.jsonl', `${[
-      `{"id": "deep", "text": ${deep}, "constructor": "c"}`,
-      '{"id": "plain", "text": "plain", "constructor": "c"}',
-      '{"id": "no-constructor", "text": "t"}',
-      '{"id": "object", "text": {"k": [1, true]}, "constructor": "c"}',
-      `{"id": ${deep}, "text": "deep id", "constructor": "c"}`,
-    ].join('\n')}\n`);
+    await dir.write(
+      'in.jsonl',
+      `${[
+        `{"id": "deep", "text": ${deep}, "constructor": "c"}`,
+        '{"id": "plain", "text": "plain", "constructor": "c"}',
+        '{"id": "no-constructor", "text": "t"}',
+        '{"id": "object", "text": {"k": [1, true]}, "constructor": "c"}',
+        `{"id": ${deep}, "text": "deep id", "constructor": "c"}`,
+      ].join('\n')}\n`,
+    );
     const args = ['in.jsonl', '--template', '{{text}} / {{constructor}}', '--out', 'out', '--format', 'csv'];
     for (const extra of [[], ['--resume']]) {
       const result = await run([...args, ...extra]);
@@ -132,9 +156,14 @@ describe('chatbatch run: inputs that must not run away', () => {
       await symlink('../..', dir.file('data/sub/up2'));
       // Enough directories that the walk is usually still going when the signal comes.
       for (let i = 0; i < 40; i++) await mkdir(dir.file(`data/t${i}/${'u/'.repeat(20)}`), { recursive: true });
-      const { child, done } = startCli(['run', 'data/**/*.jsonl', '--out', 'out', '--base-url', silent.baseUrl, '--model', 'm', '--grace-ms', '0'], {
-        cwd: dir.path, env: { CHATBATCH_API_KEY: KEY, CHATBATCH_PROGRESS_MS: '10' }, timeoutMs: 30_000,
-      });
+      const { child, done } = startCli(
+        ['run', 'data/**/*.jsonl', '--out', 'out', '--base-url', silent.baseUrl, '--model', 'm', '--grace-ms', '0'],
+        {
+          cwd: dir.path,
+          env: { CHATBATCH_API_KEY: KEY, CHATBATCH_PROGRESS_MS: '10' },
+          timeoutMs: 30_000,
+        },
+      );
       // The first progress line comes once the CLI listens for signals.
       child.stderr!.once('data', () => child.kill('SIGINT'));
       const result = await done;
@@ -148,11 +177,12 @@ describe('chatbatch run: inputs that must not run away', () => {
   }, 40_000);
 });
 
-
 /** The CLI under `ulimit -n` (soft and hard, so Node cannot raise it), as a user's shell would run it. */
 function runWithOpenFileLimit(limit: number, args: readonly string[]): Promise<{ code: number | null; stderr: string }> {
   const child = spawn('sh', ['-c', `ulimit -n ${limit} && exec "$0" "$@"`, process.execPath, CLI, ...args], {
-    cwd: dir.path, env: { PATH: process.env.PATH ?? '', CHATBATCH_API_KEY: KEY, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'],
+    cwd: dir.path,
+    env: { PATH: process.env.PATH ?? '', CHATBATCH_API_KEY: KEY, NO_COLOR: '1' },
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { replyWithEcho, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { replyWithEcho, type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 describe('an input file that disappears during the run', () => {
@@ -21,15 +21,21 @@ describe('an input file that disappears during the run', () => {
       if (index === 0) void rm(second, { force: true });
       replyWithEcho(request, response, index);
     });
-    const result = await runCli(['run', first, second, '--base-url', server.baseUrl, '--model', 'm', '--out', dir.file('out'), '--concurrency', '1', '--quiet'], {
-      env: { CHATBATCH_API_KEY: 'sk-test-key-123456789' },
-    });
+    const result = await runCli(
+      ['run', first, second, '--base-url', server.baseUrl, '--model', 'm', '--out', dir.file('out'), '--concurrency', '1', '--quiet'],
+      {
+        env: { CHATBATCH_API_KEY: 'sk-test-key-123456789' },
+      },
+    );
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(result.code).toBe(1);
     expect(await dir.jsonl('out/output.jsonl')).toHaveLength(40);
     const errors = await dir.jsonl<{ file: string; code: string }>('out/errors.jsonl');
     expect(errors).toEqual([expect.objectContaining({ file: second, code: 'invalid_input' })]);
-    const manifest = JSON.parse(await dir.read('out/manifest.json')) as { status: string; inputs: Array<{ path: string; sha256: string | null; problem?: string }> };
+    const manifest = JSON.parse(await dir.read('out/manifest.json')) as {
+      status: string;
+      inputs: Array<{ path: string; sha256: string | null; problem?: string }>;
+    };
     expect(manifest.status).toBe('finished_with_failures');
     expect(manifest.inputs[1]).toMatchObject({ path: second, sha256: null, problem: expect.stringContaining('ENOENT') });
   });

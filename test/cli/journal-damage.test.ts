@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -57,7 +57,9 @@ describe('a journal damaged in the middle', () => {
     sent.length = 0;
     const resumed = await run(['--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toContain('dropped 4 damaged journal line(s) (checksum mismatch): rows with no other line that verifies are sent again');
+    expect(resumed.stderr).toContain(
+      'dropped 4 damaged journal line(s) (checksum mismatch): rows with no other line that verifies are sent again',
+    );
 
     expect(sent.sort()).toEqual([keys[0], keys[2], keys[4], keys[5], keys[7]].sort());
     const output = await dir.jsonl<{ id: string; reply: string }>('out/output.jsonl');

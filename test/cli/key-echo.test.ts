@@ -2,8 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ECHO_SCENARIOS, ECHO_TEST_KEYS, keyOf, leaksIn } from '../http/key-echo-scenarios.js';
-import { runCli, type CliResult } from '../support/cli.js';
-import { sendJson, startScriptedServer, type Responder, type ScriptedServer } from '../support/scripted-server.js';
+import { type CliResult, runCli } from '../support/cli.js';
+import { type Responder, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 // Some gateways echo the key they were sent ("Incorrect API key provided: sk-…") or dump the
@@ -23,7 +23,13 @@ const sentKey = (request: { headers: Record<string, unknown> }) => String(reques
 
 async function run(respond: Responder) {
   server = await startScriptedServer(respond);
-  await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'x' }, { id: 'b', prompt: 'y' }]));
+  await dir.write(
+    'in.jsonl',
+    jsonlOf([
+      { id: 'a', prompt: 'x' },
+      { id: 'b', prompt: 'y' },
+    ]),
+  );
   const result = await runCli(['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', '--max-attempts', '1'], {
     cwd: dir.path,
     env: { CHATBATCH_API_KEY: KEY },
@@ -66,7 +72,11 @@ describe('a server that echoes the key', () => {
     const prompt = request.json?.messages?.at(-1)?.content ?? '';
     const scenario = ECHO_SCENARIOS[prompt];
     if (scenario) scenario(keyOf(request), response);
-    else sendJson(response, 200, { id: `plain-${index}`, choices: [{ index: 0, message: { role: 'assistant', content: 'plain reply' }, finish_reason: 'stop' }] });
+    else
+      sendJson(response, 200, {
+        id: `plain-${index}`,
+        choices: [{ index: 0, message: { role: 'assistant', content: 'plain reply' }, finish_reason: 'stop' }],
+      });
   };
 
   for (const key of ECHO_TEST_KEYS) {
@@ -75,20 +85,41 @@ describe('a server that echoes the key', () => {
       await dir.write('in.jsonl', jsonlOf(scenarioRows));
       const cli = (args: string[]) => runCli(args, { cwd: dir.path, env: { CHATBATCH_API_KEY: key } });
       // Most scenarios are error answers: the outage breaker would pause the run to probe them.
-      const run = (...args: string[]) => cli(['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--max-attempts', '1', '--max-outage-ms', '0', '--cache', 'cache', ...args]);
+      const run = (...args: string[]) =>
+        cli([
+          'run',
+          'in.jsonl',
+          '--base-url',
+          server.baseUrl,
+          '--model',
+          'm',
+          '--max-attempts',
+          '1',
+          '--max-outage-ms',
+          '0',
+          '--cache',
+          'cache',
+          ...args,
+        ]);
       const results: CliResult[] = [];
       // Two shards (CSV), merged; then the whole job in Batch format, its successes from the cache.
       results.push(...(await Promise.all([0, 1].map((k) => run('--out', `shard-${k}`, '--shard', `${k}/2`, '--format', 'csv')))));
       results.push(await runCli(['merge', 'shard-0', 'shard-1', '--out', 'merged'], { cwd: dir.path }));
       results.push(await run('--out', 'all', '--format', 'openai-batch'));
       results.push(await runCli(['report', 'all', '--html', 'report.html'], { cwd: dir.path }));
-      expect(results.map((r) => r.code), results.map((r) => r.stderr).join('\n')).toEqual([1, 1, 1, 1, 0]);
+      expect(
+        results.map((r) => r.code),
+        results.map((r) => r.stderr).join('\n'),
+      ).toEqual([1, 1, 1, 1, 0]);
 
       const written = [...results.flatMap((r) => [r.stdout, r.stderr]), ...(await filesUnder(dir.path))].join('\n');
       expect(leaksIn(written, key)).toEqual([]);
       expect(written).toContain('[key ');
 
-      const all = [...(await dir.jsonl<Record<string, unknown>>('all/output.jsonl')), ...(await dir.jsonl<Record<string, unknown>>('all/errors.jsonl'))];
+      const all = [
+        ...(await dir.jsonl<Record<string, unknown>>('all/output.jsonl')),
+        ...(await dir.jsonl<Record<string, unknown>>('all/errors.jsonl')),
+      ];
       expect(all).toHaveLength(scenarioRows.length);
       const echoedInHeader = all.find((r) => r.id === 'row-0')!;
       expect(echoedInHeader).toMatchObject({ cached: true, reply: 'fine' });
@@ -96,17 +127,24 @@ describe('a server that echoes the key', () => {
       expect((await dir.jsonl('merged/output.jsonl')).length + (await dir.jsonl('merged/errors.jsonl')).length).toBe(scenarioRows.length);
       // What was searched: the derived formats, the cache and the HTML report are all there.
       const names = (await readdir(dir.path, { recursive: true })).map(String);
-      for (const name of ['shard-0/errors.csv', 'shard-1/output.csv', 'all/batch-output.jsonl', 'all/batch-errors.jsonl', 'report.html']) expect(names).toContain(name);
+      for (const name of ['shard-0/errors.csv', 'shard-1/output.csv', 'all/batch-output.jsonl', 'all/batch-errors.jsonl', 'report.html'])
+        expect(names).toContain(name);
       expect(names.filter((name) => name.startsWith('cache/') && name.endsWith('.json')).length).toBeGreaterThan(0);
     }, 60_000);
   }
 
-  it('in the model\'s reply: kept verbatim, the reply is the user\'s data', async () => {
+  it("in the model's reply: kept verbatim, the reply is the user's data", async () => {
     server = await startScriptedServer((request, response) =>
-      sendJson(response, 200, { id: 'c-1', choices: [{ index: 0, message: { role: 'assistant', content: `You wrote ${keyOf(request)}` }, finish_reason: 'stop' }] }),
+      sendJson(response, 200, {
+        id: 'c-1',
+        choices: [{ index: 0, message: { role: 'assistant', content: `You wrote ${keyOf(request)}` }, finish_reason: 'stop' }],
+      }),
     );
     await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'x' }]));
-    const result = await runCli(['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out'], { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
+    const result = await runCli(['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out'], {
+      cwd: dir.path,
+      env: { CHATBATCH_API_KEY: KEY },
+    });
     expect(result.code).toBe(0);
     expect(await dir.jsonl('out/output.jsonl')).toMatchObject([{ id: 'a', reply: `You wrote ${KEY}` }]);
   });

@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { replyWithEcho, sendJson, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { replyWithEcho, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const FILE_KEY = 'sk-from-a-secret-file-0123456789';
@@ -16,7 +16,13 @@ beforeEach(async () => {
     if (request.json?.messages?.at(-1)?.content === 'bad') sendJson(response, 400, { error: { code: 'invalid_request', message: 'no' } });
     else replyWithEcho(request, response, index);
   });
-  await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'good' }, { id: 'b', prompt: 'bad' }]));
+  await dir.write(
+    'in.jsonl',
+    jsonlOf([
+      { id: 'a', prompt: 'good' },
+      { id: 'b', prompt: 'bad' },
+    ]),
+  );
 });
 afterEach(async () => {
   await server.close();
@@ -29,7 +35,9 @@ function run(args: string[], env: Record<string, string | undefined>) {
 
 async function everythingWritten(folder: string): Promise<string> {
   const entries = await readdir(folder, { recursive: true, withFileTypes: true });
-  const texts = await Promise.all(entries.filter((entry) => entry.isFile()).map((entry) => readFile(path.join(entry.parentPath, entry.name), 'utf8')));
+  const texts = await Promise.all(
+    entries.filter((entry) => entry.isFile()).map((entry) => readFile(path.join(entry.parentPath, entry.name), 'utf8')),
+  );
   return texts.join('\n');
 }
 
@@ -46,16 +54,19 @@ describe('the API key read from a file (Docker and Kubernetes secrets)', () => {
     expect(await everythingWritten(dir.file('out'))).not.toContain(FILE_KEY);
   });
 
-  it('CHATBATCH_API_KEY_FILE names the file when no flag does, over the job\'s own key', async () => {
+  it("CHATBATCH_API_KEY_FILE names the file when no flag does, over the job's own key", async () => {
     await mkdir(dir.file('run/secrets'), { recursive: true });
     await dir.write('run/secrets/chatbatch', `${FILE_KEY}\n`);
     await dir.write('job.json', JSON.stringify({ api_key_env: 'JOB_KEY' }));
-    const result = await run(['--job', 'job.json'], { CHATBATCH_API_KEY_FILE: dir.file('run/secrets/chatbatch'), JOB_KEY: 'sk-job-key-not-this-one' });
+    const result = await run(['--job', 'job.json'], {
+      CHATBATCH_API_KEY_FILE: dir.file('run/secrets/chatbatch'),
+      JOB_KEY: 'sk-job-key-not-this-one',
+    });
     expect(result.code, result.stderr).toBe(1);
     expect(server.received[0]!.headers.authorization).toBe(`Bearer ${FILE_KEY}`);
   });
 
-  it('a job\'s api_key_file is relative to the job file and outranks CHATBATCH_API_KEY', async () => {
+  it("a job's api_key_file is relative to the job file and outranks CHATBATCH_API_KEY", async () => {
     await mkdir(dir.file('jobs'));
     await dir.write('jobs/key', `${FILE_KEY}\n`);
     await dir.write('jobs/job.json', JSON.stringify({ api_key_file: 'key' }));
@@ -67,11 +78,31 @@ describe('the API key read from a file (Docker and Kubernetes secrets)', () => {
   });
 
   it.each([
-    ['a missing key file', ['--api-key-file', 'nowhere/key.txt'], {}, 'cannot start the run: cannot read the API key file nowhere/key.txt: it does not exist (ENOENT)'],
+    [
+      'a missing key file',
+      ['--api-key-file', 'nowhere/key.txt'],
+      {},
+      'cannot start the run: cannot read the API key file nowhere/key.txt: it does not exist (ENOENT)',
+    ],
     ['a folder as key file', ['--api-key-file', '.'], {}, 'cannot read the API key file .: it is a folder'],
-    ['an empty key file', ['--api-key-file', 'empty.txt'], {}, 'the API key file empty.txt is empty (only whitespace): write the key in it'],
-    ['both CHATBATCH_API_KEY_FILE and CHATBATCH_API_KEY', [], { CHATBATCH_API_KEY_FILE: 'key.txt', CHATBATCH_API_KEY: 'sk-x' }, 'CHATBATCH_API_KEY_FILE and CHATBATCH_API_KEY are both set: unset one'],
-    ['both --api-key-file and --api-key-env', ['--api-key-file', 'key.txt', '--api-key-env', 'K'], { K: 'sk-x' }, 'give --api-key-file or --api-key-env, not both'],
+    [
+      'an empty key file',
+      ['--api-key-file', 'empty.txt'],
+      {},
+      'the API key file empty.txt is empty (only whitespace): write the key in it',
+    ],
+    [
+      'both CHATBATCH_API_KEY_FILE and CHATBATCH_API_KEY',
+      [],
+      { CHATBATCH_API_KEY_FILE: 'key.txt', CHATBATCH_API_KEY: 'sk-x' },
+      'CHATBATCH_API_KEY_FILE and CHATBATCH_API_KEY are both set: unset one',
+    ],
+    [
+      'both --api-key-file and --api-key-env',
+      ['--api-key-file', 'key.txt', '--api-key-env', 'K'],
+      { K: 'sk-x' },
+      'give --api-key-file or --api-key-env, not both',
+    ],
   ])('refuses %s with exit 2, sending nothing', async (_name, flags, env, says) => {
     await dir.write('key.txt', FILE_KEY);
     await dir.write('empty.txt', '\n');

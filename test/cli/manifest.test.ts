@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { replyWithEcho, sendJson, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { replyWithEcho, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-manifest-test-key-0123456789abcdef';
@@ -38,7 +38,14 @@ async function described(name: string) {
 
 describe('manifest.json', () => {
   it('records versions, config without the key, inputs, counts, times, attempts and resumes across sessions', async () => {
-    await dir.write('a.jsonl', jsonlOf([{ id: 'a1', prompt: 'p1' }, { id: 'a2', prompt: 'p-bad' }, { id: 'a3', prompt: 'p3' }]));
+    await dir.write(
+      'a.jsonl',
+      jsonlOf([
+        { id: 'a1', prompt: 'p1' },
+        { id: 'a2', prompt: 'p-bad' },
+        { id: 'a3', prompt: 'p3' },
+      ]),
+    );
     await dir.write('b.csv', 'id,prompt\nb1,q1\nb2,q2\n');
     expect((await run()).code).toBe(1);
     refuse = false;
@@ -59,8 +66,17 @@ describe('manifest.json', () => {
     ]);
     expect(manifest.counts).toEqual({ rows: 5, succeeded: 5, failed: 0, pending: 0, by_category: {} });
     expect(manifest.resumes).toBe(1);
-    expect(manifest.sessions.map((s: { status: string; attempts: number; rows_settled: number; rows_reused: number; rows_rerun_failed: number }) =>
-      [s.status, s.attempts, s.rows_settled, s.rows_reused, s.rows_rerun_failed])).toEqual([
+    expect(
+      manifest.sessions.map(
+        (s: { status: string; attempts: number; rows_settled: number; rows_reused: number; rows_rerun_failed: number }) => [
+          s.status,
+          s.attempts,
+          s.rows_settled,
+          s.rows_reused,
+          s.rows_rerun_failed,
+        ],
+      ),
+    ).toEqual([
       ['finished_with_failures', 5, 5, 0, 0],
       ['complete', 1, 1, 4, 1],
     ]);

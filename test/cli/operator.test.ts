@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { shardOf } from '../../src/input/shard.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -21,7 +21,8 @@ afterEach(async () => {
 
 const KEY = 'sk-operator-test-key-123456789';
 const env = { CHATBATCH_API_KEY: KEY };
-const run = (args: string[], extraEnv: Record<string, string> = {}) => runCli(['run', ...args], { cwd: dir.path, env: { ...env, ...extraEnv } });
+const run = (args: string[], extraEnv: Record<string, string> = {}) =>
+  runCli(['run', ...args], { cwd: dir.path, env: { ...env, ...extraEnv } });
 
 describe('--dry-run', () => {
   it('checks every row, builds the first request, sends nothing, and exits 1 when a row is invalid', async () => {
@@ -83,7 +84,20 @@ describe('--format csv', () => {
 
   it('can turn formula escaping off and add a BOM for Excel', async () => {
     await dir.write('in.csv', 'id,prompt\n1,=1+1\n');
-    const result = await run(['in.csv', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--format', 'csv', '--no-escape-formulas', '--bom', '--quiet']);
+    const result = await run([
+      'in.csv',
+      '--base-url',
+      simulator.url,
+      '--model',
+      'm',
+      '--out',
+      'out',
+      '--format',
+      'csv',
+      '--no-escape-formulas',
+      '--bom',
+      '--quiet',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const output = await dir.read('out/output.csv');
     expect(output.startsWith('\uFEFFid,prompt,reply')).toBe(true);
@@ -93,7 +107,20 @@ describe('--format csv', () => {
   it('joins each row of a shard to its own reply', async () => {
     const ids = Array.from({ length: 30 }, (_, i) => i);
     await dir.write('in.csv', `id,prompt\n${ids.map((i) => `r${i},prompt number ${i}`).join('\n')}\n`);
-    const result = await run(['in.csv', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--shard', '1/2', '--format', 'csv', '--quiet']);
+    const result = await run([
+      'in.csv',
+      '--base-url',
+      simulator.url,
+      '--model',
+      'm',
+      '--out',
+      'out',
+      '--shard',
+      '1/2',
+      '--format',
+      'csv',
+      '--quiet',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const rows = parse(await dir.read('out/output.csv'), { columns: true }) as Array<{ id: string; prompt: string; reply: string }>;
     expect(rows.length).toBe((await dir.jsonl('out/output.jsonl')).length);
@@ -105,15 +132,43 @@ describe('--format csv', () => {
 
 describe('--format openai-batch', () => {
   it('writes Batch-API-shaped result lines with custom_id and response.body', async () => {
-    await dir.write('batch.jsonl', jsonlOf([
-      { custom_id: 'req-1', method: 'POST', url: '/v1/chat/completions', body: { model: 'x', messages: [{ role: 'user', content: 'hi' }] } },
-      { custom_id: 'req-2', method: 'POST', url: '/v1/chat/completions', body: { model: 'x', messages: [{ role: 'user', content: 'no [[sim:400]]' }] } },
-    ]));
-    const result = await run(['batch.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--format', 'openai-batch', '--quiet']);
+    await dir.write(
+      'batch.jsonl',
+      jsonlOf([
+        {
+          custom_id: 'req-1',
+          method: 'POST',
+          url: '/v1/chat/completions',
+          body: { model: 'x', messages: [{ role: 'user', content: 'hi' }] },
+        },
+        {
+          custom_id: 'req-2',
+          method: 'POST',
+          url: '/v1/chat/completions',
+          body: { model: 'x', messages: [{ role: 'user', content: 'no [[sim:400]]' }] },
+        },
+      ]),
+    );
+    const result = await run([
+      'batch.jsonl',
+      '--base-url',
+      simulator.url,
+      '--model',
+      'm',
+      '--out',
+      'out',
+      '--format',
+      'openai-batch',
+      '--quiet',
+    ]);
     expect(result.code).toBe(1);
     // biome-ignore lint/suspicious/noExplicitAny: a Batch line's nested shape, read field by field below
     const [ok] = await dir.jsonl<Record<string, any>>('out/batch-output.jsonl');
-    expect(ok).toMatchObject({ custom_id: 'req-1', error: null, response: { status_code: 200, body: { object: 'chat.completion', choices: [{ message: { role: 'assistant' } }] } } });
+    expect(ok).toMatchObject({
+      custom_id: 'req-1',
+      error: null,
+      response: { status_code: 200, body: { object: 'chat.completion', choices: [{ message: { role: 'assistant' } }] } },
+    });
     expect(ok!.response.request_id).toMatch(/^req_sim_/);
     expect(ok!.response.body.choices[0].message.content).toContain('Simulated reply to "hi"');
     // biome-ignore lint/suspicious/noExplicitAny: as above
@@ -123,10 +178,23 @@ describe('--format openai-batch', () => {
 });
 
 describe('rate budgets', () => {
-  it('--rpm spaces requests out after the first second\'s worth', async () => {
+  it("--rpm spaces requests out after the first second's worth", async () => {
     await dir.write('in.jsonl', jsonlOf(Array.from({ length: 15 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
     const started = Date.now();
-    const result = await run(['in.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--rpm', '600', '--concurrency', '16', '--quiet']);
+    const result = await run([
+      'in.jsonl',
+      '--base-url',
+      simulator.url,
+      '--model',
+      'm',
+      '--out',
+      'out',
+      '--rpm',
+      '600',
+      '--concurrency',
+      '16',
+      '--quiet',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     // 600 rpm = 10/s with a one-second burst of 10: the last 5 rows need about half a second more.
     expect(Date.now() - started).toBeGreaterThanOrEqual(450);
@@ -139,25 +207,32 @@ describe('progress', () => {
     await simulator.close();
     simulator = await startSimulator({ latencyMs: 40 });
     await dir.write('in.jsonl', jsonlOf(Array.from({ length: 30 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
-    const loud = await run(['in.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'o1', '--concurrency', '1'], { CHATBATCH_PROGRESS_MS: '300' });
+    const loud = await run(['in.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'o1', '--concurrency', '1'], {
+      CHATBATCH_PROGRESS_MS: '300',
+    });
     expect(loud.code, loud.stderr).toBe(0);
     const lines = loud.stderr.split('\n').filter((l) => /rows\/s/.test(l) && l.includes('done'));
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.at(-1)).toMatch(/^chatbatch: \d+\/30 done \(\d+ ok, \d+ failed\)/);
     expect(loud.stderr).not.toContain('\x1b[');
-    const quiet = await run(['in.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'o2', '--concurrency', '1', '--quiet'], { CHATBATCH_PROGRESS_MS: '300' });
+    const quiet = await run(['in.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'o2', '--concurrency', '1', '--quiet'], {
+      CHATBATCH_PROGRESS_MS: '300',
+    });
     expect(quiet.stderr.split('\n').filter((l) => l.includes(' done ('))).toHaveLength(0);
   }, 20_000);
 });
 
 describe('report', () => {
   it('prints counts, latency percentiles, attempts and common errors that match the run', async () => {
-    await dir.write('in.jsonl', jsonlOf([
-      ...Array.from({ length: 8 }, (_, i) => ({ id: `ok${i}`, prompt: `p${i}` })),
-      { id: 'retried', prompt: 'x [[sim:500x1]]' },
-      { id: 'bad1', prompt: 'x [[sim:400]]' },
-      { id: 'bad2', prompt: 'y [[sim:400]]' },
-    ]));
+    await dir.write(
+      'in.jsonl',
+      jsonlOf([
+        ...Array.from({ length: 8 }, (_, i) => ({ id: `ok${i}`, prompt: `p${i}` })),
+        { id: 'retried', prompt: 'x [[sim:500x1]]' },
+        { id: 'bad1', prompt: 'x [[sim:400]]' },
+        { id: 'bad2', prompt: 'y [[sim:400]]' },
+      ]),
+    );
     expect((await run(['in.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--quiet'])).code).toBe(1);
     const report = await runCli(['report', 'out', '--html', 'report.html'], { cwd: dir.path });
     expect(report.code, report.stderr).toBe(0);
@@ -183,7 +258,16 @@ describe('report', () => {
 describe('validate, schema and help', () => {
   it('lists every problem of a job file with its field or file:line, and exits 2', async () => {
     await dir.write('in.jsonl', '{"id":"a","prompt":"x"}\n{"id":"a","prompt":"dup"}\n{"id":"b"}\n');
-    await dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', concurrecy: 4, base_url: 'http://x/v1/chat/completions', params: { stream: true } }));
+    await dir.write(
+      'job.json',
+      JSON.stringify({
+        inputs: ['in.jsonl'],
+        model: 'm',
+        concurrecy: 4,
+        base_url: 'http://x/v1/chat/completions',
+        params: { stream: true },
+      }),
+    );
     const result = await runCli(['validate', 'job.json'], { cwd: dir.path });
     expect(result.code).toBe(2);
     expect(result.stdout).toContain('job.json: concurrecy: unknown key (did you mean "concurrency"?)');

@@ -2,12 +2,13 @@ import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OUTAGE_STREAK } from '../../src/pace/outage-breaker.js';
 import { runCli, startCli } from '../support/cli.js';
-import { replyWithEcho, startScriptedServer, type ReceivedRequest, type ScriptedServer } from '../support/scripted-server.js';
+import { type ReceivedRequest, replyWithEcho, type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 
 const KEY = 'sk-outage-test-key-0123456789abcdef';
-const GATEWAY_PAGE = '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.22.1</center>\r\n</body>\r\n</html>\r\n';
+const GATEWAY_PAGE =
+  '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.22.1</center>\r\n</body>\r\n</html>\r\n';
 let dir: TempDir;
 let server: ScriptedServer;
 
@@ -23,7 +24,11 @@ const rows = (count: number) => Array.from({ length: count }, (_, i) => ({ id: `
 
 /** nginx's page for a dead upstream, as nginx sends it. */
 function gatewayPage(response: ServerResponse, index: number): void {
-  response.writeHead(502, { 'content-type': 'text/html', 'content-length': Buffer.byteLength(GATEWAY_PAGE), 'x-request-id': `req-${index}` });
+  response.writeHead(502, {
+    'content-type': 'text/html',
+    'content-length': Buffer.byteLength(GATEWAY_PAGE),
+    'x-request-id': `req-${index}`,
+  });
   response.end(GATEWAY_PAGE);
 }
 
@@ -62,7 +67,9 @@ describe('an endpoint that goes down mid-run', () => {
       env: { CHATBATCH_API_KEY: KEY, CHATBATCH_PROGRESS_MS: '100' },
     });
     expect(result.code, result.stderr).toBe(0);
-    const output = await dir.jsonl<{ id: string; attempts: number; history: Array<{ status: number | null; code: string | null }> }>('out/output.jsonl');
+    const output = await dir.jsonl<{ id: string; attempts: number; history: Array<{ status: number | null; code: string | null }> }>(
+      'out/output.jsonl',
+    );
     expect(output.map((record) => record.id)).toEqual(rows(ROWS).map((row) => row.id));
     expect(await dir.jsonl('out/errors.jsonl')).toEqual([]);
 
@@ -85,11 +92,20 @@ describe('an endpoint that goes down mid-run', () => {
     const gateway = flakyGateway(5, () => !up);
     server = await startScriptedServer(gateway.respond);
     const runOnce = (...extra: string[]) =>
-      runCli(run(['--concurrency', '4', '--max-attempts', '2', '--max-outage-ms', '1500', '--quiet', ...extra]), { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
+      runCli(run(['--concurrency', '4', '--max-attempts', '2', '--max-outage-ms', '1500', '--quiet', ...extra]), {
+        cwd: dir.path,
+        env: { CHATBATCH_API_KEY: KEY },
+      });
 
     const stopped = await runOnce();
     expect(stopped.code, stopped.stderr).toBe(3);
-    for (const fact of ['longer than --max-outage-ms (1.5 s), so the run stopped early', server.baseUrl, 'm-1', "provider's status page", '--resume']) {
+    for (const fact of [
+      'longer than --max-outage-ms (1.5 s), so the run stopped early',
+      server.baseUrl,
+      'm-1',
+      "provider's status page",
+      '--resume',
+    ]) {
       expect(stopped.stderr).toContain(fact);
     }
     // The last answer with a status (the gateway's page, excerpted) and its trace id, even when

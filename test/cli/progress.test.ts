@@ -30,7 +30,10 @@ describe('progress reporter', () => {
   });
 
   it('off a terminal and on TERM=dumb, writes plain lines with no control characters', async () => {
-    for (const [isTTY, env] of [[false, {}], [true, { TERM: 'dumb' }]] as const) {
+    for (const [isTTY, env] of [
+      [false, {}],
+      [true, { TERM: 'dumb' }],
+    ] as const) {
       const { writes, stream } = fakeStream(isTTY);
       const reporter = startProgressReporter(newProgress(performance.now()), stream, { ...env, CHATBATCH_PROGRESS_MS: '50' });
       vi.advanceTimersByTime(120);
@@ -45,10 +48,23 @@ describe('progress reporter', () => {
   it('while the run is paused for an outage, says since when the endpoint is down and when the next probe goes', () => {
     const progress = newProgress(0);
     progress.total = 40;
-    const last: AttemptFailure = { ok: false, status: 502, code: 'http_502', message: 'Bad Gateway', category: 'server_error', retryable: true, fatalForRun: false, traceId: null, headers: {}, durationMs: 3 };
+    const last: AttemptFailure = {
+      ok: false,
+      status: 502,
+      code: 'http_502',
+      message: 'Bad Gateway',
+      category: 'server_error',
+      retryable: true,
+      fatalForRun: false,
+      traceId: null,
+      headers: {},
+      durationMs: 3,
+    };
     const downSinceWall = Date.UTC(2026, 0, 5, 3, 4, 5);
     progress.outage = { downSince: 1000, downSinceWall, nextProbeAt: 9_500, deadline: 301_000, last };
-    expect(formatProgress(progress, 5_000)).toMatch(new RegExp(`concurrency 0, endpoint down since ${clockTime(downSinceWall)}, next probe in 4\\.5 s$`));
+    expect(formatProgress(progress, 5_000)).toMatch(
+      new RegExp(`concurrency 0, endpoint down since ${clockTime(downSinceWall)}, next probe in 4\\.5 s$`),
+    );
     progress.outage = { ...progress.outage, nextProbeAt: null };
     expect(formatProgress(progress, 5_000)).toMatch(/, endpoint down since \d\d:\d\d:\d\d, probing$/);
     progress.outage = null;

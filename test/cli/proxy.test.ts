@@ -2,14 +2,21 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { startForwardProxy, type ForwardProxy } from '../support/forward-proxy.js';
-import { replyWithEcho, sendJson, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { type ForwardProxy, startForwardProxy } from '../support/forward-proxy.js';
+import { replyWithEcho, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-proxy-test-key-abcdefghijkl';
 const CERT = fileURLToPath(new URL('../support/tls/loopback-cert.pem', import.meta.url));
-const TLS = { cert: readFileSync(CERT, 'utf8'), key: readFileSync(fileURLToPath(new URL('../support/tls/loopback-key.pem', import.meta.url)), 'utf8') };
-const ROWS = [{ id: 'a', prompt: 'one' }, { id: 'b', prompt: 'two' }, { id: 'c', prompt: 'three' }];
+const TLS = {
+  cert: readFileSync(CERT, 'utf8'),
+  key: readFileSync(fileURLToPath(new URL('../support/tls/loopback-key.pem', import.meta.url)), 'utf8'),
+};
+const ROWS = [
+  { id: 'a', prompt: 'one' },
+  { id: 'b', prompt: 'two' },
+  { id: 'c', prompt: 'three' },
+];
 
 let dir: TempDir;
 const cleanups: Array<() => Promise<void>> = [];
@@ -35,7 +42,10 @@ async function proxy(options: Parameters<typeof startForwardProxy>[0] = {}): Pro
 }
 
 function run(baseUrl: string, env: Record<string, string>) {
-  return runCli(['run', 'in.jsonl', '--base-url', baseUrl, '--model', 'm', '--out', 'out', '--quiet'], { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY, ...env } });
+  return runCli(['run', 'in.jsonl', '--base-url', baseUrl, '--model', 'm', '--out', 'out', '--quiet'], {
+    cwd: dir.path,
+    env: { CHATBATCH_API_KEY: KEY, ...env },
+  });
 }
 
 async function manifest(): Promise<{ text: string; config: { proxy: unknown }; counts: { pending: number; succeeded: number } }> {
@@ -105,7 +115,9 @@ describe('run through a forward proxy', () => {
     const forward = await proxy({ credentials: 'alice:pw' });
     const result = await run(endpoint.baseUrl, tls ? { HTTPS_PROXY: forward.url, NODE_EXTRA_CA_CERTS: CERT } : { HTTP_PROXY: forward.url });
     expect(result.code, result.stderr).toBe(3);
-    expect(result.stderr).toContain(`code proxy_auth: the proxy ${forward.url} (from ${tls ? 'HTTPS_PROXY' : 'HTTP_PROXY'}) answered 407 Proxy Authentication Required`);
+    expect(result.stderr).toContain(
+      `code proxy_auth: the proxy ${forward.url} (from ${tls ? 'HTTPS_PROXY' : 'HTTP_PROXY'}) answered 407 Proxy Authentication Required`,
+    );
     expect(result.stderr).toContain('the proxy refuses this configuration, so the run stopped early');
     expect(result.stderr).toContain('the user name and password in the proxy URL');
     expect(forward.requests.length + forward.tunnels.length).toBe(1);
@@ -124,14 +136,19 @@ describe('run through a forward proxy', () => {
     expect(endpoint.received).toHaveLength(0);
   });
 
-  it("masks the proxy password in what the endpoint sends back, like the key", async () => {
-    const endpoint = await startScriptedServer((_request, res) => sendJson(res, 400, { error: { code: 'upstream', message: 'proxy said Proxy-Authorization alice:s@cret was fine' } }));
+  it('masks the proxy password in what the endpoint sends back, like the key', async () => {
+    const endpoint = await startScriptedServer((_request, res) =>
+      sendJson(res, 400, { error: { code: 'upstream', message: 'proxy said Proxy-Authorization alice:s@cret was fine' } }),
+    );
     cleanups.push(() => endpoint.close());
     const forward = await proxy({ credentials: 'alice:s@cret' });
-    const result = await runCli(['run', 'in.jsonl', '--base-url', endpoint.baseUrl, '--model', 'm', '--out', 'out', '--quiet', '--max-attempts', '1'], {
-      cwd: dir.path,
-      env: { CHATBATCH_API_KEY: KEY, HTTP_PROXY: `http://alice:s%40cret@127.0.0.1:${forward.port}` },
-    });
+    const result = await runCli(
+      ['run', 'in.jsonl', '--base-url', endpoint.baseUrl, '--model', 'm', '--out', 'out', '--quiet', '--max-attempts', '1'],
+      {
+        cwd: dir.path,
+        env: { CHATBATCH_API_KEY: KEY, HTTP_PROXY: `http://alice:s%40cret@127.0.0.1:${forward.port}` },
+      },
+    );
     expect(result.code, result.stderr).toBe(1);
     const errors = await dir.read('out/errors.jsonl');
     expect(errors).toContain('Proxy-Authorization alice:[proxy password');

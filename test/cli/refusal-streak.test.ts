@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REFUSAL_STREAK } from '../../src/pace/refusal-streak.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -33,14 +33,27 @@ describe('an endpoint that refuses every request the same way', () => {
     await dir.write('in.jsonl', jsonlOf(rows(ROWS, ROWS)));
     const result = await run();
     expect(result.code, result.stderr).toBe(3);
-    for (const fact of [`refused the first ${REFUSAL_STREAK} rows' requests the same way`, 'HTTP 400', 'http_400_sim', simulator.url, 'm-1', '--dry-run', '--resume']) {
+    for (const fact of [
+      `refused the first ${REFUSAL_STREAK} rows' requests the same way`,
+      'HTTP 400',
+      'http_400_sim',
+      simulator.url,
+      'm-1',
+      '--dry-run',
+      '--resume',
+    ]) {
       expect(result.stderr).toContain(fact);
     }
     expect(result.stderr + result.stdout).not.toContain(KEY);
     expect(simulator.stats().requests).toBe(REFUSAL_STREAK);
     const errors = await dir.jsonl<{ id: string; status: number; code: string; trace_id: string | null }>('out/errors.jsonl');
-    expect(errors.map((record) => record.id)).toEqual(rows(ROWS, ROWS).slice(0, REFUSAL_STREAK).map((row) => row.id));
-    for (const record of errors) expect(record).toMatchObject({ status: 400, code: 'http_400_sim', trace_id: expect.stringMatching(/^req_sim_/) });
+    expect(errors.map((record) => record.id)).toEqual(
+      rows(ROWS, ROWS)
+        .slice(0, REFUSAL_STREAK)
+        .map((row) => row.id),
+    );
+    for (const record of errors)
+      expect(record).toMatchObject({ status: 400, code: 'http_400_sim', trace_id: expect.stringMatching(/^req_sim_/) });
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
     expect(manifest.status).toBe('aborted');
     expect(manifest.counts).toMatchObject({ rows: ROWS, succeeded: 0, failed: REFUSAL_STREAK, pending: ROWS - REFUSAL_STREAK });
@@ -57,8 +70,17 @@ describe('an endpoint that refuses every request the same way', () => {
     expect(resumed.stderr).not.toContain('stopped early');
     expect(simulator.stats().requests).toBe(ROWS);
     const ok = await dir.jsonl<{ id: string }>('out/output.jsonl');
-    expect(ok.map((record) => record.id)).toEqual(rows(0, ROWS).slice(REFUSAL_STREAK).map((row) => row.id));
-    expect(JSON.parse(await dir.read('out/manifest.json')).counts).toMatchObject({ rows: ROWS, succeeded: ROWS - REFUSAL_STREAK, failed: REFUSAL_STREAK, pending: 0 });
+    expect(ok.map((record) => record.id)).toEqual(
+      rows(0, ROWS)
+        .slice(REFUSAL_STREAK)
+        .map((row) => row.id),
+    );
+    expect(JSON.parse(await dir.read('out/manifest.json')).counts).toMatchObject({
+      rows: ROWS,
+      succeeded: ROWS - REFUSAL_STREAK,
+      failed: REFUSAL_STREAK,
+      pending: 0,
+    });
   });
 
   it('--retry-failed sends the bad rows again without stopping on them: refusals already on record say nothing new', async () => {
@@ -71,7 +93,12 @@ describe('an endpoint that refuses every request the same way', () => {
     expect(retried.code, retried.stderr).toBe(1);
     expect(retried.stderr).not.toContain('stopped early');
     expect(simulator.stats().requests).toBe(ROWS + REFUSAL_STREAK);
-    expect(JSON.parse(await dir.read('out/manifest.json')).counts).toMatchObject({ rows: ROWS, succeeded: ROWS - REFUSAL_STREAK, failed: REFUSAL_STREAK, pending: 0 });
+    expect(JSON.parse(await dir.read('out/manifest.json')).counts).toMatchObject({
+      rows: ROWS,
+      succeeded: ROWS - REFUSAL_STREAK,
+      failed: REFUSAL_STREAK,
+      pending: 0,
+    });
   });
 
   it('refusals mixed with successes are ordinary failed rows: the run goes to the end', async () => {

@@ -1,10 +1,10 @@
 import { readdir } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'csv-parse/sync';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { recording } from '../support/recording-simulator.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli, startCli } from '../support/cli.js';
-import { sendJson, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { recording } from '../support/recording-simulator.js';
+import { type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -82,22 +82,40 @@ describe('--repeat N', () => {
     const b = await dir.jsonl<Sampled>('b/output.jsonl');
     expect(a.map((r) => 'sample' in r)).toEqual([false, false, false]);
     expect(b.map((r) => [r.id, r.fingerprint, r.client_request_id])).toEqual(a.map((r) => [r.id, r.fingerprint, r.client_request_id]));
-    expect(JSON.parse(await dir.read('a/manifest.json')).job_fingerprint).toBe(JSON.parse(await dir.read('b/manifest.json')).job_fingerprint);
+    expect(JSON.parse(await dir.read('a/manifest.json')).job_fingerprint).toBe(
+      JSON.parse(await dir.read('b/manifest.json')).job_fingerprint,
+    );
   });
 
   it('finds duplicate ids per row, not per sample, and gives an invalid row one failure per sample', async () => {
     await dir.write('in.jsonl', '{"id":"a","prompt":"x"}\nnot json\n{"id":"a","prompt":"again"}\n{"id":"b","prompt":"y"}\n');
     const result = await runCli(['run', 'in.jsonl', ...args(), '--repeat', '2'], { cwd: dir.path, env });
     expect(result.code, result.stderr).toBe(1);
-    expect(await keys('out/output.jsonl')).toEqual([['a', 0], ['a', 1], ['b', 0], ['b', 1]]);
+    expect(await keys('out/output.jsonl')).toEqual([
+      ['a', 0],
+      ['a', 1],
+      ['b', 0],
+      ['b', 1],
+    ]);
     const errors = await dir.jsonl<Sampled & { line: number; message: string }>('out/errors.jsonl');
-    expect(errors.map((r) => [r.line, r.sample, r.code])).toEqual([[2, 0, 'invalid_input'], [2, 1, 'invalid_input'], [3, 0, 'invalid_input'], [3, 1, 'invalid_input']]);
+    expect(errors.map((r) => [r.line, r.sample, r.code])).toEqual([
+      [2, 0, 'invalid_input'],
+      [2, 1, 'invalid_input'],
+      [3, 0, 'invalid_input'],
+      [3, 1, 'invalid_input'],
+    ]);
     expect(errors[2]!.message).toContain('duplicate id "a"');
     expect(sent).toHaveLength(4);
   });
 
   it('a row whose samples all get the same 400 is one bad row, not a refusal streak that stops the run', async () => {
-    await dir.write('in.jsonl', jsonlOf([{ id: 'bad', prompt: 'refused [[sim:400]]' }, { id: 'good', prompt: 'fine' }]));
+    await dir.write(
+      'in.jsonl',
+      jsonlOf([
+        { id: 'bad', prompt: 'refused [[sim:400]]' },
+        { id: 'good', prompt: 'fine' },
+      ]),
+    );
     const result = await runCli(['run', 'in.jsonl', ...args(), '--repeat', '6'], { cwd: dir.path, env });
     expect(result.code, result.stderr).toBe(1);
     expect(await keys('out/errors.jsonl')).toEqual(rowMajor(['bad'], 6));
@@ -105,8 +123,17 @@ describe('--repeat N', () => {
   });
 
   it('a row whose samples all get a 500 is one failing row, not an outage that stops the run', async () => {
-    await dir.write('in.jsonl', jsonlOf([{ id: 'poison', prompt: 'breaks the server [[sim:500]]' }, { id: 'good', prompt: 'fine' }]));
-    const result = await runCli(['run', 'in.jsonl', ...args(), '--repeat', '4', '--max-attempts', '1', '--max-outage-ms', '1', '--concurrency', '1'], { cwd: dir.path, env });
+    await dir.write(
+      'in.jsonl',
+      jsonlOf([
+        { id: 'poison', prompt: 'breaks the server [[sim:500]]' },
+        { id: 'good', prompt: 'fine' },
+      ]),
+    );
+    const result = await runCli(
+      ['run', 'in.jsonl', ...args(), '--repeat', '4', '--max-attempts', '1', '--max-outage-ms', '1', '--concurrency', '1'],
+      { cwd: dir.path, env },
+    );
     expect(result.code, result.stderr).toBe(1);
     expect(await keys('out/errors.jsonl')).toEqual(rowMajor(['poison'], 4));
     expect(await keys('out/output.jsonl')).toEqual(rowMajor(['good'], 4));
@@ -137,23 +164,55 @@ describe('--repeat N', () => {
     expect(sent.length - sentBefore).toBe(300 - settled);
     // No sample went out twice over both sessions (each sample has its own X-Client-Request-Id).
     expect(new Set(sent).size).toBe(300);
-    expect(await keys('out/output.jsonl')).toEqual(rowMajor(Array.from({ length: 100 }, (_, i) => `r${i}`), 3));
+    expect(await keys('out/output.jsonl')).toEqual(
+      rowMajor(
+        Array.from({ length: 100 }, (_, i) => `r${i}`),
+        3,
+      ),
+    );
   }, 30_000);
 
-  it('--resume --retry-failed re-sends only the samples that failed, not their row\'s other samples', async () => {
+  it("--resume --retry-failed re-sends only the samples that failed, not their row's other samples", async () => {
     // The first two requests with this body fail: samples 0 and 1 (one at a time), not sample 2.
-    await dir.write('in.jsonl', jsonlOf([{ id: 'ok', prompt: 'fine' }, { id: 'flaky', prompt: 'fails twice [[sim:500x2]]' }]));
-    const first = await runCli(['run', 'in.jsonl', ...args(), '--repeat', '3', '--max-attempts', '1', '--concurrency', '1'], { cwd: dir.path, env });
+    await dir.write(
+      'in.jsonl',
+      jsonlOf([
+        { id: 'ok', prompt: 'fine' },
+        { id: 'flaky', prompt: 'fails twice [[sim:500x2]]' },
+      ]),
+    );
+    const first = await runCli(['run', 'in.jsonl', ...args(), '--repeat', '3', '--max-attempts', '1', '--concurrency', '1'], {
+      cwd: dir.path,
+      env,
+    });
     expect(first.code, first.stderr).toBe(1);
-    expect(await keys('out/errors.jsonl')).toEqual([['flaky', 0], ['flaky', 1]]);
-    expect(await keys('out/output.jsonl')).toEqual([['ok', 0], ['ok', 1], ['ok', 2], ['flaky', 2]]);
+    expect(await keys('out/errors.jsonl')).toEqual([
+      ['flaky', 0],
+      ['flaky', 1],
+    ]);
+    expect(await keys('out/output.jsonl')).toEqual([
+      ['ok', 0],
+      ['ok', 1],
+      ['ok', 2],
+      ['flaky', 2],
+    ]);
     const report = await runCli(['report', 'out'], { cwd: dir.path });
     expect(report.stdout).toContain('2 × status 500 server_error: e.g. row flaky#0');
     sent.length = 0;
-    const retry = await runCli(['run', 'in.jsonl', ...args(), '--repeat', '3', '--max-attempts', '1', '--resume', '--retry-failed'], { cwd: dir.path, env });
+    const retry = await runCli(['run', 'in.jsonl', ...args(), '--repeat', '3', '--max-attempts', '1', '--resume', '--retry-failed'], {
+      cwd: dir.path,
+      env,
+    });
     expect(retry.code, retry.stderr).toBe(0);
     expect(sent).toHaveLength(2);
-    expect(await keys('out/output.jsonl')).toEqual([['ok', 0], ['ok', 1], ['ok', 2], ['flaky', 0], ['flaky', 1], ['flaky', 2]]);
+    expect(await keys('out/output.jsonl')).toEqual([
+      ['ok', 0],
+      ['ok', 1],
+      ['ok', 2],
+      ['flaky', 0],
+      ['flaky', 1],
+      ['flaky', 2],
+    ]);
     expect(await dir.jsonl('out/errors.jsonl')).toEqual([]);
   });
 
@@ -172,9 +231,16 @@ describe('--repeat N', () => {
     const csvRun = await runCli(['run', 'in.csv', ...args('csv'), '--repeat', '2', '--format', 'csv'], { cwd: dir.path, env });
     expect(csvRun.code, csvRun.stderr).toBe(0);
     const rows = parse(await dir.read('csv/output.csv'), { columns: true }) as Array<Record<string, string>>;
-    expect(rows.map((r) => [r.id, r.sample])).toEqual([['c0', '0'], ['c0', '1'], ['c1', '0'], ['c1', '1']]);
+    expect(rows.map((r) => [r.id, r.sample])).toEqual([
+      ['c0', '0'],
+      ['c0', '1'],
+      ['c1', '0'],
+      ['c1', '1'],
+    ]);
     expect(Object.keys(rows[0]!).slice(0, 4)).toEqual(['id', 'prompt', 'sample', 'reply']);
-    expect((await dir.read('csv/errors.csv')).split('\n')[0]).toBe('id,prompt,sample,reply,status,code,duration_ms,trace_id,attempts,category,message');
+    expect((await dir.read('csv/errors.csv')).split('\n')[0]).toBe(
+      'id,prompt,sample,reply,status,code,duration_ms,trace_id,attempts,category,message',
+    );
 
     const batchRun = await runCli(['run', 'in.csv', ...args('batch'), '--repeat', '2', '--format', 'openai-batch'], { cwd: dir.path, env });
     expect(batchRun.code, batchRun.stderr).toBe(0);
@@ -183,15 +249,23 @@ describe('--repeat N', () => {
     expect(new Set(lines.map((l) => l.id)).size).toBe(4);
 
     await dir.write('bad.jsonl', 'not json\n');
-    const failing = await runCli(['run', 'bad.jsonl', ...args('failing'), '--repeat', '2', '--format', 'openai-batch'], { cwd: dir.path, env });
+    const failing = await runCli(['run', 'bad.jsonl', ...args('failing'), '--repeat', '2', '--format', 'openai-batch'], {
+      cwd: dir.path,
+      env,
+    });
     expect(failing.code, failing.stderr).toBe(1);
     const failures = await dir.jsonl<{ id: string; custom_id: string }>('failing/batch-errors.jsonl');
-    expect(failures.map((l) => [l.id, l.custom_id])).toEqual([['batch_req_bad.jsonl:1#0', 'bad.jsonl:1#0'], ['batch_req_bad.jsonl:1#1', 'bad.jsonl:1#1']]);
+    expect(failures.map((l) => [l.id, l.custom_id])).toEqual([
+      ['batch_req_bad.jsonl:1#0', 'bad.jsonl:1#0'],
+      ['batch_req_bad.jsonl:1#1', 'bad.jsonl:1#1'],
+    ]);
   });
 
-  it('--shard keeps a row\'s samples in one shard, and merge restores row-major input order', async () => {
+  it("--shard keeps a row's samples in one shard, and merge restores row-major input order", async () => {
     await writeRows(40);
-    const shards = await Promise.all([0, 1, 2].map((k) => runCli(['run', 'in.jsonl', ...args(`s${k}`), '--repeat', '2', '--shard', `${k}/3`], { cwd: dir.path, env })));
+    const shards = await Promise.all(
+      [0, 1, 2].map((k) => runCli(['run', 'in.jsonl', ...args(`s${k}`), '--repeat', '2', '--shard', `${k}/3`], { cwd: dir.path, env })),
+    );
     for (const shard of shards) expect(shard.code, shard.stderr).toBe(0);
     expect(sent).toHaveLength(80);
     for (const k of [0, 1, 2]) {
@@ -202,7 +276,12 @@ describe('--repeat N', () => {
     }
     const merged = await runCli(['merge', 's0', 's1', 's2', '--out', 'all'], { cwd: dir.path, env });
     expect(merged.code, merged.stderr).toBe(0);
-    expect(await keys('all/output.jsonl')).toEqual(rowMajor(Array.from({ length: 40 }, (_, i) => `r${i}`), 2));
+    expect(await keys('all/output.jsonl')).toEqual(
+      rowMajor(
+        Array.from({ length: 40 }, (_, i) => `r${i}`),
+        2,
+      ),
+    );
     const report = await runCli(['report', 'all'], { cwd: dir.path });
     expect(report.stdout).toContain('samples: 80 (40 rows × 2 per row)');
   });
@@ -241,10 +320,13 @@ describe('--repeat N', () => {
     expect(sent).toHaveLength(0);
   });
 
-  it('a job file\'s repeat is used', async () => {
+  it("a job file's repeat is used", async () => {
     await writeRows(2);
     await dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'sim', repeat: 2 }));
-    const result = await runCli(['run', '--job', 'job.json', '--base-url', simulator.url, '--out', 'out', '--quiet'], { cwd: dir.path, env });
+    const result = await runCli(['run', '--job', 'job.json', '--base-url', simulator.url, '--out', 'out', '--quiet'], {
+      cwd: dir.path,
+      env,
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(await keys('out/output.jsonl')).toEqual(rowMajor(['r0', 'r1'], 2));
   });
@@ -254,8 +336,11 @@ describe('--repeat with --cache', () => {
   let server: ScriptedServer;
   beforeEach(async () => {
     // A different reply for every request, so a sample answered with another sample's reply shows.
-    server = await startScriptedServer((request, response, index) => {
-      sendJson(response, 200, { id: `chatcmpl-${index}`, choices: [{ index: 0, message: { role: 'assistant', content: `answer ${index}` }, finish_reason: 'stop' }] });
+    server = await startScriptedServer((_request, response, index) => {
+      sendJson(response, 200, {
+        id: `chatcmpl-${index}`,
+        choices: [{ index: 0, message: { role: 'assistant', content: `answer ${index}` }, finish_reason: 'stop' }],
+      });
     });
   });
   afterEach(async () => {
@@ -264,7 +349,11 @@ describe('--repeat with --cache', () => {
 
   it('keeps one cache entry per sample: a re-run sends nothing and gives each sample its own reply', async () => {
     await writeRows(4);
-    const run = (out: string) => runCli(['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', out, '--repeat', '3', '--cache', 'cache', '--quiet'], { cwd: dir.path, env });
+    const run = (out: string) =>
+      runCli(
+        ['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', out, '--repeat', '3', '--cache', 'cache', '--quiet'],
+        { cwd: dir.path, env },
+      );
     const first = await run('one');
     expect(first.code, first.stderr).toBe(0);
     expect(server.received).toHaveLength(12);

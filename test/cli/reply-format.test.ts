@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { sendJson, startScriptedServer, type ReceivedRequest, type ScriptedServer } from '../support/scripted-server.js';
+import { type ReceivedRequest, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 // Replies as data (--reply-format json, --reply-schema, --reply-retries) through the built CLI
@@ -87,7 +87,12 @@ describe('--reply-format json', () => {
     const result = await run('--reply-format', 'json');
     expect(result.code, result.stderr).toBe(0);
     const out = await byId();
-    expect(out.get('r0')).toMatchObject({ reply: '{"label": "positive", "score": 0.9}', data: { label: 'positive', score: 0.9 }, code: null, attempts: 1 });
+    expect(out.get('r0')).toMatchObject({
+      reply: '{"label": "positive", "score": 0.9}',
+      data: { label: 'positive', score: 0.9 },
+      code: null,
+      attempts: 1,
+    });
     expect(out.get('r1')).toMatchObject({ reply: fenced, data: { label: 'negative', score: 0.2 } });
     expect(out.get('r2')!.data).toEqual([1, 2, { three: 3 }]);
     expect(server.received).toHaveLength(3);
@@ -170,7 +175,8 @@ describe('--reply-schema', () => {
     expect(out.get('r1')).toMatchObject({
       code: 'invalid_reply',
       reply_text: '{"label": "great", "score": 7}',
-      message: 'the reply does not match schema.json: /label must be equal to one of the allowed values: "positive", "negative", "neutral"; /score must be <= 1',
+      message:
+        'the reply does not match schema.json: /label must be equal to one of the allowed values: "positive", "negative", "neutral"; /score must be <= 1',
     });
     expect(out.get('r2')!.message).toBe("the reply does not match schema.json: (root) must have required property 'score'");
   });
@@ -181,21 +187,34 @@ describe('--reply-schema', () => {
     const { mkdir, rename } = await import('node:fs/promises');
     await mkdir(dir.file('jobs'));
     await rename(dir.file('schema.json'), dir.file('jobs/schema.json'));
-    await dir.write('jobs/job.json', JSON.stringify({ inputs: ['../in.jsonl'], model: 'm', reply_format: 'json', reply_schema: 'schema.json', reply_retries: 2 }));
+    await dir.write(
+      'jobs/job.json',
+      JSON.stringify({ inputs: ['../in.jsonl'], model: 'm', reply_format: 'json', reply_schema: 'schema.json', reply_retries: 2 }),
+    );
     const result = await runCli(['run', '--job', 'jobs/job.json', '--base-url', server.baseUrl, '--out', 'out', '--quiet'], {
       cwd: dir.path,
       env: { CHATBATCH_API_KEY: 'sk-reply-format-test-key-0000' },
     });
     expect(result.code, result.stderr).toBe(1);
     expect(sentFor('wrong')).toHaveLength(3);
-    expect((await byId()).get('r0')!.message).toContain('the reply does not match jobs/schema.json: /label must be equal to one of the allowed values');
+    expect((await byId()).get('r0')!.message).toContain(
+      'the reply does not match jobs/schema.json: /label must be equal to one of the allowed values',
+    );
   });
 
   it.each([
     ['is missing', null, 'cannot read the reply schema schema.json (ENOENT)'],
     ['is not JSON', '{"type": "object",', 'the reply schema schema.json is not JSON'],
-    ['does not compile', '{"type": "object", "properties": {"a": {"type": "strnig"}}}', 'the reply schema schema.json does not compile (draft 2020-12): schema is invalid: data/properties/a/type must be equal to one of the allowed values'],
-    ['declares an unsupported draft', '{"$schema": "http://json-schema.org/draft-04/schema#"}', 'accepted: draft 2020-12, draft 2019-09, draft-07'],
+    [
+      'does not compile',
+      '{"type": "object", "properties": {"a": {"type": "strnig"}}}',
+      'the reply schema schema.json does not compile (draft 2020-12): schema is invalid: data/properties/a/type must be equal to one of the allowed values',
+    ],
+    [
+      'declares an unsupported draft',
+      '{"$schema": "http://json-schema.org/draft-04/schema#"}',
+      'accepted: draft 2020-12, draft 2019-09, draft-07',
+    ],
   ])('a schema file that %s stops the run with exit 2, naming it, before anything is sent or written', async (_name, content, message) => {
     if (content !== null) await dir.write('schema.json', content);
     await rows({ any: ['{}'] });
@@ -252,10 +271,28 @@ describe('--format csv with JSON replies', () => {
     expect(result.code).toBe(1);
     const output = parse(await dir.read('out/output.csv'), { columns: true }) as Array<Record<string, string>>;
     expect(Object.keys(output[0]!)).toEqual([
-      'id', 'file', 'line', 'reply', 'status', 'code', 'duration_ms', 'trace_id', 'attempts',
-      'data.score', 'data.label', 'data.tags', 'data.meta', 'data.flag',
+      'id',
+      'file',
+      'line',
+      'reply',
+      'status',
+      'code',
+      'duration_ms',
+      'trace_id',
+      'attempts',
+      'data.score',
+      'data.label',
+      'data.tags',
+      'data.meta',
+      'data.flag',
     ]);
-    expect(output[0]).toMatchObject({ 'data.score': '-0.5', 'data.label': 'positive', 'data.tags': '["x","y"]', 'data.meta': '{"k":1}', 'data.flag': '' });
+    expect(output[0]).toMatchObject({
+      'data.score': '-0.5',
+      'data.label': 'positive',
+      'data.tags': '["x","y"]',
+      'data.meta': '{"k":1}',
+      'data.flag': '',
+    });
     // Formula escaping still applies to text, not to a negative number.
     expect(output[1]).toMatchObject({ 'data.score': '0', 'data.label': "'=1+1", 'data.flag': 'true', 'data.tags': '' });
     const errors = parse(await dir.read('out/errors.csv'), { columns: true }) as Array<Record<string, string>>;
@@ -268,14 +305,20 @@ describe('--format csv with JSON replies', () => {
     expect((await run('--reply-format', 'json', '--format', 'csv')).code).toBe(0);
     const output = parse(await dir.read('out/output.csv'), { columns: true }) as Array<Record<string, string>>;
     expect(Object.keys(output[0]!).slice(-3)).toEqual(['data.x', 'data.y', 'data']);
-    expect(output.map((r) => [r['data.x'], r['data.y'], r.data])).toEqual([['1', '', '{"x":1}'], ['3', '2', '{"y":2,"x":3}'], ['', '', '[1,2]']]);
+    expect(output.map((r) => [r['data.x'], r['data.y'], r.data])).toEqual([
+      ['1', '', '{"x":1}'],
+      ['3', '2', '{"y":2,"x":3}'],
+      ['', '', '[1,2]'],
+    ]);
   });
 
   it('text replies keep the CSV as it was: no data columns, no reply_text', async () => {
     await rows({ a: ['{"x": 1}'] });
     expect((await run('--format', 'csv')).code).toBe(0);
     expect((await dir.read('out/output.csv')).split('\n')[0]).toBe('id,file,line,reply,status,code,duration_ms,trace_id,attempts');
-    expect((await dir.read('out/errors.csv')).split('\n')[0]).toBe('id,file,line,reply,status,code,duration_ms,trace_id,attempts,category,message');
+    expect((await dir.read('out/errors.csv')).split('\n')[0]).toBe(
+      'id,file,line,reply,status,code,duration_ms,trace_id,attempts,category,message',
+    );
   });
 });
 
@@ -305,7 +348,10 @@ describe('JSON replies with --cache and --resume', () => {
   });
 
   it('--resume with a changed schema checks the invalid_reply rows again without sending; the same schema changes nothing', async () => {
-    await dir.write('schema.json', JSON.stringify({ ...SENTIMENT_SCHEMA, properties: { ...SENTIMENT_SCHEMA.properties, label: { enum: ['pos', 'neg'] } } }));
+    await dir.write(
+      'schema.json',
+      JSON.stringify({ ...SENTIMENT_SCHEMA, properties: { ...SENTIMENT_SCHEMA.properties, label: { enum: ['pos', 'neg'] } } }),
+    );
     await rows({ a: ['{"label": "positive", "score": 0.5}'], b: ['{"label": "pos", "score": 0.5}'], c: ['not json'] });
     expect((await run('--reply-schema', 'schema.json', '--reply-retries', '0')).code).toBe(1);
     expect(server.received).toHaveLength(3);
@@ -324,9 +370,17 @@ describe('JSON replies with --cache and --resume', () => {
     const fixed = await run('--reply-schema', 'schema.json', '--resume');
     expect(fixed.code).toBe(1);
     expect(server.received).toHaveLength(0);
-    expect(fixed.stderr).toContain('1 invalid_reply row(s) of an earlier session checked again against this run\'s reply format and schema, without sending: 1 now pass, 0 fail for another reason');
+    expect(fixed.stderr).toContain(
+      "1 invalid_reply row(s) of an earlier session checked again against this run's reply format and schema, without sending: 1 now pass, 0 fail for another reason",
+    );
     const out = await byId();
-    expect(out.get('r0')).toMatchObject({ code: null, reply: '{"label": "positive", "score": 0.5}', data: { label: 'positive', score: 0.5 }, attempts: 1, status: 200 });
+    expect(out.get('r0')).toMatchObject({
+      code: null,
+      reply: '{"label": "positive", "score": 0.5}',
+      data: { label: 'positive', score: 0.5 },
+      attempts: 1,
+      status: 200,
+    });
     expect(out.get('r0')!.reply_text).toBeUndefined();
     expect(out.get('r0')!.message).toBeUndefined();
     expect(out.get('r2')).toMatchObject({ code: 'invalid_reply', reply_text: 'not json' });
@@ -355,15 +409,35 @@ describe('validate and --dry-run know the reply keys', () => {
     await rows({ any: ['{}'] });
     await dir.write('bad-schema.json', '{"type": "object", "required": "label"}');
     await dir.write('good-schema.json', JSON.stringify(SENTIMENT_SCHEMA));
-    await dir.write('bad.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', reply_format: 'yaml', reply_retries: -1, reply_schema: 'bad-schema.json' }));
+    await dir.write(
+      'bad.json',
+      JSON.stringify({ inputs: ['in.jsonl'], model: 'm', reply_format: 'yaml', reply_retries: -1, reply_schema: 'bad-schema.json' }),
+    );
     const bad = await runCli(['validate', 'bad.json'], { cwd: dir.path });
     expect(bad.code).toBe(2);
     expect(bad.stdout).toContain('bad.json: reply_format: "yaml" is not one of text, json');
     expect(bad.stdout).toContain('bad.json: reply_retries: expected an integer ≥ 0, got -1');
-    expect(bad.stdout).toContain('bad.json: reply_schema: the reply schema bad-schema.json does not compile (draft 2020-12): schema is invalid: data/required must be array');
-    await dir.write('text.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', reply_format: 'text', reply_schema: 'good-schema.json' }));
-    expect((await runCli(['validate', 'text.json'], { cwd: dir.path })).stdout).toContain('text.json: reply_schema: a reply schema checks JSON replies');
-    await dir.write('good.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', reply_format: 'json', reply_retries: 0, reply_schema: 'good-schema.json', params: { response_format: { type: 'json_object' } } }));
+    expect(bad.stdout).toContain(
+      'bad.json: reply_schema: the reply schema bad-schema.json does not compile (draft 2020-12): schema is invalid: data/required must be array',
+    );
+    await dir.write(
+      'text.json',
+      JSON.stringify({ inputs: ['in.jsonl'], model: 'm', reply_format: 'text', reply_schema: 'good-schema.json' }),
+    );
+    expect((await runCli(['validate', 'text.json'], { cwd: dir.path })).stdout).toContain(
+      'text.json: reply_schema: a reply schema checks JSON replies',
+    );
+    await dir.write(
+      'good.json',
+      JSON.stringify({
+        inputs: ['in.jsonl'],
+        model: 'm',
+        reply_format: 'json',
+        reply_retries: 0,
+        reply_schema: 'good-schema.json',
+        params: { response_format: { type: 'json_object' } },
+      }),
+    );
     const good = await runCli(['validate', 'good.json'], { cwd: dir.path });
     expect(good.stdout).toContain('good.json: ok (1 row(s))');
     expect(good.code).toBe(0);
@@ -373,11 +447,18 @@ describe('validate and --dry-run know the reply keys', () => {
     await rows({ any: ['{}'] });
     await dir.write('bad-schema.json', '{"type": "object", "properties": {"a": {"minimum": "one"}}}');
     await dir.write('good-schema.json', JSON.stringify(SENTIMENT_SCHEMA));
-    const bad = await runCli(['run', 'in.jsonl', '--model', 'm', '--dry-run', '--simulate', '--reply-schema', 'bad-schema.json'], { cwd: dir.path });
+    const bad = await runCli(['run', 'in.jsonl', '--model', 'm', '--dry-run', '--simulate', '--reply-schema', 'bad-schema.json'], {
+      cwd: dir.path,
+    });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('the reply schema bad-schema.json does not compile');
-    const good = await runCli(['run', 'in.jsonl', '--model', 'm', '--dry-run', '--simulate', '--reply-schema', 'good-schema.json', '--reply-retries', '2'], { cwd: dir.path });
+    const good = await runCli(
+      ['run', 'in.jsonl', '--model', 'm', '--dry-run', '--simulate', '--reply-schema', 'good-schema.json', '--reply-retries', '2'],
+      { cwd: dir.path },
+    );
     expect(good.code, good.stderr).toBe(0);
-    expect(good.stdout).toContain('replies: read as JSON into data, checked against good-schema.json (it compiles); an invalid reply is sent again up to 2 time(s)');
+    expect(good.stdout).toContain(
+      'replies: read as JSON into data, checked against good-schema.json (it compiles); an invalid reply is sent again up to 2 time(s)',
+    );
   });
 });

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli, startCli } from '../support/cli.js';
 import { recording } from '../support/recording-simulator.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
@@ -26,7 +26,21 @@ describe('chatbatch report on a run that did not finish', () => {
     const rows = Array.from({ length: 10 }, (_, i) => ({ id: `r${i}`, prompt: i < 3 ? `prompt ${i}` : `prompt ${i} [[sim:hang]]` }));
     await dir.write('in.jsonl', jsonlOf(rows));
     const { child, done } = startCli(
-      ['run', 'in.jsonl', '--base-url', simulator.url, '--model', 'sim', '--out', 'out', '--concurrency', '1', '--grace-ms', '0', '--quiet'],
+      [
+        'run',
+        'in.jsonl',
+        '--base-url',
+        simulator.url,
+        '--model',
+        'sim',
+        '--out',
+        'out',
+        '--concurrency',
+        '1',
+        '--grace-ms',
+        '0',
+        '--quiet',
+      ],
       { cwd: dir.path, env: { CHATBATCH_API_KEY: 'sk-report-pending-test' } },
     );
     await waitFor(() => sent.length >= 4);
@@ -47,8 +61,14 @@ describe('chatbatch report on a run that did not finish', () => {
 
   it('says the pending count is unknown while the manifest still says running (a run going on, or killed)', async () => {
     await mkdir(dir.file('out'), { recursive: true });
-    await dir.write('out/manifest.json', JSON.stringify({ job: 'killed', status: 'running', counts: { rows: 0, succeeded: 0, failed: 0, pending: 0, by_category: {} } }));
-    await dir.write('out/output.jsonl', `${JSON.stringify({ id: 'a', status: 200, code: null, trace_id: null, attempts: 1, started_at: new Date(0).toISOString(), duration_ms: 5 })}\n`);
+    await dir.write(
+      'out/manifest.json',
+      JSON.stringify({ job: 'killed', status: 'running', counts: { rows: 0, succeeded: 0, failed: 0, pending: 0, by_category: {} } }),
+    );
+    await dir.write(
+      'out/output.jsonl',
+      `${JSON.stringify({ id: 'a', status: 200, code: null, trace_id: null, attempts: 1, started_at: new Date(0).toISOString(), duration_ms: 5 })}\n`,
+    );
     const report = await runCli(['report', 'out'], { cwd: dir.path });
     expect(report.code, report.stderr).toBe(0);
     expect(report.stdout).toContain('rows: 1  ok: 1  failed: 0  pending: unknown');

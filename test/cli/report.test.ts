@@ -27,7 +27,10 @@ function record(i: number, fields: Record<string, unknown> = {}): string {
 describe('chatbatch report on a large run', () => {
   it('summarises 200,000 rows (more than a spread of arguments can hold) without crashing', async () => {
     const ok = Array.from({ length: 200_000 }, (_, i) => record(i));
-    await writeRun('out', { ok, errors: [record(200_000, { status: 500, code: 'server_error', category: 'server_error', message: 'boom' })] });
+    await writeRun('out', {
+      ok,
+      errors: [record(200_000, { status: 500, code: 'server_error', category: 'server_error', message: 'boom' })],
+    });
     const report = await runCli(['report', 'out'], { cwd: dir.path });
     expect(report.code, report.stderr).toBe(0);
     expect(report.stdout).toContain('rows: 200001  ok: 200000  failed: 1');
@@ -47,8 +50,12 @@ describe('chatbatch report flags', () => {
 describe('chatbatch report --html', () => {
   it('draws both charts on one labelled time axis and tells first-try, retried and failed rows apart', async () => {
     // 0..9 ok first try, 10..12 ok after retries, 13..14 failed, over ~3 s of run time.
-    const ok = Array.from({ length: 13 }, (_, i) => record(i * 200, { id: `r${i}`, attempts: i >= 10 ? 3 : 1, duration_ms: i >= 10 ? 900 : 100 }));
-    const errors = [13, 14].map((i) => record(i * 200, { id: `r${i}`, status: 500, code: 'server_error', category: 'server_error', attempts: 3, duration_ms: 1200 }));
+    const ok = Array.from({ length: 13 }, (_, i) =>
+      record(i * 200, { id: `r${i}`, attempts: i >= 10 ? 3 : 1, duration_ms: i >= 10 ? 900 : 100 }),
+    );
+    const errors = [13, 14].map((i) =>
+      record(i * 200, { id: `r${i}`, status: 500, code: 'server_error', category: 'server_error', attempts: 3, duration_ms: 1200 }),
+    );
     await writeRun('out', { ok, errors });
     const report = await runCli(['report', 'out', '--html', 'report.html'], { cwd: dir.path });
     expect(report.code, report.stderr).toBe(0);

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { replyWithEcho, sendJson, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { replyWithEcho, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 // The README: "A re-run of a finished run sends nothing and leaves the files byte-identical."
@@ -20,7 +20,14 @@ beforeEach(async () => {
       ? sendJson(response, 400, { error: { code: 'invalid_request', message: 'refused' } })
       : replyWithEcho(request, response, index),
   );
-  await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'fine' }, { id: 'b', prompt: 'bad' }, { id: 'c', prompt: 'also fine' }]));
+  await dir.write(
+    'in.jsonl',
+    jsonlOf([
+      { id: 'a', prompt: 'fine' },
+      { id: 'b', prompt: 'bad' },
+      { id: 'c', prompt: 'also fine' },
+    ]),
+  );
 });
 afterEach(async () => {
   await server.close();
@@ -33,7 +40,8 @@ const run = (...extra: string[]) =>
     env: { CHATBATCH_API_KEY: 'sk-resume-manifest-key-00000000' },
   });
 
-const snapshot = () => Promise.all(['output.jsonl', 'errors.jsonl', 'manifest.json'].map((name) => readFile(dir.file(`out/${name}`), 'utf8')));
+const snapshot = () =>
+  Promise.all(['output.jsonl', 'errors.jsonl', 'manifest.json'].map((name) => readFile(dir.file(`out/${name}`), 'utf8')));
 
 describe('--resume of a finished run', () => {
   it('with failures and nothing to retry: sends nothing, every file byte-identical, manifest.json included', async () => {
@@ -62,7 +70,14 @@ describe('--resume of a finished run', () => {
   it('whose input changed since: the changed row is sent and the manifest records it', async () => {
     expect((await run()).code).toBe(1);
     const before = await dir.read('out/manifest.json');
-    await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'fine, edited' }, { id: 'b', prompt: 'bad' }, { id: 'c', prompt: 'also fine' }]));
+    await dir.write(
+      'in.jsonl',
+      jsonlOf([
+        { id: 'a', prompt: 'fine, edited' },
+        { id: 'b', prompt: 'bad' },
+        { id: 'c', prompt: 'also fine' },
+      ]),
+    );
     expect((await run('--resume')).code).toBe(1);
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
     expect(await dir.read('out/manifest.json')).not.toBe(before);

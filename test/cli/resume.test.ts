@@ -1,8 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { recording } from '../support/recording-simulator.js';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli, startCli } from '../support/cli.js';
+import { recording } from '../support/recording-simulator.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
@@ -83,7 +83,10 @@ describe('re-running an output directory', () => {
   it('re-runs rows whose request changed, and says how many', async () => {
     await writeRows(6);
     expect((await runCli(['run', 'in.jsonl', ...baseArgs()], { cwd: dir.path, env: env() })).code).toBe(0);
-    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 6 }, (_, i) => ({ id: `r${i}`, prompt: i < 2 ? `changed ${i}` : `prompt ${i}` }))));
+    await dir.write(
+      'in.jsonl',
+      jsonlOf(Array.from({ length: 6 }, (_, i) => ({ id: `r${i}`, prompt: i < 2 ? `changed ${i}` : `prompt ${i}` }))),
+    );
     sent.length = 0;
     const again = await runCli(['run', 'in.jsonl', ...baseArgs(), '--resume'], { cwd: dir.path, env: env() });
     expect(again.code, again.stderr).toBe(0);
@@ -95,16 +98,22 @@ describe('re-running an output directory', () => {
   });
 
   it('--retry-failed re-runs only the failed rows of the chosen categories', async () => {
-    await dir.write('in.jsonl', jsonlOf([
-      { id: 'ok', prompt: 'fine' },
-      { id: 'flaky', prompt: 'fails first [[sim:500x3]]' },
-      { id: 'bad', prompt: 'always 400 [[sim:400]]' },
-    ]));
+    await dir.write(
+      'in.jsonl',
+      jsonlOf([
+        { id: 'ok', prompt: 'fine' },
+        { id: 'flaky', prompt: 'fails first [[sim:500x3]]' },
+        { id: 'bad', prompt: 'always 400 [[sim:400]]' },
+      ]),
+    );
     const first = await runCli(['run', 'in.jsonl', ...baseArgs(), '--max-attempts', '2'], { cwd: dir.path, env: env() });
     expect(first.code, first.stderr).toBe(1);
     expect(await ids('out/errors.jsonl')).toEqual(['flaky', 'bad']);
     sent.length = 0;
-    const retry = await runCli(['run', 'in.jsonl', ...baseArgs(), '--resume', '--retry-failed', 'server_error', '--max-attempts', '2'], { cwd: dir.path, env: env() });
+    const retry = await runCli(['run', 'in.jsonl', ...baseArgs(), '--resume', '--retry-failed', 'server_error', '--max-attempts', '2'], {
+      cwd: dir.path,
+      env: env(),
+    });
     expect(retry.code, retry.stderr).toBe(1);
     expect(sent.length).toBeGreaterThanOrEqual(1);
     expect(await ids('out/output.jsonl')).toEqual(['ok', 'flaky']);
@@ -138,7 +147,10 @@ describe('interruptions', () => {
     await writeRows(50);
     await simulator.close();
     simulator = await startSimulator(recording(sent, { latencyMs: 3000 }));
-    const { child, done } = startCli(['run', 'in.jsonl', ...baseArgs(), '--concurrency', '4', '--grace-ms', '20000'], { cwd: dir.path, env: env() });
+    const { child, done } = startCli(['run', 'in.jsonl', ...baseArgs(), '--concurrency', '4', '--grace-ms', '20000'], {
+      cwd: dir.path,
+      env: env(),
+    });
     await waitFor(() => sent.length >= 1);
     const started = Date.now();
     child.kill('SIGINT');
@@ -161,12 +173,18 @@ describe('interruptions', () => {
     await writeRows(rows);
     for (let kill = 0; kill < 3; kill++) {
       const target = sent.length + 200 + Math.floor(Math.random() * 600);
-      const { child, done } = startCli(['run', 'in.jsonl', ...baseArgs(), '--concurrency', String(concurrency), '--resume'], { cwd: dir.path, env: env() });
+      const { child, done } = startCli(['run', 'in.jsonl', ...baseArgs(), '--concurrency', String(concurrency), '--resume'], {
+        cwd: dir.path,
+        env: env(),
+      });
       await waitFor(() => sent.length >= target || child.exitCode !== null);
       child.kill('SIGKILL');
       await done;
     }
-    const final = await runCli(['run', 'in.jsonl', ...baseArgs(), '--concurrency', String(concurrency), '--resume'], { cwd: dir.path, env: env() });
+    const final = await runCli(['run', 'in.jsonl', ...baseArgs(), '--concurrency', String(concurrency), '--resume'], {
+      cwd: dir.path,
+      env: env(),
+    });
     expect(final.code, final.stderr).toBe(0);
     expect(await ids('out/output.jsonl')).toEqual(Array.from({ length: rows }, (_, i) => `r${i}`));
     // Rows sent more than once: only those in flight or answered but not yet in the journal at a
@@ -203,7 +221,10 @@ describe('response cache', () => {
     expect(first.code, first.stderr).toBe(0);
     expect(sent).toHaveLength(25);
     sent.length = 0;
-    const second = await runCli(['run', 'in.jsonl', '--base-url', simulator.url, '--model', 'sim', '--out', 'out2', '--cache', 'cache'], { cwd: dir.path, env: env() });
+    const second = await runCli(['run', 'in.jsonl', '--base-url', simulator.url, '--model', 'sim', '--out', 'out2', '--cache', 'cache'], {
+      cwd: dir.path,
+      env: env(),
+    });
     expect(second.code, second.stderr).toBe(0);
     expect(sent).toHaveLength(0);
     const a = await dir.jsonl<{ id: string; reply: string; cached?: boolean }>('out/output.jsonl');

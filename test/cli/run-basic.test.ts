@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { sendJson, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-test-0123456789abcdefSECRET';
@@ -35,11 +35,20 @@ interface Rec {
 
 describe('chatbatch run: JSONL end to end', () => {
   it('sends only model and messages with the bearer key, and writes one record per row in input order', async () => {
-    await dir.write('in.jsonl', jsonlOf([
-      { id: 'a', prompt: 'first' },
-      { id: 'b', messages: [{ role: 'system', content: 'sys' }, { role: 'user', content: 'second' }] },
-      { id: 'c', prompt: 'third' },
-    ]));
+    await dir.write(
+      'in.jsonl',
+      jsonlOf([
+        { id: 'a', prompt: 'first' },
+        {
+          id: 'b',
+          messages: [
+            { role: 'system', content: 'sys' },
+            { role: 'user', content: 'second' },
+          ],
+        },
+        { id: 'c', prompt: 'third' },
+      ]),
+    );
     const result = await run(['in.jsonl', '--base-url', server.baseUrl, '--model', 'm-1', '--out', 'out']);
     expect(result.code, result.stderr).toBe(0);
 
@@ -71,17 +80,20 @@ describe('chatbatch run: JSONL end to end', () => {
   });
 
   it('records bad rows as invalid_input with file and line, runs the rest, and exits 1', async () => {
-    await dir.write('in.jsonl', [
-      '{"id": "ok1", "prompt": "fine"}',
-      'not json at all',
-      '[1, 2]',
-      '',
-      '{"id": "empty", "prompt": ""}',
-      '{"id": "nothing"}',
-      '{"id": "ok1", "prompt": "duplicate id"}',
-      '{"id": "role", "messages": [{"role": "wizard", "content": "x"}]}',
-      '{"id": "ok2", "prompt": "also fine"}',
-    ].join('\n'));
+    await dir.write(
+      'in.jsonl',
+      [
+        '{"id": "ok1", "prompt": "fine"}',
+        'not json at all',
+        '[1, 2]',
+        '',
+        '{"id": "empty", "prompt": ""}',
+        '{"id": "nothing"}',
+        '{"id": "ok1", "prompt": "duplicate id"}',
+        '{"id": "role", "messages": [{"role": "wizard", "content": "x"}]}',
+        '{"id": "ok2", "prompt": "also fine"}',
+      ].join('\n'),
+    );
     const result = await run(['in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out']);
     expect(result.code, result.stderr).toBe(1);
     expect(server.received).toHaveLength(2);
@@ -99,7 +111,19 @@ describe('chatbatch run: JSONL end to end', () => {
   it('fills a template from CSV columns (BOM, CRLF, quoted comma, quote and newline)', async () => {
     const csv = '\uFEFFsku,name,notes\r\nA1,"Boot, waterproof","says ""hi"""\r\nA2,Tote,"line one\r\nline two"\r\nA3,Cap,plain\r\n';
     await dir.write('items.csv', csv);
-    const result = await run(['items.csv', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', '--id-field', 'sku', '--template', '{{name}} | {{notes}}']);
+    const result = await run([
+      'items.csv',
+      '--base-url',
+      server.baseUrl,
+      '--model',
+      'm',
+      '--out',
+      'out',
+      '--id-field',
+      'sku',
+      '--template',
+      '{{name}} | {{notes}}',
+    ]);
     expect(result.code, result.stderr).toBe(0);
     const output = await dir.jsonl<Rec>('out/output.jsonl');
     expect(output.map((r) => [r.id, r.line, r.reply])).toEqual([
@@ -110,9 +134,22 @@ describe('chatbatch run: JSONL end to end', () => {
   });
 
   it('expands a quoted three-file glob in sorted order, each row exactly once', async () => {
-    await dir.write('b.jsonl', jsonlOf([{ id: 'b1', prompt: 'b1' }, { id: 'b2', prompt: 'b2' }]));
+    await dir.write(
+      'b.jsonl',
+      jsonlOf([
+        { id: 'b1', prompt: 'b1' },
+        { id: 'b2', prompt: 'b2' },
+      ]),
+    );
     await dir.write('a.jsonl', jsonlOf([{ id: 'a1', prompt: 'a1' }]));
-    await dir.write('c.jsonl', jsonlOf([{ id: 'c1', prompt: 'c1' }, { id: 'c2', prompt: 'c2' }, { id: 'c3', prompt: 'c3' }]));
+    await dir.write(
+      'c.jsonl',
+      jsonlOf([
+        { id: 'c1', prompt: 'c1' },
+        { id: 'c2', prompt: 'c2' },
+        { id: 'c3', prompt: 'c3' },
+      ]),
+    );
     const result = await run(['*.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out']);
     expect(result.code, result.stderr).toBe(0);
     const output = await dir.jsonl<Rec>('out/output.jsonl');
@@ -123,7 +160,16 @@ describe('chatbatch run: JSONL end to end', () => {
 
   it('sends opted-in params from a job file', async () => {
     await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'x' }]));
-    await dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', base_url: server.baseUrl, params: { temperature: 0, max_tokens: 16 }, out: 'out' }));
+    await dir.write(
+      'job.json',
+      JSON.stringify({
+        inputs: ['in.jsonl'],
+        model: 'm',
+        base_url: server.baseUrl,
+        params: { temperature: 0, max_tokens: 16 },
+        out: 'out',
+      }),
+    );
     const result = await run(['--job', 'job.json']);
     expect(result.code, result.stderr).toBe(0);
     expect(server.received[0]!.json).toEqual({ model: 'm', messages: [{ role: 'user', content: 'x' }], max_tokens: 16, temperature: 0 });
@@ -136,13 +182,28 @@ describe('chatbatch run: configuration errors exit 2 before any request', () => 
   });
 
   it.each([
-    ['a missing key', ['in.jsonl', '--model', 'm', '--out', 'o'], { CHATBATCH_API_KEY: undefined }, 'no API key: set the environment variable CHATBATCH_API_KEY'],
+    [
+      'a missing key',
+      ['in.jsonl', '--model', 'm', '--out', 'o'],
+      { CHATBATCH_API_KEY: undefined },
+      'no API key: set the environment variable CHATBATCH_API_KEY',
+    ],
     ['a missing base URL', ['in.jsonl', '--model', 'm', '--out', 'o', '--base-url', ''], {}, 'no base URL'],
     ['a missing model', ['in.jsonl', '--out', 'o'], {}, 'no model'],
-    ['a base URL ending in /chat/completions', ['in.jsonl', '--model', 'm', '--out', 'o', '--base-url', 'http://127.0.0.1:9/v1/chat/completions'], {}, 'give the base URL only (http://127.0.0.1:9/v1)'],
+    [
+      'a base URL ending in /chat/completions',
+      ['in.jsonl', '--model', 'm', '--out', 'o', '--base-url', 'http://127.0.0.1:9/v1/chat/completions'],
+      {},
+      'give the base URL only (http://127.0.0.1:9/v1)',
+    ],
     ['a glob matching nothing', ['nothing-*.jsonl', '--model', 'm', '--out', 'o'], {}, 'nothing-*.jsonl'],
     ['a missing file', ['missing.jsonl', '--model', 'm', '--out', 'o'], {}, 'missing.jsonl'],
-    ['a bad flag value', ['in.jsonl', '--model', 'm', '--out', 'o', '--concurrency', '0'], {}, '--concurrency must be a positive integer: current value is "0"'],
+    [
+      'a bad flag value',
+      ['in.jsonl', '--model', 'm', '--out', 'o', '--concurrency', '0'],
+      {},
+      '--concurrency must be a positive integer: current value is "0"',
+    ],
   ])('refuses %s', async (_name, args, env, message) => {
     const baseUrl = args.includes('--base-url') ? [] : ['--base-url', server.baseUrl];
     const result = await run([...args, ...baseUrl], env);
@@ -152,7 +213,15 @@ describe('chatbatch run: configuration errors exit 2 before any request', () => 
   });
 
   it('refuses stream/tools/tool_choice params, and a response_format of no known shape', async () => {
-    await dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', params: { stream: true, tools: [], tool_choice: 'auto', response_format: { type: 'xml' } }, out: 'o' }));
+    await dir.write(
+      'job.json',
+      JSON.stringify({
+        inputs: ['in.jsonl'],
+        model: 'm',
+        params: { stream: true, tools: [], tool_choice: 'auto', response_format: { type: 'xml' } },
+        out: 'o',
+      }),
+    );
     const result = await run(['--job', 'job.json', '--base-url', server.baseUrl]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('params.stream: chatbatch does not support streaming');
@@ -164,7 +233,10 @@ describe('chatbatch run: configuration errors exit 2 before any request', () => 
 
   it('reads the key from the variable named by api_key_env', async () => {
     await dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', api_key_env: 'OTHER_KEY', out: 'o' }));
-    const result = await run(['--job', 'job.json', '--base-url', server.baseUrl], { CHATBATCH_API_KEY: undefined, OTHER_KEY: 'other-secret-key-value' });
+    const result = await run(['--job', 'job.json', '--base-url', server.baseUrl], {
+      CHATBATCH_API_KEY: undefined,
+      OTHER_KEY: 'other-secret-key-value',
+    });
     expect(result.code, result.stderr).toBe(0);
     expect(server.received[0]!.headers.authorization).toBe('Bearer other-secret-key-value');
   });
@@ -183,7 +255,14 @@ describe('chatbatch run: the endpoint refuses the configuration', () => {
     expect(result.stderr).toContain('HTTP 401, code unauthorized');
     expect(result.stderr).toContain(server.baseUrl);
     expect(result.stderr).toContain('CHATBATCH_API_KEY');
-    const everything = [result.stdout, result.stderr, await dir.read('out/manifest.json'), await dir.read('out/output.jsonl'), await dir.read('out/errors.jsonl'), await dir.read('out/.chatbatch/journal.jsonl').catch(() => '')].join('\n');
+    const everything = [
+      result.stdout,
+      result.stderr,
+      await dir.read('out/manifest.json'),
+      await dir.read('out/output.jsonl'),
+      await dir.read('out/errors.jsonl'),
+      await dir.read('out/.chatbatch/journal.jsonl').catch(() => ''),
+    ].join('\n');
     expect(everything).not.toContain(KEY);
     expect(everything).not.toContain('0123456789abcdef');
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
@@ -197,7 +276,13 @@ describe('chatbatch run: the endpoint refuses the configuration', () => {
     server = await startScriptedServer((_request, response) =>
       sendJson(response, 404, { error: { code: 'model_not_found', message: 'The model `gpt-x` does not exist' } }),
     );
-    await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'x' }, { id: 'b', prompt: 'y' }]));
+    await dir.write(
+      'in.jsonl',
+      jsonlOf([
+        { id: 'a', prompt: 'x' },
+        { id: 'b', prompt: 'y' },
+      ]),
+    );
     const result = await run(['in.jsonl', '--base-url', server.baseUrl, '--model', 'gpt-x', '--out', 'out']);
     expect(result.code).toBe(3);
     expect(result.stderr).toContain('model_not_found');
@@ -205,4 +290,3 @@ describe('chatbatch run: the endpoint refuses the configuration', () => {
     expect(server.received).toHaveLength(1);
   });
 });
-

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { replyWithEcho, sendJson, startScriptedServer, type Responder, type ScriptedServer } from '../support/scripted-server.js';
+import { type Responder, replyWithEcho, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
@@ -29,7 +29,8 @@ describe('the cap on how long a server may make us wait', () => {
   // The rows fail at once (over --max-retry-wait-ms); the run-wide cooldown must not outlast that cap.
   it('bounds the shared 429 cooldown too, so a retry-after of an hour cannot stall the run', async () => {
     const { result, elapsedMs } = await run(
-      (_request, response) => sendJson(response, 429, { error: { code: 'rate_limit_exceeded', message: 'slow down' } }, { 'retry-after': '3600' }),
+      (_request, response) =>
+        sendJson(response, 429, { error: { code: 'rate_limit_exceeded', message: 'slow down' } }, { 'retry-after': '3600' }),
       20,
       ['--concurrency', '4', '--max-retry-wait-ms', '500'],
     );
@@ -53,7 +54,11 @@ describe('the cap on how long a server may make us wait', () => {
 
 describe('an aborted run', () => {
   it("records each input's full row count in the manifest, not just the rows read before the stop", async () => {
-    const { result } = await run((_request, response) => sendJson(response, 401, { error: { code: 'invalid_api_key', message: 'no' } }), 300, ['--concurrency', '32']);
+    const { result } = await run(
+      (_request, response) => sendJson(response, 401, { error: { code: 'invalid_api_key', message: 'no' } }),
+      300,
+      ['--concurrency', '32'],
+    );
     expect(result.code).toBe(3);
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
     expect(manifest.inputs[0].rows).toBe(300);

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, type CliResult } from '../support/cli.js';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { type CliResult, runCli } from '../support/cli.js';
+import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 // Every way the environment can stop a run (a path, a setting, a bug) ends in one line that names
@@ -19,7 +19,14 @@ const mounts: string[] = [];
 beforeEach(async () => {
   dir = await makeTempDir();
   server = await startScriptedServer();
-  await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'one' }, { id: 'b', prompt: 'two' }, { id: 'c', prompt: 'three' }]));
+  await dir.write(
+    'in.jsonl',
+    jsonlOf([
+      { id: 'a', prompt: 'one' },
+      { id: 'b', prompt: 'two' },
+      { id: 'c', prompt: 'three' },
+    ]),
+  );
 });
 afterEach(async () => {
   for (const target of mounts.splice(0).reverse()) spawnSync('umount', [target]);
@@ -98,7 +105,12 @@ interface Case {
 }
 
 const cases: Case[] = [
-  { name: '--out is a file', arrange: async () => void (await dir.write('out', 'x')), exit: 2, says: 'output directory out is a file, not a folder; give --out a folder' },
+  {
+    name: '--out is a file',
+    arrange: async () => void (await dir.write('out', 'x')),
+    exit: 2,
+    says: 'output directory out is a file, not a folder; give --out a folder',
+  },
   {
     name: '--out under a path whose parent is a file (ENOTDIR)',
     arrange: async () => void (await dir.write('data', 'x')),
@@ -115,12 +127,14 @@ const cases: Case[] = [
     exit: 2,
     says: 'out/.chatbatch is a file, but chatbatch keeps its journal and lock in a folder of that name; move the file away or give another --out',
   },
-  ...['manifest.json', 'output.jsonl', 'errors.jsonl', 'output.csv', '.chatbatch/lock'].map((name): Case => ({
-    name: `out/${name} is a folder`,
-    arrange: async () => void (await mkdir(dir.file(`out/${name}`), { recursive: true })),
-    exit: 2,
-    says: `out/${name} is a folder, but the run writes a file of that name; move it away or give another --out`,
-  })),
+  ...['manifest.json', 'output.jsonl', 'errors.jsonl', 'output.csv', '.chatbatch/lock'].map(
+    (name): Case => ({
+      name: `out/${name} is a folder`,
+      arrange: async () => void (await mkdir(dir.file(`out/${name}`), { recursive: true })),
+      exit: 2,
+      says: `out/${name} is a folder, but the run writes a file of that name; move it away or give another --out`,
+    }),
+  ),
   {
     name: 'the journal is a folder, with --resume',
     arrange: async () => void (await mkdir(dir.file('out/.chatbatch/journal.jsonl'), { recursive: true })),
@@ -147,8 +161,19 @@ const cases: Case[] = [
     exit: 2,
     says: 'the API key in CHATBATCH_API_KEY has a character that cannot be sent in an HTTP header (U+201C at position 1 of 34)',
   },
-  { name: 'a key that is only whitespace', key: ' \r\n', exit: 2, says: 'the environment variable CHATBATCH_API_KEY holds only whitespace: set it to the API key' },
-  { name: 'the job file is a folder', arrange: async () => void (await mkdir(dir.file('job.json'))), args: ['--job', 'job.json'], exit: 2, says: 'job.json: cannot read the job file (EISDIR)' },
+  {
+    name: 'a key that is only whitespace',
+    key: ' \r\n',
+    exit: 2,
+    says: 'the environment variable CHATBATCH_API_KEY holds only whitespace: set it to the API key',
+  },
+  {
+    name: 'the job file is a folder',
+    arrange: async () => void (await mkdir(dir.file('job.json'))),
+    args: ['--job', 'job.json'],
+    exit: 2,
+    says: 'job.json: cannot read the job file (EISDIR)',
+  },
   {
     name: 'the cache directory is under a file',
     arrange: async () => void (await dir.write('cache', 'x')),
@@ -169,7 +194,10 @@ const cases: Case[] = [
     mounts: true,
     arrange: async () => {
       await mountTmpfs('volume', 'rw');
-      const first = await runCli(['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'volume/out', '--quiet'], { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
+      const first = await runCli(['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'volume/out', '--quiet'], {
+        cwd: dir.path,
+        env: { CHATBATCH_API_KEY: KEY },
+      });
       expect(first.code, first.stderr).toBe(0);
       remountReadOnly('volume');
     },
@@ -225,10 +253,13 @@ describe('a run the environment stops: one line naming the path or setting, its 
     const out = c.out ?? 'out';
     const manifestBefore = await readOrNull(`${out}/manifest.json`);
     const receivedBefore = server.received.length;
-    const result = await runCli(['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', out, '--quiet', ...(c.args ?? [])], {
-      cwd: dir.path,
-      env: { CHATBATCH_API_KEY: c.key ?? KEY, ...env },
-    });
+    const result = await runCli(
+      ['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', out, '--quiet', ...(c.args ?? [])],
+      {
+        cwd: dir.path,
+        env: { CHATBATCH_API_KEY: c.key ?? KEY, ...env },
+      },
+    );
 
     expect(result.code, result.stderr).toBe(c.exit);
     expectNoStackTrace(result);
@@ -276,16 +307,22 @@ describe('a run the environment stops: one line naming the path or setting, its 
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(server.received.length).toBe(sent);
     expect((await dir.jsonl<{ id: string }>('out/output.jsonl')).map((r) => r.id)).toEqual(['a', 'b', 'c']);
-    expect(JSON.parse((await readOrNull('out/manifest.json'))!).sessions.map((s: { status: string }) => s.status)).toEqual(['error', 'complete']);
+    expect(JSON.parse((await readOrNull('out/manifest.json'))!).sessions.map((s: { status: string }) => s.status)).toEqual([
+      'error',
+      'complete',
+    ]);
   });
 });
 
 describe('settings that need no error', () => {
   it('creates an output directory whose parents do not exist yet', async () => {
-    const result = await runCli(['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'runs/2026/11/today', '--quiet'], {
-      cwd: dir.path,
-      env: { CHATBATCH_API_KEY: KEY },
-    });
+    const result = await runCli(
+      ['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'runs/2026/11/today', '--quiet'],
+      {
+        cwd: dir.path,
+        env: { CHATBATCH_API_KEY: KEY },
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(await dir.jsonl('runs/2026/11/today/output.jsonl')).toHaveLength(3);
   });

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { recording } from '../support/recording-simulator.js';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
+import { recording } from '../support/recording-simulator.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
@@ -22,14 +22,54 @@ afterEach(async () => {
 
 const env = { CHATBATCH_API_KEY: 'sk-shard-limit-test-key-000000' };
 const shard = (k: number, ...extra: string[]) =>
-  runCli(['run', 'in.csv', '--base-url', simulator.url, '--model', 'm', '--out', `out/shard-${k}`, '--shard', `${k}/2`, '--concurrency', '1', '--quiet', ...extra], { cwd: dir.path, env });
+  runCli(
+    [
+      'run',
+      'in.csv',
+      '--base-url',
+      simulator.url,
+      '--model',
+      'm',
+      '--out',
+      `out/shard-${k}`,
+      '--shard',
+      `${k}/2`,
+      '--concurrency',
+      '1',
+      '--quiet',
+      ...extra,
+    ],
+    { cwd: dir.path, env },
+  );
 
-interface Usage { total_tokens: number; responses_with_usage: number }
-const manifestOf = async (name: string) => JSON.parse(await dir.read(`${name}/manifest.json`)) as { status: string; usage: Usage; counts: { succeeded: number } };
+interface Usage {
+  total_tokens: number;
+  responses_with_usage: number;
+}
+const manifestOf = async (name: string) =>
+  JSON.parse(await dir.read(`${name}/manifest.json`)) as { status: string; usage: Usage; counts: { succeeded: number } };
 
 describe('limits with --shard K/N', () => {
   it('each shard takes 1/N of --rpm and --tpm (the dry run shows its share)', async () => {
-    const dry = await runCli(['run', 'in.csv', '--simulate', '--model', 'm', '--dry-run', '--shard', '1/4', '--rpm', '60', '--tpm', '1000', '--max-total-tokens', '1003'], { cwd: dir.path });
+    const dry = await runCli(
+      [
+        'run',
+        'in.csv',
+        '--simulate',
+        '--model',
+        'm',
+        '--dry-run',
+        '--shard',
+        '1/4',
+        '--rpm',
+        '60',
+        '--tpm',
+        '1000',
+        '--max-total-tokens',
+        '1003',
+      ],
+      { cwd: dir.path },
+    );
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain("at concurrency 8, 15 rpm, 250 tpm (this shard's 1/4 of the job's 60 rpm, 1000 tpm)");
     expect(dry.stdout).toContain("token budget: 250 (--max-total-tokens; this shard's 1/4 of 1,003)");
@@ -40,7 +80,9 @@ describe('limits with --shard K/N', () => {
     for (const [k, result] of stopped.entries()) {
       expect(result.code, result.stderr).toBe(4);
       const { usage } = await manifestOf(`out/shard-${k}`);
-      expect(result.stderr).toContain(`stopped at the token budget: ${usage.total_tokens} tokens spent of 60 in this output directory, earlier sessions included (this shard's 1/2 of --max-total-tokens 121)`);
+      expect(result.stderr).toContain(
+        `stopped at the token budget: ${usage.total_tokens} tokens spent of 60 in this output directory, earlier sessions included (this shard's 1/2 of --max-total-tokens 121)`,
+      );
       expect(result.stderr).toContain('--resume --max-total-tokens 242');
     }
     const unfinished = await runCli(['merge', 'out/shard-0', 'out/shard-1', '--out', 'out/all'], { cwd: dir.path });
@@ -56,7 +98,9 @@ describe('limits with --shard K/N', () => {
     const csv = (await dir.read('out/all/output.csv')).trim().split('\n');
     expect(csv[0]).toBe('id,prompt,reply,status,code,duration_ms,trace_id,attempts');
     expect(csv.slice(1).map((line) => line.split(',')[0])).toEqual(Array.from({ length: ROWS }, (_, i) => `c${i}`));
-    expect((await dir.read('out/all/errors.csv')).trim()).toBe('id,prompt,reply,status,code,duration_ms,trace_id,attempts,category,message');
+    expect((await dir.read('out/all/errors.csv')).trim()).toBe(
+      'id,prompt,reply,status,code,duration_ms,trace_id,attempts,category,message',
+    );
 
     const shards = await Promise.all([0, 1].map((k) => manifestOf(`out/shard-${k}`)));
     const combined = await manifestOf('out/all');

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { parseShard, shardOf } from '../../src/input/shard.js';
-import { recording } from '../support/recording-simulator.js';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
+import { recording } from '../support/recording-simulator.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
@@ -22,7 +22,26 @@ afterEach(async () => {
 const env = { CHATBATCH_API_KEY: 'sk-shard-test-key-0000000000' };
 
 function runShard(k: number, n: number, extra: string[] = []) {
-  return runCli(['run', 'a.jsonl', 'b.csv', '--base-url', simulator.url, '--model', 'sim', '--out', `out/shard-${k}`, '--shard', `${k}/${n}`, '--concurrency', '8', '--quiet', ...extra], { cwd: dir.path, env });
+  return runCli(
+    [
+      'run',
+      'a.jsonl',
+      'b.csv',
+      '--base-url',
+      simulator.url,
+      '--model',
+      'sim',
+      '--out',
+      `out/shard-${k}`,
+      '--shard',
+      `${k}/${n}`,
+      '--concurrency',
+      '8',
+      '--quiet',
+      ...extra,
+    ],
+    { cwd: dir.path, env },
+  );
 }
 
 describe('shards', () => {
@@ -36,7 +55,10 @@ describe('shards', () => {
     expect(sent).toHaveLength(1500);
     expect(new Set(sent).size).toBe(1500);
 
-    const merged = await runCli(['merge', 'out/shard-0', 'out/shard-1', 'out/shard-2', 'out/shard-3', '--out', 'out/all'], { cwd: dir.path, env });
+    const merged = await runCli(['merge', 'out/shard-0', 'out/shard-1', 'out/shard-2', 'out/shard-3', '--out', 'out/all'], {
+      cwd: dir.path,
+      env,
+    });
     expect(merged.code, merged.stderr).toBe(1); // the one bad JSON line
     const output = await dir.jsonl<{ id: string; reply: string }>('out/all/output.jsonl');
     const expected = [...jsonl.map((r) => r.id), ...Array.from({ length: 300 }, (_, i) => `c${i}`)];
@@ -56,7 +78,23 @@ describe('shards', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('missing shard(s) 2/3');
 
-    await runCli(['run', 'a.jsonl', 'b.csv', '--base-url', simulator.url, '--model', 'other-model', '--out', 'out/shard-2', '--shard', '2/3', '--quiet'], { cwd: dir.path, env });
+    await runCli(
+      [
+        'run',
+        'a.jsonl',
+        'b.csv',
+        '--base-url',
+        simulator.url,
+        '--model',
+        'other-model',
+        '--out',
+        'out/shard-2',
+        '--shard',
+        '2/3',
+        '--quiet',
+      ],
+      { cwd: dir.path, env },
+    );
     const mixed = await runCli(['merge', 'out/shard-0', 'out/shard-1', 'out/shard-2', '--out', 'out/all'], { cwd: dir.path, env });
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toContain('different job');

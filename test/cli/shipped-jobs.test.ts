@@ -27,9 +27,14 @@ describe('the jobs shipped in jobs/', () => {
       expect(ran.code, `${name}: ${ran.stderr}`).toBe(0);
       expect(ran.stderr).toContain('replies are SIMULATED');
       expect(await dir.jsonl(`out-${name}/output.jsonl`)).toHaveLength(rows);
-      if (name === 'enrich-products.json') expect((await dir.read(`out-${name}/output.csv`)).split('\n')[0]).toMatch(/^sku,.*,reply,status,code,duration_ms,trace_id,attempts$/);
+      if (name === 'enrich-products.json')
+        expect((await dir.read(`out-${name}/output.csv`)).split('\n')[0]).toMatch(
+          /^sku,.*,reply,status,code,duration_ms,trace_id,attempts$/,
+        );
       if (name === 'evaluate-sentiment.json') {
-        expect((await dir.read(`out-${name}/output.csv`)).split('\n')[0]).toBe('id,file,line,reply,status,code,duration_ms,trace_id,attempts,data.label,data.score');
+        expect((await dir.read(`out-${name}/output.csv`)).split('\n')[0]).toBe(
+          'id,file,line,reply,status,code,duration_ms,trace_id,attempts,data.label,data.score',
+        );
         expect((await dir.jsonl<{ data: unknown }>(`out-${name}/output.jsonl`)).every((r) => typeof r.data === 'object')).toBe(true);
       }
     }

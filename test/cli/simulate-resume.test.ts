@@ -13,7 +13,8 @@ afterEach(async () => {
 
 // --simulate starts its endpoint on a new free port each run; the port must not count as a
 // change of request, or resume and the cache would never apply to simulated runs.
-const simulate = (...extra: string[]) => runCli(['run', 'in.jsonl', '--simulate', '--model', 'sim', '--quiet', ...extra], { cwd: dir.path });
+const simulate = (...extra: string[]) =>
+  runCli(['run', 'in.jsonl', '--simulate', '--model', 'sim', '--quiet', ...extra], { cwd: dir.path });
 
 describe('runs against the built-in simulator', () => {
   it('--resume of a finished simulated run reuses every row and sends nothing', async () => {

@@ -1,5 +1,5 @@
-import yargs, { type Argv } from 'yargs';
 import { describe, expect, it } from 'vitest';
+import yargs, { type Argv } from 'yargs';
 import { skipEagerHelpFormatting } from '../../src/cli/skip-eager-help.js';
 
 interface Usage {
@@ -8,9 +8,14 @@ interface Usage {
 
 function cliWithOneCommand(argv: string[], ran: string[]): Argv {
   return yargs(argv)
-    .command('go', 'does a thing', (y) => y.option('speed', { type: 'number', describe: 'how fast' }), async () => {
-      ran.push('go');
-    })
+    .command(
+      'go',
+      'does a thing',
+      (y) => y.option('speed', { type: 'number', describe: 'how fast' }),
+      async () => {
+        ran.push('go');
+      },
+    )
     .strict()
     .exitProcess(false);
 }

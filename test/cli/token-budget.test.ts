@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
-import { recording } from '../support/recording-simulator.js';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
+import { recording } from '../support/recording-simulator.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
@@ -12,7 +12,10 @@ beforeEach(async () => {
   dir = await makeTempDir();
   sent = [];
   simulator = await startSimulator(recording(sent));
-  await dir.write('in.jsonl', jsonlOf(Array.from({ length: 10 }, (_, i) => ({ id: `r${i}`, prompt: `row ${i}: tell me about the number ${i}` }))));
+  await dir.write(
+    'in.jsonl',
+    jsonlOf(Array.from({ length: 10 }, (_, i) => ({ id: `r${i}`, prompt: `row ${i}: tell me about the number ${i}` }))),
+  );
 });
 afterEach(async () => {
   await simulator.close();
@@ -45,7 +48,9 @@ describe('--max-total-tokens', () => {
     expect(sent).toHaveLength(first.counts.succeeded);
     const spent = first.usage.total_tokens;
     expect(spent).toBe((await recordTokens()).reduce((a, b) => a + b, 0));
-    expect(stopped.stderr).toContain(`stopped at the token budget: ${spent} tokens spent of 100 in this output directory, earlier sessions included; the next row could pass it, so it was not sent; ${first.counts.pending} row(s) pending`);
+    expect(stopped.stderr).toContain(
+      `stopped at the token budget: ${spent} tokens spent of 100 in this output directory, earlier sessions included; the next row could pass it, so it was not sent; ${first.counts.pending} row(s) pending`,
+    );
     expect(stopped.stderr).toContain(`budget:   ${spent} of 100 tokens spent in this directory`);
     expect(stopped.stderr).toContain('--resume --max-total-tokens 200');
     expect(stopped.stderr).not.toContain('--max-total-tokens 100');
@@ -88,10 +93,15 @@ describe('--max-total-tokens', () => {
     const dry = await runCli(['run', '--job', 'job.json', '--dry-run', '--simulate'], { cwd: dir.path });
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain('estimated completion tokens: at most 200 (max_tokens for each row)');
-    expect(dry.stdout).toMatch(/token budget: 60 \(--max-total-tokens\); the estimate for all 10 valid row\(s\), [\d,]+, is more than the 60 left: the run would stop at the budget \(exit 4\)/);
+    expect(dry.stdout).toMatch(
+      /token budget: 60 \(--max-total-tokens\); the estimate for all 10 valid row\(s\), [\d,]+, is more than the 60 left: the run would stop at the budget \(exit 4\)/,
+    );
 
     // With params.max_tokens, every row is estimated at its most (prompt + 20).
-    const result = await runCli(['run', '--job', 'job.json', '--base-url', simulator.url, '--out', 'out', '--quiet'], { cwd: dir.path, env });
+    const result = await runCli(['run', '--job', 'job.json', '--base-url', simulator.url, '--out', 'out', '--quiet'], {
+      cwd: dir.path,
+      env,
+    });
     expect(result.code, result.stderr).toBe(4);
     expect((await manifest()).counts.succeeded).toBeGreaterThan(0);
   });

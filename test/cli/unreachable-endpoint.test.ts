@@ -1,7 +1,7 @@
 import { createServer as createHttpServer } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -44,7 +44,16 @@ describe('a base URL nobody answers at', () => {
 
     const refused = await run(baseUrl);
     expect(refused.code, refused.stderr).toBe(3);
-    for (const fact of ['nothing is listening at the base URL (ECONNREFUSED)', '3 attempts in a row', baseUrl, 'm-1', 'server is running', 'https://', 'proxy', '--resume']) {
+    for (const fact of [
+      'nothing is listening at the base URL (ECONNREFUSED)',
+      '3 attempts in a row',
+      baseUrl,
+      'm-1',
+      'server is running',
+      'https://',
+      'proxy',
+      '--resume',
+    ]) {
       expect(refused.stderr).toContain(fact);
     }
     expect(refused.stderr + refused.stdout).not.toContain(KEY);
@@ -123,7 +132,15 @@ describe('a base URL nobody answers at', () => {
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).not.toContain('stopped early');
     expect(server.received()).toBe(1);
-    const errors = await dir.jsonl<{ id: string; status: number | null; code: string; category: string; attempts: number; message: string; history: Array<{ status: number | null }> }>('out/errors.jsonl');
+    const errors = await dir.jsonl<{
+      id: string;
+      status: number | null;
+      code: string;
+      category: string;
+      attempts: number;
+      message: string;
+      history: Array<{ status: number | null }>;
+    }>('out/errors.jsonl');
     expect(errors.map((record) => record.id)).toEqual(rows(ROWS).map((row) => row.id));
     for (const record of errors) {
       expect(record).toMatchObject({ status: null, code: 'network_error', category: 'network', attempts: 3 });

@@ -15,7 +15,10 @@ const validate = (args: string[]) => runCli(['validate', ...args], { cwd: dir.pa
 describe('chatbatch validate', () => {
   it('names a bad format and a request parameter put at the top level', async () => {
     await dir.write('in.jsonl', '{"id":"a","prompt":"x"}\n');
-    await dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', base_url: 'http://127.0.0.1:9/v1', format: 'xlsx', temperature: 0.2 }));
+    await dir.write(
+      'job.json',
+      JSON.stringify({ inputs: ['in.jsonl'], model: 'm', base_url: 'http://127.0.0.1:9/v1', format: 'xlsx', temperature: 0.2 }),
+    );
     const result = await validate(['job.json']);
     expect(result.code).toBe(2);
     expect(result.stdout).toContain('job.json: format: "xlsx" is not one of jsonl, csv, openai-batch');
@@ -25,7 +28,10 @@ describe('chatbatch validate', () => {
 
   it('still checks the rows of the other inputs when one pattern matches nothing', async () => {
     await dir.write('good.jsonl', '{"id":"a","prompt":"x"}\n{"id":"b"}\n');
-    await dir.write('job.json', JSON.stringify({ inputs: ['missing/*.jsonl', 'good.jsonl'], model: 'm', base_url: 'http://127.0.0.1:9/v1' }));
+    await dir.write(
+      'job.json',
+      JSON.stringify({ inputs: ['missing/*.jsonl', 'good.jsonl'], model: 'm', base_url: 'http://127.0.0.1:9/v1' }),
+    );
     const result = await validate(['job.json']);
     expect(result.code).toBe(2);
     expect(result.stdout).toContain('job.json: inputs: missing/*.jsonl: the pattern matches no file');

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { readJournal } from '../../src/state/journal.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -37,10 +37,26 @@ afterEach(async () => {
 function run(extra: string[] = [], fault: Record<string, string> = {}) {
   const env: Record<string, string> = { CHATBATCH_API_KEY: 'sk-write-failures-0000000000' };
   if (Object.keys(fault).length > 0) Object.assign(env, { NODE_OPTIONS: `--import=${FAULTY_FS}` }, fault);
-  return runCli(['run', 'in.jsonl', '--base-url', simulator.url, '--model', 'sim', '--out', dir.file('out'), '--concurrency', String(CONCURRENCY), '--quiet', ...extra], {
-    cwd: dir.path,
-    env,
-  });
+  return runCli(
+    [
+      'run',
+      'in.jsonl',
+      '--base-url',
+      simulator.url,
+      '--model',
+      'sim',
+      '--out',
+      dir.file('out'),
+      '--concurrency',
+      String(CONCURRENCY),
+      '--quiet',
+      ...extra,
+    ],
+    {
+      cwd: dir.path,
+      env,
+    },
+  );
 }
 
 async function outputIds(): Promise<string[]> {
@@ -72,7 +88,12 @@ describe('a file system that takes short writes and fills up', () => {
     const result = await run(['--format', 'csv'], { CHATBATCH_FAULT_PATHS: dir.file('out'), CHATBATCH_FAULT_SHORT: '1' });
     expect(result.code, result.stderr).toBe(0);
     expect(await outputIds()).toEqual(ALL_IDS);
-    expect((await dir.read('out/output.csv')).trim().split('\n').map((line) => line.split(',')[0])).toEqual(['id', ...ALL_IDS]);
+    expect(
+      (await dir.read('out/output.csv'))
+        .trim()
+        .split('\n')
+        .map((line) => line.split(',')[0]),
+    ).toEqual(['id', ...ALL_IDS]);
     expect((await verifiedRecords()).keys.sort()).toEqual([...ALL_IDS].sort());
     expect(JSON.parse(await dir.read('out/manifest.json')).status).toBe('complete');
   });
@@ -80,7 +101,12 @@ describe('a file system that takes short writes and fills up', () => {
   it('ENOSPC mid-run on a disk holding everything: exit 5 and one line naming the journal; --resume sends exactly the rows not journaled', async () => {
     const full = await run([], { CHATBATCH_FAULT_PATHS: dir.file('out'), CHATBATCH_FAULT_SHORT: '1', CHATBATCH_FAULT_AFTER: '25000' });
     expect(full.code, full.stderr).toBe(5);
-    expectOneLineAndNoStack(full.stderr, new RegExp(`^chatbatch: no space left on device writing ${dir.file('out/.chatbatch/journal.jsonl')}; free space and rerun with --resume$`));
+    expectOneLineAndNoStack(
+      full.stderr,
+      new RegExp(
+        `^chatbatch: no space left on device writing ${dir.file('out/.chatbatch/journal.jsonl')}; free space and rerun with --resume$`,
+      ),
+    );
     // No output file could be written, and nothing half-written was left behind.
     expect(existsSync(dir.file('out/output.jsonl'))).toBe(false);
     const kept = await verifiedRecords();
@@ -100,7 +126,12 @@ describe('a file system that takes short writes and fills up', () => {
 
   it('ENOSPC on the journal only: the manifest says write_failed and output.jsonl holds only verified records; --resume completes', async () => {
     // The failing write takes a while, so rows settle behind it and wait in the journal's queue.
-    const full = await run([], { CHATBATCH_FAULT_PATHS: 'journal.jsonl', CHATBATCH_FAULT_SHORT: '1', CHATBATCH_FAULT_AFTER: '25000', CHATBATCH_FAULT_SLOW_FAILURE_MS: '50' });
+    const full = await run([], {
+      CHATBATCH_FAULT_PATHS: 'journal.jsonl',
+      CHATBATCH_FAULT_SHORT: '1',
+      CHATBATCH_FAULT_AFTER: '25000',
+      CHATBATCH_FAULT_SLOW_FAILURE_MS: '50',
+    });
     expect(full.code, full.stderr).toBe(5);
     expectOneLineAndNoStack(full.stderr, /no space left on device writing .*journal\.jsonl; free space and rerun with --resume$/);
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
@@ -123,7 +154,10 @@ describe('a file system that takes short writes and fills up', () => {
   it('EIO writing output.jsonl: exit 5 naming it; the journal kept every row, so --resume sends nothing', async () => {
     const failed = await run([], { CHATBATCH_FAULT_PATHS: 'output.jsonl', CHATBATCH_FAULT_CODE: 'EIO', CHATBATCH_FAULT_AFTER: '0' });
     expect(failed.code, failed.stderr).toBe(5);
-    expectOneLineAndNoStack(failed.stderr, new RegExp(`^chatbatch: I/O error on ${dir.file('out/output.jsonl')}; check the disk .* and rerun with --resume$`));
+    expectOneLineAndNoStack(
+      failed.stderr,
+      new RegExp(`^chatbatch: I/O error on ${dir.file('out/output.jsonl')}; check the disk .* and rerun with --resume$`),
+    );
     expect(existsSync(dir.file('out/output.jsonl'))).toBe(false);
     expect(JSON.parse(await dir.read('out/manifest.json')).status).toBe('write_failed');
     expect(sent).toHaveLength(ROWS);
@@ -165,6 +199,9 @@ describe('a file system that takes short writes and fills up', () => {
     expect((await run()).code).toBe(0);
     const report = await runCli(['report', 'out', '--html', '/dev/full'], { cwd: dir.path });
     expect(report.code, report.stderr).toBe(5);
-    expectOneLineAndNoStack(report.stderr, /^chatbatch: no space left on device writing \/dev\/full; free space and run the command again$/);
+    expectOneLineAndNoStack(
+      report.stderr,
+      /^chatbatch: no space left on device writing \/dev\/full; free space and run the command again$/,
+    );
   });
 });

@@ -26,14 +26,24 @@ function closeServer(server: Server): Promise<void> {
 }
 
 /** A scripted loopback server: records what it received, then lets the test answer. */
-async function serve(handler: (req: IncomingMessage, res: ServerResponse, index: number) => void, setup?: (server: Server) => void): Promise<{ url: string; seen: Seen[]; server: Server }> {
+async function serve(
+  handler: (req: IncomingMessage, res: ServerResponse, index: number) => void,
+  setup?: (server: Server) => void,
+): Promise<{ url: string; seen: Seen[]; server: Server }> {
   const seen: Seen[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const rawHeaderNames = req.rawHeaders.filter((_, i) => i % 2 === 0);
-      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, rawHeaderNames, body: Buffer.concat(chunks).toString(), socket: req.socket });
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        rawHeaderNames,
+        body: Buffer.concat(chunks).toString(),
+        socket: req.socket,
+      });
       handler(req, res, seen.length - 1);
     });
   });
@@ -87,9 +97,19 @@ const BODY = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'h
 
 describe('ChatClient: requests and successes', () => {
   it('POSTs exactly the agreed headers and the body verbatim', async () => {
-    const { url, seen } = await serve((_req, res) => json(res, 200, completion('hello'), { 'x-request-id': 'req-1', 'set-cookie': ['a=1', 'b=2'] }));
+    const { url, seen } = await serve((_req, res) =>
+      json(res, 200, completion('hello'), { 'x-request-id': 'req-1', 'set-cookie': ['a=1', 'b=2'] }),
+    );
     const outcome = await client(url).send(BODY, 'cb-abc-1');
-    expect(outcome).toMatchObject({ ok: true, status: 200, reply: 'hello', finishReason: 'stop', traceId: 'req-1', responseId: 'chatcmpl-9', usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } });
+    expect(outcome).toMatchObject({
+      ok: true,
+      status: 200,
+      reply: 'hello',
+      finishReason: 'stop',
+      traceId: 'req-1',
+      responseId: 'chatcmpl-9',
+      usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 },
+    });
     expect(outcome.headers).toMatchObject({ 'content-type': 'application/json', 'x-request-id': 'req-1', 'set-cookie': 'a=1, b=2' });
     expect(outcome.durationMs).toBeGreaterThan(0);
 
@@ -98,7 +118,17 @@ describe('ChatClient: requests and successes', () => {
     expect(request.url).toBe('/v1/chat/completions');
     expect(request.body).toBe(BODY);
     // undici adds host, connection and content-length itself; nothing else may be sent.
-    expect(request.rawHeaderNames.sort()).toEqual(['Accept', 'Accept-Encoding', 'Authorization', 'Content-Type', 'User-Agent', 'X-Client-Request-Id', 'connection', 'content-length', 'host']);
+    expect(request.rawHeaderNames.sort()).toEqual([
+      'Accept',
+      'Accept-Encoding',
+      'Authorization',
+      'Content-Type',
+      'User-Agent',
+      'X-Client-Request-Id',
+      'connection',
+      'content-length',
+      'host',
+    ]);
     expect(request.headers).toEqual({
       authorization: `Bearer ${KEY}`,
       'content-type': 'application/json',
@@ -168,9 +198,12 @@ describe('ChatClient: requests and successes', () => {
   });
 
   it('survives the server closing an idle keep-alive connection', async () => {
-    const { url, seen } = await serve((_req, res) => json(res, 200, completion('x')), (server) => {
-      server.keepAliveTimeout = 30;
-    });
+    const { url, seen } = await serve(
+      (_req, res) => json(res, 200, completion('x')),
+      (server) => {
+        server.keepAliveTimeout = 30;
+      },
+    );
     const c = client(url);
     expect((await c.send(BODY, 'a')).ok).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 150));
@@ -179,17 +212,33 @@ describe('ChatClient: requests and successes', () => {
   });
 
   it('rejects bad options naming the option and its value', () => {
-    expect(() => new ChatClient({ url: 'http://127.0.0.1:1/chat/completions', apiKey: KEY, maxSockets: 0, timeoutMs: 10 })).toThrow("'maxSockets' must be a positive integer: current value is 0");
-    expect(() => new ChatClient({ url: 'http://127.0.0.1:1/chat/completions', apiKey: KEY, maxSockets: 1, timeoutMs: Number.NaN })).toThrow("'timeoutMs' must be a positive integer: current value is NaN");
-    expect(() => new ChatClient({ url: 'ftp://example.test/chat/completions', apiKey: KEY, maxSockets: 1, timeoutMs: 10 })).toThrow("'url' must be an http: or https: URL");
+    expect(() => new ChatClient({ url: 'http://127.0.0.1:1/chat/completions', apiKey: KEY, maxSockets: 0, timeoutMs: 10 })).toThrow(
+      "'maxSockets' must be a positive integer: current value is 0",
+    );
+    expect(() => new ChatClient({ url: 'http://127.0.0.1:1/chat/completions', apiKey: KEY, maxSockets: 1, timeoutMs: Number.NaN })).toThrow(
+      "'timeoutMs' must be a positive integer: current value is NaN",
+    );
+    expect(() => new ChatClient({ url: 'ftp://example.test/chat/completions', apiKey: KEY, maxSockets: 1, timeoutMs: 10 })).toThrow(
+      "'url' must be an http: or https: URL",
+    );
   });
 });
 
 describe('ChatClient: HTTP errors', () => {
   it('reads a JSON 500 with code, message and trace id; retryable', async () => {
-    const { url } = await serve((_req, res) => json(res, 500, { error: { code: 'server_error', message: 'boom' } }, { 'apim-request-id': 'apim-7' }));
+    const { url } = await serve((_req, res) =>
+      json(res, 500, { error: { code: 'server_error', message: 'boom' } }, { 'apim-request-id': 'apim-7' }),
+    );
     const failure = asFailure(await client(url).send(BODY, 'x'));
-    expect(failure).toMatchObject({ status: 500, code: 'server_error', message: 'boom', category: 'server_error', retryable: true, fatalForRun: false, traceId: 'apim-7' });
+    expect(failure).toMatchObject({
+      status: 500,
+      code: 'server_error',
+      message: 'boom',
+      category: 'server_error',
+      retryable: true,
+      fatalForRun: false,
+      traceId: 'apim-7',
+    });
   });
 
   it('excerpts an HTML 502 and names it http_502', async () => {
@@ -198,7 +247,17 @@ describe('ChatClient: HTTP errors', () => {
       res.end('<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1>nginx</body></html>');
     });
     const failure = asFailure(await client(url).send(BODY, 'x'));
-    expect(failure).toEqual(expect.objectContaining({ status: 502, code: 'http_502', message: '502 Bad Gateway: nginx', category: 'server_error', retryable: true, fatalForRun: false, traceId: null }));
+    expect(failure).toEqual(
+      expect.objectContaining({
+        status: 502,
+        code: 'http_502',
+        message: '502 Bad Gateway: nginx',
+        category: 'server_error',
+        retryable: true,
+        fatalForRun: false,
+        traceId: null,
+      }),
+    );
   });
 
   it('names an empty 503 http_503 and says the body was empty', async () => {
@@ -206,17 +265,47 @@ describe('ChatClient: HTTP errors', () => {
       res.writeHead(503, { 'x-request-id': 'r-503' });
       res.end();
     });
-    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({ status: 503, code: 'http_503', message: 'empty response body', traceId: 'r-503', retryable: true });
+    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({
+      status: 503,
+      code: 'http_503',
+      message: 'empty response body',
+      traceId: 'r-503',
+      retryable: true,
+    });
   });
 
   it.each([
-    [401, { error: { code: 'unauthorized', message: 'bad key' } }, { code: 'unauthorized', category: 'auth', fatalForRun: true, retryable: false }],
+    [
+      401,
+      { error: { code: 'unauthorized', message: 'bad key' } },
+      { code: 'unauthorized', category: 'auth', fatalForRun: true, retryable: false },
+    ],
     [403, { error: { message: 'forbidden' } }, { code: 'http_403', category: 'auth', fatalForRun: true, retryable: false }],
-    [404, { error: { code: 'model_not_found', message: 'no such model' } }, { code: 'model_not_found', category: 'client_error', fatalForRun: true, retryable: false }],
-    [429, { error: { code: 'insufficient_quota', message: 'pay up' } }, { code: 'insufficient_quota', category: 'auth', fatalForRun: true, retryable: false }],
-    [429, { error: { type: 'insufficient_quota', code: null, message: 'pay up' } }, { code: 'http_429', category: 'auth', fatalForRun: true, retryable: false }],
-    [429, { error: { code: 'rate_limit_exceeded', message: 'slow down' } }, { code: 'rate_limit_exceeded', category: 'rate_limited', fatalForRun: false, retryable: true }],
-    [400, { error: { code: 'context_length_exceeded', message: 'too long' } }, { code: 'context_length_exceeded', category: 'client_error', fatalForRun: false, retryable: false }],
+    [
+      404,
+      { error: { code: 'model_not_found', message: 'no such model' } },
+      { code: 'model_not_found', category: 'client_error', fatalForRun: true, retryable: false },
+    ],
+    [
+      429,
+      { error: { code: 'insufficient_quota', message: 'pay up' } },
+      { code: 'insufficient_quota', category: 'auth', fatalForRun: true, retryable: false },
+    ],
+    [
+      429,
+      { error: { type: 'insufficient_quota', code: null, message: 'pay up' } },
+      { code: 'http_429', category: 'auth', fatalForRun: true, retryable: false },
+    ],
+    [
+      429,
+      { error: { code: 'rate_limit_exceeded', message: 'slow down' } },
+      { code: 'rate_limit_exceeded', category: 'rate_limited', fatalForRun: false, retryable: true },
+    ],
+    [
+      400,
+      { error: { code: 'context_length_exceeded', message: 'too long' } },
+      { code: 'context_length_exceeded', category: 'client_error', fatalForRun: false, retryable: false },
+    ],
   ])('classifies a %i %j', async (status, body, expected) => {
     const { url } = await serve((_req, res) => json(res, status, body, { 'retry-after': '1' }));
     const failure = asFailure(await client(url).send(BODY, 'x'));
@@ -226,7 +315,9 @@ describe('ChatClient: HTTP errors', () => {
 
   it('lets x-should-retry override the status rule', async () => {
     let verdict = 'false';
-    const { url } = await serve((_req, res) => json(res, verdict === 'false' ? 500 : 400, { error: { message: 'm' } }, { 'x-should-retry': verdict }));
+    const { url } = await serve((_req, res) =>
+      json(res, verdict === 'false' ? 500 : 400, { error: { message: 'm' } }, { 'x-should-retry': verdict }),
+    );
     const c = client(url);
     expect(asFailure(await c.send(BODY, 'a'))).toMatchObject({ status: 500, retryable: false });
     verdict = 'true';
@@ -242,7 +333,12 @@ describe('ChatClient: HTTP errors', () => {
 
 describe('ChatClient: 2xx that are not completions', () => {
   it.each([
-    ['an error object', { id: 'e-1', error: { code: 'upstream_error', message: 'model crashed' } }, 'upstream_error', '200 response carries an error: model crashed'],
+    [
+      'an error object',
+      { id: 'e-1', error: { code: 'upstream_error', message: 'model crashed' } },
+      'upstream_error',
+      '200 response carries an error: model crashed',
+    ],
     ['an error object without code', { error: { message: 'oops' } }, 'bad_response', '200 response carries an error: oops'],
     ['empty choices', { id: 'c1', choices: [] }, 'bad_response', '200 response has no choices[0].message.content string'],
     ['no choices', { id: 'c1' }, 'bad_response', '200 response has no choices[0].message.content string'],
@@ -261,12 +357,22 @@ describe('ChatClient: 2xx that are not completions', () => {
       res.writeHead(200, { 'content-type': 'text/html' });
       res.end('<html><head><title>Login required</title></head><body>Please sign in</body></html>');
     });
-    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({ status: 200, code: 'bad_response', category: 'bad_response', retryable: true, message: '200 response is not JSON: Login required: Please sign in' });
+    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({
+      status: 200,
+      code: 'bad_response',
+      category: 'bad_response',
+      retryable: true,
+      message: '200 response is not JSON: Login required: Please sign in',
+    });
   });
 
   it('treats an empty 200 as bad_response', async () => {
     const { url } = await serve((_req, res) => res.end());
-    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({ status: 200, code: 'bad_response', message: '200 response is not JSON: empty response body' });
+    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({
+      status: 200,
+      code: 'bad_response',
+      message: '200 response is not JSON: empty response body',
+    });
   });
 });
 
@@ -405,8 +511,17 @@ describe('ChatClient: redirects', () => {
       res.end('<html><body>Moved</body></html>');
     });
     const failure = asFailure(await client(url).send(BODY, 'x'));
-    expect(failure).toMatchObject({ status, code: 'redirect', category: 'client_error', retryable: false, fatalForRun: true, traceId: 'r-3xx' });
-    expect(failure.message).toBe(`the base URL redirects to ${LOCATION} (HTTP ${status}); use https://api.example.test/v1 as the base URL (chatbatch does not follow redirects)`);
+    expect(failure).toMatchObject({
+      status,
+      code: 'redirect',
+      category: 'client_error',
+      retryable: false,
+      fatalForRun: true,
+      traceId: 'r-3xx',
+    });
+    expect(failure.message).toBe(
+      `the base URL redirects to ${LOCATION} (HTTP ${status}); use https://api.example.test/v1 as the base URL (chatbatch does not follow redirects)`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(seen).toHaveLength(1);
   });
@@ -437,7 +552,11 @@ describe('ChatClient: redirects', () => {
       res.writeHead(301);
       res.end();
     });
-    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({ code: 'redirect', fatalForRun: true, message: expect.stringContaining('names no Location') });
+    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({
+      code: 'redirect',
+      fatalForRun: true,
+      message: expect.stringContaining('names no Location'),
+    });
   });
 
   it('masks the key in a Location that echoes it (a header crosses the redaction boundary)', async () => {
@@ -452,12 +571,21 @@ describe('ChatClient: redirects', () => {
 });
 
 describe('ChatClient: refusals', () => {
-  const refusal = (text: unknown) => ({ id: 'chatcmpl-r', choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: text }, finish_reason: 'stop' }] });
+  const refusal = (text: unknown) => ({
+    id: 'chatcmpl-r',
+    choices: [{ index: 0, message: { role: 'assistant', content: null, refusal: text }, finish_reason: 'stop' }],
+  });
 
   it('records a refusal as its own failure: the text as message, not retried', async () => {
     const { url } = await serve((_req, res) => json(res, 200, refusal("I'm sorry, I can't help with that."), { 'x-request-id': 'r-ref' }));
     expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({
-      status: 200, code: 'refused', category: 'refused', message: "I'm sorry, I can't help with that.", retryable: false, fatalForRun: false, traceId: 'r-ref',
+      status: 200,
+      code: 'refused',
+      category: 'refused',
+      message: "I'm sorry, I can't help with that.",
+      retryable: false,
+      fatalForRun: false,
+      traceId: 'r-ref',
     });
   });
 
@@ -466,7 +594,10 @@ describe('ChatClient: refusals', () => {
     expect(await client(url).send(BODY, 'x')).toMatchObject({ ok: true, reply: 'fine' });
   });
 
-  it.each([['an empty refusal', ''], ['a refusal that is not text', { reason: 'x' }]])('%s with no content is still bad_response', async (_name, value) => {
+  it.each([
+    ['an empty refusal', ''],
+    ['a refusal that is not text', { reason: 'x' }],
+  ])('%s with no content is still bad_response', async (_name, value) => {
     const { url } = await serve((_req, res) => json(res, 200, refusal(value)));
     expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({ code: 'bad_response', retryable: true });
   });

@@ -3,11 +3,12 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AttemptFailure, AttemptOutcome } from '../../src/http/attempt.js';
 import { ChatClient } from '../../src/http/chat-client.js';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
 
 const KEY = 'sk-compression-test-key-123456';
 const BODY = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
-const completion = (content: string) => JSON.stringify({ id: 'c-1', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] });
+const completion = (content: string) =>
+  JSON.stringify({ id: 'c-1', choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }] });
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -21,7 +22,13 @@ async function serve(answer: (res: ServerResponse) => void): Promise<ScriptedSer
 }
 
 function client(server: ScriptedServer, maxBodyBytes?: number): ChatClient {
-  const c = new ChatClient({ url: `${server.baseUrl}/chat/completions`, apiKey: KEY, maxSockets: 2, timeoutMs: 5000, ...(maxBodyBytes ? { maxBodyBytes } : {}) });
+  const c = new ChatClient({
+    url: `${server.baseUrl}/chat/completions`,
+    apiKey: KEY,
+    maxSockets: 2,
+    timeoutMs: 5000,
+    ...(maxBodyBytes ? { maxBodyBytes } : {}),
+  });
   cleanups.push(() => c.close());
   return c;
 }
@@ -61,7 +68,12 @@ describe('ChatClient: compressed answers', () => {
   it('decodes a gzipped error page before excerpting it', async () => {
     const page = '<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1>nginx</body></html>';
     const server = await serve((res) => encoded(res, 502, 'gzip', gzipSync(page), 'text/html'));
-    expect(asFailure(await client(server).send(BODY, 'x'))).toMatchObject({ status: 502, code: 'http_502', message: '502 Bad Gateway: nginx', category: 'server_error' });
+    expect(asFailure(await client(server).send(BODY, 'x'))).toMatchObject({
+      status: 502,
+      code: 'http_502',
+      message: '502 Bad Gateway: nginx',
+      category: 'server_error',
+    });
   });
 
   it('stops a gzip bomb at the limit, counting decoded bytes (a few KB that inflate past it)', async () => {
@@ -78,7 +90,10 @@ describe('ChatClient: compressed answers', () => {
   it('stops a brotli bomb the same way', async () => {
     const bomb = brotliCompressSync(Buffer.alloc(16 * 1024 * 1024, 0x20));
     const server = await serve((res) => encoded(res, 200, 'br', bomb));
-    expect(asFailure(await client(server, 4 * 1024 * 1024).send(BODY, 'x'))).toMatchObject({ code: 'response_too_large', retryable: false });
+    expect(asFailure(await client(server, 4 * 1024 * 1024).send(BODY, 'x'))).toMatchObject({
+      code: 'response_too_large',
+      retryable: false,
+    });
   });
 
   it('accepts a decoded body exactly at the limit, not one byte more', async () => {

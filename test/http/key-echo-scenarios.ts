@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { sendJson, type ReceivedRequest } from '../support/scripted-server.js';
 import { echoedForms } from '../support/echoed-forms.js';
+import { type ReceivedRequest, sendJson } from '../support/scripted-server.js';
 
 /** Keys that test what masking must survive: long, short (LiteLLM's default), and full of characters escapers change. */
 export const ECHO_TEST_KEYS = ['sk-echoed-secret-key-0123456789abcdef', 'sk-1234', 'sk-"q&a<b>c\\d-0123456789'];
@@ -20,7 +20,13 @@ export function completion(key: string, extra: Record<string, unknown> = {}) {
   };
 }
 
-export function text(response: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
+export function text(
+  response: ServerResponse,
+  status: number,
+  contentType: string,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
   response.writeHead(status, { 'content-type': contentType, ...headers });
   response.end(body);
 }
@@ -37,13 +43,21 @@ export const ECHO_SCENARIOS: Record<string, (key: string, response: ServerRespon
     text(response, 200, 'application/json', body);
   },
   'a 400 whose error.code is the key and whose message holds the request headers as JSON': (key, response) =>
-    sendJson(response, 400, { error: { code: key, type: key, message: `bad request: ${JSON.stringify({ authorization: `Bearer ${key}` })}` } }),
-  'a 200 carrying an error object (bad_response)': (key, response) => sendJson(response, 200, { id: key, error: { code: key, message: `rejected ${key}` } }),
+    sendJson(response, 400, {
+      error: { code: key, type: key, message: `bad request: ${JSON.stringify({ authorization: `Bearer ${key}` })}` },
+    }),
+  'a 200 carrying an error object (bad_response)': (key, response) =>
+    sendJson(response, 200, { id: key, error: { code: key, message: `rejected ${key}` } }),
   'a 200 that is not JSON (bad_response excerpt)': (key, response) => text(response, 200, 'text/plain', `upstream said: Bearer ${key}`),
   'a 502 HTML page with the key raw, escaped, in a link and in a script': (key, response) => {
     const forms = echoedForms(key);
-    text(response, 502, 'text/html', `<html><head><title>Bad gateway ${forms['HTML-escaped (named)']}</title><script>var auth = "${forms['JSON-escaped']}";</script></head>` +
-      `<body><h1>Bad gateway</h1><pre>authorization: Bearer ${key}</pre><a href="/retry?key=${forms['percent-encoded']}">retry</a> ${forms['HTML-escaped (decimal)']}</body></html>`);
+    text(
+      response,
+      502,
+      'text/html',
+      `<html><head><title>Bad gateway ${forms['HTML-escaped (named)']}</title><script>var auth = "${forms['JSON-escaped']}";</script></head>` +
+        `<body><h1>Bad gateway</h1><pre>authorization: Bearer ${key}</pre><a href="/retry?key=${forms['percent-encoded']}">retry</a> ${forms['HTML-escaped (decimal)']}</body></html>`,
+    );
   },
   'a 500 text body with the key straddling the 300-character excerpt cut': (key, response) =>
     text(response, 500, 'text/plain', `${'x'.repeat(295)}${key} and more text after it`),
@@ -53,7 +67,10 @@ export const ECHO_SCENARIOS: Record<string, (key: string, response: ServerRespon
   'a 400 error.message over 64 KiB, the key straddling where it is cut': (key, response) =>
     sendJson(response, 400, { error: { code: 'too_long', message: `${'m'.repeat(64 * 1024 - 5)}${key} ${'t'.repeat(100_000)}` } }),
   'a 503 redirecting with the key percent-encoded in Location and the trace id': (key, response) =>
-    text(response, 503, 'text/plain', 'moved', { location: `https://gateway.example/login?key=${encodeURIComponent(key)}`, 'x-request-id': encodeURIComponent(key) }),
+    text(response, 503, 'text/plain', 'moved', {
+      location: `https://gateway.example/login?key=${encodeURIComponent(key)}`,
+      'x-request-id': encodeURIComponent(key),
+    }),
 };
 
 /** Every form of the key, and of its first five characters (what a cut excerpt would keep). */
@@ -62,4 +79,3 @@ export function leaksIn(found: string, key: string): string[] {
   const forms = new Set([key, key.slice(0, 5)].flatMap((part) => [...Object.values(echoedForms(part)), csv(part)]));
   return [...forms].filter((form) => found.includes(form));
 }
-

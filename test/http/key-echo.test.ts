@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AttemptOutcome } from '../../src/http/attempt.js';
 import { ChatClient } from '../../src/http/chat-client.js';
-import { sendJson, startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { completion, ECHO_SCENARIOS, ECHO_TEST_KEYS as KEYS, keyOf, leaksIn, text } from './key-echo-scenarios.js';
 
 // A server that sends the key back, in every field and form it could: nothing the client hands
@@ -31,10 +31,13 @@ describe('ChatClient: a server that echoes the key', () => {
     });
   }
 
-  it('keeps the reply verbatim, even where the model repeats the key: it is the user\'s data', async () => {
+  it("keeps the reply verbatim, even where the model repeats the key: it is the user's data", async () => {
     const key = KEYS[2]!;
     server = await startScriptedServer((request, response) =>
-      sendJson(response, 200, { ...completion(keyOf(request)), choices: [{ index: 0, message: { role: 'assistant', content: `You said ${keyOf(request)}` }, finish_reason: 'stop' }] }),
+      sendJson(response, 200, {
+        ...completion(keyOf(request)),
+        choices: [{ index: 0, message: { role: 'assistant', content: `You said ${keyOf(request)}` }, finish_reason: 'stop' }],
+      }),
     );
     const client = new ChatClient({ url: `${server.baseUrl}/chat/completions`, apiKey: key, maxSockets: 1, timeoutMs: 5_000 });
     const outcome = await client.send('{"model":"m","messages":[]}', 'cb-1');
@@ -43,7 +46,9 @@ describe('ChatClient: a server that echoes the key', () => {
   });
 
   it('cuts a server string over 64 KiB, after redacting it', async () => {
-    server = await startScriptedServer((request, response) => sendJson(response, 400, { error: { message: `${'m'.repeat(100)}${keyOf(request)}${'m'.repeat(1024 * 1024)}` } }));
+    server = await startScriptedServer((request, response) =>
+      sendJson(response, 400, { error: { message: `${'m'.repeat(100)}${keyOf(request)}${'m'.repeat(1024 * 1024)}` } }),
+    );
     const client = new ChatClient({ url: `${server.baseUrl}/chat/completions`, apiKey: KEYS[0]!, maxSockets: 1, timeoutMs: 5_000 });
     const outcome = await client.send('{"model":"m","messages":[]}', 'cb-1');
     client.close();
@@ -56,7 +61,9 @@ describe('ChatClient: a server that echoes the key', () => {
 
   it('a deeply nested error object is described, not a crash', async () => {
     const depth = 100_000;
-    server = await startScriptedServer((_request, response) => text(response, 500, 'application/json', `{"error":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}}`));
+    server = await startScriptedServer((_request, response) =>
+      text(response, 500, 'application/json', `{"error":{"x":${'['.repeat(depth)}${']'.repeat(depth)}}}`),
+    );
     const client = new ChatClient({ url: `${server.baseUrl}/chat/completions`, apiKey: KEYS[0]!, maxSockets: 1, timeoutMs: 5_000 });
     const outcome = await client.send('{"model":"m","messages":[]}', 'cb-1');
     client.close();

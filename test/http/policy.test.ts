@@ -2,15 +2,27 @@ import { describe, expect, it } from 'vitest';
 import type { AttemptFailure } from '../../src/http/attempt.js';
 import { classifyFailure, isAccountCode } from '../../src/http/classify.js';
 import { readErrorBody } from '../../src/http/error-body.js';
-import { maskKey } from '../../src/record/key-mask.js';
 import { duration, readRateLimitHeaders } from '../../src/http/rate-limit-headers.js';
 import { decideRetry, defaultRetryPolicy, resolveRetryPolicy, serverRequestedDelayMs } from '../../src/http/retry-policy.js';
 import { pickTraceId, TRACE_ID_HEADERS } from '../../src/http/trace-id.js';
+import { maskKey } from '../../src/record/key-mask.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 
 function failure(overrides: Partial<AttemptFailure> = {}): AttemptFailure {
-  return { ok: false, status: 500, code: 'server_error', message: 'm', category: 'server_error', retryable: true, fatalForRun: false, traceId: null, headers: {}, durationMs: 1, ...overrides };
+  return {
+    ok: false,
+    status: 500,
+    code: 'server_error',
+    message: 'm',
+    category: 'server_error',
+    retryable: true,
+    fatalForRun: false,
+    traceId: null,
+    headers: {},
+    durationMs: 1,
+    ...overrides,
+  };
 }
 
 /** An attempt outcome for an HTTP status as the client would build it: classification included. */
@@ -53,7 +65,11 @@ describe('decideRetry', () => {
   });
 
   it.each([['soon'], ['in 5 seconds'], ['12abc'], [''], ['Tomorrow']])('falls back to backoff on an unreadable retry-after %j', (value) => {
-    expect(decideRetry(failure({ headers: { 'retry-after': value } }), 1, policy, NOW, () => 1)).toEqual({ retry: true, fromServer: false, delayMs: 100 });
+    expect(decideRetry(failure({ headers: { 'retry-after': value } }), 1, policy, NOW, () => 1)).toEqual({
+      retry: true,
+      fromServer: false,
+      delayMs: 100,
+    });
   });
 
   it('gives up when the server asks for more than the allowed wait', () => {
@@ -71,7 +87,9 @@ describe('decideRetry', () => {
   });
 
   it('never retries a non-retryable failure, even with a retry-after', () => {
-    expect(decideRetry(failure({ retryable: false, code: 'bad_request', headers: { 'retry-after': '1' } }), 1, policy, NOW, () => 1)).toEqual({
+    expect(
+      decideRetry(failure({ retryable: false, code: 'bad_request', headers: { 'retry-after': '1' } }), 1, policy, NOW, () => 1),
+    ).toEqual({
       retry: false,
       reason: 'bad_request is not retryable',
     });
@@ -97,7 +115,9 @@ describe('resolveRetryPolicy', () => {
   it('fills defaults and names a bad option with its value', () => {
     expect(resolveRetryPolicy({ maxAttempts: 2 })).toEqual({ ...defaultRetryPolicy, maxAttempts: 2 });
     expect(defaultRetryPolicy).toEqual({ maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 30_000, maxServerWaitMs: 60_000 });
-    expect(() => resolveRetryPolicy({ maxAttempts: 0 })).toThrow("Cannot retry as 'maxAttempts' must be a positive integer: current value is 0");
+    expect(() => resolveRetryPolicy({ maxAttempts: 0 })).toThrow(
+      "Cannot retry as 'maxAttempts' must be a positive integer: current value is 0",
+    );
     expect(() => resolveRetryPolicy({ baseDelayMs: -1 })).toThrow("'baseDelayMs' must be a number ≥ 0: current value is -1");
   });
 });
@@ -151,11 +171,29 @@ describe('readErrorBody', () => {
     ['numeric code', 'application/json', '{"error":{"code":1234,"message":"x"}}', '1234', 'x'],
     ['code null keeps type apart', 'application/json', '{"error":{"type":"invalid_request_error","code":null,"message":"x"}}', null, 'x'],
     ['top-level code and message', 'application/json', '{"code":"E1","message":"top"}', 'E1', 'top'],
-    ['vLLM style numeric top-level code', 'application/json', '{"object":"error","message":"bad","type":"BadRequestError","code":400}', '400', 'bad'],
+    [
+      'vLLM style numeric top-level code',
+      'application/json',
+      '{"object":"error","message":"bad","type":"BadRequestError","code":400}',
+      '400',
+      'bad',
+    ],
     ['error as a string', 'application/json', '{"error":"plain words"}', null, 'plain words'],
-    ['error as a string with a code beside it', 'application/json', '{"error":"Unauthorized","code":"E401","message":"key revoked"}', 'E401', 'key revoked'],
+    [
+      'error as a string with a code beside it',
+      'application/json',
+      '{"error":"Unauthorized","code":"E401","message":"key revoked"}',
+      'E401',
+      'key revoked',
+    ],
     ['nested error', 'application/json', '{"error":{"error":{"code":"inner","message":"deep"}}}', 'inner', 'deep'],
-    ['error in an array', 'application/json', '[{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED"}}]', '429', 'Resource exhausted'],
+    [
+      'error in an array',
+      'application/json',
+      '[{"error":{"code":429,"message":"Resource exhausted","status":"RESOURCE_EXHAUSTED"}}]',
+      '429',
+      'Resource exhausted',
+    ],
     ['detail string', 'application/json', '{"detail":"Not Found"}', null, 'Not Found'],
     ['message only', 'application/json', '{"message":"Unauthorized"}', null, 'Unauthorized'],
     ['JSON without an error', 'application/json', '{"ok":false}', null, '{"ok":false}'],
@@ -178,10 +216,15 @@ describe('readErrorBody', () => {
   });
 
   it('excerpts an HTML page with its title, without tags, styles or scripts', () => {
-    const html = '<html><head><title>502 Bad Gateway</title><style>x{}</style></head><body><h1>502 Bad Gateway</h1><script>var a=1</script><hr>nginx</body></html>';
+    const html =
+      '<html><head><title>502 Bad Gateway</title><style>x{}</style></head><body><h1>502 Bad Gateway</h1><script>var a=1</script><hr>nginx</body></html>';
     expect(readErrorBody(502, 'text/html', html).message).toBe('502 Bad Gateway: nginx');
-    expect(readErrorBody(503, undefined, '<!DOCTYPE html><html><body><p>Service   <b>Unavailable</b></p></body></html>').message).toBe('Service Unavailable');
-    expect(readErrorBody(504, 'text/html', '<html><head><title>Gateway Timeout</title></head><body></body></html>').message).toBe('Gateway Timeout');
+    expect(readErrorBody(503, undefined, '<!DOCTYPE html><html><body><p>Service   <b>Unavailable</b></p></body></html>').message).toBe(
+      'Service Unavailable',
+    );
+    expect(readErrorBody(504, 'text/html', '<html><head><title>Gateway Timeout</title></head><body></body></html>').message).toBe(
+      'Gateway Timeout',
+    );
   });
 
   it('keeps an excerpt of a huge body to 300 characters', () => {
@@ -196,8 +239,16 @@ describe('readErrorBody', () => {
 describe('pickTraceId', () => {
   it('checks the headers in the guide order', () => {
     expect(TRACE_ID_HEADERS).toEqual([
-      'x-request-id', 'request-id', 'apim-request-id', 'x-ds-trace-id', 'x-litellm-call-id',
-      'x-amzn-requestid', 'x-ms-request-id', 'x-trace-id', 'x-correlation-id', 'traceparent',
+      'x-request-id',
+      'request-id',
+      'apim-request-id',
+      'x-ds-trace-id',
+      'x-litellm-call-id',
+      'x-amzn-requestid',
+      'x-ms-request-id',
+      'x-trace-id',
+      'x-correlation-id',
+      'traceparent',
     ]);
     // Each header beats every header after it.
     for (let i = 0; i < TRACE_ID_HEADERS.length; i++) {
@@ -224,8 +275,18 @@ describe('pickTraceId', () => {
 
 describe('readRateLimitHeaders', () => {
   it('reads remaining counts and Go-style reset durations', () => {
-    expect(readRateLimitHeaders({ 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '1m2.5s', 'x-ratelimit-remaining-tokens': '900', 'x-ratelimit-reset-tokens': '20ms' })).toEqual({
-      remainingRequests: 0, resetRequestsMs: 62_500, remainingTokens: 900, resetTokensMs: 20,
+    expect(
+      readRateLimitHeaders({
+        'x-ratelimit-remaining-requests': '0',
+        'x-ratelimit-reset-requests': '1m2.5s',
+        'x-ratelimit-remaining-tokens': '900',
+        'x-ratelimit-reset-tokens': '20ms',
+      }),
+    ).toEqual({
+      remainingRequests: 0,
+      resetRequestsMs: 62_500,
+      remainingTokens: 900,
+      resetTokensMs: 20,
     });
   });
   it.each([
@@ -238,8 +299,20 @@ describe('readRateLimitHeaders', () => {
     expect(readRateLimitHeaders(headers)).toEqual(hint);
   });
   it.each([
-    ['1s', 1000], ['20ms', 20], ['0.5s', 500], ['6m0s', 360_000], ['1m2.5s', 62_500], ['1h', 3_600_000], ['2', 2000], ['0.5', 500], [' 3s ', 3000],
-    ['soon', null], ['5x', null], ['1s garbage', null], ['', null], ['1700000000', null],
+    ['1s', 1000],
+    ['20ms', 20],
+    ['0.5s', 500],
+    ['6m0s', 360_000],
+    ['1m2.5s', 62_500],
+    ['1h', 3_600_000],
+    ['2', 2000],
+    ['0.5', 500],
+    [' 3s ', 3000],
+    ['soon', null],
+    ['5x', null],
+    ['1s garbage', null],
+    ['', null],
+    ['1700000000', null],
   ])('duration %j → %s', (text, ms) => {
     expect(duration(text)).toBe(ms);
   });

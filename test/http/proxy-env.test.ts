@@ -30,7 +30,12 @@ describe('proxyFor: which variable, as curl reads them', () => {
     const found = proxyFor(HTTPS, { HTTPS_PROXY: 'http://alice:s%40cret@proxy.corp:3128' });
     expect(found).toEqual({
       ok: true,
-      proxy: { url: 'http://alice:s%40cret@proxy.corp:3128/', variable: 'HTTPS_PROXY', shown: 'http://alice:***@proxy.corp:3128', password: 's@cret' },
+      proxy: {
+        url: 'http://alice:s%40cret@proxy.corp:3128/',
+        variable: 'HTTPS_PROXY',
+        shown: 'http://alice:***@proxy.corp:3128',
+        password: 's@cret',
+      },
     });
   });
 

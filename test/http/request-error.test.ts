@@ -23,13 +23,34 @@ describe('describeRequestError', () => {
     ['TLS version', errno('ERR_SSL_WRONG_VERSION_NUMBER', 'wrong version number'), 'network_error', 'ERR_SSL_WRONG_VERSION_NUMBER', 'tls'],
     ['self-signed', errno('DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed certificate'), 'network_error', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'tls'],
     ['other side closed', new errors.SocketError('other side closed'), 'network_error', 'ECONNRESET', null],
-    ['a reset, as the socket says', wrapped(new errors.SocketError('closed'), errno('ECONNRESET', 'read ECONNRESET')), 'network_error', 'ECONNRESET', null],
-    ['a proxy certificate for another host', wrapped(new errors.SecureProxyConnectionError(errno('ERR_TLS_CERT_ALTNAME_INVALID', 'altname')), errno('ERR_TLS_CERT_ALTNAME_INVALID', 'altname')), 'network_error', 'ERR_TLS_CERT_ALTNAME_INVALID', 'tls'],
+    [
+      'a reset, as the socket says',
+      wrapped(new errors.SocketError('closed'), errno('ECONNRESET', 'read ECONNRESET')),
+      'network_error',
+      'ECONNRESET',
+      null,
+    ],
+    [
+      'a proxy certificate for another host',
+      wrapped(
+        new errors.SecureProxyConnectionError(errno('ERR_TLS_CERT_ALTNAME_INVALID', 'altname')),
+        errno('ERR_TLS_CERT_ALTNAME_INVALID', 'altname'),
+      ),
+      'network_error',
+      'ERR_TLS_CERT_ALTNAME_INVALID',
+      'tls',
+    ],
     ['connect timeout', new errors.ConnectTimeoutError('Connect Timeout Error'), 'timeout', undefined, null],
     ['headers timeout', new errors.HeadersTimeoutError('Headers Timeout Error'), 'timeout', undefined, null],
     ['body timeout', new errors.BodyTimeoutError('Body Timeout Error'), 'timeout', undefined, null],
     ['a closed pool', new errors.ClientDestroyedError(), 'network_error', undefined, null],
-    ['not HTTP', new errors.HTTPParserError('Response does not match the HTTP/1.1 protocol'), 'network_error', 'HPE_INVALID_RESPONSE', null],
+    [
+      'not HTTP',
+      new errors.HTTPParserError('Response does not match the HTTP/1.1 protocol'),
+      'network_error',
+      'HPE_INVALID_RESPONSE',
+      null,
+    ],
   ])('%s', (_name, error, code, connectionErrorCode, kind) => {
     const facts = describeRequestError(error, DIRECT);
     expect(facts).toMatchObject({ code, fatalForRun: false });
@@ -49,8 +70,15 @@ describe('describeRequestError', () => {
     expect(refused).toMatchObject({ code: 'network_error', connectionErrorCode: 'ERR_PROXY_TUNNEL', fatalForRun: false });
     expect(refused.message).toContain('answered 502 when asked for a tunnel');
     expect(nobodyThereKind(refused.connectionErrorCode)).toBe('proxy');
-    for (const error of [new errors.RequestAbortedError('Proxy response (407) !== 200 when HTTP Tunneling'), new errors.InvalidArgumentError('Proxy Authentication Required (407)')]) {
-      expect(describeRequestError(error, PROXIED)).toMatchObject({ code: 'proxy_auth', fatalForRun: true, message: expect.stringContaining('the proxy http://u:***@proxy.test:3128 (from HTTPS_PROXY) answered 407') });
+    for (const error of [
+      new errors.RequestAbortedError('Proxy response (407) !== 200 when HTTP Tunneling'),
+      new errors.InvalidArgumentError('Proxy Authentication Required (407)'),
+    ]) {
+      expect(describeRequestError(error, PROXIED)).toMatchObject({
+        code: 'proxy_auth',
+        fatalForRun: true,
+        message: expect.stringContaining('the proxy http://u:***@proxy.test:3128 (from HTTPS_PROXY) answered 407'),
+      });
     }
   });
 });

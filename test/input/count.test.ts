@@ -36,7 +36,7 @@ describe('countRows', () => {
 
   it('agrees with the reader on 300 random CSV files made of quotes, commas, CR, LF and text', async () => {
     let seed = 12345;
-    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     const pieces = ['"', '""', ',', '\n', '\r', '\r\n', 'a', 'bc', 'é', ' '];
     for (let round = 0; round < 300; round++) {
       let body = '';
@@ -46,7 +46,8 @@ describe('countRows', () => {
       const file = await scratch.write(`r${round}.csv`, `id,t${ending}${body}`);
       const read = (await collect(readRows([file]))).length;
       const counted = await countRows([file]);
-      if (counted !== read) throw new Error(`${JSON.stringify(body)} (after a ${JSON.stringify(ending)} header): counted ${counted}, read ${read}`);
+      if (counted !== read)
+        throw new Error(`${JSON.stringify(body)} (after a ${JSON.stringify(ending)} header): counted ${counted}, read ${read}`);
     }
   });
 

@@ -1,7 +1,7 @@
-import { readFile, mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/input/errors.js';
 import { readCsvHeader, readCsvRows } from '../../src/input/csv-reader.js';
+import { InputError } from '../../src/input/errors.js';
 import type { InputRow } from '../../src/input/row.js';
 import { collect, summary, useScratchDir } from './helpers.js';
 import { LINE_ENDING_CASES } from './line-endings.js';
@@ -21,7 +21,10 @@ describe('readCsvRows', () => {
   });
 
   it('reads a BOM, CRLF, and quoted fields with commas, quotes and newlines, with the line each record starts on', async () => {
-    const file = await scratch.write('a.csv', '\uFEFFid,text\r\n1,"a, b"\r\n2,"say ""hi"""\r\n3,"multi\r\nline\nfield"\r\n\r\n4,plain\r\n5,"x\ny"\r\n6,last');
+    const file = await scratch.write(
+      'a.csv',
+      '\uFEFFid,text\r\n1,"a, b"\r\n2,"say ""hi"""\r\n3,"multi\r\nline\nfield"\r\n\r\n4,plain\r\n5,"x\ny"\r\n6,last',
+    );
     const rows = await collect(readCsvRows(file));
     expect(summary(rows)).toEqual([
       [2, { id: '1', text: 'a, b' }],
@@ -36,7 +39,10 @@ describe('readCsvRows', () => {
 
   it('skips blank lines, before the header too, and counts them', async () => {
     const file = await scratch.write('a.csv', '\n\nid,t\n\n1,a\n\n\n2,b\n');
-    expect(summary(await collect(readCsvRows(file)))).toEqual([[5, { id: '1', t: 'a' }], [8, { id: '2', t: 'b' }]]);
+    expect(summary(await collect(readCsvRows(file)))).toEqual([
+      [5, { id: '1', t: 'a' }],
+      [8, { id: '2', t: 'b' }],
+    ]);
   });
 
   it('turns a record with the wrong number of columns into an invalid row, with what it could read', async () => {
@@ -52,11 +58,14 @@ describe('readCsvRows', () => {
   });
 
   it('turns a record with invalid UTF-8 into an invalid row; other rows, multi-byte text included, come through', async () => {
-    const file = await scratch.write('a.csv', Buffer.concat([
-      Buffer.from('id,text\n1,héllo ✓\n2,"bad '),
-      Buffer.from([0xff]),
-      Buffer.from('\nstill field 2"\n3,a\uFFFDb\n4,fine\n'),
-    ]));
+    const file = await scratch.write(
+      'a.csv',
+      Buffer.concat([
+        Buffer.from('id,text\n1,héllo ✓\n2,"bad '),
+        Buffer.from([0xff]),
+        Buffer.from('\nstill field 2"\n3,a\uFFFDb\n4,fine\n'),
+      ]),
+    );
     const rows = await collect(readCsvRows(file));
     expect(summary(rows)).toEqual([
       [2, { id: '1', text: 'héllo ✓' }],
@@ -79,7 +88,10 @@ describe('readCsvRows', () => {
   it('reports a quote never closed as one invalid row where it starts, after the rows before it', async () => {
     const file = await scratch.write('a.csv', 'id,text\n1,ok\n\n2,"open\n3,swallowed\n');
     const rows = await collect(readCsvRows(file));
-    expect(rows.map((r) => [r.kind, r.line])).toEqual([['row', 2], ['invalid', 4]]);
+    expect(rows.map((r) => [r.kind, r.line])).toEqual([
+      ['row', 2],
+      ['invalid', 4],
+    ]);
     expect(rows[1]!.kind === 'invalid' && rows[1]!.problem).toMatch(/never closed/);
   });
 
@@ -93,7 +105,10 @@ describe('readCsvRows', () => {
   });
 
   it('reports a record over 16 MiB as one invalid row where it starts, without holding it, and reads on', async () => {
-    const file = await scratch.write('a.csv', `id,t\r\n1,ok\r\n2,"${'x,y\n'.repeat(4_300_000)}"\r\n3,after\n4,"${'z'.repeat(17 * 1024 * 1024)}"`);
+    const file = await scratch.write(
+      'a.csv',
+      `id,t\r\n1,ok\r\n2,"${'x,y\n'.repeat(4_300_000)}"\r\n3,after\n4,"${'z'.repeat(17 * 1024 * 1024)}"`,
+    );
     expect(summary(await collect(readCsvRows(file)))).toEqual([
       [2, { id: '1', t: 'ok' }],
       [3, 'record longer than 16777216 bytes (an unclosed quote?)'],
@@ -169,16 +184,31 @@ describe('readCsvRows', () => {
 
   it('reads the same rows whatever the chunking, on 300 random files of quotes, commas, CR, LF and text', async () => {
     let seed = 777;
-    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     const pieces = ['"', '""', ',', '\n', '\r', '\r\n', 'a', 'bc', 'é', ' '];
     for (let round = 0; round < 300; round++) {
       let body = 'id,t\r\n';
       const length = Math.floor(random() * 40);
       for (let i = 0; i < length; i++) body += pieces[Math.floor(random() * pieces.length)];
       const bytes = Buffer.from(body);
-      const whole = await collect(readCsvRows('r.csv', (async function* () { yield bytes; })()));
+      const whole = await collect(
+        readCsvRows(
+          'r.csv',
+          (async function* () {
+            yield bytes;
+          })(),
+        ),
+      );
       const cut = Math.floor(random() * bytes.length);
-      const split = await collect(readCsvRows('r.csv', (async function* () { yield bytes.subarray(0, cut); yield bytes.subarray(cut); })()));
+      const split = await collect(
+        readCsvRows(
+          'r.csv',
+          (async function* () {
+            yield bytes.subarray(0, cut);
+            yield bytes.subarray(cut);
+          })(),
+        ),
+      );
       const bytewise = await collect(readCsvRows('r.csv', oneByteAtATime(bytes)));
       if (!sameRows(whole, split) || !sameRows(whole, bytewise)) throw new Error(`${JSON.stringify(body)}: rows differ by chunking`);
     }
@@ -225,7 +255,10 @@ describe('readCsvHeader', () => {
     ['id,,t\n1,2,3\n', /^d\.csv:1: column 2 of the header has no name$/],
     ['\r\nid, \n1,2\n', /^d\.csv:2: column 2 of the header has no name$/],
     ['id,"text\n1,a\n', /^d\.csv:1: the header has a quoted field that is never closed$/],
-    [Buffer.concat([Buffer.from('id,t'), Buffer.from([0xff]), Buffer.from('\n1,2\n')]), /^d\.csv:1: column 2 of the header is not valid UTF-8$/],
+    [
+      Buffer.concat([Buffer.from('id,t'), Buffer.from([0xff]), Buffer.from('\n1,2\n')]),
+      /^d\.csv:1: column 2 of the header is not valid UTF-8$/,
+    ],
   ])('refuses the header of %j, naming file and line', async (content, message) => {
     const file = await scratch.write('d.csv', content);
     const error = await readCsvHeader(file).catch((e: unknown) => e);

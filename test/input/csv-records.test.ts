@@ -1,12 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { CsvRecordScanner, type CsvRecordProblem } from '../../src/input/csv-records.js';
+import { type CsvRecordProblem, CsvRecordScanner } from '../../src/input/csv-records.js';
 
 type Seen = Array<[number, Array<string | null> | CsvRecordProblem | null]>;
 
 /** Feeds `chunks` to a scanner; [line, cells or problem] for each record. */
 function scan(chunks: Array<string | Buffer>, options: { collect?: boolean; maxRecordBytes?: number } = {}): Seen {
   const seen: Seen = [];
-  const scanner = new CsvRecordScanner((line, cells, problem) => seen.push([line, problem ?? cells]), options.collect ?? true, options.maxRecordBytes);
+  const scanner = new CsvRecordScanner(
+    (line, cells, problem) => seen.push([line, problem ?? cells]),
+    options.collect ?? true,
+    options.maxRecordBytes,
+  );
   for (const chunk of chunks) scanner.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   scanner.end();
   return seen;
@@ -33,8 +37,14 @@ describe('CsvRecordScanner', () => {
   });
 
   it('reports a quote still open at the end as unclosed_quote where its record starts', () => {
-    expect(scan(['a\n\n"b\nc'])).toEqual([[1, ['a']], [3, 'unclosed_quote']]);
-    expect(scan(['a\n"'])).toEqual([[1, ['a']], [2, 'unclosed_quote']]);
+    expect(scan(['a\n\n"b\nc'])).toEqual([
+      [1, ['a']],
+      [3, 'unclosed_quote'],
+    ]);
+    expect(scan(['a\n"'])).toEqual([
+      [1, ['a']],
+      [2, 'unclosed_quote'],
+    ]);
   });
 
   it('counts the same records without building fields', () => {

@@ -17,7 +17,12 @@ describe('expandInputs', () => {
     await mkdir(scratch.file('data'));
     await mkdir(scratch.file('data/z'));
     for (const name of ['data/z/1.csv', 'data/b.jsonl', 'data/a.ndjson', 'first.csv']) await scratch.write(name, '');
-    expect(await expandInputs(['first.csv', 'data/**/*.{jsonl,ndjson,csv}'], scratch.dir)).toEqual(['first.csv', 'data/a.ndjson', 'data/b.jsonl', 'data/z/1.csv']);
+    expect(await expandInputs(['first.csv', 'data/**/*.{jsonl,ndjson,csv}'], scratch.dir)).toEqual([
+      'first.csv',
+      'data/a.ndjson',
+      'data/b.jsonl',
+      'data/z/1.csv',
+    ]);
   });
 
   it('reads a file named twice once, where it first appears, however it is spelled', async () => {
@@ -87,7 +92,7 @@ describe('expandInputs', () => {
     expect(await expandInputs(['shared/**/*.jsonl'], scratch.dir)).toEqual(['shared/x.jsonl']);
   });
 
-  describe('excluded directories (the run\'s --out and --cache)', () => {
+  describe("excluded directories (the run's --out and --cache)", () => {
     const out = { path: 'data/out', what: 'the output directory (--out data/out)' };
 
     it('leaves files inside them out of a glob, with a notice', async () => {
@@ -136,18 +141,25 @@ describe('expandInputs', () => {
     const expansion = expandInputs(['tree/**/*.jsonl'], scratch.dir, { signal: stop.signal });
     stop.abort();
     await expect(expansion).rejects.toThrow(ExpansionInterruptedError);
-    await expect(expandInputs(['tree/**/*.jsonl'], scratch.dir, { signal: AbortSignal.abort() })).rejects.toThrow('stopped while listing the input files; nothing was sent');
+    await expect(expandInputs(['tree/**/*.jsonl'], scratch.dir, { signal: AbortSignal.abort() })).rejects.toThrow(
+      'stopped while listing the input files; nothing was sent',
+    );
   });
 
   it('reports a directory the walk cannot list as an input problem, not a crash', async () => {
     // A tree deeper than PATH_MAX (4096 bytes on Linux), built (and removed: fs.rm cannot) by walking into it.
-    const inChild = (script: string) => spawnSync(process.execPath, ['-e', `const fs = require("node:fs"); const d = "d".repeat(20); ${script}`], { cwd: scratch.dir }).status;
+    const inChild = (script: string) =>
+      spawnSync(process.execPath, ['-e', `const fs = require("node:fs"); const d = "d".repeat(20); ${script}`], { cwd: scratch.dir })
+        .status;
     expect(inChild('for (let i = 0; i < 250; i++) { fs.mkdirSync(d); process.chdir(d); } fs.writeFileSync("a.jsonl", "");')).toBe(0);
     try {
-      await expect(expandInputs(['**/*.jsonl'], scratch.dir)).rejects.toThrow(/^\*\*\/\*\.jsonl: cannot list a directory it reaches \(ENAMETOOLONG at .{100}\.\.\.\)$/);
+      await expect(expandInputs(['**/*.jsonl'], scratch.dir)).rejects.toThrow(
+        /^\*\*\/\*\.jsonl: cannot list a directory it reaches \(ENAMETOOLONG at .{100}\.\.\.\)$/,
+      );
     } finally {
-      inChild('let depth = 0; for (; fs.existsSync(d); depth++) process.chdir(d); fs.rmSync("a.jsonl"); for (; depth > 0; depth--) { process.chdir(".."); fs.rmdirSync(d); }');
+      inChild(
+        'let depth = 0; for (; fs.existsSync(d); depth++) process.chdir(d); fs.rmSync("a.jsonl"); for (; depth > 0; depth--) { process.chdir(".."); fs.rmdirSync(d); }',
+      );
     }
   });
 });
-

@@ -9,21 +9,37 @@ const scratch = useScratchDir();
 
 describe('readJsonlRows', () => {
   it('reads objects with file, 1-based line and format', async () => {
-    const file = await scratch.write('a.jsonl', '{"id":"a1","prompt":"hi"}\n{"custom_id":"r2","method":"POST","url":"/v1/chat/completions","body":{"model":"m"}}\n');
+    const file = await scratch.write(
+      'a.jsonl',
+      '{"id":"a1","prompt":"hi"}\n{"custom_id":"r2","method":"POST","url":"/v1/chat/completions","body":{"model":"m"}}\n',
+    );
     expect(await collect(readJsonlRows(file))).toEqual([
       { kind: 'row', file, line: 1, format: 'jsonl', fields: { id: 'a1', prompt: 'hi' } },
-      { kind: 'row', file, line: 2, format: 'jsonl', fields: { custom_id: 'r2', method: 'POST', url: '/v1/chat/completions', body: { model: 'm' } } },
+      {
+        kind: 'row',
+        file,
+        line: 2,
+        format: 'jsonl',
+        fields: { custom_id: 'r2', method: 'POST', url: '/v1/chat/completions', body: { model: 'm' } },
+      },
     ]);
   });
 
   it('skips blank and whitespace-only lines but counts them', async () => {
     const file = await scratch.write('a.jsonl', '\n{"n":1}\n   \n\t\n\n{"n":2}\n\n');
-    expect(summary(await collect(readJsonlRows(file)))).toEqual([[2, { n: 1 }], [6, { n: 2 }]]);
+    expect(summary(await collect(readJsonlRows(file)))).toEqual([
+      [2, { n: 1 }],
+      [6, { n: 2 }],
+    ]);
   });
 
   it('strips a BOM on the first line, CRLF endings, and reads a last line without a newline', async () => {
     const file = await scratch.write('a.jsonl', '\uFEFF{"n":1}\r\n\r\n{"n":2}\r\n{"n":3}');
-    expect(summary(await collect(readJsonlRows(file)))).toEqual([[1, { n: 1 }], [3, { n: 2 }], [4, { n: 3 }]]);
+    expect(summary(await collect(readJsonlRows(file)))).toEqual([
+      [1, { n: 1 }],
+      [3, { n: 2 }],
+      [4, { n: 3 }],
+    ]);
   });
 
   it('reads a BOM-only first line as blank', async () => {
@@ -34,7 +50,11 @@ describe('readJsonlRows', () => {
   it('turns a bad JSON line into an invalid row with the parser message and keeps going', async () => {
     const file = await scratch.write('a.jsonl', '{"n":1}\n{"n": \n{"n":3}\n');
     const rows = await collect(readJsonlRows(file));
-    expect(rows.map((r) => [r.kind, r.line])).toEqual([['row', 1], ['invalid', 2], ['row', 3]]);
+    expect(rows.map((r) => [r.kind, r.line])).toEqual([
+      ['row', 1],
+      ['invalid', 2],
+      ['row', 3],
+    ]);
     const bad = rows[1]!;
     expect(bad.kind === 'invalid' && bad.problem).toMatch(/^not valid JSON: .+/);
     expect(bad).toMatchObject({ file, format: 'jsonl' });
@@ -48,17 +68,23 @@ describe('readJsonlRows', () => {
     ['null', 'null'],
   ])('refuses %s: expected a JSON object, got %s', async (line, type) => {
     const file = await scratch.write('a.jsonl', `${line}\n{"ok":true}\n`);
-    expect(summary(await collect(readJsonlRows(file)))).toEqual([[1, `expected a JSON object, got ${type}`], [2, { ok: true }]]);
+    expect(summary(await collect(readJsonlRows(file)))).toEqual([
+      [1, `expected a JSON object, got ${type}`],
+      [2, { ok: true }],
+    ]);
   });
 
   it('reports a line with invalid UTF-8 on its own; the rows around it keep their line numbers', async () => {
-    const file = await scratch.write('a.jsonl', Buffer.concat([
-      Buffer.from('{"id":"before","t":"é"}\n\n{"id":"'),
-      Buffer.from([0xff, 0xfe]),
-      Buffer.from('"}\n{"id":"overlong","t":"'),
-      Buffer.from([0xc0, 0xaf]),
-      Buffer.from('"}\n{"id":"after","t":"✓"}\n'),
-    ]));
+    const file = await scratch.write(
+      'a.jsonl',
+      Buffer.concat([
+        Buffer.from('{"id":"before","t":"é"}\n\n{"id":"'),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from('"}\n{"id":"overlong","t":"'),
+        Buffer.from([0xc0, 0xaf]),
+        Buffer.from('"}\n{"id":"after","t":"✓"}\n'),
+      ]),
+    );
     expect(summary(await collect(readJsonlRows(file)))).toEqual([
       [1, { id: 'before', t: 'é' }],
       [3, 'invalid UTF-8'],
@@ -73,7 +99,9 @@ describe('readJsonlRows', () => {
   });
 
   it('streams a 50,000-row file across chunk boundaries, multi-byte characters included', async () => {
-    const lines = Array.from({ length: 50_000 }, (_, i) => JSON.stringify({ id: `r${i}`, prompt: `héllo wörld ✓ ${'x'.repeat(i % 97)} ${i}` }));
+    const lines = Array.from({ length: 50_000 }, (_, i) =>
+      JSON.stringify({ id: `r${i}`, prompt: `héllo wörld ✓ ${'x'.repeat(i % 97)} ${i}` }),
+    );
     const file = await scratch.write('big.jsonl', `${lines.join('\n')}\n`);
     let count = 0;
     let last: InputRow | null = null;
@@ -115,9 +143,13 @@ describe('readJsonlRows', () => {
   });
 
   it('yields one invalid row, instead of throwing, for a file it cannot read', async () => {
-    expect(summary(await collect(readJsonlRows(scratch.file('gone.jsonl'))))).toEqual([[1, 'cannot read the file from this line on (ENOENT)']]);
+    expect(summary(await collect(readJsonlRows(scratch.file('gone.jsonl'))))).toEqual([
+      [1, 'cannot read the file from this line on (ENOENT)'],
+    ]);
     await mkdir(scratch.file('dir.jsonl'));
-    expect(summary(await collect(readJsonlRows(scratch.file('dir.jsonl'))))).toEqual([[1, 'cannot read the file from this line on (EISDIR)']]);
+    expect(summary(await collect(readJsonlRows(scratch.file('dir.jsonl'))))).toEqual([
+      [1, 'cannot read the file from this line on (EISDIR)'],
+    ]);
     if (process.getuid?.() !== 0) {
       const locked = await scratch.write('locked.jsonl', '{}\n');
       await chmod(locked, 0o000);
@@ -132,7 +164,11 @@ describe('readRows', () => {
     const b = await scratch.write('b.CSV', 'n\n2\n');
     const c = await scratch.write('c.jsonl', '{"n":3}\n');
     const rows = await collect(readRows([c, b, a]));
-    expect(rows.map((r) => [r.file, r.format, r.kind === 'row' && r.fields.n])).toEqual([[c, 'jsonl', 3], [b, 'csv', '2'], [a, 'jsonl', 1]]);
+    expect(rows.map((r) => [r.file, r.format, r.kind === 'row' && r.fields.n])).toEqual([
+      [c, 'jsonl', 3],
+      [b, 'csv', '2'],
+      [a, 'jsonl', 1],
+    ]);
   });
 
   it('refuses a file it has no reader for', async () => {

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 import { LINE_ENDING_CASES } from './line-endings.js';
 
@@ -28,10 +28,13 @@ describe('chatbatch run: CSV files with mixed line endings', () => {
   it('sends every row of every mix once, with the physical line it starts on and no line ending in a prompt', async () => {
     const files = LINE_ENDING_CASES.map((_, i) => `mix${i}.csv`);
     for (const [i, testCase] of LINE_ENDING_CASES.entries()) await dir.write(files[i]!, testCase.content);
-    const result = await runCli(['run', ...files, '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', '--format', 'csv', '--quiet'], {
-      cwd: dir.path,
-      env: { CHATBATCH_API_KEY: 'sk-test-line-endings' },
-    });
+    const result = await runCli(
+      ['run', ...files, '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', '--format', 'csv', '--quiet'],
+      {
+        cwd: dir.path,
+        env: { CHATBATCH_API_KEY: 'sk-test-line-endings' },
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
 
     const output = await dir.jsonl<Rec>('out/output.jsonl');

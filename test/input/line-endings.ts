@@ -10,7 +10,12 @@ export interface LineEndingCase {
   rows: Array<[number, string]>;
 }
 
-const ABCD: Array<[number, string]> = [[2, 'a'], [3, 'b'], [4, 'c'], [5, 'd']];
+const ABCD: Array<[number, string]> = [
+  [2, 'a'],
+  [3, 'b'],
+  [4, 'c'],
+  [5, 'd'],
+];
 
 export const LINE_ENDING_CASES: readonly LineEndingCase[] = [
   { name: 'CRLF header over LF rows', content: 'n,prompt\r\n1,a\n2,b\n3,c\n4,d\n', rows: ABCD },
@@ -21,16 +26,30 @@ export const LINE_ENDING_CASES: readonly LineEndingCase[] = [
   {
     name: 'blank lines of each kind',
     content: 'n,prompt\r\n\r\n1,a\n\n2,b\r\r3,c\r\n\n\r4,d\n',
-    rows: [[3, 'a'], [5, 'b'], [7, 'c'], [10, 'd']],
+    rows: [
+      [3, 'a'],
+      [5, 'b'],
+      [7, 'c'],
+      [10, 'd'],
+    ],
   },
   {
     name: 'line breaks of each kind inside quoted fields',
     content: 'n,prompt\n1,"a\r\nb"\r2,"c\rd\ne"\r\n3,"f\n\rg"\n4,h\n',
-    rows: [[2, 'a\r\nb'], [4, 'c\rd\ne'], [7, 'f\n\rg'], [10, 'h']],
+    rows: [
+      [2, 'a\r\nb'],
+      [4, 'c\rd\ne'],
+      [7, 'f\n\rg'],
+      [10, 'h'],
+    ],
   },
   {
     name: 'a quoted CR just before an LF line ending',
     content: '"n","prompt"\r\n"1","x\r"\n"2","y"\r"3",z\r\n',
-    rows: [[2, 'x\r'], [4, 'y'], [5, 'z']],
+    rows: [
+      [2, 'x\r'],
+      [4, 'y'],
+      [5, 'z'],
+    ],
   },
 ];

@@ -1,7 +1,7 @@
 import { access } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
@@ -18,10 +18,16 @@ afterEach(async () => {
 
 const KEY = 'sk-test-preflight';
 const run = (args: string[]) =>
-  runCli(['run', ...args, '--base-url', server.baseUrl, '--model', 'm', '--out', 'out'], { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
+  runCli(['run', ...args, '--base-url', server.baseUrl, '--model', 'm', '--out', 'out'], {
+    cwd: dir.path,
+    env: { CHATBATCH_API_KEY: KEY },
+  });
 
 async function exists(name: string): Promise<boolean> {
-  return access(dir.file(name)).then(() => true, () => false);
+  return access(dir.file(name)).then(
+    () => true,
+    () => false,
+  );
 }
 
 interface Rec {
@@ -35,7 +41,14 @@ interface Rec {
 
 describe('exit 2 means nothing was sent: every input header is checked before the first request', () => {
   it('stops before any request when a CSV that is not the first input repeats a column name', async () => {
-    await dir.write('a.jsonl', jsonlOf([{ id: 'a1', prompt: 'x' }, { id: 'a2', prompt: 'y' }, { id: 'a3', prompt: 'z' }]));
+    await dir.write(
+      'a.jsonl',
+      jsonlOf([
+        { id: 'a1', prompt: 'x' },
+        { id: 'a2', prompt: 'y' },
+        { id: 'a3', prompt: 'z' },
+      ]),
+    );
     await dir.write('b.csv', 'id,prompt,id\r\nb1,q,1\r\n');
     const result = await run(['a.jsonl', 'b.csv']);
     expect(result.code).toBe(2);
@@ -53,7 +66,9 @@ describe('exit 2 means nothing was sent: every input header is checked before th
     const result = await run(['a.csv', 'b.csv', 'c.csv', 'd.jsonl']);
     expect(result.code).toBe(2);
     expect(server.received).toHaveLength(0);
-    expect(result.stderr).toContain('2 input files cannot be used; nothing was sent:\n  b.csv:1: column 2 of the header has no name\n  c.csv:2: the header has a quoted field that is never closed\n');
+    expect(result.stderr).toContain(
+      '2 input files cannot be used; nothing was sent:\n  b.csv:1: column 2 of the header has no name\n  c.csv:2: the header has a quoted field that is never closed\n',
+    );
 
     const dry = await run(['a.csv', 'b.csv', 'c.csv', 'd.jsonl', '--dry-run']);
     expect(dry.code).toBe(2);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { rowId, SeenIds } from '../../src/input/row-id.js';
 import type { InputRow } from '../../src/input/row.js';
+import { rowId, SeenIds } from '../../src/input/row-id.js';
 
 describe('rowId', () => {
   const row = (fields: Record<string, unknown>): InputRow => ({ kind: 'row', file: 'f.jsonl', line: 7, format: 'jsonl', fields });
@@ -26,7 +26,9 @@ describe('rowId', () => {
   });
 
   it('picks custom_id from a Batch API line', () => {
-    expect(rowId(row({ custom_id: 'request-1', method: 'POST', url: '/v1/chat/completions', body: { model: 'm', messages: [] } }))).toBe('request-1');
+    expect(rowId(row({ custom_id: 'request-1', method: 'POST', url: '/v1/chat/completions', body: { model: 'm', messages: [] } }))).toBe(
+      'request-1',
+    );
   });
 
   it('uses what an invalid row could read, else file:line', () => {

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
@@ -24,10 +24,13 @@ describe('chatbatch run: a wide CSV', () => {
     const names = ['id', 'prompt', ...Array.from({ length: width - 2 }, (_, i) => `col${i}`)];
     const row = (id: string) => [id, `prompt ${id}`, ...names.slice(2).map((name) => `${name}-${id}`)].join(',');
     await dir.write('wide.csv', `${names.join(',')}\r\n${row('r1')}\r\n${row('r2')}\r\n`);
-    const result = await runCli(['run', 'wide.csv', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', '--format', 'csv', '--quiet'], {
-      cwd: dir.path,
-      env: { CHATBATCH_API_KEY: 'sk-test-wide' },
-    });
+    const result = await runCli(
+      ['run', 'wide.csv', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', '--format', 'csv', '--quiet'],
+      {
+        cwd: dir.path,
+        env: { CHATBATCH_API_KEY: 'sk-test-wide' },
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
     expect(server.received.map((r) => r.json?.messages?.[0]?.content)).toEqual(['prompt r1', 'prompt r2']);
     const [header, ...rows] = parse(await dir.read('out/output.csv')) as string[][];

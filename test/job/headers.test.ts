@@ -33,8 +33,23 @@ describe('headerProblem', () => {
   });
 
   it.each([
-    'Authorization', 'Content-Type', 'Content-Length', 'Accept', 'Accept-Encoding', 'User-Agent', 'X-Client-Request-Id', 'Host', 'Connection',
-    'Keep-Alive', 'Transfer-Encoding', 'TE', 'Trailer', 'Upgrade', 'Expect', 'Proxy-Authorization', 'Proxy-Connection',
+    'Authorization',
+    'Content-Type',
+    'Content-Length',
+    'Accept',
+    'Accept-Encoding',
+    'User-Agent',
+    'X-Client-Request-Id',
+    'Host',
+    'Connection',
+    'Keep-Alive',
+    'Transfer-Encoding',
+    'TE',
+    'Trailer',
+    'Upgrade',
+    'Expect',
+    'Proxy-Authorization',
+    'Proxy-Connection',
   ])('refuses %s, in any case (the list the README gives)', (name) => {
     expect(headerProblem(name, 'x')).toMatch(/^cannot be set this way: /);
     expect(headerProblem(name.toLowerCase(), 'x')).toMatch(/^cannot be set this way: /);
@@ -68,7 +83,11 @@ describe('headerProblem', () => {
 
 describe('resolveHeaders', () => {
   it('takes the job headers, a flag replacing the one of the same name whatever its case', () => {
-    const { headers, problems } = resolveHeaders(['x-portkey-provider: anthropic', 'X-Title: from flag'], { 'X-Portkey-Provider': 'openai', 'HTTP-Referer': 'https://a.example' }, {});
+    const { headers, problems } = resolveHeaders(
+      ['x-portkey-provider: anthropic', 'X-Title: from flag'],
+      { 'X-Portkey-Provider': 'openai', 'HTTP-Referer': 'https://a.example' },
+      {},
+    );
     expect(problems).toEqual([]);
     expect(headers.sent).toEqual({ 'x-portkey-provider': 'anthropic', 'HTTP-Referer': 'https://a.example', 'X-Title': 'from flag' });
     expect(headers.shown).toEqual(headers.sent);
@@ -77,7 +96,11 @@ describe('resolveHeaders', () => {
 
   it('fills ${NAME} from the environment (trimmed), shows it unexpanded and lists the filled values as secrets', () => {
     const env = { PORTKEY_API_KEY: ' pk-0123456789abcdef\r\n', USER_ID: 'u-7' };
-    const { headers, problems } = resolveHeaders(['x-portkey-api-key: ${PORTKEY_API_KEY}', 'x-tag: user ${USER_ID} / ${USER_ID}'], undefined, env);
+    const { headers, problems } = resolveHeaders(
+      ['x-portkey-api-key: ${PORTKEY_API_KEY}', 'x-tag: user ${USER_ID} / ${USER_ID}'],
+      undefined,
+      env,
+    );
     expect(problems).toEqual([]);
     expect(headers.shown).toEqual({ 'x-portkey-api-key': '${PORTKEY_API_KEY}', 'x-tag': 'user ${USER_ID} / ${USER_ID}' });
     expect(headers.sent).toEqual({ 'x-portkey-api-key': 'pk-0123456789abcdef', 'x-tag': 'user u-7 / u-7' });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { checkBaseUrl } from '../../src/job/base-url.js';
+import { ConfigError, keyName, publicConfig, resolveRunConfig } from '../../src/job/config.js';
 import { checkJob } from '../../src/job/job-file.js';
 import { checkParams } from '../../src/job/params.js';
-import { ConfigError, keyName, publicConfig, resolveRunConfig } from '../../src/job/config.js';
 
 describe('checkBaseUrl', () => {
   it.each([
@@ -10,8 +10,14 @@ describe('checkBaseUrl', () => {
     ['https://api.example.com/v1/', 'https://api.example.com/v1/chat/completions'],
     ['http://127.0.0.1:8080', 'http://127.0.0.1:8080/chat/completions'],
     // Azure OpenAI deployment URLs: the query string goes after /chat/completions.
-    ['https://x.openai.azure.com/openai/deployments/d?api-version=2024-06-01', 'https://x.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-06-01'],
-    ['https://x.openai.azure.com/openai/deployments/d/?api-version=2024-06-01&x=1', 'https://x.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-06-01&x=1'],
+    [
+      'https://x.openai.azure.com/openai/deployments/d?api-version=2024-06-01',
+      'https://x.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-06-01',
+    ],
+    [
+      'https://x.openai.azure.com/openai/deployments/d/?api-version=2024-06-01&x=1',
+      'https://x.openai.azure.com/openai/deployments/d/chat/completions?api-version=2024-06-01&x=1',
+    ],
     ['https://x.openai.azure.com/openai/v1', 'https://x.openai.azure.com/openai/v1/chat/completions'],
   ])('%s → %s', (raw, requestUrl) => {
     const checked = checkBaseUrl(raw);
@@ -25,9 +31,15 @@ describe('checkBaseUrl', () => {
     ['https://user:pw@x/v1', 'must not carry credentials'],
     ['https://x/v1#part', 'must not have a fragment'],
     ['https://x/v1?key=1', `query parameter "key" looks like a credential`],
-    ['https://x.openai.azure.com/openai/deployments/d?api-version=1&api-key=abc', `send it as a header instead, e.g. --header 'api-key: \${VARIABLE}'`],
+    [
+      'https://x.openai.azure.com/openai/deployments/d?api-version=1&api-key=abc',
+      `send it as a header instead, e.g. --header 'api-key: \${VARIABLE}'`,
+    ],
     ['https://x/v1?SIG=abc', 'query parameter "SIG" looks like a credential'],
-    ['https://x/openai/deployments/d/chat/completions?api-version=1', 'give the base URL only (https://x/openai/deployments/d?api-version=1)'],
+    [
+      'https://x/openai/deployments/d/chat/completions?api-version=1',
+      'give the base URL only (https://x/openai/deployments/d?api-version=1)',
+    ],
   ])('refuses %s', (raw, problem) => {
     const checked = checkBaseUrl(raw);
     expect(checked.ok).toBe(false);
@@ -79,16 +91,30 @@ describe('checkJob', () => {
       { where: 'j.json: max_outage_ms', problem: 'expected an integer ≥ 0, got -1' },
       { where: 'j.json: timeout_ms', problem: 'expected a positive integer, got 0' },
     ]);
-    expect(checkJob({ max_outage_ms: 1.5 }, 'j.json')).toEqual([{ where: 'j.json: max_outage_ms', problem: 'expected an integer ≥ 0, got 1.5' }]);
+    expect(checkJob({ max_outage_ms: 1.5 }, 'j.json')).toEqual([
+      { where: 'j.json: max_outage_ms', problem: 'expected an integer ≥ 0, got 1.5' },
+    ]);
   });
   it('accepts a full job', () => {
-    expect(checkJob({ name: 'n', inputs: ['a.jsonl'], model: 'm', base_url: 'http://x', concurrency: 4, params: { temperature: 0 } }, 'j')).toEqual([]);
+    expect(
+      checkJob({ name: 'n', inputs: ['a.jsonl'], model: 'm', base_url: 'http://x', concurrency: 4, params: { temperature: 0 } }, 'j'),
+    ).toEqual([]);
   });
   it('accepts headers, api_key_file and row_params', () => {
-    expect(checkJob({ headers: { 'x-portkey-provider': 'openai', 'x-portkey-api-key': '${PK}' }, api_key_file: 'secrets/key', row_params: true }, 'j')).toEqual([]);
+    expect(
+      checkJob(
+        { headers: { 'x-portkey-provider': 'openai', 'x-portkey-api-key': '${PK}' }, api_key_file: 'secrets/key', row_params: true },
+        'j',
+      ),
+    ).toEqual([]);
   });
   it('checks headers, api_key_file and row_params', () => {
-    expect(checkJob({ headers: { Authorization: 'Bearer x', 'x-n': 3, 'x-a': 'a\nb' }, api_key_file: 'k', api_key_env: 'K', row_params: 'yes' }, 'j')).toEqual([
+    expect(
+      checkJob(
+        { headers: { Authorization: 'Bearer x', 'x-n': 3, 'x-a': 'a\nb' }, api_key_file: 'k', api_key_env: 'K', row_params: 'yes' },
+        'j',
+      ),
+    ).toEqual([
       { where: 'j: row_params', problem: 'expected true or false, got "yes"' },
       { where: 'j: headers "Authorization"', problem: expect.stringContaining('cannot be set this way') },
       { where: 'j: headers "x-n"', problem: 'expected a string value, got 3' },
@@ -101,10 +127,17 @@ describe('checkJob', () => {
 
 describe('resolveRunConfig', () => {
   const cwd = '/work';
-  const job = { file: '/work/jobs/j.json', dir: '/work/jobs', job: { inputs: ['../data/*.csv'], model: 'job-model', base_url: 'http://job/v1', concurrency: 3, out: 'out/j' } };
+  const job = {
+    file: '/work/jobs/j.json',
+    dir: '/work/jobs',
+    job: { inputs: ['../data/*.csv'], model: 'job-model', base_url: 'http://job/v1', concurrency: 3, out: 'out/j' },
+  };
 
   it('takes flags over environment over job file', () => {
-    const config = resolveRunConfig({ inputs: [], model: 'flag-model' }, job, { env: { CHATBATCH_API_KEY: 'k', CHATBATCH_BASE_URL: 'http://env/v1' }, cwd });
+    const config = resolveRunConfig({ inputs: [], model: 'flag-model' }, job, {
+      env: { CHATBATCH_API_KEY: 'k', CHATBATCH_BASE_URL: 'http://env/v1' },
+      cwd,
+    });
     expect(config.model).toBe('flag-model');
     expect(config.baseUrl).toBe('http://env/v1');
     expect(config.concurrency).toBe(3);
@@ -112,7 +145,7 @@ describe('resolveRunConfig', () => {
     expect(config.outDir).toBe('out/j');
   });
 
-  it('--max-outage-ms over the job\'s max_outage_ms over the default of 5 minutes', () => {
+  it("--max-outage-ms over the job's max_outage_ms over the default of 5 minutes", () => {
     const env = { env: { CHATBATCH_API_KEY: 'k' }, cwd };
     expect(resolveRunConfig({ inputs: [] }, job, env).maxOutageMs).toBe(300_000);
     const withKey = { ...job, job: { ...job.job, max_outage_ms: 0 } };
@@ -121,12 +154,16 @@ describe('resolveRunConfig', () => {
   });
 
   it('reads the key from the variable the job names', () => {
-    const config = resolveRunConfig({ inputs: [] }, { ...job, job: { ...job.job, api_key_env: 'MY_KEY' } }, { env: { MY_KEY: 'secret-123' }, cwd });
+    const config = resolveRunConfig(
+      { inputs: [] },
+      { ...job, job: { ...job.job, api_key_env: 'MY_KEY' } },
+      { env: { MY_KEY: 'secret-123' }, cwd },
+    );
     expect(config.apiKey).toBe('secret-123');
     expect(JSON.stringify(publicConfig(config))).not.toContain('secret-123');
   });
 
-  it('reads the key from the job\'s api_key_file, relative to the job file, and records that path (not the key)', async () => {
+  it("reads the key from the job's api_key_file, relative to the job file, and records that path (not the key)", async () => {
     const { makeTempDir } = await import('../support/temp-dir.js');
     const dir = await makeTempDir();
     try {
@@ -166,7 +203,13 @@ describe('resolveRunConfig', () => {
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       const text = (error as ConfigError).problems.join('\n');
-      for (const piece of ['no inputs', 'no model', 'no base URL', 'no API key: set the environment variable CHATBATCH_API_KEY', 'no output directory']) {
+      for (const piece of [
+        'no inputs',
+        'no model',
+        'no base URL',
+        'no API key: set the environment variable CHATBATCH_API_KEY',
+        'no output directory',
+      ]) {
         expect(text).toContain(piece);
       }
     }
@@ -178,7 +221,10 @@ describe('jobJsonSchema (chatbatch schema) knows headers, api_key_file and row_p
     const { Ajv2020 } = await import('ajv/dist/2020.js');
     const { jobJsonSchema } = await import('../../src/job/json-schema.js');
     const validate = new Ajv2020({ strict: false }).compile(jobJsonSchema());
-    expect(validate({ headers: { 'x-portkey-provider': 'openai', 'X-Title': '${TITLE}' }, api_key_file: 'key', row_params: true }), JSON.stringify(validate.errors)).toBe(true);
+    expect(
+      validate({ headers: { 'x-portkey-provider': 'openai', 'X-Title': '${TITLE}' }, api_key_file: 'key', row_params: true }),
+      JSON.stringify(validate.errors),
+    ).toBe(true);
     expect(validate({ headers: { 'bad name': 'x' } })).toBe(false);
     expect(validate({ headers: { 'x-a': 1 } })).toBe(false);
     expect(validate({ row_params: 'yes' })).toBe(false);

@@ -13,7 +13,13 @@ afterEach(async () => {
 describe('scanReplyData', () => {
   it(`gives at most ${MAX_DATA_COLUMNS} data columns, the schema's first, however many keys the replies bring`, async () => {
     const data = Object.fromEntries(Array.from({ length: 300 }, (_, i) => [`k${i}`, i]));
-    await dir.write('output.jsonl', jsonlOf([{ id: 'a', data }, { id: 'b', reply: 'no data here' }]));
+    await dir.write(
+      'output.jsonl',
+      jsonlOf([
+        { id: 'a', data },
+        { id: 'b', reply: 'no data here' },
+      ]),
+    );
     await dir.write('errors.jsonl', '');
     const columns = await scanReplyData(dir.file('output.jsonl'), dir.file('errors.jsonl'), ['first']);
     expect(columns.fields).toHaveLength(MAX_DATA_COLUMNS);

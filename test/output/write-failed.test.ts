@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { asWriteFailure, diskFailureOf, WriteFailedError } from '../../src/output/write-failed.js';
 
-const systemError = (code: string, path?: string) => Object.assign(new Error(`${code}: something, write`), { code, ...(path ? { path } : {}) });
+const systemError = (code: string, path?: string) =>
+  Object.assign(new Error(`${code}: something, write`), { code, ...(path ? { path } : {}) });
 
 describe('WriteFailedError', () => {
   it.each([

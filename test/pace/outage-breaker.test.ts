@@ -4,8 +4,25 @@ import { explainFatal } from '../../src/pace/fatal-hint.js';
 import { OUTAGE_ROWS, OUTAGE_STREAK, OutageBreaker, type OutageChange } from '../../src/pace/outage-breaker.js';
 import { clockTime, outageNotice } from '../../src/pace/outage-notice.js';
 
-function failure(status: number | null, code: string, category: AttemptFailure['category'], extra: Partial<AttemptFailure> = {}): AttemptFailure {
-  return { ok: false, status, code, message: `simulated ${code}`, category, retryable: true, fatalForRun: false, traceId: `req-${code}`, headers: {}, durationMs: 5, ...extra };
+function failure(
+  status: number | null,
+  code: string,
+  category: AttemptFailure['category'],
+  extra: Partial<AttemptFailure> = {},
+): AttemptFailure {
+  return {
+    ok: false,
+    status,
+    code,
+    message: `simulated ${code}`,
+    category,
+    retryable: true,
+    fatalForRun: false,
+    traceId: `req-${code}`,
+    headers: {},
+    durationMs: 5,
+    ...extra,
+  };
 }
 
 const html502 = failure(502, 'http_502', 'server_error', { message: '<html><body><h1>502 Bad Gateway</h1></body></html>' });
@@ -24,7 +41,12 @@ const success: AttemptOutcome = { ok: true, status: 200, reply: 'hi', finishReas
 function breakerAt(maxOutageMs = 300_000, random = 1) {
   const clock = { now: 1_000_000 };
   const changes: OutageChange[] = [];
-  const breaker = new OutageBreaker({ maxOutageMs, now: () => clock.now, wallNow: () => 1_700_000_000_000 + clock.now, random: () => random });
+  const breaker = new OutageBreaker({
+    maxOutageMs,
+    now: () => clock.now,
+    wallNow: () => 1_700_000_000_000 + clock.now,
+    random: () => random,
+  });
   breaker.onChange((change) => changes.push(change));
   return { breaker, clock, changes };
 }
@@ -38,9 +60,17 @@ describe('OutageBreaker: what pauses the run', () => {
   const table: Array<[string, AttemptOutcome[], number | null]> = [
     [`${OUTAGE_STREAK} outage answers in a row pause the run on the last`, times(html502, OUTAGE_STREAK + 3), OUTAGE_STREAK - 1],
     ['one fewer does not', times(html502, OUTAGE_STREAK - 1), null],
-    ['resets, timeouts, refusals, a JSON 500 and a body cut short count like a gateway page', [reset, timeout, json500, refused, cutShort, html502, reset, timeout, html502, reset], 9],
+    [
+      'resets, timeouts, refusals, a JSON 500 and a body cut short count like a gateway page',
+      [reset, timeout, json500, refused, cutShort, html502, reset, timeout, html502, reset],
+      9,
+    ],
     ['a success between starts over', [...times(html502, OUTAGE_STREAK - 1), success, ...times(html502, OUTAGE_STREAK - 1)], null],
-    ['429s, other 4xx and malformed 200s neither count nor start over', [...times(html502, 5), rateLimited, badRequest, notJson, ...times(html502, 5)], 12],
+    [
+      '429s, other 4xx and malformed 200s neither count nor start over',
+      [...times(html502, 5), rateLimited, badRequest, notJson, ...times(html502, 5)],
+      12,
+    ],
     ['our own cancellations neither count nor start over', [...times(html502, 5), ...times(aborted, 10), ...times(html502, 5)], 19],
   ];
   it.each(table)('%s', (_name, outcomes, pausedAfter) => {
@@ -109,7 +139,11 @@ describe('OutageBreaker: probing while paused', () => {
   });
 
   it('jitter takes up to half of each step off, never more', () => {
-    for (const [random, first] of [[0, 500], [0.5, 750], [1, 1000]] as const) {
+    for (const [random, first] of [
+      [0, 500],
+      [0.5, 750],
+      [1, 1000],
+    ] as const) {
       const { breaker, clock } = breakerAt(3_600_000, random);
       trip(breaker);
       expect(waitForProbe(breaker, clock)).toBe(first);
@@ -183,7 +217,13 @@ describe('OutageBreaker: probing while paused', () => {
     const { breaker, clock } = breakerAt(300_000);
     const firstSent = clock.now - html502.durationMs;
     trip(breaker);
-    expect(breaker.state).toMatchObject({ downSince: firstSent, downSinceWall: 1_700_000_000_000 + firstSent, nextProbeAt: clock.now + 1000, deadline: firstSent + 300_000, last: html502 });
+    expect(breaker.state).toMatchObject({
+      downSince: firstSent,
+      downSinceWall: 1_700_000_000_000 + firstSent,
+      nextProbeAt: clock.now + 1000,
+      deadline: firstSent + 300_000,
+      last: html502,
+    });
     waitForProbe(breaker, clock);
     expect(breaker.state?.nextProbeAt).toBeNull();
   });
@@ -294,19 +334,32 @@ describe('OutageBreaker.uncounted: which outage answers count against a row', ()
 });
 
 describe('what the operator is told', () => {
-  const context = { baseUrl: 'https://gw.example.com/v1', model: 'm-1', keyName: 'CHATBATCH_API_KEY', keyMask: 'sk-a…3210', maxOutageMs: 300_000 };
+  const context = {
+    baseUrl: 'https://gw.example.com/v1',
+    model: 'm-1',
+    keyName: 'CHATBATCH_API_KEY',
+    keyMask: 'sk-a…3210',
+    maxOutageMs: 300_000,
+  };
 
   it('when the run stops: the limit, the last answer with its excerpt and trace id, what to check, and that rows are pending', () => {
     const message = explainFatal({ ...html502, traceId: 'req-77' }, context, 'outage');
     for (const fact of [
       'the endpoint answered only server errors, resets or timeouts for longer than --max-outage-ms (5 min), so the run stopped early',
       'last HTTP answer: HTTP 502, code http_502: <html><body><h1>502 Bad Gateway</h1></body></html>',
-      'base URL: https://gw.example.com/v1', 'model:    m-1', 'key:      CHATBATCH_API_KEY (sk-a…3210)', 'trace id: req-77',
-      "the provider's status page", 'rows not answered stay pending: run again with --resume', '--max-outage-ms 0',
+      'base URL: https://gw.example.com/v1',
+      'model:    m-1',
+      'key:      CHATBATCH_API_KEY (sk-a…3210)',
+      'trace id: req-77',
+      "the provider's status page",
+      'rows not answered stay pending: run again with --resume',
+      '--max-outage-ms 0',
     ]) {
       expect(message).toContain(fact);
     }
-    expect(explainFatal(timeout, { ...context, maxOutageMs: 1500 }, 'outage')).toContain('(1.5 s), so the run stopped early.\n  last attempt: HTTP -, code timeout');
+    expect(explainFatal(timeout, { ...context, maxOutageMs: 1500 }, 'outage')).toContain(
+      '(1.5 s), so the run stopped early.\n  last attempt: HTTP -, code timeout',
+    );
   });
 
   it('when the run pauses and when it goes on', () => {

@@ -5,7 +5,18 @@ import { budgetSpent, decideRetryThroughOutage } from '../../src/pace/outage-bud
 
 const policy = { ...defaultRetryPolicy, maxAttempts: 2, maxServerWaitMs: 60_000 };
 function html502(headers: Record<string, string> = {}): AttemptFailure {
-  return { ok: false, status: 502, code: 'http_502', message: 'Bad Gateway', category: 'server_error', retryable: true, fatalForRun: false, traceId: null, headers, durationMs: 3 };
+  return {
+    ok: false,
+    status: 502,
+    code: 'http_502',
+    message: 'Bad Gateway',
+    category: 'server_error',
+    retryable: true,
+    fatalForRun: false,
+    traceId: null,
+    headers,
+    durationMs: 3,
+  };
 }
 const decide = (attempt: number, uncounted: number, last: 'counted' | 'uncounted' | null, headers: Record<string, string> = {}) =>
   decideRetryThroughOutage(html502(headers), attempt, policy, uncounted, last, 0, () => 0.5);

@@ -4,7 +4,13 @@ import { TokenBucket } from '../../src/pace/token-bucket.js';
 
 function controller(max: number, extra: { rpm?: number; tpm?: number; maxPauseMs?: number } = {}) {
   const clock = { now: 0 };
-  const rc = new RateController({ maxConcurrency: max, rpm: extra.rpm ?? null, tpm: extra.tpm ?? null, maxPauseMs: extra.maxPauseMs ?? 60_000, now: () => clock.now });
+  const rc = new RateController({
+    maxConcurrency: max,
+    rpm: extra.rpm ?? null,
+    tpm: extra.tpm ?? null,
+    maxPauseMs: extra.maxPauseMs ?? 60_000,
+    now: () => clock.now,
+  });
   return { rc, clock };
 }
 
@@ -88,7 +94,7 @@ describe('RateController', () => {
   it('does not mistake random 429s at 5% for saturation', () => {
     const { rc, clock } = controller(64);
     let state = 12345;
-    const random = () => ((state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const random = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
     for (let i = 0; i < 200; i++) rc.onSuccess(null);
     let cuts = 0;
     rc.onConcurrencyChange((c) => void (c < 64 && cuts++));

@@ -5,8 +5,17 @@ import { REFUSAL_STREAK, RefusalStreakWatch } from '../../src/pace/refusal-strea
 
 function answer(status: number, code: string, extra: Partial<AttemptFailure> = {}): AttemptFailure {
   return {
-    ok: false, status, code, message: `simulated ${status}`, category: 'client_error', retryable: false, fatalForRun: false,
-    traceId: 'req_1', headers: {}, durationMs: 1, ...extra,
+    ok: false,
+    status,
+    code,
+    message: `simulated ${status}`,
+    category: 'client_error',
+    retryable: false,
+    fatalForRun: false,
+    traceId: 'req_1',
+    headers: {},
+    durationMs: 1,
+    ...extra,
   };
 }
 
@@ -24,16 +33,24 @@ describe('RefusalStreakWatch', () => {
   // Each case: answers in the order the run sees them, and the index of the one that stops the
   // run (null: none does).
   const table: Array<[string, AttemptOutcome[], number | null]> = [
-    [`${REFUSAL_STREAK} identical refusals before any success stop the run on the last`, times(bad, REFUSAL_STREAK + 2), REFUSAL_STREAK - 1],
+    [
+      `${REFUSAL_STREAK} identical refusals before any success stop the run on the last`,
+      times(bad, REFUSAL_STREAK + 2),
+      REFUSAL_STREAK - 1,
+    ],
     ['one fewer is not enough', times(bad, REFUSAL_STREAK - 1), null],
     ['a success first: refusals after it are rows of their own', [success, ...times(bad, REFUSAL_STREAK + 2)], null],
     ['a success midway ends the watch for good', [...times(bad, REFUSAL_STREAK - 1), success, ...times(bad, REFUSAL_STREAK)], null],
     ['another code starts a new streak', [...times(bad, REFUSAL_STREAK - 1), tooLong, ...times(bad, REFUSAL_STREAK - 1)], null],
     ['another status with the same code too', [...times(bad, REFUSAL_STREAK - 1), unprocessable], null],
     ['a 422 counts like a 400', times(unprocessable, REFUSAL_STREAK), REFUSAL_STREAK - 1],
-    ['5xx and timeouts say nothing about the request: they neither count nor break', [bad, status500, bad, timeout, bad, bad, status500, bad], 7],
+    [
+      '5xx and timeouts say nothing about the request: they neither count nor break',
+      [bad, status500, bad, timeout, bad, bad, status500, bad],
+      7,
+    ],
     ['a refusal the server says to retry is not a refusal', times(retryable400, REFUSAL_STREAK + 1), null],
-    ['fatal answers (401) are not the streak\'s business', times(unauthorized, REFUSAL_STREAK + 1), null],
+    ["fatal answers (401) are not the streak's business", times(unauthorized, REFUSAL_STREAK + 1), null],
   ];
   it.each(table)('%s', (_name, outcomes, stopsAt) => {
     const watch = new RefusalStreakWatch();
@@ -69,8 +86,19 @@ describe('explainFatal for a refusal streak', () => {
     const context = { baseUrl: 'https://api.example.com/v1', model: 'm-1', keyName: 'CHATBATCH_API_KEY', keyMask: 'sk-a…3210' };
     const message = explainFatal(bad, context, 'refusal-streak');
     for (const fact of [
-      `first ${REFUSAL_STREAK} rows' requests the same way`, 'HTTP 400, code invalid_request: simulated 400', 'trace id: req_1',
-      context.baseUrl, context.model, context.keyMask, 'params', 'system message', '--dry-run', 'https://', 'errors.jsonl', 'pending', '--resume',
+      `first ${REFUSAL_STREAK} rows' requests the same way`,
+      'HTTP 400, code invalid_request: simulated 400',
+      'trace id: req_1',
+      context.baseUrl,
+      context.model,
+      context.keyMask,
+      'params',
+      'system message',
+      '--dry-run',
+      'https://',
+      'errors.jsonl',
+      'pending',
+      '--resume',
     ]) {
       expect(message).toContain(fact);
     }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildChatRequest } from '../../src/request/chat-request.js';
-import { maxCompletionTokens, TokenEstimator } from '../../src/pace/token-estimator.js';
-import { TokenAccount } from '../../src/pace/token-account.js';
-import { limitsForShard } from '../../src/pace/shard-limits.js';
 import { countedUsage, emptyUsage, sumUsage } from '../../src/output/usage-totals.js';
+import { limitsForShard } from '../../src/pace/shard-limits.js';
+import { TokenAccount } from '../../src/pace/token-account.js';
+import { maxCompletionTokens, TokenEstimator } from '../../src/pace/token-estimator.js';
+import { buildChatRequest } from '../../src/request/chat-request.js';
 
 const request = (content: string) => buildChatRequest([{ role: 'user', content }], { baseUrl: 'http://x', model: 'm', params: {} });
 
@@ -18,9 +18,34 @@ describe('TokenEstimator', () => {
     ['no response yet: characters / 4 plus 4 per message', [], CJK, Math.ceil(CJK.length / 4) + 4],
     ['CJK at 2 tokens a character calibrates to it', [[CJK, { prompt_tokens: CJK.length * 2 }]], CJK.slice(0, 10), 20],
     ['code at 0.4 tokens a character calibrates to it', [[CODE, { prompt_tokens: 22 }]] /* 55 characters */, 'x'.repeat(40), 16],
-    ['the ratio runs over every response with usage', [['a'.repeat(100), { prompt_tokens: 100 }], ['b'.repeat(100), { prompt_tokens: 300 }]], 'c'.repeat(10), 20],
-    ['responses without usage teach nothing', [[CJK, undefined], [CJK, {}]], 'abcd', 1 + 4],
-    ['a usage whose prompt_tokens is no whole number teaches nothing', [[CJK, { prompt_tokens: '30' }], [CJK, { prompt_tokens: -4 }], [CJK, { prompt_tokens: 1.5 }]], 'abcd', 5],
+    [
+      'the ratio runs over every response with usage',
+      [
+        ['a'.repeat(100), { prompt_tokens: 100 }],
+        ['b'.repeat(100), { prompt_tokens: 300 }],
+      ],
+      'c'.repeat(10),
+      20,
+    ],
+    [
+      'responses without usage teach nothing',
+      [
+        [CJK, undefined],
+        [CJK, {}],
+      ],
+      'abcd',
+      1 + 4,
+    ],
+    [
+      'a usage whose prompt_tokens is no whole number teaches nothing',
+      [
+        [CJK, { prompt_tokens: '30' }],
+        [CJK, { prompt_tokens: -4 }],
+        [CJK, { prompt_tokens: 1.5 }],
+      ],
+      'abcd',
+      5,
+    ],
   ] as Array<[string, Array<[string, unknown]>, string, number]>)('%s', (_what, seen, next, expected) => {
     const estimator = new TokenEstimator();
     for (const [content, usage] of seen) estimator.observe(request(content).promptChars, usage);
@@ -66,11 +91,23 @@ describe('TokenAccount', () => {
     // Refused from now on, though 6 + 14 (no usage: its estimate) leaves room.
     expect(account.reserve(sized, true)).toBeNull();
     expect(account.spent).toBe(20);
-    expect(account.session).toEqual({ ...emptyUsage(), prompt_tokens: 5, completion_tokens: 1, total_tokens: 6, responses_with_usage: 1, responses_without_usage: 1, estimated_tokens: 14 });
+    expect(account.session).toEqual({
+      ...emptyUsage(),
+      prompt_tokens: 5,
+      completion_tokens: 1,
+      total_tokens: 6,
+      responses_with_usage: 1,
+      responses_without_usage: 1,
+      estimated_tokens: 14,
+    });
   });
 
   it('counts what earlier sessions spent, their estimates included', () => {
-    const account = new TokenAccount({ limit: 100, before: { ...emptyUsage(), total_tokens: 80, estimated_tokens: 10 }, estimator: new TokenEstimator() });
+    const account = new TokenAccount({
+      limit: 100,
+      before: { ...emptyUsage(), total_tokens: 80, estimated_tokens: 10 },
+      estimator: new TokenEstimator(),
+    });
     expect(account.spent).toBe(90);
     expect(account.reserve(sized, true)).toBeNull();
     expect(account.session).toEqual(emptyUsage());
@@ -86,8 +123,14 @@ describe('TokenAccount', () => {
 
 describe('usage totals', () => {
   it.each([
-    [{ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 }, { prompt: 3, completion: 2, total: 5 }],
-    [{ prompt_tokens: 3, completion_tokens: 2 }, { prompt: 3, completion: 2, total: 5 }],
+    [
+      { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+      { prompt: 3, completion: 2, total: 5 },
+    ],
+    [
+      { prompt_tokens: 3, completion_tokens: 2 },
+      { prompt: 3, completion: 2, total: 5 },
+    ],
     [{ total_tokens: 9 }, { prompt: 0, completion: 0, total: 9 }],
     [{ prompt_tokens: 3 }, null],
     [{ prompt_tokens: '3', completion_tokens: 2, total_tokens: 1e300 }, null],
@@ -107,8 +150,16 @@ describe('usage totals', () => {
 describe('limitsForShard', () => {
   it.each([
     [null, { rpm: 60, tpm: 1000, maxTotalTokens: 1001 }, { rpm: 60, tpm: 1000, maxTotalTokens: 1001 }],
-    [{ index: 0, count: 1 }, { rpm: 60, tpm: null, maxTotalTokens: null }, { rpm: 60, tpm: null, maxTotalTokens: null }],
-    [{ index: 3, count: 4 }, { rpm: 10, tpm: 1000, maxTotalTokens: 1003 }, { rpm: 2.5, tpm: 250, maxTotalTokens: 250 }],
+    [
+      { index: 0, count: 1 },
+      { rpm: 60, tpm: null, maxTotalTokens: null },
+      { rpm: 60, tpm: null, maxTotalTokens: null },
+    ],
+    [
+      { index: 3, count: 4 },
+      { rpm: 10, tpm: 1000, maxTotalTokens: 1003 },
+      { rpm: 2.5, tpm: 250, maxTotalTokens: 250 },
+    ],
   ])('shard %j of %j takes %j', (shard, job, expected) => {
     expect(limitsForShard(job, shard)).toEqual(expected);
   });

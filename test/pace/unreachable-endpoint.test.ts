@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure, AttemptOutcome } from '../../src/http/attempt.js';
 import { explainFatal } from '../../src/pace/fatal-hint.js';
-import { nobodyThereKind, UNREACHABLE_STREAK, UnreachableEndpointWatch, type NobodyThereKind } from '../../src/pace/unreachable-endpoint.js';
+import {
+  type NobodyThereKind,
+  nobodyThereKind,
+  UNREACHABLE_STREAK,
+  UnreachableEndpointWatch,
+} from '../../src/pace/unreachable-endpoint.js';
 
 describe('nobodyThereKind', () => {
   const table: Array<[string | undefined, NobodyThereKind | null]> = [
@@ -36,7 +41,12 @@ describe('nobodyThereKind', () => {
 const refused = connectionError('ECONNREFUSED');
 const dns = connectionError('EAI_AGAIN');
 const reset = connectionError('ECONNRESET');
-const timeout: AttemptFailure = { ...connectionError(undefined), code: 'timeout', category: 'timeout', message: 'no complete response within 1000 ms' };
+const timeout: AttemptFailure = {
+  ...connectionError(undefined),
+  code: 'timeout',
+  category: 'timeout',
+  message: 'no complete response within 1000 ms',
+};
 const cancelled: AttemptFailure = { ...connectionError(undefined), code: 'aborted', retryable: false };
 const status500: AttemptFailure = { ...connectionError(undefined), status: 500, code: 'http_500', category: 'server_error' };
 const success: AttemptOutcome = { ok: true, status: 200, reply: 'hi', finishReason: 'stop', traceId: null, headers: {}, durationMs: 3 };
@@ -75,8 +85,15 @@ describe('UnreachableEndpointWatch', () => {
     const watch = new UnreachableEndpointWatch();
     for (const outcome of [refused, dns, reset, timeout, cancelled, status500]) watch.observe(outcome);
     const before = new UnreachableEndpointWatch();
-    expect([refused, dns, reset, timeout, cancelled, status500, success].map((outcome) => before.foundNobodyYet(outcome)))
-      .toEqual([true, true, false, false, false, false, false]);
+    expect([refused, dns, reset, timeout, cancelled, status500, success].map((outcome) => before.foundNobodyYet(outcome))).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(watch.foundNobodyYet(refused)).toBe(false); // the 500 answered
   });
 });
@@ -100,8 +117,16 @@ describe('explainFatal for an endpoint nobody answers at', () => {
 
 function connectionError(code: string | undefined): AttemptFailure {
   const failure: AttemptFailure = {
-    ok: false, status: null, code: 'network_error', message: `${code ?? 'ERROR'}: connect failed (POST http://127.0.0.1:9/v1/chat/completions)`,
-    category: 'network', retryable: true, fatalForRun: false, traceId: null, headers: {}, durationMs: 1,
+    ok: false,
+    status: null,
+    code: 'network_error',
+    message: `${code ?? 'ERROR'}: connect failed (POST http://127.0.0.1:9/v1/chat/completions)`,
+    category: 'network',
+    retryable: true,
+    fatalForRun: false,
+    traceId: null,
+    headers: {},
+    durationMs: 1,
   };
   if (code !== undefined) failure.connectionErrorCode = code;
   return failure;

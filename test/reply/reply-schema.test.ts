@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadReplySchema, ReplySchemaError } from '../../src/reply/reply-schema.js';
 import { checkReply } from '../../src/reply/reply-check.js';
+import { loadReplySchema, ReplySchemaError } from '../../src/reply/reply-schema.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
@@ -32,7 +32,9 @@ describe('loadReplySchema', () => {
   });
 
   it('reads draft 2019-09 by its $schema', async () => {
-    const loaded = await loadReplySchema(await schemaFile({ $schema: 'https://json-schema.org/draft/2019-09/schema', type: 'object', dependentRequired: { a: ['b'] } }));
+    const loaded = await loadReplySchema(
+      await schemaFile({ $schema: 'https://json-schema.org/draft/2019-09/schema', type: 'object', dependentRequired: { a: ['b'] } }),
+    );
     expect(loaded.problems({ a: 1, b: 2 })).toBeNull();
     expect(loaded.problems({ a: 1 })).toContain('must have property b when property a is present');
   });
@@ -51,8 +53,16 @@ describe('loadReplySchema', () => {
     ['a file that is not there', null, /cannot read the reply schema .*schema\.json \(ENOENT\)/],
     ['a file that is not JSON', '{"type": ', /the reply schema .*schema\.json is not JSON/],
     ['a list', [1], /must hold a JSON Schema \(an object\)/],
-    ['an unsupported $schema', { $schema: 'http://json-schema.org/draft-04/schema#' }, /declares "\$schema": "http:\/\/json-schema.org\/draft-04\/schema#"; accepted: draft 2020-12, draft 2019-09, draft-07/],
-    ['a misspelt keyword', { type: 'object', requried: ['a'] }, /does not compile \(draft 2020-12\): strict mode: unknown keyword: "requried"/],
+    [
+      'an unsupported $schema',
+      { $schema: 'http://json-schema.org/draft-04/schema#' },
+      /declares "\$schema": "http:\/\/json-schema.org\/draft-04\/schema#"; accepted: draft 2020-12, draft 2019-09, draft-07/,
+    ],
+    [
+      'a misspelt keyword',
+      { type: 'object', requried: ['a'] },
+      /does not compile \(draft 2020-12\): strict mode: unknown keyword: "requried"/,
+    ],
     ['a wrong type name', { type: 'text' }, /does not compile .*must be equal to one of the allowed values/],
     ['a reference to nowhere', { $ref: '#/$defs/missing' }, /does not compile .*can't resolve reference #\/\$defs\/missing/],
   ])('refuses %s, naming the file', async (_name, content, message) => {
@@ -71,7 +81,11 @@ describe('checkReply', () => {
         type: 'object',
         required: ['label', 'score'],
         additionalProperties: false,
-        properties: { label: { enum: ['positive', 'negative'] }, score: { type: 'number', maximum: 1 }, tags: { type: 'array', items: { type: 'string' } } },
+        properties: {
+          label: { enum: ['positive', 'negative'] },
+          score: { type: 'number', maximum: 1 },
+          tags: { type: 'array', items: { type: 'string' } },
+        },
       }),
     );
     const checked = checkReply('{"label": "great", "tags": ["a", 2], "extra": true}', 'stop', schema);

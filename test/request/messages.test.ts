@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { buildChatRequest } from '../../src/request/chat-request.js';
 import { rowToMessages } from '../../src/request/messages.js';
 import { fillTemplate, templateVariables } from '../../src/request/template.js';
-import { buildChatRequest } from '../../src/request/chat-request.js';
 
 const none = { system: null, template: null };
 
@@ -17,7 +17,10 @@ describe('fillTemplate', () => {
   });
 
   it('names every missing variable once', () => {
-    expect(fillTemplate('{{a}} {{b}} {{a}}', { c: 1 })).toEqual({ ok: false, problem: 'template variable {{a}}, {{b}} missing from the row' });
+    expect(fillTemplate('{{a}} {{b}} {{a}}', { c: 1 })).toEqual({
+      ok: false,
+      problem: 'template variable {{a}}, {{b}} missing from the row',
+    });
   });
 
   it('treats null as missing', () => {
@@ -38,14 +41,25 @@ describe('rowToMessages', () => {
     const messages = [{ role: 'user', content: 'q' }];
     expect(rowToMessages({ messages }, { system: 'S', template: null })).toEqual({
       ok: true,
-      messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'q' }],
+      messages: [
+        { role: 'system', content: 'S' },
+        { role: 'user', content: 'q' },
+      ],
     });
-    const own = [{ role: 'system', content: 'mine' }, { role: 'user', content: 'q' }];
+    const own = [
+      { role: 'system', content: 'mine' },
+      { role: 'user', content: 'q' },
+    ];
     expect(rowToMessages({ messages: own }, { system: 'S', template: null })).toEqual({ ok: true, messages: own });
   });
 
   it('reads body.messages of a Batch API line', () => {
-    const line = { custom_id: 'r1', method: 'POST', url: '/v1/chat/completions', body: { model: 'x', messages: [{ role: 'user', content: 'q' }] } };
+    const line = {
+      custom_id: 'r1',
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: { model: 'x', messages: [{ role: 'user', content: 'q' }] },
+    };
     expect(rowToMessages(line, none)).toEqual({ ok: true, messages: [{ role: 'user', content: 'q' }] });
   });
 

@@ -10,13 +10,19 @@ const messages = [{ role: 'user', content: 'hi' }];
 describe('bodyFields of an OpenAI Batch line', () => {
   it('without the opt-in, sends nothing more and names every other body field', () => {
     expect(bodyFields(batchLine({ model: 'gpt-4o', messages, temperature: 0.2, max_tokens: 9, seed: 1 }), false)).toEqual({
-      ok: true, params: null, unsent: ['temperature', 'max_tokens', 'seed'], model: 'gpt-4o',
+      ok: true,
+      params: null,
+      unsent: ['temperature', 'max_tokens', 'seed'],
+      model: 'gpt-4o',
     });
   });
 
   it('with the opt-in, takes the listed optional parameters', () => {
     expect(bodyFields(batchLine({ model: 'gpt-4o', messages, temperature: 0.2, max_tokens: 9, stop: ['\n'] }), true)).toEqual({
-      ok: true, params: { temperature: 0.2, max_tokens: 9, stop: ['\n'] }, unsent: [], model: 'gpt-4o',
+      ok: true,
+      params: { temperature: 0.2, max_tokens: 9, stop: ['\n'] },
+      unsent: [],
+      model: 'gpt-4o',
     });
   });
 
@@ -37,16 +43,14 @@ describe('bodyFields of an OpenAI Batch line', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
-  it.each([
-    [{ prompt: 'plain row', temperature: 1 }],
-    [{ body: 'not an object' }],
-    [{ body: [1, 2] }],
-    [batchLine({ messages })],
-  ])('finds nothing in %j', (fields) => {
-    expect(bodyFields(fields, true)).toEqual({ ok: true, params: null, unsent: [], model: null });
-  });
+  it.each([[{ prompt: 'plain row', temperature: 1 }], [{ body: 'not an object' }], [{ body: [1, 2] }], [batchLine({ messages })]])(
+    'finds nothing in %j',
+    (fields) => {
+      expect(bodyFields(fields, true)).toEqual({ ok: true, params: null, unsent: [], model: null });
+    },
+  );
 
-  it('puts a row\'s parameters over the job\'s, and so into the body and the fingerprint', () => {
+  it("puts a row's parameters over the job's, and so into the body and the fingerprint", () => {
     const job = { temperature: 1, top_p: 0.5 };
     expect(withRowParams(job, null)).toBe(job);
     expect(withRowParams(job, { temperature: 0 })).toEqual({ temperature: 0, top_p: 0.5 });
@@ -78,7 +82,8 @@ describe('BatchNotes', () => {
     notes.add({ file: 'b.jsonl', line: 1 }, { ok: true, params: null, unsent: ['temperature'], model: 'run-model' });
     notes.add({ file: 'b.jsonl', line: 2 }, { ok: true, params: null, unsent: ['temperature', 'max_tokens'], model: 'gpt-4o' });
     notes.add({ file: 'b.jsonl', line: 3 }, { ok: true, params: null, unsent: [], model: 'gpt-4o' });
-    for (const [index, model] of ['a', 'b', 'c', 'd'].entries()) notes.add({ file: 'b.jsonl', line: 4 + index }, { ok: true, params: null, unsent: [], model });
+    for (const [index, model] of ['a', 'b', 'c', 'd'].entries())
+      notes.add({ file: 'b.jsonl', line: 4 + index }, { ok: true, params: null, unsent: [], model });
     expect(said).toEqual([
       'b.jsonl:1: OpenAI Batch body fields not sent: temperature; only model and messages are sent unless you opt in: --row-params (job: "row_params": true) sends the optional parameters among them (temperature, top_p, max_tokens, ...) (--dry-run lists every such field)',
     ]);

@@ -12,7 +12,7 @@ function row(json: string): Record<string, unknown> {
   return JSON.parse(json) as Record<string, unknown>;
 }
 
-describe('fillTemplate: only the row\'s own fields', () => {
+describe("fillTemplate: only the row's own fields", () => {
   it.each([
     ['{{constructor}}', {}],
     ['{{toString}}', {}],
@@ -45,7 +45,11 @@ describe('fillTemplate: values', () => {
     ['an empty string', '', ''],
     ['a list as compact JSON', [1, 'two', null], '[1,"two",null]'],
     ['an object as compact JSON', { k: { deeper: [true] } }, '{"k":{"deeper":[true]}}'],
-    [`a list ${MAX_TEMPLATE_VALUE_DEPTH} levels deep`, nested(MAX_TEMPLATE_VALUE_DEPTH), `${'['.repeat(MAX_TEMPLATE_VALUE_DEPTH)}${']'.repeat(MAX_TEMPLATE_VALUE_DEPTH)}`],
+    [
+      `a list ${MAX_TEMPLATE_VALUE_DEPTH} levels deep`,
+      nested(MAX_TEMPLATE_VALUE_DEPTH),
+      `${'['.repeat(MAX_TEMPLATE_VALUE_DEPTH)}${']'.repeat(MAX_TEMPLATE_VALUE_DEPTH)}`,
+    ],
   ])('fills %s', (_what, value, text) => {
     expect(fillTemplate('{{v}}', { v: value })).toEqual({ ok: true, text });
   });
@@ -69,7 +73,10 @@ describe('fillTemplate: values', () => {
   });
 
   it('names missing variables before other problems', () => {
-    expect(fillTemplate('{{deep}} {{gone}}', { deep: nested(100) })).toEqual({ ok: false, problem: 'template variable {{gone}} missing from the row' });
+    expect(fillTemplate('{{deep}} {{gone}}', { deep: nested(100) })).toEqual({
+      ok: false,
+      problem: 'template variable {{gone}} missing from the row',
+    });
   });
 });
 
@@ -88,7 +95,10 @@ describe('nestedDeeperThan', () => {
 
 describe('rowToMessages with deep or inherited values', () => {
   it.each([
-    [row(`{"messages": [{"role": ${JSON.stringify(nested(1))}, "content": "x"}]}`), 'messages[0].role must be one of system, developer, user, assistant, got a list'],
+    [
+      row(`{"messages": [{"role": ${JSON.stringify(nested(1))}, "content": "x"}]}`),
+      'messages[0].role must be one of system, developer, user, assistant, got a list',
+    ],
     [{ messages: [{ role: nested(100_000), content: 'x' }] }, 'got a list'],
     [{ messages: [{ role: 'r'.repeat(1000), content: 'x' }] }, `got "${'r'.repeat(40)}..."`],
     [{ messages: [{ content: 'x' }] }, 'messages[0].role must be one of system, developer, user, assistant, got none'],

@@ -2,15 +2,15 @@ import pLimit from 'p-limit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChatClient } from '../../src/http/chat-client.js';
 import { defaultRetryPolicy } from '../../src/http/retry-policy.js';
-import { buildChatRequest } from '../../src/request/chat-request.js';
-import { processRow, type AttemptContext } from '../../src/run/process-row.js';
+import { OutageBreaker } from '../../src/pace/outage-breaker.js';
 import { RateController } from '../../src/pace/rate-controller.js';
 import { RefusalStreakWatch } from '../../src/pace/refusal-streak.js';
-import type { RowTask } from '../../src/request/row-task.js';
 import { UnreachableEndpointWatch } from '../../src/pace/unreachable-endpoint.js';
 import type { RowRecord } from '../../src/record/record.js';
-import { OutageBreaker } from '../../src/pace/outage-breaker.js';
-import { startScriptedServer, type ScriptedServer } from '../support/scripted-server.js';
+import { buildChatRequest } from '../../src/request/chat-request.js';
+import type { RowTask } from '../../src/request/row-task.js';
+import { type AttemptContext, processRow } from '../../src/run/process-row.js';
+import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
 
 let server: ScriptedServer | null = null;
 afterEach(async () => {
@@ -24,7 +24,13 @@ function task(id: string, position: number, baseUrl: string): RowTask {
 }
 
 function contextFor(client: ChatClient, concurrency: number): AttemptContext {
-  const controller = new RateController({ maxConcurrency: concurrency, rpm: null, tpm: null, maxPauseMs: 60_000, now: () => performance.now() });
+  const controller = new RateController({
+    maxConcurrency: concurrency,
+    rpm: null,
+    tpm: null,
+    maxPauseMs: 60_000,
+    now: () => performance.now(),
+  });
   return {
     client,
     limit: pLimit(concurrency),
@@ -64,11 +70,14 @@ describe('processRow', () => {
     });
     const outcome = await Promise.race([
       Promise.all([first, second]).then(() => 'both settled'),
-      new Promise((resolve) => setTimeout(() => resolve('stuck: the second row waited for the first row\'s journal write'), 2_000)),
+      new Promise((resolve) => setTimeout(() => resolve("stuck: the second row waited for the first row's journal write"), 2_000)),
     ]);
     client.close();
     expect(outcome).toBe('both settled');
     expect(server.received.map((request) => request.json?.messages?.[0]?.content)).toEqual(['prompt a', 'prompt b']);
-    expect(settled.map((record) => [record.id, record.reply])).toEqual([['b', 'echo: prompt b'], ['a', 'echo: prompt a']]);
+    expect(settled.map((record) => [record.id, record.reply])).toEqual([
+      ['b', 'echo: prompt b'],
+      ['a', 'echo: prompt a'],
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, simulatedReply, type RunningSimulator } from '../../src/simulator/server.js';
+import { type RunningSimulator, simulatedReply, startSimulator } from '../../src/simulator/server.js';
 
 let simulator: RunningSimulator | null = null;
 afterEach(async () => {
@@ -8,7 +8,11 @@ afterEach(async () => {
 });
 
 function post(sim: RunningSimulator, body: unknown): Promise<Response> {
-  return fetch(`${sim.url}/chat/completions`, { method: 'POST', headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${sim.url}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 const messages = [{ role: 'user', content: 'hello' }];
@@ -17,7 +21,9 @@ describe('simulator n', () => {
   it('answers n choices, deterministic and distinct, the first one the reply of n = 1', async () => {
     simulator = await startSimulator();
     const contents = async (): Promise<string[]> => {
-      const body = (await (await post(simulator!, { model: 'sim', messages, n: 3 })).json()) as { choices: Array<{ index: number; message: { content: string } }> };
+      const body = (await (await post(simulator!, { model: 'sim', messages, n: 3 })).json()) as {
+        choices: Array<{ index: number; message: { content: string } }>;
+      };
       expect(body.choices.map((c) => c.index)).toEqual([0, 1, 2]);
       return body.choices.map((c) => c.message.content);
     };

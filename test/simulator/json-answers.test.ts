@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, simulatedReply, type RunningSimulator } from '../../src/simulator/server.js';
 import { SENTIMENT_LABELS } from '../../src/simulator/json-reply.js';
+import { type RunningSimulator, simulatedReply, startSimulator } from '../../src/simulator/server.js';
 
 let simulator: RunningSimulator | null = null;
 afterEach(async () => {
@@ -11,7 +11,11 @@ afterEach(async () => {
 
 async function answer(body: Record<string, unknown>): Promise<{ status: number; content: string }> {
   simulator ??= await startSimulator();
-  const response = await fetch(`${simulator.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(`${simulator.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = (await response.json()) as { choices?: Array<{ message: { content: string } }> };
   return { status: response.status, content: json.choices?.[0]?.message.content ?? '' };
 }
@@ -20,7 +24,9 @@ const ask = (content: string, extra: Record<string, unknown> = {}) => ({ model: 
 
 describe('the simulator answers JSON when asked', () => {
   it('response_format json_object: {label, score}, the same for the same body, varying with it', async () => {
-    const replies = await Promise.all(['one', 'two', 'three', 'four', 'one'].map((p) => answer(ask(p, { response_format: { type: 'json_object' } }))));
+    const replies = await Promise.all(
+      ['one', 'two', 'three', 'four', 'one'].map((p) => answer(ask(p, { response_format: { type: 'json_object' } }))),
+    );
     for (const { status, content } of replies) {
       expect(status).toBe(200);
       const value = JSON.parse(content) as { label: string; score: number };
@@ -55,7 +61,9 @@ describe('the simulator answers JSON when asked', () => {
     ajv.addFormat('date-time', (text: string) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(text));
     const validate = ajv.compile(schema);
     for (const prompt of ['first', 'second', 'third']) {
-      const { status, content } = await answer(ask(prompt, { response_format: { type: 'json_schema', json_schema: { name: 'thing', schema } } }));
+      const { status, content } = await answer(
+        ask(prompt, { response_format: { type: 'json_schema', json_schema: { name: 'thing', schema } } }),
+      );
       expect(status).toBe(200);
       const value: unknown = JSON.parse(content);
       expect(validate(value), JSON.stringify(validate.errors)).toBe(true);
@@ -63,7 +71,9 @@ describe('the simulator answers JSON when asked', () => {
   });
 
   it('response_format text, or none: the usual text reply', async () => {
-    expect((await answer(ask('hi', { response_format: { type: 'text' } }))).content).toBe(simulatedReply([{ role: 'user', content: 'hi' }]));
+    expect((await answer(ask('hi', { response_format: { type: 'text' } }))).content).toBe(
+      simulatedReply([{ role: 'user', content: 'hi' }]),
+    );
     expect((await answer(ask('hi'))).content).toBe(simulatedReply([{ role: 'user', content: 'hi' }]));
   });
 
@@ -78,6 +88,7 @@ describe('the simulator answers JSON when asked', () => {
   });
 
   it('still refuses tools, tool_choice and stream', async () => {
-    for (const extra of [{ tools: [] }, { tool_choice: 'auto' }, { stream: true }]) expect((await answer(ask('x', extra))).status).toBe(400);
+    for (const extra of [{ tools: [] }, { tool_choice: 'auto' }, { stream: true }])
+      expect((await answer(ask('x', extra))).status).toBe(400);
   });
 });

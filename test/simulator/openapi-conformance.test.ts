@@ -1,9 +1,9 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { completionAround } from '../../src/simulator/openai-bodies.js';
-import { startSimulator, type RunningSimulator } from '../../src/simulator/server.js';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
-import { openAiValidator, type OpenApiValidator } from '../support/openai-openapi.js';
-import { startRecordingProxy, type Exchange, type RecordingProxy } from '../support/recording-proxy.js';
+import { type OpenApiValidator, openAiValidator } from '../support/openai-openapi.js';
+import { type Exchange, type RecordingProxy, startRecordingProxy } from '../support/recording-proxy.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 // What Prism's validating proxy does, with the same document: every request chatbatch sends and
@@ -56,11 +56,17 @@ describe("the simulator against OpenAI's OpenAPI document", () => {
       { id: 'last', prompt: 'Say goodbye' },
     ];
     await dir.write('in.jsonl', jsonlOf(rows));
-    await dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'sim-chat-1', system: 'Be brief.', params: { temperature: 0.2, max_tokens: 40 } }));
-    const result = await runCli(['run', '--job', 'job.json', '--base-url', proxy.url, '--out', 'out', '--max-attempts', '2', '--concurrency', '2', '--quiet'], {
-      cwd: dir.path,
-      env: { CHATBATCH_API_KEY: 'sk-conformance-test' },
-    });
+    await dir.write(
+      'job.json',
+      JSON.stringify({ inputs: ['in.jsonl'], model: 'sim-chat-1', system: 'Be brief.', params: { temperature: 0.2, max_tokens: 40 } }),
+    );
+    const result = await runCli(
+      ['run', '--job', 'job.json', '--base-url', proxy.url, '--out', 'out', '--max-attempts', '2', '--concurrency', '2', '--quiet'],
+      {
+        cwd: dir.path,
+        env: { CHATBATCH_API_KEY: 'sk-conformance-test' },
+      },
+    );
     expect(result.code, result.stderr).toBe(1);
 
     const exchanges = proxy.exchanges;
@@ -77,26 +83,48 @@ describe("the simulator against OpenAI's OpenAPI document", () => {
     simulator = await startSimulator();
     proxy = await startRecordingProxy(simulator.url);
     dir = await makeTempDir();
-    const schema = { type: 'object', required: ['label', 'score'], additionalProperties: false, properties: { label: { enum: ['positive', 'negative'] }, score: { type: 'number' } } };
+    const schema = {
+      type: 'object',
+      required: ['label', 'score'],
+      additionalProperties: false,
+      properties: { label: { enum: ['positive', 'negative'] }, score: { type: 'number' } },
+    };
     await dir.write('schema.json', JSON.stringify(schema));
-    await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'Great!' }, { id: 'b', prompt: 'Awful.' }, { id: 'c', prompt: 'once not JSON [[sim:badjsonx1]]' }]));
+    await dir.write(
+      'in.jsonl',
+      jsonlOf([
+        { id: 'a', prompt: 'Great!' },
+        { id: 'b', prompt: 'Awful.' },
+        { id: 'c', prompt: 'once not JSON [[sim:badjsonx1]]' },
+      ]),
+    );
     // json_object promises JSON, not a shape: checked as JSON only. json_schema: against the same schema.
     const runs: Array<[Record<string, unknown>, string[]]> = [
       [{ type: 'json_object' }, ['--reply-format', 'json']],
       [{ type: 'json_schema', json_schema: { name: 'sentiment', schema, strict: true } }, ['--reply-schema', 'schema.json']],
     ];
     for (const [responseFormat, replyFlags] of runs) {
-      await dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'sim-chat-1', params: { response_format: responseFormat } }));
-      const result = await runCli(['run', '--job', 'job.json', '--base-url', proxy.url, '--out', 'out', '--force', '--quiet', ...replyFlags], {
-        cwd: dir.path,
-        env: { CHATBATCH_API_KEY: 'sk-conformance-test' },
-      });
+      await dir.write(
+        'job.json',
+        JSON.stringify({ inputs: ['in.jsonl'], model: 'sim-chat-1', params: { response_format: responseFormat } }),
+      );
+      const result = await runCli(
+        ['run', '--job', 'job.json', '--base-url', proxy.url, '--out', 'out', '--force', '--quiet', ...replyFlags],
+        {
+          cwd: dir.path,
+          env: { CHATBATCH_API_KEY: 'sk-conformance-test' },
+        },
+      );
       expect(result.code, result.stderr).toBe(0);
       expect((await dir.jsonl<{ data: unknown }>('out/output.jsonl')).map((r) => typeof r.data)).toEqual(['object', 'object', 'object']);
     }
     const exchanges = proxy.exchanges;
     expect(exchanges).toHaveLength(8); // c is sent twice in each run: its first answer is not JSON
-    expect(exchanges.filter((e) => (JSON.parse(e.requestBody) as { response_format?: { type: string } }).response_format?.type === 'json_schema')).toHaveLength(4);
+    expect(
+      exchanges.filter(
+        (e) => (JSON.parse(e.requestBody) as { response_format?: { type: string } }).response_format?.type === 'json_schema',
+      ),
+    ).toHaveLength(4);
     expect(exchanges.flatMap((e) => validator.request(JSON.parse(e.requestBody)).map((p) => `${p} in ${e.requestBody}`))).toEqual([]);
     expect(exchanges.flatMap(problemsOf)).toEqual([]);
   });
@@ -110,7 +138,8 @@ describe("the simulator against OpenAI's OpenAPI document", () => {
         headers: { authorization: `Bearer ${options.key ?? 'right'}`, 'content-type': 'application/json' },
         body,
       });
-    const ask = (content: string, extra: Record<string, unknown> = {}) => JSON.stringify({ model: 'sim', messages: [{ role: 'user', content }], ...extra });
+    const ask = (content: string, extra: Record<string, unknown> = {}) =>
+      JSON.stringify({ model: 'sim', messages: [{ role: 'user', content }], ...extra });
     const cases: Array<[string, Promise<Response>, number]> = [
       ['wrong key', post(ask('x'), { key: 'wrong' }), 401],
       ['unknown model', post(JSON.stringify({ model: 'other', messages: [{ role: 'user', content: 'x' }] })), 404],
@@ -142,12 +171,17 @@ describe("the simulator against OpenAI's OpenAPI document", () => {
 
   it('the validator is real: it rejects a completion without logprobs and an error without type', () => {
     const completion = {
-      id: 'c', object: 'chat.completion', created: 1, model: 'm',
+      id: 'c',
+      object: 'chat.completion',
+      created: 1,
+      model: 'm',
       choices: [{ index: 0, message: { role: 'assistant', content: 'hi', refusal: null }, finish_reason: 'stop' }],
     };
     expect(validator.response(200, completion).join('\n')).toContain("must have required property 'logprobs'");
     expect(validator.response(200, { ...completion, choices: [{ ...completion.choices[0], logprobs: null }] })).toEqual([]);
-    expect(validator.response(429, { error: { code: 'x', message: 'y', param: null } }).join('\n')).toContain("must have required property 'type'");
+    expect(validator.response(429, { error: { code: 'x', message: 'y', param: null } }).join('\n')).toContain(
+      "must have required property 'type'",
+    );
     expect(validator.request({ model: 'm', messages: [] }).join('\n')).toContain('must NOT have fewer than 1 items');
   });
 });

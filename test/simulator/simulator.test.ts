@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSimulator, simulatedReply, type RunningSimulator, type SimulatorOptions } from '../../src/simulator/server.js';
+import { type RunningSimulator, type SimulatorOptions, simulatedReply, startSimulator } from '../../src/simulator/server.js';
 
 let simulator: RunningSimulator | null = null;
 afterEach(async () => {
@@ -13,7 +13,11 @@ async function start(options: SimulatorOptions = {}): Promise<RunningSimulator> 
 }
 
 function post(sim: RunningSimulator, body: unknown, path = '/chat/completions', key = 'k'): Promise<Response> {
-  return fetch(`${sim.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(`${sim.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 const ask = (content: string) => ({ model: 'sim', messages: [{ role: 'user', content }] });
@@ -25,7 +29,11 @@ describe('simulator', () => {
       const response = await post(sim, ask('hello'), path);
       expect(response.status).toBe(200);
       expect(response.headers.get('x-request-id')).toMatch(/^req_sim_\d+$/);
-      const body = (await response.json()) as { choices: Array<{ message: { content: string } }>; usage: { total_tokens: number }; object: string };
+      const body = (await response.json()) as {
+        choices: Array<{ message: { content: string } }>;
+        usage: { total_tokens: number };
+        object: string;
+      };
       expect(body.object).toBe('chat.completion');
       expect(body.choices[0]!.message.content).toBe(simulatedReply([{ role: 'user', content: 'hello' }]));
       expect(body.usage.total_tokens).toBeGreaterThan(0);

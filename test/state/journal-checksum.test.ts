@@ -5,8 +5,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OrderedResults } from '../../src/output/ordered-results.js';
 import { WriteFailedError } from '../../src/output/write-failed.js';
-import { JournalWriter, readJournal } from '../../src/state/journal.js';
 import { SUCCEEDED } from '../../src/record/outcome-code.js';
+import { JournalWriter, readJournal } from '../../src/state/journal.js';
 import { loadPreviousResults } from '../../src/state/previous-results.js';
 
 let dir: string;
@@ -23,7 +23,8 @@ const ROWS = 10;
 
 async function writeRows(): Promise<void> {
   const writer = await JournalWriter.open(file);
-  for (let i = 0; i < ROWS; i++) await writer.append({ k: `r${i}`, f: 'fp', o: SUCCEEDED }, JSON.stringify({ id: `r${i}`, reply: `reply ${i}` }));
+  for (let i = 0; i < ROWS; i++)
+    await writer.append({ k: `r${i}`, f: 'fp', o: SUCCEEDED }, JSON.stringify({ id: `r${i}`, reply: `reply ${i}` }));
   await writer.close();
 }
 
@@ -46,10 +47,22 @@ describe('journal checksums', () => {
     { name: 'a line cut short (its newline kept)', damage: (l: string[]) => void (l[1] = l[1]!.slice(0, -7)), dropped: ['r1'] },
     { name: 'bytes of a record overwritten', damage: (l: string[]) => void (l[3] = l[3]!.replace('reply 3', 'reply X')), dropped: ['r3'] },
     { name: 'bytes of an entry overwritten', damage: (l: string[]) => void (l[2] = l[2]!.replace('"o":1', '"o":2')), dropped: ['r2'] },
-    { name: 'a checksum digit overwritten', damage: (l: string[]) => void (l[0] = (l[0]![0] === 'a' ? 'b' : 'a') + l[0]!.slice(1)), dropped: ['r0'] },
+    {
+      name: 'a checksum digit overwritten',
+      damage: (l: string[]) => void (l[0] = (l[0]![0] === 'a' ? 'b' : 'a') + l[0]!.slice(1)),
+      dropped: ['r0'],
+    },
     { name: 'two lines merged (a newline lost)', damage: (l: string[]) => void l.splice(5, 2, l[5]! + l[6]!), dropped: ['r5', 'r6'] },
-    { name: 'a line cut short and run into the next', damage: (l: string[]) => void l.splice(4, 2, l[4]!.slice(0, -20) + l[5]!), dropped: ['r4', 'r5'] },
-    { name: "another row's record pasted in", damage: (l: string[]) => void (l[8] = withoutRecord(l[8]!) + recordOf(l[9]!)), dropped: ['r8'] },
+    {
+      name: 'a line cut short and run into the next',
+      damage: (l: string[]) => void l.splice(4, 2, l[4]!.slice(0, -20) + l[5]!),
+      dropped: ['r4', 'r5'],
+    },
+    {
+      name: "another row's record pasted in",
+      damage: (l: string[]) => void (l[8] = withoutRecord(l[8]!) + recordOf(l[9]!)),
+      dropped: ['r8'],
+    },
     { name: 'an empty line inserted', damage: (l: string[]) => void l.splice(7, 0, ''), dropped: [] },
     { name: 'a stray JSON line inserted', damage: (l: string[]) => void l.splice(3, 0, '{"k":"r3"}'), dropped: [] },
   ])('drops and counts $name, keeping every other line', async ({ damage, dropped }) => {
@@ -105,10 +118,17 @@ describe('journal checksums', () => {
     expect(results.damage).toMatchObject({ code: 'EBADMSG', path: file });
   });
 
-  it.skipIf(!existsSync('/dev/full'))('rejects the append the disk refuses, and every later one, with a WriteFailedError naming the file', async () => {
-    const writer = await JournalWriter.open('/dev/full');
-    await expect(writer.append({ k: 'a', f: 'fp', o: 1 }, '{"id":"a"}')).rejects.toMatchObject({ name: 'WriteFailedError', code: 'ENOSPC', path: '/dev/full' });
-    await expect(writer.append({ k: 'b', f: 'fp', o: 1 }, '{"id":"b"}')).rejects.toBeInstanceOf(WriteFailedError);
-    await expect(writer.close()).rejects.toThrow('no space left on device writing /dev/full; free space and');
-  });
+  it.skipIf(!existsSync('/dev/full'))(
+    'rejects the append the disk refuses, and every later one, with a WriteFailedError naming the file',
+    async () => {
+      const writer = await JournalWriter.open('/dev/full');
+      await expect(writer.append({ k: 'a', f: 'fp', o: 1 }, '{"id":"a"}')).rejects.toMatchObject({
+        name: 'WriteFailedError',
+        code: 'ENOSPC',
+        path: '/dev/full',
+      });
+      await expect(writer.append({ k: 'b', f: 'fp', o: 1 }, '{"id":"b"}')).rejects.toBeInstanceOf(WriteFailedError);
+      await expect(writer.close()).rejects.toThrow('no space left on device writing /dev/full; free space and');
+    },
+  );
 });

@@ -1,10 +1,10 @@
-import { appendFile, mkdtemp, readFile, rm, } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JournalWriter, readJournal, verifiedRecordStart, type JournalEntry, type RecordLocation } from '../../src/state/journal.js';
 import { MAX_REORDER_ROWS, OrderedResults } from '../../src/output/ordered-results.js';
-import { SUCCEEDED, outcomeCode } from '../../src/record/outcome-code.js';
+import { outcomeCode, SUCCEEDED } from '../../src/record/outcome-code.js';
+import { type JournalEntry, JournalWriter, type RecordLocation, readJournal, verifiedRecordStart } from '../../src/state/journal.js';
 import { waitFor } from '../support/wait-for.js';
 
 let dir: string;
@@ -33,7 +33,9 @@ describe('journal', () => {
     const file = path.join(dir, 'journal.jsonl');
     const writer = await JournalWriter.open(file);
     const locations = await Promise.all(
-      Array.from({ length: 500 }, (_, i) => writer.append({ k: `r${i}`, f: 'fp', o: 1 }, JSON.stringify({ id: `r${i}`, reply: 'tab\there' }))),
+      Array.from({ length: 500 }, (_, i) =>
+        writer.append({ k: `r${i}`, f: 'fp', o: 1 }, JSON.stringify({ id: `r${i}`, reply: 'tab\there' })),
+      ),
     );
     await writer.close();
     const { entries, repairedBytes } = await readAll(file);
@@ -95,7 +97,11 @@ describe('journal', () => {
     // Row 6 stays pending: in neither file.
     await writer.close();
     const counts = await results.finish();
-    const ids = async (name: string) => (await readFile(path.join(dir, name), 'utf8')).trim().split('\n').map((l) => JSON.parse(l).id);
+    const ids = async (name: string) =>
+      (await readFile(path.join(dir, name), 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id);
     expect(await ids('output.jsonl')).toEqual(['r0', 'r2', 'r4']);
     expect(await ids('errors.jsonl')).toEqual(['r1', 'r3', 'r5']);
     expect(counts).toEqual({ rows: 7, succeeded: 3, failed: 3, pending: 1, byCategory: { server_error: 3 } });

@@ -51,7 +51,9 @@ describe('output directory lock', () => {
     // sh has become `sleep`: if it died earlier, sh itself could reap it and there would be no zombie.
     const parent = spawn('sh', ['-c', 'sleep 30 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
-      const zombiePid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
+      const zombiePid = Number(
+        await new Promise<string>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))),
+      );
       await waitFor(async () => (await readFile(`/proc/${parent.pid}/comm`, 'utf8')).trim() === 'sleep');
       process.kill(zombiePid, 'SIGKILL');
       await waitFor(async () => (await readFile(`/proc/${zombiePid}/stat`, 'utf8')).includes(') Z '));
@@ -104,7 +106,9 @@ describe('output directory lock', () => {
   it('trusts a lock from another host while it is touched, and takes it over once it is not', async () => {
     const file = dir.file('lock');
     await writeFile(file, JSON.stringify({ pid: 1, host: 'enrich-products-0-x7k2p', started_at: 'earlier', token: 't' }));
-    await expect(acquireLock(file, { staleAfterMs: 60_000 })).rejects.toThrow(/pid 1 on enrich-products-0-x7k2p.*taken over once untouched for 60 s/);
+    await expect(acquireLock(file, { staleAfterMs: 60_000 })).rejects.toThrow(
+      /pid 1 on enrich-products-0-x7k2p.*taken over once untouched for 60 s/,
+    );
     const longAgo = new Date(Date.now() - 61_000);
     await utimes(file, longAgo, longAgo);
     await (await acquireLock(file, { staleAfterMs: 60_000 }))();
@@ -129,13 +133,22 @@ describe('output directory lock', () => {
       other.kill('SIGKILL');
     });
     const lockNaming = (startTicks: string | undefined) =>
-      JSON.stringify({ pid: other.pid, host: hostname(), started_at: '2026-01-01T00:00:00.000Z', token: 't', ...(startTicks ? { pid_start_ticks: startTicks } : {}) });
+      JSON.stringify({
+        pid: other.pid,
+        host: hostname(),
+        started_at: '2026-01-01T00:00:00.000Z',
+        token: 't',
+        ...(startTicks ? { pid_start_ticks: startTicks } : {}),
+      });
     const startTicksOf = async (pid: number) => (await readProcStat(pid))!.startTicks;
 
     it('records its own start time next to its pid', async () => {
       const file = dir.file('lock');
       const release = await acquireLock(file);
-      expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ pid: process.pid, pid_start_ticks: await startTicksOf(process.pid) });
+      expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({
+        pid: process.pid,
+        pid_start_ticks: await startTicksOf(process.pid),
+      });
       await release();
     });
 
@@ -164,7 +177,11 @@ describe('output directory lock', () => {
   it('a lock path taken by a folder is a one-line LockError naming it, not a crash', async () => {
     const file = dir.file('lock');
     await mkdir(file);
-    await expect(acquireLock(file)).rejects.toThrow(new LockError(`cannot take the lock ${file}: is a folder where a file should be (EISDIR); remove what is in the way or give another --out`));
+    await expect(acquireLock(file)).rejects.toThrow(
+      new LockError(
+        `cannot take the lock ${file}: is a folder where a file should be (EISDIR); remove what is in the way or give another --out`,
+      ),
+    );
   });
 });
 

@@ -2,9 +2,9 @@ import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JournalWriter, type JournalEntry, type RecordLocation } from '../../src/state/journal.js';
+import { type JournalEntry, JournalWriter, type RecordLocation } from '../../src/state/journal.js';
 import { loadPreviousResults } from '../../src/state/previous-results.js';
-import { ResultTable, hashKey, type KeyHasher } from '../../src/state/result-table.js';
+import { hashKey, type KeyHasher, ResultTable } from '../../src/state/result-table.js';
 
 let dir: string;
 let file: string;
@@ -31,17 +31,28 @@ describe('loadPreviousResults', () => {
   it.each([
     {
       name: 'a later line for a key supersedes an earlier one',
-      lines: [{ k: 'a', f: FP_A, o: 4 }, { k: 'b', f: FP_A, o: 1 }, { k: 'a', f: FP_B, o: 1 }],
+      lines: [
+        { k: 'a', f: FP_A, o: 4 },
+        { k: 'b', f: FP_A, o: 1 },
+        { k: 'a', f: FP_B, o: 1 },
+      ],
       expected: { a: { f: FP_B, o: 1, line: 2 }, b: { f: FP_A, o: 1, line: 1 } },
     },
     {
       name: 'the latest of several retries wins, even a failure after a success',
-      lines: [{ k: 'x', f: FP_A, o: 1 }, { k: 'x', f: FP_A, o: 3 }, { k: 'x', f: FP_A, o: 5 }],
+      lines: [
+        { k: 'x', f: FP_A, o: 1 },
+        { k: 'x', f: FP_A, o: 3 },
+        { k: 'x', f: FP_A, o: 5 },
+      ],
       expected: { x: { f: FP_A, o: 5, line: 2 } },
     },
     {
       name: 'a duplicate-id key and the id itself are different keys',
-      lines: [{ k: 'r1', f: FP_A, o: 1 }, { k: 'dup:in.jsonl:7', f: 'invalid:00112233aabbccdd', o: 8 }],
+      lines: [
+        { k: 'r1', f: FP_A, o: 1 },
+        { k: 'dup:in.jsonl:7', f: 'invalid:00112233aabbccdd', o: 8 },
+      ],
       expected: { r1: { f: FP_A, o: 1, line: 0 }, 'dup:in.jsonl:7': { f: 'invalid:00112233aabbccdd', o: 8, line: 1 } },
     },
   ])('$name', async ({ lines, expected }) => {
@@ -60,7 +71,10 @@ describe('loadPreviousResults', () => {
     { name: 'a written key plus a character', key: 'r10' },
     { name: 'the empty key', key: '' },
   ])('returns undefined for $name', async ({ key }) => {
-    await writeJournal([{ k: 'r1', f: FP_A, o: 1 }, { k: 'r2', f: FP_A, o: 1 }]);
+    await writeJournal([
+      { k: 'r1', f: FP_A, o: 1 },
+      { k: 'r2', f: FP_A, o: 1 },
+    ]);
     const previous = await loadPreviousResults(file);
     expect(previous.byKey.get(key)).toBeUndefined();
   });
@@ -96,7 +110,10 @@ describe('loadPreviousResults', () => {
   }, 20_000);
 
   it('cuts a torn last line; the key keeps its earlier complete line', async () => {
-    const locations = await writeJournal([{ k: 'a', f: FP_A, o: 1 }, { k: 'b', f: FP_A, o: 3 }]);
+    const locations = await writeJournal([
+      { k: 'a', f: FP_A, o: 1 },
+      { k: 'b', f: FP_A, o: 3 },
+    ]);
     const torn = `${JSON.stringify({ k: 'b', f: FP_B, o: 1 })}\t{"id":"b","rep`;
     await appendFile(file, torn);
     const previous = await loadPreviousResults(file);
@@ -107,7 +124,11 @@ describe('loadPreviousResults', () => {
   });
 
   it('skips an entry whose outcome is not a byte, like a line that does not parse', async () => {
-    const locations = await writeJournal([{ k: 'a', f: FP_A, o: 1 }, { k: 'a', f: FP_B, o: 300 }, { k: 'c', f: FP_A, o: 1.5 }]);
+    const locations = await writeJournal([
+      { k: 'a', f: FP_A, o: 1 },
+      { k: 'a', f: FP_B, o: 300 },
+      { k: 'c', f: FP_A, o: 1.5 },
+    ]);
     const previous = await loadPreviousResults(file);
     expect(previous.byKey.get('a')).toEqual({ fingerprint: FP_A, outcome: 1, location: locations[0] });
     expect(previous.byKey.get('c')).toBeUndefined();
@@ -128,7 +149,11 @@ describe('loadPreviousResults', () => {
     { name: 'the empty string', f: '' },
     { name: 'non-ASCII text', f: 'empreinte-é-✓-😀' },
   ])('round-trips $name exactly', async ({ f }) => {
-    await writeJournal([{ k: 'r', f: 'placeholder', o: 1 }, { k: 'r', f, o: 1 }, { k: 's', f, o: 2 }]);
+    await writeJournal([
+      { k: 'r', f: 'placeholder', o: 1 },
+      { k: 'r', f, o: 1 },
+      { k: 's', f, o: 2 },
+    ]);
     const previous = await loadPreviousResults(file);
     expect(previous.byKey.get('r')?.fingerprint).toBe(f);
     expect(previous.byKey.get('s')?.fingerprint).toBe(f);
@@ -139,8 +164,21 @@ describe('ResultTable', () => {
   const location = (offset: number): RecordLocation => ({ offset, length: 7 });
 
   it.each([
-    { name: 'all keys in one probe chain', hasher: ((key, out, at) => { out[at] = 1; out[at + 1] = 1; out[at + 2] = Number(key.slice(1)); }) as KeyHasher },
-    { name: 'keys equal in the 64-bit id hash, different in the check word', hasher: ((key, out, at) => { hashKey('same', out, at); out[at + 2] = Number(key.slice(1)); }) as KeyHasher },
+    {
+      name: 'all keys in one probe chain',
+      hasher: ((key, out, at) => {
+        out[at] = 1;
+        out[at + 1] = 1;
+        out[at + 2] = Number(key.slice(1));
+      }) as KeyHasher,
+    },
+    {
+      name: 'keys equal in the 64-bit id hash, different in the check word',
+      hasher: ((key, out, at) => {
+        hashKey('same', out, at);
+        out[at + 2] = Number(key.slice(1));
+      }) as KeyHasher,
+    },
   ])('keeps colliding keys apart when the 96-bit hashes differ: $name', ({ hasher }) => {
     const table = new ResultTable(hasher);
     const keys = Array.from({ length: 5000 }, (_, i) => `k${i}`); // check word: i
@@ -148,7 +186,11 @@ describe('ResultTable', () => {
     table.set(keys[3]!, FP_B, 2, location(99_999));
     expect(table.size).toBe(keys.length);
     keys.forEach((key, i) => {
-      expect(table.get(key)).toEqual(i === 3 ? { fingerprint: FP_B, outcome: 2, location: location(99_999) } : { fingerprint: FP_A, outcome: 1 + (i % 9), location: location(i) });
+      expect(table.get(key)).toEqual(
+        i === 3
+          ? { fingerprint: FP_B, outcome: 2, location: location(99_999) }
+          : { fingerprint: FP_A, outcome: 1 + (i % 9), location: location(i) },
+      );
     });
   });
 

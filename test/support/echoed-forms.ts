@@ -5,7 +5,8 @@
  */
 export function echoedForms(key: string): Record<string, string> {
   const json = (text: string) => JSON.stringify(text).slice(1, -1);
-  const html = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  const html = (text: string) =>
+    text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
   const notAlphanumeric = /[^A-Za-z0-9]/g;
   const hex = (char: string) => char.charCodeAt(0).toString(16).padStart(2, '0');
   return {

@@ -42,7 +42,8 @@ const realWrite = FileHandle.write;
 FileHandle.write = function write(...args) {
   const [data, offsetOrOptions, length, position] = args;
   if (!faulty.has(this) || !ArrayBuffer.isView(data)) return realWrite.apply(this, args);
-  const options = typeof offsetOrOptions === 'object' && offsetOrOptions !== null ? offsetOrOptions : { offset: offsetOrOptions, length, position };
+  const options =
+    typeof offsetOrOptions === 'object' && offsetOrOptions !== null ? offsetOrOptions : { offset: offsetOrOptions, length, position };
   const offset = options.offset ?? 0;
   const wanted = options.length ?? data.byteLength - offset;
   if (wanted > 0 && budget <= 0) {

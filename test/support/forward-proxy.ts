@@ -1,5 +1,5 @@
 import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 
 export interface ForwardProxyOptions {
   /** `user:password`: requests without the matching `Proxy-Authorization` get a 407. */
@@ -46,10 +46,13 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
     const headers: Record<string, string | string[] | undefined> = { ...req.headers, host: target.host };
     delete headers['proxy-authorization'];
     delete headers['proxy-connection'];
-    const forward = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: target.pathname + target.search, headers }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
+    const forward = httpRequest(
+      { host: target.hostname, port: target.port, method: req.method, path: target.pathname + target.search, headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
     forward.on('error', () => {
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' });
       res.end('bad gateway');
@@ -62,7 +65,8 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
     client.on('error', () => {});
-    if (!authorized(req)) return void client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\n\r\n');
+    if (!authorized(req))
+      return void client.end('HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm="test"\r\n\r\n');
     if (options.refuseTunnelsWith) return void client.end(`HTTP/1.1 ${options.refuseTunnelsWith} Refused\r\ncontent-length: 0\r\n\r\n`);
     const [host, port] = splitHostPort(req.url ?? '');
     const upstream = connect(port, host, () => {

@@ -9,7 +9,10 @@ export const OPENAPI_DOCUMENT = fileURLToPath(new URL('../../../shared/conforman
 const DOCUMENT_ID = 'https://chatbatch.test/openai-chat-completions.json';
 
 interface OpenApiDocument {
-  paths: Record<string, Record<string, { responses?: Record<string, { $ref?: string; content?: Record<string, { schema?: { $ref?: string } }> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses?: Record<string, { $ref?: string; content?: Record<string, { schema?: { $ref?: string } }> }> }>
+  >;
   components: { schemas: Record<string, unknown>; responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> };
 }
 

@@ -31,24 +31,27 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
     req.on('end', () => {
       const requestBody = Buffer.concat(chunks);
       const headers: IncomingHttpHeaders = { ...req.headers, host: upstream.host };
-      const forward = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers }, (answer) => {
-        const parts: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => parts.push(chunk));
-        answer.on('error', () => res.socket?.destroy());
-        answer.on('end', () => {
-          const responseBody = Buffer.concat(parts);
-          exchanges.push({
-            method: req.method ?? '',
-            url: req.url ?? '',
-            requestBody: requestBody.toString('utf8'),
-            status: answer.statusCode ?? 0,
-            contentType: String(answer.headers['content-type'] ?? ''),
-            responseBody: responseBody.toString('utf8'),
+      const forward = httpRequest(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers },
+        (answer) => {
+          const parts: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => parts.push(chunk));
+          answer.on('error', () => res.socket?.destroy());
+          answer.on('end', () => {
+            const responseBody = Buffer.concat(parts);
+            exchanges.push({
+              method: req.method ?? '',
+              url: req.url ?? '',
+              requestBody: requestBody.toString('utf8'),
+              status: answer.statusCode ?? 0,
+              contentType: String(answer.headers['content-type'] ?? ''),
+              responseBody: responseBody.toString('utf8'),
+            });
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            res.end(responseBody);
           });
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          res.end(responseBody);
-        });
-      });
+        },
+      );
       forward.on('error', () => res.socket?.destroy());
       res.on('close', () => forward.destroy());
       forward.end(requestBody);

@@ -19,7 +19,10 @@ export interface ScriptedServer {
 }
 
 /** A small OpenAI-shaped server for tests: records every request, answers with `respond`; HTTPS with `tls`. */
-export async function startScriptedServer(respond: Responder = replyWithEcho, options: { tls?: { key: string; cert: string } } = {}): Promise<ScriptedServer> {
+export async function startScriptedServer(
+  respond: Responder = replyWithEcho,
+  options: { tls?: { key: string; cert: string } } = {},
+): Promise<ScriptedServer> {
   const received: ReceivedRequest[] = [];
   const listener: RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
@@ -57,12 +60,17 @@ export function echoReply(request: ReceivedRequest): string {
 }
 
 export function replyWithEcho(request: ReceivedRequest, response: ServerResponse, index: number): void {
-  sendJson(response, 200, {
-    id: `chatcmpl-${index}`,
-    object: 'chat.completion',
-    choices: [{ index: 0, message: { role: 'assistant', content: echoReply(request) }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
-  }, { 'x-request-id': `req-${index}` });
+  sendJson(
+    response,
+    200,
+    {
+      id: `chatcmpl-${index}`,
+      object: 'chat.completion',
+      choices: [{ index: 0, message: { role: 'assistant', content: echoReply(request) }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+    },
+    { 'x-request-id': `req-${index}` },
+  );
 }
 
 export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

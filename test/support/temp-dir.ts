@@ -30,7 +30,10 @@ export async function makeTempDir(prefix = 'chatbatch-test-'): Promise<TempDir> 
       } catch {
         return [];
       }
-      return text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as T);
+      return text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as T);
     },
     remove: () => rm(dir, { recursive: true, force: true }),
   };
