@@ -178,7 +178,10 @@ function isUsage(value: unknown): value is NonNullable<AttemptSuccess['usage']> 
   return true;
 }
 
-/** A 2xx that is not a usable completion: retried like a server fault, never a silent empty reply. */
+/**
+ * A 2xx that is not a usable completion: retried like a server fault, never a silent empty reply.
+ * Its `code` may be the body's own `error.code`; the category and retry rule are bad_response's.
+ */
 function badResponse(
   status: number,
   headers: Record<string, string>,
@@ -187,17 +190,5 @@ function badResponse(
   message: string,
   bodyId: unknown,
 ): AttemptFailure {
-  const { category, retryable } = CLIENT_CODES.bad_response;
-  return {
-    ok: false,
-    status,
-    code,
-    message,
-    category,
-    retryable,
-    fatalForRun: false,
-    traceId: pickTraceId(headers, bodyId),
-    headers,
-    durationMs: elapsedMs(started),
-  };
+  return { ...failure(status, 'bad_response', message, headers, started, bodyId), code };
 }
