@@ -229,7 +229,8 @@ class JournalReader {
    * when it is not there or does not verify (then `verifiedRecord` reads it, and decides).
    */
   bufferedRecord(offset: number, length: number): Buffer | null {
-    return offset < this.bufferStart || offset + length + 1 > this.bufferStart + this.bufferLength ? null : this.recordInBuffer(offset, length);
+    if (offset < this.bufferStart || offset + length + 1 > this.bufferStart + this.bufferLength) return null;
+    return this.recordInBuffer(offset, length);
   }
 
   /**
