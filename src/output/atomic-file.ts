@@ -36,6 +36,16 @@ export class AtomicFile {
     else this.staged += buffer.copy(this.staging, this.staged);
   }
 
+  /**
+   * Appends `data` when it fits in the staging buffer as it is (no write call needed): true;
+   * false, with nothing appended, when `write` must do it.
+   */
+  stage(data: Buffer): boolean {
+    if (this.staged + data.length > this.staging.length) return false;
+    this.staged += data.copy(this.staging, this.staged);
+    return true;
+  }
+
   async commit(): Promise<void> {
     await this.flush();
     try {

@@ -47,6 +47,12 @@ export class SecretRedactor {
   /** Longest first, so that a secret containing another is masked whole. */
   private secrets: Secret[] = [];
   private blank = '[]';
+  /**
+   * Length of the shortest secret. Every form of a secret (escaped, lower-cased) is at least as
+   * long as the secret itself (each escape decodes to no more characters than it has), so a
+   * shorter text holds none: most header names and values, codes, ids are skipped unread.
+   */
+  private shortest = Infinity;
 
   get size(): number {
     return this.secrets.length;
@@ -57,6 +63,7 @@ export class SecretRedactor {
     const lowered = value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
     this.secrets.push({ value, needles: { exact: [value], lowerCaseToo: lowered === value ? [value] : [value, lowered] }, label, replacement: '' });
     this.secrets.sort((a, b) => b.value.length - a.value.length);
+    this.shortest = this.secrets[this.secrets.length - 1]!.value.length;
     this.chooseReplacements();
   }
 
@@ -65,7 +72,7 @@ export class SecretRedactor {
    * ASCII letters lower-cased: for header names, which HTTP/2 and Node deliver lower-cased.
    */
   redact(text: string, lowerCaseToo = false): string {
-    if (this.secrets.length === 0 || text === '' || this.plainlyAbsent(text, lowerCaseToo)) return text;
+    if (text.length < this.shortest || this.plainlyAbsent(text, lowerCaseToo)) return text;
     let result = text;
     for (let round = 0; round < 3; round++) {
       const spans = this.find(result, lowerCaseToo);

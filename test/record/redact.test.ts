@@ -64,6 +64,21 @@ describe('SecretRedactor: every form a server may echo', () => {
     expect(redactor.redact('t=tok-%220123456789abcdef&u=header&#45;secret')).toBe('t=[X-Api-Token to…ef]&u=[key …et]');
   });
 
+  it('skips only text shorter than the shortest secret: a text exactly as long as one is searched', () => {
+    // The fast path reads the length alone; these sit on its edge, with secrets of two lengths.
+    const redactor = redactorFor('abcdefghij', 'XYZ');
+    expect(redactor.redact('XYZ')).toBe('[key ***]');
+    expect(redactor.redact('xyz', true)).toBe('[key ***]');
+    expect(redactor.redact('XY')).toBe('XY');
+    expect(redactor.redact('zXYZ')).toBe('z[key ***]');
+    expect(redactor.redact('abcdefghij')).toBe('[key …ij]');
+    // Escaped forms are longer than the secret: never under the cut.
+    expect(redactor.redact('%58YZ')).toBe('[key ***]');
+    // A secret registered later, shorter than all before, moves the cut down.
+    redactor.register('q');
+    expect(redactor.redact('q')).toBe('[key ***]');
+  });
+
   it('finds the key lower-cased too when asked (header names arrive lower-cased)', () => {
     const redactor = redactorFor(LONG);
     expect(redactor.redact(LONG.toLowerCase())).toBe(LONG.toLowerCase());
