@@ -1,4 +1,4 @@
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { asWriteFailure, writeFully } from './write-failed.js';
 

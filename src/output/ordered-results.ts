@@ -1,11 +1,11 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
-import { verifiedRecordStart, type RecordLocation } from '../state/journal.js';
 import { onAbort } from '../async/abort-fanout.js';
 import { categoryOf, PENDING, SUCCEEDED } from '../record/outcome-code.js';
+import type { FailureCategory } from '../record/record.js';
+import { type RecordLocation, verifiedRecordStart } from '../state/journal.js';
 import { AtomicFile } from './atomic-file.js';
 import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
-import type { FailureCategory } from '../record/record.js';
 import { ReorderWindow } from './reorder-window.js';
 import { asWriteFailure, WriteFailedError } from './write-failed.js';
 

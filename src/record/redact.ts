@@ -1,4 +1,4 @@
-import { composeDecodings, decodeEscapes, ECHO_DECODERS, type Decoding } from '../record/echo-decoders.js';
+import { composeDecodings, type Decoding, decodeEscapes, ECHO_DECODERS } from '../record/echo-decoders.js';
 import { maskKey } from '../record/key-mask.js';
 
 /**
@@ -8,12 +8,17 @@ import { maskKey } from '../record/key-mask.js';
  */
 const MAX_LAYERS = 2;
 
-
 /** How much longer than the secret an echoed form can be (`&amp;#x0000003c;` for `<`). */
 const ECHO_GROWTH = 32;
 
 /** Bracket pairs for the replacement: the first whose characters no secret contains. */
-const BRACKETS: ReadonlyArray<readonly [string, string]> = [['[', ']'], ['(', ')'], ['{', '}'], ['«', '»'], ['⟦', '⟧']];
+const BRACKETS: ReadonlyArray<readonly [string, string]> = [
+  ['[', ']'],
+  ['(', ')'],
+  ['{', '}'],
+  ['«', '»'],
+  ['⟦', '⟧'],
+];
 
 interface Secret {
   value: string;
@@ -61,7 +66,12 @@ export class SecretRedactor {
   register(value: string, label = 'key'): void {
     if (value === '' || this.secrets.some((secret) => secret.value === value)) return;
     const lowered = value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
-    this.secrets.push({ value, needles: { exact: [value], lowerCaseToo: lowered === value ? [value] : [value, lowered] }, label, replacement: '' });
+    this.secrets.push({
+      value,
+      needles: { exact: [value], lowerCaseToo: lowered === value ? [value] : [value, lowered] },
+      label,
+      replacement: '',
+    });
     this.secrets.sort((a, b) => b.value.length - a.value.length);
     this.shortest = this.secrets[this.secrets.length - 1]!.value.length;
     this.chooseReplacements();
@@ -147,7 +157,8 @@ export class SecretRedactor {
     for (const secret of this.secrets) {
       const mask = maskKey(secret.value);
       const candidates = [`${open}${secret.label} ${mask}${close}`, `${open}${secret.label}${close}`, `${open}***${close}`];
-      secret.replacement = candidates.find((candidate) => this.find(candidate, false).length === 0 && this.find(candidate, true).length === 0) ?? this.blank;
+      secret.replacement =
+        candidates.find((candidate) => this.find(candidate, false).length === 0 && this.find(candidate, true).length === 0) ?? this.blank;
     }
   }
 }

@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { open, stat, truncate, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, open, stat, truncate } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { asWriteFailure, writeFully } from '../output/write-failed.js';
 

@@ -25,7 +25,9 @@ describe('SecretRedactor: every form a server may echo', () => {
   }
 
   it('shows the mask of the key it replaced', () => {
-    expect(redactorFor('sk-echoed-secret-key-0123456789abcdef').redact('key: sk-echoed-secret-key-0123456789abcdef.')).toBe('key: [key sk-e…cdef].');
+    expect(redactorFor('sk-echoed-secret-key-0123456789abcdef').redact('key: sk-echoed-secret-key-0123456789abcdef.')).toBe(
+      'key: [key sk-e…cdef].',
+    );
     expect(redactorFor(SHORT).redact(`"${SHORT}"`)).toBe('"[key …34]"');
   });
 
@@ -37,7 +39,11 @@ describe('SecretRedactor: every form a server may echo', () => {
   it('masks escapes mixed inside one echo, in upper and lower case hex', () => {
     // Go's encoder escapes only &, < and >; others escape " alone; hex may come either case.
     const redactor = redactorFor(SPECIAL);
-    for (const echoed of ['sk-\\"q\\u0026a\\u003cb\\u003ec\\\\d-0123456789', 'sk-&#X22;q&#0038;a%3cb&GT;c&#92;d-0123456789', 'sk-%22q%26a%3Cb%3ec%5Cd-0123456789']) {
+    for (const echoed of [
+      'sk-\\"q\\u0026a\\u003cb\\u003ec\\\\d-0123456789',
+      'sk-&#X22;q&#0038;a%3cb&GT;c&#92;d-0123456789',
+      'sk-%22q%26a%3Cb%3ec%5Cd-0123456789',
+    ]) {
       expect(redactor.redact(echoed)).toBe('[key sk-"…6789]');
     }
   });
@@ -90,7 +96,9 @@ describe('SecretRedactor: every form a server may echo', () => {
     const text = `${'x'.repeat(90)}${LONG}${'y'.repeat(1000)}`;
     const prefix = redactor.redactedPrefix(text, 100);
     expect(prefix).toBe(`${'x'.repeat(90)}[key sk-p…zWVU]`);
-    expect(redactorFor(LONG, SPECIAL).redactedPrefix(`${'x'.repeat(90)}${encodeURIComponent(SPECIAL)}${'y'.repeat(1000)}`, 100)).toBe(`${'x'.repeat(90)}[key sk-"…6789]`);
+    expect(redactorFor(LONG, SPECIAL).redactedPrefix(`${'x'.repeat(90)}${encodeURIComponent(SPECIAL)}${'y'.repeat(1000)}`, 100)).toBe(
+      `${'x'.repeat(90)}[key sk-"…6789]`,
+    );
     expect(redactor.redactedPrefix('short', 100)).toBe('short');
   });
 
