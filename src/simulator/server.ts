@@ -213,7 +213,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       case 'retry-after-date':
         return later(() =>
           json(res, 429, errorBody(429, 'rate_limit_exceeded', 'slow down'), requestId, {
-            'retry-after': new Date(Date.now() + 1000).toUTCString(),
+            // An HTTP date has whole seconds: the next one at least 0.5 s away, so the wait is
+            // 0.5-1.5 s whenever the client reads it (a date 1 s ahead could round to now).
+            'retry-after': new Date(Math.ceil((Date.now() + 500) / 1000) * 1000).toUTCString(),
           }),
         );
       case 'should-retry-false':

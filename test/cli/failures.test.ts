@@ -64,7 +64,7 @@ describe('retries and failure records', () => {
     const record = byId.get('a')!;
     expect(record.attempts).toBe(2);
     expect(record.history![0]!.wait_ms).toBeGreaterThan(0);
-    expect(record.history![0]!.wait_ms).toBeLessThanOrEqual(1000);
+    expect(record.history![0]!.wait_ms).toBeLessThanOrEqual(1500);
   });
 
   it('does not retry a 400, nor a 500 with x-should-retry: false', async () => {

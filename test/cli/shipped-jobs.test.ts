@@ -22,7 +22,9 @@ describe('the jobs shipped in jobs/', () => {
     for (const name of jobs) {
       const validated = await runCli(['validate', `jobs/${name}`], { cwd: dir.path });
       expect(validated.code, `${name}: ${validated.stdout}`).toBe(0);
-      const rows = Number(/ok \((\d+) row\(s\)\)/.exec(validated.stdout)?.[1]);
+      // `ok (8 row(s))`, or with repeat `ok (8 row(s), 3 samples each: 24 request(s))`: one record per request.
+      const counts = /ok \((\d+) row\(s\)(?:, \d+ samples each: (\d+) request\(s\))?\)/.exec(validated.stdout);
+      const rows = Number(counts?.[2] ?? counts?.[1]);
       const ran = await runCli(['run', '--job', `jobs/${name}`, '--simulate', '--out', `out-${name}`, '--quiet'], { cwd: dir.path });
       expect(ran.code, `${name}: ${ran.stderr}`).toBe(0);
       expect(ran.stderr).toContain('replies are SIMULATED');
@@ -33,7 +35,7 @@ describe('the jobs shipped in jobs/', () => {
         );
       if (name === 'evaluate-sentiment.json') {
         expect((await dir.read(`out-${name}/output.csv`)).split('\n')[0]).toBe(
-          'id,file,line,reply,status,code,duration_ms,trace_id,attempts,data.label,data.score',
+          'id,file,line,sample,reply,status,code,duration_ms,trace_id,attempts,data.label,data.score',
         );
         expect((await dir.jsonl<{ data: unknown }>(`out-${name}/output.jsonl`)).every((r) => typeof r.data === 'object')).toBe(true);
       }
