@@ -6,6 +6,8 @@
  * exits the process. Problems found before the first request reject with a `NothingSentError`
  * (its `explain()` is the CLI's message); a failed write rejects with a `WriteFailedError`.
  */
+
+import { exitCodeFor } from './cli/exit-codes.js';
 import { NothingSentError } from './errors.js';
 import { type RunFlags, resolveRunConfig } from './job/config.js';
 import { newProgress, type RunProgress, type RunReport, runBatch } from './run/run.js';
@@ -51,7 +53,10 @@ export interface RunOptions extends Omit<RunFlags, 'inputs' | 'apiKeyEnv' | 'api
 
 const PROXY_VARIABLE = /^(https?|no)_proxy$/i;
 
-export async function run(options: RunOptions): Promise<RunReport> {
+/** The run's report, with the exit code `chatbatch run` would end with. */
+export type RunResult = RunReport & { exitCode: number };
+
+export async function run(options: RunOptions): Promise<RunResult> {
   const {
     apiKey,
     keyName = 'apiKey',
@@ -73,7 +78,8 @@ export async function run(options: RunOptions): Promise<RunReport> {
   const timer = onProgress ? setInterval(() => onProgress({ ...progress }), progressEveryMs) : null;
   timer?.unref();
   try {
-    return await runBatch({ config, stop: signal ?? new AbortController().signal, log: onNotice ?? (() => {}), progress });
+    const report = await runBatch({ config, stop: signal ?? new AbortController().signal, log: onNotice ?? (() => {}), progress });
+    return { ...report, exitCode: exitCodeFor(report.status) };
   } finally {
     if (timer) clearInterval(timer);
     onProgress?.({ ...progress });

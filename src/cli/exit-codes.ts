@@ -1,3 +1,5 @@
+import type { RunStatus } from '../output/manifest.js';
+
 /** Exit codes are a contract (guide, section 4). */
 export const EXIT = {
   ok: 0,
@@ -12,3 +14,18 @@ export const EXIT = {
   internalError: 70,
   interrupted: 130,
 } as const;
+
+/** How a run's end becomes the command's exit code: the one place a status is mapped. */
+const EXIT_FOR_STATUS: Readonly<Record<Exclude<RunStatus, 'running'>, number>> = {
+  complete: EXIT.ok,
+  finished_with_failures: EXIT.rowsFailed,
+  aborted: EXIT.endpointRefused,
+  stopped_at_limit: EXIT.limitReached,
+  write_failed: EXIT.writeFailed,
+  error: EXIT.internalError,
+  interrupted: EXIT.interrupted,
+};
+
+export function exitCodeFor(status: Exclude<RunStatus, 'running'>): number {
+  return EXIT_FOR_STATUS[status];
+}

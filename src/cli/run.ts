@@ -11,7 +11,7 @@ import { type RunningSimulator, startSimulator } from '../simulator/server.js';
 import { ResponseCache } from '../state/response-cache.js';
 import { budgetStopMessage } from './budget-stop.js';
 import { formatDryRun } from './dry-run-report.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT, exitCodeFor } from './exit-codes.js';
 import { reportInternalError } from './internal-error.js';
 import { nonNegativeInteger, positiveInteger } from './options.js';
 import { type ProgressReporter, startProgressReporter } from './progress.js';
@@ -245,7 +245,7 @@ async function runFromCli(args: RunArgs): Promise<number> {
       if (report.status === 'stopped_at_limit' && report.budget) {
         log(budgetStopMessage(report.budget, report.pending, (budgetFlag) => resumeCommand(config.outDir, budgetFlag)));
       }
-      return report.exitCode;
+      return exitCodeFor(report.status);
     } finally {
       reporter?.stop();
       process.off('SIGINT', onSignal);

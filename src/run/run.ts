@@ -90,8 +90,7 @@ export interface RunOptions {
 }
 
 export interface RunReport {
-  status: RunStatus;
-  exitCode: 0 | 1 | 3 | 4 | 130;
+  status: Exclude<RunStatus, 'running'>;
   /** Records expected: the rows times `repeat` (samples per row). The counts below count records too. */
   rows: number;
   /** Samples per row (`--repeat`); 1 when rows are sent once. */
@@ -481,7 +480,7 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
         ? []
         : await writeDerivedFilesLazily(config, files, paths.outDir, replyCheck?.schema?.properties);
     const fatalStop = fatal as { outcome: AttemptFailure; cause: FatalCause } | null;
-    const status: RunStatus = writeFailure
+    const status: Exclude<RunStatus, 'running'> = writeFailure
       ? 'write_failed'
       : fatalStop
         ? 'aborted'
@@ -536,7 +535,6 @@ async function runPhases(options: RunOptions, phase: RunPhase): Promise<RunRepor
       : null;
     return {
       status,
-      exitCode: fatalStop ? 3 : status === 'interrupted' ? 130 : status === 'stopped_at_limit' ? 4 : tally.failed > 0 ? 1 : 0,
       rows: tally.rows,
       repeat: config.repeat,
       succeeded: tally.succeeded,
