@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
+import type { RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { startRecordedRun } from '../support/recorded-run.js';
+import type { TempDir } from '../support/temp-dir.js';
 
 const ROWS = 12;
 const ALL_IDS = Array.from({ length: ROWS }, (_, i) => `r${i}`);
@@ -13,13 +14,7 @@ let simulator: RunningSimulator;
 let sent: string[];
 
 beforeEach(async () => {
-  dir = await makeTempDir();
-  sent = [];
-  simulator = await startSimulator({
-    latencyMs: 1,
-    onRequest: ({ body }) => sent.push(String(JSON.parse(body).messages.at(-1).content).replace('ask ', '')),
-  });
-  await dir.write('in.jsonl', jsonlOf(ALL_IDS.map((id) => ({ id, prompt: `ask ${id}` }))));
+  ({ dir, simulator, sent } = await startRecordedRun(ALL_IDS));
 });
 afterEach(async () => {
   await simulator.close();

@@ -2,10 +2,11 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
+import type { RunningSimulator } from '../../src/simulator/server.js';
 import { readJournal } from '../../src/state/journal.js';
 import { runCli } from '../support/cli.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { startRecordedRun } from '../support/recorded-run.js';
+import type { TempDir } from '../support/temp-dir.js';
 
 /** Preloaded into the child: short writes and, after a byte budget, ENOSPC (see the file). */
 const FAULTY_FS = fileURLToPath(new URL('../support/faulty-fs.mjs', import.meta.url));
@@ -21,13 +22,7 @@ let simulator: RunningSimulator;
 let sent: string[];
 
 beforeEach(async () => {
-  dir = await makeTempDir();
-  sent = [];
-  simulator = await startSimulator({
-    latencyMs: 1,
-    onRequest: ({ body }) => sent.push(String(JSON.parse(body).messages.at(-1).content).replace('ask ', '')),
-  });
-  await dir.write('in.jsonl', jsonlOf(ALL_IDS.map((id) => ({ id, prompt: `ask ${id}` }))));
+  ({ dir, simulator, sent } = await startRecordedRun(ALL_IDS));
 });
 afterEach(async () => {
   await simulator.close();
