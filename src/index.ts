@@ -10,14 +10,17 @@
 import { exitCodeFor } from './cli/exit-codes.js';
 import { NothingSentError } from './errors.js';
 import { type RunFlags, resolveRunConfig } from './job/config.js';
-import { newProgress, type RunProgress, type RunReport, runBatch } from './run/run.js';
+import { newProgress, type RunProgress } from './run/progress.js';
+import type { RunReport } from './run/report.js';
+import { runBatch } from './run/run.js';
 
 export { NothingSentError } from './errors.js';
 export type { UsageTotals } from './output/usage-totals.js';
 export { WriteFailedError } from './output/write-failed.js';
 export { FAILURE_CATEGORIES } from './record/categories.js';
 export type { FailureCategory, RowRecord } from './record/record.js';
-export type { RunProgress, RunReport, TokenBudgetReport } from './run/run.js';
+export type { RunProgress } from './run/progress.js';
+export type { RunReport, TokenBudgetReport } from './run/report.js';
 
 /** Every setting of a job, in camelCase: see the README's job-file table. */
 export interface RunOptions extends Omit<RunFlags, 'inputs' | 'apiKeyEnv' | 'apiKeyFile' | 'out' | 'baseUrl' | 'model'> {

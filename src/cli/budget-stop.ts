@@ -1,5 +1,5 @@
 import { formatTokens } from '../report/usage-text.js';
-import type { TokenBudgetReport } from '../run/run.js';
+import type { TokenBudgetReport } from '../run/report.js';
 import { shareOf } from './summary.js';
 
 /**

@@ -1,5 +1,5 @@
 import { clockTime } from '../pace/outage-notice.js';
-import type { RunProgress } from '../run/run.js';
+import type { RunProgress } from '../run/progress.js';
 
 export interface ProgressReporter {
   /** Writes a whole line (a log message) without gluing it to the end of the live status line. */

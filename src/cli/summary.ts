@@ -1,6 +1,6 @@
 import { USAGE_CAVEAT } from '../output/usage-totals.js';
 import { formatTokens, usageSummary } from '../report/usage-text.js';
-import type { RunReport } from '../run/run.js';
+import type { RunReport } from '../run/report.js';
 
 export function formatSummary(report: RunReport): string {
   const seconds = report.durationMs / 1000;

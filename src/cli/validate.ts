@@ -4,16 +4,13 @@ import type { Argv, CommandModule } from 'yargs';
 import { InputError } from '../input/errors.js';
 import { expandInputs } from '../input/expand.js';
 import { inputProblems } from '../input/preflight.js';
-import { readRows } from '../input/read-rows.js';
-import { rowId, SeenIds } from '../input/row-id.js';
 import { checkBaseUrl } from '../job/base-url.js';
 import { resolveJobInputs } from '../job/config.js';
 import { checkJob, type JobFile } from '../job/job-file.js';
 import { inputFileAsJob, notJson } from '../job/not-a-job-file.js';
 import { loadReplySchema, ReplySchemaError } from '../reply/reply-schema.js';
 import { BatchNotes } from '../request/batch-notes.js';
-import { rowToMessages } from '../request/messages.js';
-import { bodyFields } from '../request/row-params.js';
+import { type PrepareSettings, prepareRows } from '../request/prepare.js';
 import { EXIT } from './exit-codes.js';
 import { nonNegativeInteger } from './options.js';
 
@@ -105,30 +102,13 @@ async function validate(jobFile: string, maxProblems: number): Promise<number> {
       unusable.add(file);
       problems.push(`${jobFile}: inputs: ${problem}`);
     }
+    const usable = files.filter((file) => !unusable.has(file));
     try {
-      const seen = new SeenIds();
-      for await (const row of readRows(files.filter((file) => !unusable.has(file)))) {
+      for await (const row of prepareRows(usable, rowSettingsOf(job), batchNotes)) {
         rows++;
-        const id = rowId(row, job.id_field);
-        const problem = !seen.add(id)
-          ? `duplicate id "${id}"`
-          : row.kind === 'invalid'
-            ? row.problem
-            : (() => {
-                const built = rowToMessages(row.fields, {
-                  system: typeof job.system === 'string' ? job.system : null,
-                  template: typeof job.template === 'string' ? job.template : null,
-                });
-                if (!built.ok) return built.problem;
-                const body = bodyFields(row.fields, job.row_params === true);
-                if (!body.ok) return body.problem;
-                batchNotes.add(row, body);
-                return null;
-              })();
-        if (problem) {
-          badRows++;
-          if (badRows <= maxProblems) problems.push(`${row.file}:${row.line}: ${problem}`);
-        }
+        if (row.kind !== 'invalid') continue;
+        badRows++;
+        if (badRows <= maxProblems) problems.push(`${row.origin.file}:${row.origin.line}: ${row.problem}`);
       }
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
@@ -143,4 +123,19 @@ async function validate(jobFile: string, maxProblems: number): Promise<number> {
     Number.isSafeInteger(job.repeat) && job.repeat! > 1 ? `, ${job.repeat} samples each: ${rows * job.repeat!} request(s)` : '';
   out(total === 0 ? `${jobFile}: ok (${rows} row(s)${samples})` : `${jobFile}: ${total} problem(s), ${rows} row(s) read`);
   return total === 0 ? EXIT.ok : EXIT.usage;
+}
+
+/** The job's row settings as a run would take them (without flags); what is not set or not valid is left out. */
+function rowSettingsOf(job: JobFile): PrepareSettings {
+  const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+  return {
+    idField: text(job.id_field),
+    system: text(job.system),
+    template: text(job.template),
+    rowParams: job.row_params === true,
+    shard: null,
+    baseUrl: text(job.base_url) ?? '',
+    model: text(job.model) ?? '',
+    params: typeof job.params === 'object' && job.params !== null && !Array.isArray(job.params) ? job.params : {},
+  };
 }

@@ -1,8 +1,5 @@
 import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
-import { readRows } from '../input/read-rows.js';
-import { rowId, SeenIds } from '../input/row-id.js';
-import { inShard } from '../input/shard.js';
 import type { RunConfig } from '../job/config.js';
 import { headersIdentity } from '../job/headers.js';
 import { readManifest } from '../output/manifest.js';
@@ -11,9 +8,7 @@ import { limitsForShard, type RunLimits } from '../pace/shard-limits.js';
 import { maxCompletionTokens } from '../pace/token-estimator.js';
 import { replyCheckFor } from '../reply/reply-check.js';
 import { BatchNotes } from '../request/batch-notes.js';
-import { buildChatRequest } from '../request/chat-request.js';
-import { rowToMessages } from '../request/messages.js';
-import { bodyFields, withRowParams } from '../request/row-params.js';
+import { prepareRows } from '../request/prepare.js';
 import { outDirPaths } from '../state/out-dir.js';
 import { runOwnDirs } from './own-dirs.js';
 
@@ -53,7 +48,6 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
   await preflightInputs(files);
   // The same check a run makes: a reply schema that does not compile is found here too.
   await replyCheckFor(config);
-  const seen = new SeenIds();
   const report: DryRunReport = {
     files,
     rows: 0,
@@ -71,41 +65,19 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
     spentBefore: config.resume && config.outDir ? budgetSpent((await readManifest(outDirPaths(config.outDir).manifest))?.usage) : null,
   };
   const batchNotes = new BatchNotes(config.model);
-  const headers = headersIdentity(config.headers);
-  const note = (file: string, line: number, id: string, problem: string): void => {
+  const note = (row: { file: string; line: number; id: string }, problem: string): void => {
     report.invalidCount++;
-    if (report.invalid.length < options.maxListed) report.invalid.push({ file, line, id, problem });
+    if (report.invalid.length < options.maxListed) report.invalid.push({ ...row, problem });
   };
-  for await (const row of readRows(files)) {
-    const id = rowId(row, config.idField ?? undefined);
-    // The same rows a run with this --shard would take, so the counts and estimate are its own.
-    if (config.shard && !inShard(id, config.shard)) continue;
+  // The same rows a run with this --shard would take, so the counts and estimate are its own.
+  for await (const row of prepareRows(files, { ...config, headers: headersIdentity(config.headers) }, batchNotes)) {
+    if (row.kind === 'other-shard') continue;
     report.rows++;
-    if (!seen.add(id)) {
-      note(row.file, row.line, id, `duplicate id "${id}"`);
-      continue;
-    }
     if (row.kind === 'invalid') {
-      note(row.file, row.line, id, row.problem);
+      note(row.origin, row.problem);
       continue;
     }
-    const messages = rowToMessages(row.fields, { system: config.system, template: config.template });
-    if (!messages.ok) {
-      note(row.file, row.line, id, messages.problem);
-      continue;
-    }
-    const body = bodyFields(row.fields, config.rowParams);
-    if (!body.ok) {
-      note(row.file, row.line, id, body.problem);
-      continue;
-    }
-    batchNotes.add(row, body);
-    const request = buildChatRequest(messages.messages, {
-      baseUrl: config.baseUrl,
-      model: config.model,
-      params: withRowParams(config.params, body.params),
-      headers,
-    });
+    const { request } = row.task;
     report.valid++;
     report.requests += config.repeat;
     report.estimatedPromptTokens += request.estimatedTokens * config.repeat;

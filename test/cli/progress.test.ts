@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatProgress, startProgressReporter } from '../../src/cli/progress.js';
 import type { AttemptFailure } from '../../src/http/attempt.js';
 import { clockTime } from '../../src/pace/outage-notice.js';
-import { newProgress } from '../../src/run/run.js';
+import { newProgress } from '../../src/run/progress.js';
 
 /** A stand-in for stderr that records what was written; no socket involved. */
 function fakeStream(isTTY: boolean) {

@@ -1,0 +1,109 @@
+import { hash } from 'node:crypto';
+import { readRows } from '../input/read-rows.js';
+import { rowId, SeenIds } from '../input/row-id.js';
+import { inShard, type Shard } from '../input/shard.js';
+import type { BatchNotes } from './batch-notes.js';
+import { buildChatRequest, type RequestSettings } from './chat-request.js';
+import { rowToMessages } from './messages.js';
+import { bodyFields, withRowParams } from './row-params.js';
+import type { RowTask } from './row-task.js';
+import { sampleFingerprint, sampleKey } from './samples.js';
+
+/** What turning a row into a request takes from the job. */
+export interface PrepareSettings extends RequestSettings {
+  idField: string | null;
+  system: string | null;
+  template: string | null;
+  /** Send the optional parameters an OpenAI Batch line holds in `body`. */
+  rowParams: boolean;
+  /** Only rows whose id hashes to this shard; the others are yielded as `other-shard`. */
+  shard: Shard | null;
+}
+
+interface RowOrigin {
+  id: string;
+  file: string;
+  line: number;
+}
+
+/**
+ * One input row, ready: a task to send, or an invalid row (unreadable, duplicate id, a template
+ * that cannot be filled, bad row params) that becomes an `invalid_input` record under `key`.
+ */
+export type PreparedRow =
+  | { kind: 'task'; key: string; fingerprint: string; task: RowTask }
+  | { kind: 'invalid'; key: string; fingerprint: string; origin: RowOrigin; problem: string; sample?: number }
+  | { kind: 'other-shard'; origin: RowOrigin };
+
+/**
+ * The one path from input rows to requests, shared by the run, the dry run and `validate`, so
+ * they agree on ids, duplicates, invalid rows and request bodies. Tasks carry position -1: the
+ * run gives each sample its own (`forSample`).
+ */
+export async function* prepareRows(
+  files: readonly string[],
+  settings: PrepareSettings,
+  notes: BatchNotes,
+  seen: SeenIds = new SeenIds(),
+): AsyncGenerator<PreparedRow> {
+  for await (const row of readRows(files)) {
+    const origin = { id: rowId(row, settings.idField ?? undefined), file: row.file, line: row.line };
+    if (settings.shard && !inShard(origin.id, settings.shard)) {
+      yield { kind: 'other-shard', origin };
+      continue;
+    }
+    const invalid = (key: string, problem: string): PreparedRow => ({
+      kind: 'invalid',
+      key,
+      fingerprint: `invalid:${shortHash(problem)}`,
+      origin,
+      problem,
+    });
+    if (!seen.add(origin.id)) {
+      yield invalid(`dup:${row.file}:${row.line}`, `duplicate id "${origin.id}": an earlier row has the same id`);
+      continue;
+    }
+    if (row.kind === 'invalid') {
+      yield invalid(origin.id, row.problem);
+      continue;
+    }
+    const messages = rowToMessages(row.fields, { system: settings.system, template: settings.template });
+    if (!messages.ok) {
+      yield invalid(origin.id, messages.problem);
+      continue;
+    }
+    const body = bodyFields(row.fields, settings.rowParams);
+    if (!body.ok) {
+      yield invalid(origin.id, body.problem);
+      continue;
+    }
+    notes.add(row, body);
+    const request = buildChatRequest(messages.messages, { ...settings, params: withRowParams(settings.params, body.params) });
+    yield {
+      kind: 'task',
+      key: origin.id,
+      fingerprint: request.fingerprint,
+      task: { ...origin, position: -1, key: origin.id, request, clientRequestIdBase: `cb-${shortHash(origin.id)}` },
+    };
+  }
+}
+
+/** Sample `sample` of a prepared row (`--repeat`), at `position`; the row itself at that position when there are no samples. */
+export function forSample(
+  prepared: Exclude<PreparedRow, { kind: 'other-shard' }>,
+  sample: number | undefined,
+  position: number,
+): Exclude<PreparedRow, { kind: 'other-shard' }> {
+  const key = sampleKey(prepared.key, sample);
+  if (prepared.kind === 'invalid') return sample === undefined ? prepared : { ...prepared, key, sample };
+  const fingerprint = sampleFingerprint(prepared.fingerprint, sample);
+  const request = sample === undefined ? prepared.task.request : { ...prepared.task.request, fingerprint };
+  const clientRequestIdBase = sample === undefined ? prepared.task.clientRequestIdBase : `cb-${shortHash(key)}`;
+  const task: RowTask = { ...prepared.task, position, key, request, clientRequestIdBase };
+  if (sample !== undefined) task.sample = sample;
+  return { kind: 'task', key, fingerprint, task };
+}
+
+function shortHash(text: string): string {
+  return hash('sha256', text).slice(0, 16);
+}

@@ -1,0 +1,224 @@
+import { countRows } from '../input/count.js';
+import { expandInputs } from '../input/expand.js';
+import { preflightInputs } from '../input/preflight.js';
+import { SeenIds } from '../input/row-id.js';
+import { publicConfig, type RunConfig } from '../job/config.js';
+import { type Manifest, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
+import { readManifestAsWritten } from '../output/manifest-unchanged.js';
+import { OrderedResults } from '../output/ordered-results.js';
+import type { UsageTotals } from '../output/usage-totals.js';
+import { diskFailureOf } from '../output/write-failed.js';
+import { limitsForShard, type RunLimits } from '../pace/shard-limits.js';
+import { TokenAccount } from '../pace/token-account.js';
+import { maxCompletionTokens, TokenEstimator } from '../pace/token-estimator.js';
+import { EarlierReplies } from '../reply/recheck-earlier.js';
+import { type ReplyCheck, replyCheckFor } from '../reply/reply-check.js';
+import { JournalWriter } from '../state/journal.js';
+import { acquireLock } from '../state/lock.js';
+import { clearRunFiles, inspectOutDir, type OutDirPaths, outDirPaths, prepareOutDir, removeLeftoverTempFiles } from '../state/out-dir.js';
+import { loadPreviousResults, type PreviousResults } from '../state/previous-results.js';
+import { OutDirInUseError } from './errors.js';
+import { runOwnDirs } from './own-dirs.js';
+import { newProgress, type RunProgress } from './progress.js';
+import type { RunOptions } from './run-options.js';
+
+/** A run whose inputs are checked, whose output directory is locked, and whose journal, results and manifest are open. */
+export interface OpenedRun {
+  readonly config: RunConfig;
+  readonly log: (line: string) => void;
+  readonly now: () => number;
+  readonly random: () => number;
+  readonly progress: RunProgress;
+  readonly startedAt: Date;
+  readonly files: string[];
+  readonly paths: OutDirPaths;
+  readonly replyCheck: ReplyCheck | null;
+  /** Ids seen so far (sized once the rows are counted). */
+  readonly seen: SeenIds;
+  /** With --resume: the earlier sessions' results, by key. */
+  readonly previous: PreviousResults | null;
+  /** With --resume: earlier invalid_reply rows, checked again against this run's reply check. */
+  readonly earlierReplies: EarlierReplies;
+  /** With --resume: the manifest as written, kept byte for byte when this session changes nothing. */
+  readonly previousWritten: { manifest: Manifest; text: string } | null;
+  /** This process's limits: the job's, or this shard's share. */
+  readonly limits: RunLimits;
+  readonly tokens: TokenAccount;
+  readonly manifest: Manifest;
+  readonly session: RunSession;
+  readonly journal: JournalWriter;
+  readonly results: OrderedResults;
+  /** Attempts sent in this session. */
+  attempts: number;
+  /** Called when writing the results fails; the sending phase sets it to stop sending. */
+  onWriteFailure: () => void;
+  /** Records in the manifest that the run stopped on an error. */
+  markError(message: string): Promise<void>;
+  /** Records in the manifest that a write failed (exit 5), when the disk still takes it. */
+  markWriteFailed(): Promise<void>;
+  /** Unlocks the output directory (and closes the journal reader of the rechecks). */
+  close(): Promise<void>;
+}
+
+/**
+ * Everything before the first request: inputs found and checked, the reply schema compiled, the
+ * output directory locked and read (for --resume), the journal and results opened and the
+ * manifest written as `running`. Throws (holding no lock) when the run cannot start.
+ */
+export async function openRun(options: RunOptions): Promise<OpenedRun> {
+  const { config, log } = options;
+  const now = options.now ?? (() => performance.now());
+  const progress = options.progress ?? newProgress(now());
+  const startedAt = new Date();
+  const files = await expandInputs(config.inputs, process.cwd(), { exclude: runOwnDirs(config), signal: options.stop, notice: log });
+  await preflightInputs(files);
+  // A reply schema that cannot be used stops the run here, before the output directory is touched.
+  const replyCheck = await replyCheckFor(config);
+  const paths = outDirPaths(config.outDir);
+  // Counted beside the run, never waited for: the progress total, and the size of the id set.
+  const seen = new SeenIds();
+  if (!config.shard) {
+    void countRows(files).then(
+      (total) => {
+        progress.total = total * config.repeat;
+        seen.reserve(total);
+      },
+      () => {},
+    );
+  }
+
+  await prepareOutDir(paths);
+  const releaseLock = await acquireLock(paths.lock).catch((error: unknown) => {
+    throw diskFailureOf(error, paths.lock) ?? error;
+  });
+  try {
+    await removeLeftoverTempFiles(paths);
+    const state = await inspectOutDir(paths);
+    if (state.kind !== 'new' && !config.resume && !config.force) {
+      throw new OutDirInUseError(
+        `${config.outDir} holds ${state.kind === 'finished' ? 'a finished' : 'an unfinished'} run (status: ${state.status}); nothing was sent.\n` +
+          `  add --resume to continue it (settled rows are not sent again; add --retry-failed to re-run failures),\n` +
+          `  or --force to discard it and start over.`,
+      );
+    }
+    if (config.force) await clearRunFiles(paths);
+    const previousWritten = config.resume ? await readManifestAsWritten(paths.manifest) : null;
+    const previous = config.resume && state.kind !== 'new' ? await loadPreviousResults(paths.journal) : null;
+    if (previous) reportJournalRepairs(previous, log);
+
+    const limits = limitsForShard({ rpm: config.rpm, tpm: config.tpm, maxTotalTokens: config.maxTotalTokens }, config.shard);
+    const tokens = new TokenAccount({
+      limit: limits.maxTotalTokens,
+      before: previousWritten?.manifest.usage,
+      estimator: new TokenEstimator(maxCompletionTokens(config.params)),
+    });
+    const session: RunSession = {
+      started_at: startedAt.toISOString(),
+      ended_at: null,
+      status: 'running',
+      resumed: previous !== null,
+      attempts: 0,
+      rows_settled: 0,
+      rows_reused: 0,
+      rows_rerun_changed: 0,
+      rows_rerun_failed: 0,
+      usage: tokens.session,
+    };
+    const manifest = initialManifest(config, previousWritten?.manifest ?? null, session, startedAt, paths, tokens.total);
+    const attemptsBefore = manifest.attempts_total;
+
+    const earlierReplies = new EarlierReplies(paths.journal);
+    const journal = await JournalWriter.open(paths.journal);
+    const results = await OrderedResults.open(paths.journal, paths.outDir, () => opened.onWriteFailure());
+    await writeManifest(paths.manifest, manifest);
+    const endSession = (status: RunSession['status']): void => {
+      session.ended_at = new Date().toISOString();
+      session.status = manifest.status = status;
+      session.attempts = opened.attempts;
+      manifest.ended_at = session.ended_at;
+      manifest.attempts_total = attemptsBefore + opened.attempts;
+    };
+    const opened: OpenedRun = {
+      config,
+      log,
+      now,
+      random: options.random ?? Math.random,
+      progress,
+      startedAt,
+      files,
+      paths,
+      replyCheck,
+      seen,
+      previous,
+      previousWritten,
+      limits,
+      tokens,
+      manifest,
+      session,
+      journal,
+      results,
+      attempts: 0,
+      onWriteFailure: () => {},
+      markError: async (message) => {
+        endSession('error');
+        session.error = message;
+        await writeManifest(paths.manifest, manifest);
+      },
+      markWriteFailed: async () => {
+        if (manifest.status !== 'running') return;
+        endSession('write_failed');
+        await writeManifest(paths.manifest, manifest).catch(() => {});
+      },
+      earlierReplies,
+      close: async () => {
+        await earlierReplies.close().catch(() => {});
+        await releaseLock();
+      },
+    };
+    return opened;
+  } catch (error) {
+    await releaseLock();
+    throw error;
+  }
+}
+
+function reportJournalRepairs(previous: PreviousResults, log: (line: string) => void): void {
+  if (previous.repairedBytes > 0) {
+    log(`repaired the journal: cut ${previous.repairedBytes} bytes of a line torn by a crash or a failed write`);
+  }
+  if (previous.damaged > 0) {
+    log(`dropped ${previous.damaged} damaged journal line(s) (checksum mismatch): rows with no other line that verifies are sent again`);
+  }
+  if (previous.unverifiable > 0) {
+    log(
+      `dropped ${previous.unverifiable} journal line(s) written by an older chatbatch without a checksum: rows with no other line that verifies are sent again`,
+    );
+  }
+}
+
+function initialManifest(
+  config: RunConfig,
+  previous: Manifest | null,
+  session: RunSession,
+  startedAt: Date,
+  paths: OutDirPaths,
+  usage: UsageTotals,
+): Manifest {
+  return {
+    tool: toolInfo(),
+    node: process.version,
+    status: 'running',
+    job: config.jobName,
+    job_fingerprint: previous?.job_fingerprint ?? '',
+    config: publicConfig(config),
+    inputs: previous?.inputs ?? [],
+    counts: previous?.counts ?? { rows: 0, succeeded: 0, failed: 0, pending: 0, by_category: {} },
+    usage,
+    started_at: previous?.started_at ?? startedAt.toISOString(),
+    ended_at: null,
+    attempts_total: previous?.attempts_total ?? 0,
+    resumes: (previous?.resumes ?? -1) + 1,
+    sessions: [...(previous?.sessions ?? []), session],
+    files: { output: paths.output, errors: paths.errors },
+  };
+}

@@ -1,0 +1,34 @@
+import type { RunStatus } from '../output/manifest.js';
+import type { UsageTotals } from '../output/usage-totals.js';
+import type { outDirPaths } from '../state/out-dir.js';
+
+export interface RunReport {
+  status: Exclude<RunStatus, 'running'>;
+  /** Records expected: the rows times `repeat` (samples per row). The counts below count records too. */
+  rows: number;
+  /** Samples per row (`--repeat`); 1 when rows are sent once. */
+  repeat: number;
+  succeeded: number;
+  failed: number;
+  pending: number;
+  attempts: number;
+  durationMs: number;
+  /** Rows answered by the endpoint in this session (not reused from an earlier one). */
+  rowsSettledNow: number;
+  fatalMessage: string | null;
+  paths: ReturnType<typeof outDirPaths>;
+  /** Files written by --format csv / openai-batch. */
+  derivedFiles: string[];
+  /** Tokens the endpoint reported: this session's, and the output directory's over every session. */
+  usage: { session: UsageTotals; total: UsageTotals };
+  /** The token budget (this shard's share of the job's), and what it counts as spent; null without one. */
+  budget: TokenBudgetReport | null;
+}
+
+export interface TokenBudgetReport {
+  limit: number;
+  spent: number;
+  /** `--max-total-tokens` as given, and the shard count it is split over. */
+  jobLimit: number;
+  shards: number;
+}

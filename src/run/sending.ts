@@ -1,0 +1,207 @@
+import pLimit from 'p-limit';
+import { OpenRows } from '../async/open-rows.js';
+import type { AttemptFailure } from '../http/attempt.js';
+import { ChatClient } from '../http/chat-client.js';
+import { defaultRetryPolicy } from '../http/retry-policy.js';
+import { keyName as keyNameOf } from '../job/config.js';
+import type { FatalCause } from '../pace/fatal-hint.js';
+import { OutageBreaker } from '../pace/outage-breaker.js';
+import { outageNotice } from '../pace/outage-notice.js';
+import { RateController } from '../pace/rate-controller.js';
+import { RefusalStreakWatch } from '../pace/refusal-streak.js';
+import { UnreachableEndpointWatch } from '../pace/unreachable-endpoint.js';
+import { maskKey } from '../record/key-mask.js';
+import { outcomeCode, SUCCEEDED } from '../record/outcome-code.js';
+import type { RowRecord } from '../record/record.js';
+import { registerSecret } from '../record/redact.js';
+import type { RowTask } from '../request/row-task.js';
+import { ResponseCache } from '../state/response-cache.js';
+import type { OpenedRun } from './open-run.js';
+import { type AttemptContext, processRow } from './process-row.js';
+import { syncProgress } from './progress.js';
+
+export interface FatalStop {
+  outcome: AttemptFailure;
+  cause: FatalCause;
+}
+
+/**
+ * The machinery that sends rows and settles them: the concurrency pool and its pace, the HTTP
+ * client, the bound on open rows, and two levels of stopping: no new attempts (Ctrl-C, a fatal
+ * answer, a failed write), then cancelling what is in flight (the grace period is over, or the
+ * journal cannot keep records any more).
+ */
+export class Sending {
+  readonly keyName: string;
+  readonly keyMask: string;
+  /** The proxy requests go through, as shown to the operator; null when direct. */
+  readonly proxy: string | null;
+  readonly controller: RateController;
+  readonly open: OpenRows;
+  private readonly client: ChatClient;
+  private readonly context: AttemptContext;
+  private readonly stopDispatch = new AbortController();
+  private readonly abortInFlight = new AbortController();
+  private fatalStop: FatalStop | null = null;
+  private stoppedBySignal = false;
+  private graceTimer: NodeJS.Timeout | null = null;
+  private readonly onStop = (): void => {
+    this.stoppedBySignal = true;
+    this.stopDispatch.abort();
+    this.run.log(`stopping: no new rows; waiting up to ${this.run.config.graceMs / 1000} s for requests in flight`);
+    this.graceTimer = setTimeout(() => this.abortInFlight.abort(), this.run.config.graceMs);
+  };
+
+  constructor(
+    private readonly run: OpenedRun,
+    private readonly stop: AbortSignal,
+  ) {
+    const { config, limits, progress, log, now } = run;
+    this.keyName = keyNameOf(config);
+    this.keyMask = maskKey(config.apiKey);
+    this.controller = new RateController({
+      maxConcurrency: config.concurrency,
+      rpm: limits.rpm,
+      tpm: limits.tpm,
+      maxPauseMs: config.maxRetryWaitMs,
+      now,
+    });
+    const limit = pLimit(this.controller.concurrency);
+    this.controller.onConcurrencyChange((value) => {
+      limit.concurrency = value;
+    });
+    // Header values filled from the environment are secrets like the key (the client registers the key).
+    for (const secret of config.headerSecrets) registerSecret(secret, 'header');
+    this.client = new ChatClient({
+      url: config.requestUrl,
+      apiKey: config.apiKey,
+      headers: config.sentHeaders,
+      maxSockets: config.concurrency,
+      timeoutMs: config.timeoutMs,
+      proxy: config.proxy,
+    });
+    this.proxy = config.proxy && `${config.proxy.shown} (from ${config.proxy.variable})`;
+    if (this.proxy) log(`requests go through the proxy ${this.proxy}`);
+
+    if (stop.aborted) this.onStop();
+    else stop.addEventListener('abort', this.onStop, { once: true });
+
+    // Bounded admission: a row is read from the input only when there is room, so memory stays
+    // flat however large the input. A few rows wait ready beyond the pool's slots so a freed slot
+    // is filled at once; rows resting between retries hold no slot but still count in `total`.
+    const readyAhead = Math.max(8, Math.ceil(config.concurrency / 4));
+    this.open = new OpenRows({ working: () => this.controller.concurrency + readyAhead, total: config.concurrency * 4 + 64 });
+
+    const outage = new OutageBreaker({ maxOutageMs: config.maxOutageMs, now, random: run.random });
+    outage.onChange((change, state) => {
+      progress.outage = change === 'closed' ? null : state;
+      const notice = outageNotice(change, state, now());
+      if (notice) log(notice);
+    });
+
+    this.context = {
+      client: this.client,
+      limit,
+      controller: this.controller,
+      retryPolicy: { ...defaultRetryPolicy, maxAttempts: config.maxAttempts, maxServerWaitMs: config.maxRetryWaitMs },
+      rowDeadlineMs: config.rowDeadlineMs,
+      recordContext: {
+        model: config.model,
+        keyName: this.keyName,
+        keyMask: this.keyMask,
+        allChoices: typeof config.params.n === 'number' && config.params.n > 1,
+      },
+      cache: config.cacheDir ? new ResponseCache(config.cacheDir) : null,
+      replyCheck: run.replyCheck,
+      replyRetries: config.replyRetries,
+      stopDispatch: this.stopDispatch.signal,
+      abortInFlight: this.abortInFlight.signal,
+      unreachable: new UnreachableEndpointWatch(),
+      refusals: new RefusalStreakWatch(),
+      outage,
+      tokens: run.tokens,
+      onFatal: (outcome, cause) => {
+        this.fatalStop ??= { outcome, cause };
+        this.stopDispatch.abort();
+      },
+      onRetryWait: (waiting) => {
+        progress.retrying += waiting ? 1 : -1;
+        this.open.rest(waiting);
+      },
+      onAttemptSent: () => {
+        run.attempts++;
+        progress.attempts++;
+      },
+      now,
+      random: run.random,
+    };
+    run.onWriteFailure = () => this.stopOnWriteFailure();
+  }
+
+  /** Set once no new row may start: a stop signal, a fatal answer, a failed write. */
+  get stopped(): boolean {
+    return this.stopDispatch.signal.aborted;
+  }
+
+  get stoppedSignal(): AbortSignal {
+    return this.stopDispatch.signal;
+  }
+
+  /** The answer that stopped the run, if one did. */
+  get fatal(): FatalStop | null {
+    return this.fatalStop;
+  }
+
+  /** Whether the user asked the run to stop (Ctrl-C, SIGTERM, the library's signal). */
+  get interrupted(): boolean {
+    return this.stoppedBySignal;
+  }
+
+  /** Starts no more requests. */
+  stopSending(): void {
+    this.stopDispatch.abort();
+  }
+
+  /** Sends a task (retries included); its record settles at the task's position. */
+  send(task: RowTask): void {
+    this.track(processRow(task, this.context, (record) => this.settle(task.position, task.key, task.request.fingerprint, record)));
+  }
+
+  /** Makes a record durable at `position` without sending anything (an invalid row, a rechecked reply). */
+  settleNow(position: number, key: string, fingerprint: string, record: RowRecord): void {
+    this.track(this.settle(position, key, fingerprint, record));
+  }
+
+  /** Stops listening for the stop signal and closes the client. */
+  close(): void {
+    if (this.graceTimer) clearTimeout(this.graceTimer);
+    this.stop.removeEventListener('abort', this.onStop);
+    this.client.close();
+    syncProgress(this.run.progress, this.controller);
+  }
+
+  private track(work: Promise<unknown>): void {
+    this.open.track(work, () => this.stopOnWriteFailure());
+  }
+
+  private async settle(position: number, key: string, fingerprint: string, record: RowRecord): Promise<void> {
+    const { journal, results, progress, session } = this.run;
+    const outcome = outcomeCode(record.category ?? null);
+    const location = await journal.append({ k: key, f: fingerprint, o: outcome }, JSON.stringify(record));
+    results.settled(position, location, outcome);
+    progress.settled++;
+    session.rows_settled++;
+    if (outcome === SUCCEEDED) progress.succeeded++;
+    else progress.failed++;
+    syncProgress(progress, this.controller);
+  }
+
+  /**
+   * A failed write (disk full, I/O error) stops the run like a signal: no new rows. When the
+   * journal failed, requests in flight are cancelled too: their records could not be kept.
+   */
+  private stopOnWriteFailure(): void {
+    this.stopDispatch.abort();
+    if (this.run.journal.error) this.abortInFlight.abort();
+  }
+}

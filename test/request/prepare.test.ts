@@ -1,0 +1,102 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { inShard, parseShard, type Shard } from '../../src/input/shard.js';
+import { BatchNotes } from '../../src/request/batch-notes.js';
+import { forSample, type PreparedRow, type PrepareSettings, prepareRows } from '../../src/request/prepare.js';
+import { makeTempDir, type TempDir } from '../support/temp-dir.js';
+
+const settings: PrepareSettings = {
+  idField: null,
+  system: null,
+  template: null,
+  rowParams: false,
+  shard: null,
+  baseUrl: 'https://api.example.test/v1',
+  model: 'm',
+  params: {},
+};
+
+async function prepared(files: string[], overrides: Partial<PrepareSettings> = {}): Promise<PreparedRow[]> {
+  const rows: PreparedRow[] = [];
+  for await (const row of prepareRows(files, { ...settings, ...overrides }, new BatchNotes('m'))) rows.push(row);
+  return rows;
+}
+
+describe('prepareRows: the one path from rows to requests', () => {
+  let dir: TempDir;
+  beforeEach(async () => {
+    dir = await makeTempDir();
+  });
+  afterEach(() => dir.remove());
+
+  it('yields a task per good row and an invalid row, with its file, line and problem, for each bad one', async () => {
+    const file = await dir.write(
+      'in.jsonl',
+      ['{"id":"a","prompt":"hi"}', '{"id":"b"', '{"id":"a","prompt":"again"}', '{"id":"c","name":"x"}', '{"id":"d","prompt":"ok"}'].join(
+        '\n',
+      ),
+    );
+    const rows = await prepared([file]);
+    expect(rows.map((row) => row.kind)).toEqual(['task', 'invalid', 'invalid', 'invalid', 'task']);
+    const [a, bad, duplicate, noPrompt, d] = rows as [PreparedRow, PreparedRow, PreparedRow, PreparedRow, PreparedRow];
+    if (a.kind !== 'task' || d.kind !== 'task') throw new Error('expected tasks');
+    expect(a.task).toMatchObject({ id: 'a', key: 'a', file, line: 1, position: -1 });
+    expect(JSON.parse(a.task.request.body)).toEqual({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    expect(a.fingerprint).toBe(a.task.request.fingerprint);
+    expect(bad).toMatchObject({ kind: 'invalid', origin: { file, line: 2 } });
+    // A duplicate gets a key of its own, so it never takes the first row's journal entry.
+    expect(duplicate).toMatchObject({
+      kind: 'invalid',
+      key: `dup:${file}:3`,
+      origin: { id: 'a', line: 3 },
+      problem: 'duplicate id "a": an earlier row has the same id',
+    });
+    expect(noPrompt).toMatchObject({ kind: 'invalid', key: 'c', origin: { line: 4 } });
+    expect(d.task.line).toBe(5);
+  });
+
+  it('takes ids from idField and fills the template', async () => {
+    const file = await dir.write('in.csv', 'sku,name\nS1,lamp\n');
+    const [row] = await prepared([file], { idField: 'sku', template: 'Describe {{name}}', system: 'Be brief' });
+    if (row?.kind !== 'task') throw new Error('expected a task');
+    expect(row.key).toBe('S1');
+    expect(JSON.parse(row.task.request.body).messages).toEqual([
+      { role: 'system', content: 'Be brief' },
+      { role: 'user', content: 'Describe lamp' },
+    ]);
+  });
+
+  it('yields the rows of other shards as such, and each row in exactly one of N shards', async () => {
+    const ids = Array.from({ length: 40 }, (_, i) => `r${i}`);
+    const file = await dir.write('in.jsonl', ids.map((id) => JSON.stringify({ id, prompt: id })).join('\n'));
+    const taken: string[] = [];
+    for (const k of [0, 1, 2]) {
+      const shard = parseShard(`${k}/3`) as Shard;
+      for (const row of await prepared([file], { shard })) {
+        if (row.kind === 'other-shard') expect(inShard(row.origin.id, shard)).toBe(false);
+        else if (row.kind === 'task') taken.push(row.key);
+      }
+    }
+    expect(taken.sort()).toEqual([...ids].sort());
+  });
+
+  it('gives each sample its own key, fingerprint, request id and position; the row itself without samples', async () => {
+    const file = await dir.write('in.jsonl', '{"id":"a","prompt":"hi"}\n{"id":"b"\n');
+    const [task, invalid] = (await prepared([file])) as [
+      Exclude<PreparedRow, { kind: 'other-shard' }>,
+      Exclude<PreparedRow, { kind: 'other-shard' }>,
+    ];
+    const one = forSample(task, undefined, 7);
+    const s0 = forSample(task, 0, 8);
+    const s1 = forSample(task, 1, 9);
+    if (one.kind !== 'task' || s0.kind !== 'task' || s1.kind !== 'task') throw new Error('expected tasks');
+    expect(one).toMatchObject({ key: 'a', fingerprint: task.fingerprint, task: { position: 7 } });
+    expect(one.task.sample).toBeUndefined();
+    expect([s0.key, s1.key]).toEqual(['a#0', 'a#1']);
+    expect(new Set([task.fingerprint, s0.fingerprint, s1.fingerprint]).size).toBe(3);
+    expect(s0.task.request.fingerprint).toBe(s0.fingerprint);
+    expect(s0.task.request.body).toBe(task.kind === 'task' ? task.task.request.body : '');
+    expect(s0.task.clientRequestIdBase).not.toBe(s1.task.clientRequestIdBase);
+    expect(s1.task).toMatchObject({ sample: 1, position: 9 });
+    expect(forSample(invalid, 1, 10)).toMatchObject({ kind: 'invalid', key: `${invalid.key}#1`, sample: 1 });
+  });
+});
