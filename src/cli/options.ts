@@ -1,3 +1,6 @@
+import type { Options } from 'yargs';
+import { flagOptions, type OptionSpec, optionHelp, type RunFlags } from '../job/options.js';
+
 /**
  * Flag value checks that name the flag and what it accepts, e.g.
  * "--concurrency must be a positive integer: current value is 0".
@@ -22,4 +25,34 @@ export function nonNegativeInteger(flag: string) {
     }
     return number;
   };
+}
+
+/** The yargs option for a setting of the option table. */
+export function yargsOption(spec: OptionSpec & { flag: string }): Options {
+  const describe = optionHelp(spec);
+  switch (spec.kind) {
+    case 'positive-integer':
+      return { type: 'string', coerce: positiveInteger(spec.flag), describe };
+    case 'non-negative-integer':
+      return { type: 'string', coerce: nonNegativeInteger(spec.flag), describe };
+    case 'boolean':
+      return { type: 'boolean', describe };
+    case 'strings':
+      return { type: 'string', array: true, describe };
+    case 'headers':
+      return { type: 'string', requiresArg: true, describe, ...(spec.alias ? { alias: spec.alias } : {}) };
+    default:
+      return { type: 'string', describe, ...(spec.choices ? { choices: [...spec.choices] } : {}) };
+  }
+}
+
+/** The run settings given on the command line, by the option table's names. */
+export function flagsFromArgs(args: Readonly<Record<string, unknown>>, inputs: string[]): RunFlags {
+  const flags: Record<string, unknown> = { inputs };
+  for (const [name, spec] of flagOptions()) {
+    const value = args[spec.flag];
+    // A repeatable flag given once is a string.
+    flags[name] = spec.kind === 'headers' && value !== undefined ? [value].flat() : value;
+  }
+  return flags as RunFlags;
 }

@@ -1,7 +1,4 @@
-import { CsvRecordCounter } from './csv-count.js';
-import { fileChunks } from './file-chunks.js';
-import { formatOf } from './format.js';
-import { isJsonSpace } from './jsonl-reader.js';
+import { formatOf, INPUT_FORMATS } from './formats.js';
 
 /**
  * The number of rows the readers will yield (valid or not), for progress totals and for the
@@ -12,43 +9,9 @@ import { isJsonSpace } from './jsonl-reader.js';
  */
 export async function countRows(files: readonly string[]): Promise<number> {
   let total = 0;
-  for (const file of files) total += formatOf(file) === 'csv' ? await countCsvRows(file) : await countJsonlRows(file);
+  for (const file of files) {
+    const format = formatOf(file);
+    if (format !== null) total += await INPUT_FORMATS[format].count(file);
+  }
   return total;
-}
-
-async function countJsonlRows(file: string): Promise<number> {
-  let rows = 0;
-  let lineHasContent = false;
-  let first = true;
-  try {
-    for await (const bytes of fileChunks(file)) {
-      let i = 0;
-      if (first) {
-        first = false;
-        if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = 3; // BOM: not content
-      }
-      for (; i < bytes.length; i++) {
-        const byte = bytes[i]!;
-        if (byte === 0x0a) {
-          if (lineHasContent) rows++;
-          lineHasContent = false;
-        } else if (!lineHasContent && !isJsonSpace(byte)) {
-          lineHasContent = true;
-        }
-      }
-    }
-  } catch {
-    return rows + 1;
-  }
-  return lineHasContent ? rows + 1 : rows;
-}
-
-async function countCsvRows(file: string): Promise<number> {
-  const counter = new CsvRecordCounter();
-  try {
-    for await (const bytes of fileChunks(file)) counter.push(bytes);
-  } catch {
-    return counter.endWithReadError();
-  }
-  return counter.end();
 }

@@ -1,4 +1,5 @@
 import { CsvRecordScanner } from './csv-records.js';
+import { fileChunks } from './file-chunks.js';
 
 /**
  * Counts the rows the CSV reader yields, with the reader's own tokenizer run without building
@@ -34,4 +35,15 @@ export class CsvRecordCounter {
   private get rowsSoFar(): number {
     return this.headerBroken ? 1 : Math.max(0, this.records - 1);
   }
+}
+
+/** The records the CSV reader will yield, found by its tokenizer without building rows. */
+export async function csvRecordCount(file: string): Promise<number> {
+  const counter = new CsvRecordCounter();
+  try {
+    for await (const bytes of fileChunks(file)) counter.push(bytes);
+  } catch {
+    return counter.endWithReadError();
+  }
+  return counter.end();
 }

@@ -144,3 +144,14 @@ function setField(fields: Record<string, unknown>, name: string, value: string):
   if (name === '__proto__') Object.defineProperty(fields, name, { value, enumerable: true, writable: true, configurable: true });
   else fields[name] = value;
 }
+
+/** What makes a CSV file unusable before its first row: its header (read up to its end and no further). */
+export async function csvHeaderProblem(file: string): Promise<string | null> {
+  try {
+    await readCsvHeader(file);
+    return null;
+  } catch (error) {
+    if (error instanceof InputError) return error.message;
+    throw error;
+  }
+}

@@ -2,7 +2,7 @@ import { access, constants, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Entry } from 'fast-glob';
 import { ExpansionInterruptedError, InputError } from './errors.js';
-import { ACCEPTED_EXTENSIONS, formatOf } from './format.js';
+import { ACCEPTED_EXTENSIONS, formatOf } from './formats.js';
 
 /** A directory the run writes to (its --out, its --cache): never read as input. */
 export interface ExcludedDir {

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { fileChunks } from './file-chunks.js';
 import type { InputRow } from './row.js';
-import { unreadableRest } from './unreadable.js';
+import { describeReadError, unreadableRest } from './unreadable.js';
 
 const NEWLINE = 0x0a;
 const READ_CHUNK_BYTES = 1 << 16;
@@ -115,4 +115,17 @@ function jsonType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return `a ${typeof value}`;
+}
+
+/** A JSONL file has no header: that its first bytes can be read is what can be known up front. */
+export async function jsonlProblem(file: string): Promise<string | null> {
+  const chunks = fileChunks(file, 1 << 12);
+  try {
+    await chunks.next();
+    return null;
+  } catch (error) {
+    return `${file}: cannot read (${describeReadError(error)})`;
+  } finally {
+    await chunks.return(undefined);
+  }
 }

@@ -1,8 +1,5 @@
-import { readCsvHeader } from './csv-reader.js';
 import { InputError } from './errors.js';
-import { fileChunks } from './file-chunks.js';
-import { formatOf } from './format.js';
-import { describeReadError } from './unreadable.js';
+import { formatOf, INPUT_FORMATS } from './formats.js';
 
 /**
  * What can be known about the inputs before the first request, checked for every file so that a
@@ -16,7 +13,8 @@ import { describeReadError } from './unreadable.js';
 export async function inputProblems(files: readonly string[]): Promise<Array<{ file: string; problem: string }>> {
   const problems: Array<{ file: string; problem: string }> = [];
   for (const file of files) {
-    const problem = formatOf(file) === 'csv' ? await csvProblem(file) : await readProblem(file);
+    const format = formatOf(file);
+    const problem = format === null ? null : await INPUT_FORMATS[format].problem(file);
     if (problem !== null) problems.push({ file, problem });
   }
   return problems;
@@ -30,28 +28,5 @@ export async function preflightInputs(files: readonly string[]): Promise<void> {
     throw new InputError(
       `${problems.length} input files cannot be used; nothing was sent:\n${problems.map((p) => `  ${p.problem}`).join('\n')}`,
     );
-  }
-}
-
-async function csvProblem(file: string): Promise<string | null> {
-  try {
-    await readCsvHeader(file);
-    return null;
-  } catch (error) {
-    if (error instanceof InputError) return error.message;
-    throw error;
-  }
-}
-
-/** A JSONL file has no header: that its first bytes can be read is what can be known up front. */
-async function readProblem(file: string): Promise<string | null> {
-  const chunks = fileChunks(file, 1 << 12);
-  try {
-    await chunks.next();
-    return null;
-  } catch (error) {
-    return `${file}: cannot read (${describeReadError(error)})`;
-  } finally {
-    await chunks.return(undefined);
   }
 }

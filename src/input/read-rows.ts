@@ -1,7 +1,5 @@
-import { readCsvRows } from './csv-reader.js';
 import { InputError } from './errors.js';
-import { ACCEPTED_EXTENSIONS, formatOf } from './format.js';
-import { readJsonlRows } from './jsonl-reader.js';
+import { ACCEPTED_EXTENSIONS, formatOf, INPUT_FORMATS } from './formats.js';
 import type { InputRow } from './row.js';
 
 /** Every row of every file, files in the order given, each read by the reader its extension names. */
@@ -9,6 +7,6 @@ export async function* readRows(files: readonly string[]): AsyncGenerator<InputR
   for (const file of files) {
     const format = formatOf(file);
     if (format === null) throw new InputError(`${file}: cannot read this kind of file (accepted: ${ACCEPTED_EXTENSIONS})`);
-    yield* format === 'csv' ? readCsvRows(file) : readJsonlRows(file);
+    yield* INPUT_FORMATS[format].read(file);
   }
 }

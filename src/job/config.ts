@@ -3,11 +3,12 @@ import { NothingSentError } from '../errors.js';
 import { type ProxyChoice, proxyFor } from '../http/proxy-env.js';
 import { parseShard, type Shard } from '../input/shard.js';
 import { FAILURE_CATEGORIES, type FailureCategory, isFailureCategory } from '../record/categories.js';
-import { DEFAULT_REPLY_RETRIES, REPLY_FORMATS, type ReplyFormat } from '../reply/reply-check.js';
+import type { ReplyFormat } from '../reply/reply-check.js';
 import { chooseKeySource, DEFAULT_API_KEY_ENV, readKeyFrom } from './api-key.js';
 import { checkBaseUrl } from './base-url.js';
 import { resolveHeaders } from './headers.js';
 import type { LoadedJob } from './job-file.js';
+import { flagOptions, type PlainSettings, type RunFlags, resolvePlainSettings, valueProblem } from './options.js';
 import { checkParams } from './params.js';
 
 export { DEFAULT_API_KEY_ENV };
@@ -15,66 +16,10 @@ export const BASE_URL_ENV = 'CHATBATCH_BASE_URL';
 /** The base URL recorded (and fingerprinted) for runs against the built-in simulator. */
 export const SIMULATOR_BASE_URL = 'simulator://built-in';
 
-export const DEFAULTS = {
-  concurrency: 8,
-  maxAttempts: 5,
-  timeoutMs: 120_000,
-  rowDeadlineMs: 15 * 60_000,
-  maxRetryWaitMs: 60_000,
-  graceMs: 10_000,
-  // Longer than a gateway's restart or a deploy takes (seconds to a couple of minutes), shorter
-  // than a scheduled job can afford to sit idle unnoticed: past it, exit 3 says so and --resume
-  // continues.
-  maxOutageMs: 5 * 60_000,
-} as const;
-
-export type OutputFormat = 'jsonl' | 'csv' | 'openai-batch';
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['jsonl', 'csv', 'openai-batch'];
-
-/** Flags as parsed from the command line; undefined means "not given". */
-export interface RunFlags {
-  inputs: string[];
-  baseUrl?: string | undefined;
-  model?: string | undefined;
-  out?: string | undefined;
-  apiKeyEnv?: string | undefined;
-  apiKeyFile?: string | undefined;
-  /** `--header 'Name: value'`, as given. */
-  headers?: string[] | undefined;
-  rowParams?: boolean | undefined;
-  system?: string | undefined;
-  template?: string | undefined;
-  idField?: string | undefined;
-  concurrency?: number | undefined;
-  maxAttempts?: number | undefined;
-  timeoutMs?: number | undefined;
-  rowDeadlineMs?: number | undefined;
-  maxRetryWaitMs?: number | undefined;
-  graceMs?: number | undefined;
-  maxOutageMs?: number | undefined;
-  rpm?: number | undefined;
-  tpm?: number | undefined;
-  maxTotalTokens?: number | undefined;
-  resume?: boolean | undefined;
-  retryFailed?: string[] | undefined;
-  force?: boolean | undefined;
-  cache?: string | undefined;
-  format?: string | undefined;
-  shard?: string | undefined;
-  /** Send each row this many times as independent samples (default 1). */
-  repeat?: number | undefined;
-  escapeFormulas?: boolean | undefined;
-  bom?: boolean | undefined;
-  /** `text` (default) or `json`: parse each reply as JSON into the record's `data`. */
-  replyFormat?: string | undefined;
-  /** A JSON Schema file `data` must match (implies replyFormat json). */
-  replySchema?: string | undefined;
-  /** How many times a reply that does not parse or match is sent again (default 1). */
-  replyRetries?: number | undefined;
-}
+export type { RunFlags } from './options.js';
 
 /** Everything a run needs, resolved with precedence flags > environment > job file > defaults. */
-export interface RunConfig {
+export interface RunConfig extends PlainSettings {
   jobName: string | null;
   jobFile: string | null;
   inputs: string[];
@@ -95,34 +40,11 @@ export interface RunConfig {
   headerSecrets: string[];
   /** The forward proxy from HTTPS_PROXY / HTTP_PROXY (NO_PROXY applied); its password is masked by `publicConfig`. */
   proxy: ProxyChoice | null;
-  system: string | null;
-  template: string | null;
-  idField: string | null;
-  concurrency: number;
-  maxAttempts: number;
-  timeoutMs: number;
-  rowDeadlineMs: number;
-  maxRetryWaitMs: number;
-  graceMs: number;
-  /** The longest the run waits out an outage before stopping (exit 3); 0: never pause. */
-  maxOutageMs: number;
-  rpm: number | null;
-  tpm: number | null;
-  /** The job's token budget for the whole output directory, across resumes; null for none. */
-  maxTotalTokens: number | null;
   params: Record<string, unknown>;
-  /** Send the optional parameters an OpenAI Batch line holds in `body` (`--row-params`). */
-  rowParams: boolean;
   outDir: string;
-  format: OutputFormat;
-  /** CSV output: prefix cells a spreadsheet would execute (=, +, -, @, tab, CR). */
-  escapeFormulas: boolean;
-  /** CSV output: start with a UTF-8 BOM (for Excel). */
-  bom: boolean;
   resume: boolean;
   /** Categories of failed rows to run again on resume; empty means none. */
   retryFailed: FailureCategory[] | 'all';
-  force: boolean;
   cacheDir: string | null;
   simulate: boolean;
   /** `--shard K/N`: only rows whose id hashes to K; null for the whole input. */
@@ -130,9 +52,6 @@ export interface RunConfig {
   replyFormat: ReplyFormat;
   /** The reply schema's path, relative to the current directory; null for none. */
   replySchema: string | null;
-  replyRetries: number;
-  /** Samples per row: each row is sent this many times as independent requests (1: no `sample` field). */
-  repeat: number;
 }
 
 export class ConfigError extends NothingSentError {
@@ -162,6 +81,15 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   const problems: string[] = [];
   const j = job?.job ?? {};
   const { env } = context;
+
+  // The CLI's parser has checked its flags already; the library's options are checked here.
+  for (const [name, spec] of flagOptions()) {
+    const value = (flags as Record<string, unknown>)[name];
+    if (value === undefined || spec.kind === 'headers') continue;
+    const problem = valueProblem(value, spec, 'flag');
+    if (problem) problems.push(`--${spec.flag}: ${problem}`);
+  }
+  const plain = resolvePlainSettings(flags, j);
 
   const inputs = flags.inputs.length > 0 ? flags.inputs : resolveJobInputs(j.inputs ?? [], job, context.cwd);
   if (inputs.length === 0) problems.push('no inputs: give input files or globs, or "inputs" in the job file');
@@ -214,8 +142,6 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   if (!out && !context.dryRun) problems.push('no output directory: give --out DIR or "out" in the job file');
 
   const retryFailed = parseRetryFailed(flags.retryFailed, problems);
-  const format = (flags.format ?? j.format ?? 'jsonl') as OutputFormat;
-  if (!OUTPUT_FORMATS.includes(format)) problems.push(`format: "${format}" is not one of ${OUTPUT_FORMATS.join(', ')}`);
 
   let shard: Shard | null = null;
   if (flags.shard !== undefined) {
@@ -226,13 +152,10 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
 
   const replySchema = flags.replySchema ?? (j.reply_schema ? relativeToJob(j.reply_schema, job, context.cwd) : null);
   // A schema is about JSON replies: giving one asks for them, unless text was asked for outright.
-  const replyFormat = (flags.replyFormat ?? j.reply_format ?? (replySchema ? 'json' : 'text')) as ReplyFormat;
-  if (!REPLY_FORMATS.includes(replyFormat)) problems.push(`reply format: "${replyFormat}" is not one of ${REPLY_FORMATS.join(', ')}`);
-  else if (replyFormat === 'text' && replySchema)
+  const replyFormat: ReplyFormat = flags.replyFormat ?? j.reply_format ?? (replySchema ? 'json' : 'text');
+  if (replyFormat === 'text' && replySchema) {
     problems.push(`a reply schema (${replySchema}) checks JSON replies: drop it or use --reply-format json`);
-  const repeat = flags.repeat ?? j.repeat ?? 1;
-  if (!Number.isSafeInteger(repeat) || repeat < 1)
-    problems.push(`repeat must be a positive integer: current value is ${JSON.stringify(repeat)}`);
+  }
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -249,36 +172,17 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     sentHeaders: headers.headers.sent,
     headerSecrets: headers.headers.secrets,
     proxy,
-    system: flags.system ?? j.system ?? null,
-    template: flags.template ?? j.template ?? null,
-    idField: flags.idField ?? j.id_field ?? null,
-    concurrency: flags.concurrency ?? j.concurrency ?? DEFAULTS.concurrency,
-    maxAttempts: flags.maxAttempts ?? j.max_attempts ?? DEFAULTS.maxAttempts,
-    timeoutMs: flags.timeoutMs ?? j.timeout_ms ?? DEFAULTS.timeoutMs,
-    rowDeadlineMs: flags.rowDeadlineMs ?? DEFAULTS.rowDeadlineMs,
-    maxRetryWaitMs: flags.maxRetryWaitMs ?? DEFAULTS.maxRetryWaitMs,
-    graceMs: flags.graceMs ?? DEFAULTS.graceMs,
-    maxOutageMs: flags.maxOutageMs ?? j.max_outage_ms ?? DEFAULTS.maxOutageMs,
-    rpm: flags.rpm ?? j.rpm ?? null,
-    tpm: flags.tpm ?? j.tpm ?? null,
-    maxTotalTokens: flags.maxTotalTokens ?? j.max_total_tokens ?? null,
+    ...plain,
     params,
-    rowParams: flags.rowParams ?? j.row_params ?? false,
     outDir: out ?? '',
-    format,
-    escapeFormulas: flags.escapeFormulas ?? true,
-    bom: flags.bom ?? false,
     // Re-running failures only makes sense on an earlier run, so --retry-failed implies --resume.
     resume: (flags.resume ?? false) || flags.retryFailed !== undefined,
     retryFailed,
-    force: flags.force ?? false,
     cacheDir: flags.cache ?? null,
     simulate: context.simulatorUrl !== undefined,
     shard,
     replyFormat,
     replySchema,
-    replyRetries: flags.replyRetries ?? j.reply_retries ?? DEFAULT_REPLY_RETRIES,
-    repeat,
   };
 }
 

@@ -1,17 +1,16 @@
-import { REPLY_FORMATS } from '../reply/reply-check.js';
-import { OUTPUT_FORMATS } from './config.js';
 import { HEADER_NAME_PATTERN } from './headers.js';
 import { JOB_FIELDS } from './job-file.js';
+import { describeOption } from './options.js';
 import { OPTIONAL_PARAMS, RESPONSE_FORMAT_TYPES } from './params.js';
 
 /** The job file's JSON Schema, so editors can complete and check job files. */
 export function jobJsonSchema(): Record<string, unknown> {
   const properties: Record<string, unknown> = {};
-  for (const [name, field] of Object.entries(JOB_FIELDS)) {
-    const doc = { description: field.doc };
+  for (const [name, field] of JOB_FIELDS) {
+    const doc = { description: describeOption(field), ...(field.default === undefined ? {} : { default: field.default }) };
     switch (field.kind) {
       case 'string':
-        properties[name] = { type: 'string', minLength: 1, ...doc };
+        properties[name] = field.choices ? { enum: [...field.choices], ...doc } : { type: 'string', minLength: 1, ...doc };
         break;
       case 'strings':
         properties[name] = { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, ...doc };
@@ -25,7 +24,7 @@ export function jobJsonSchema(): Record<string, unknown> {
       case 'boolean':
         properties[name] = { type: 'boolean', ...doc };
         break;
-      case 'object':
+      case 'params':
         properties[name] = { type: 'object', additionalProperties: false, properties: paramSchemas(), ...doc };
         break;
       case 'headers':
@@ -38,8 +37,6 @@ export function jobJsonSchema(): Record<string, unknown> {
         break;
     }
   }
-  properties.format = { ...(properties.format as object), enum: [...OUTPUT_FORMATS] };
-  properties.reply_format = { ...(properties.reply_format as object), enum: [...REPLY_FORMATS] };
   properties.base_url = { ...(properties.base_url as object), pattern: '^https?://', not: { pattern: '/chat/completions/?$' } };
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',

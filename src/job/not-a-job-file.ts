@@ -1,4 +1,4 @@
-import { formatOf } from '../input/format.js';
+import { formatOf } from '../input/formats.js';
 
 const WHAT_A_JOB_IS =
   'a job file is a JSON object of settings such as {"inputs": ["rows.csv"], "model": "..."} (`chatbatch schema` lists its keys)';

@@ -5,3 +5,7 @@ export const MANIFEST_FILE = 'manifest.json';
 
 /** Files written beside the canonical ones by `--format`. */
 export const DERIVED_FILES = { csv: ['output.csv', 'errors.csv'], 'openai-batch': ['batch-output.jsonl', 'batch-errors.jsonl'] } as const;
+
+/** What --format accepts: the canonical files alone, or with one of the derived formats. */
+export const OUTPUT_FORMATS = ['jsonl', 'csv', 'openai-batch'] as const satisfies ReadonlyArray<'jsonl' | keyof typeof DERIVED_FILES>;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

@@ -1,4 +1,5 @@
 import type { RowRecord } from '../record/record.js';
+import type { FormatWriter } from './format-writer.js';
 
 /**
  * One line of an OpenAI Batch API result file, so tools that read Batch results read ours:
@@ -40,4 +41,9 @@ export function toBatchResultLine(record: RowRecord): Record<string, unknown> {
     response: record.status === null ? null : { status_code: record.status, request_id: record.trace_id, body: { error } },
     error,
   };
+}
+
+/** The Batch result files: one JSON line a record, no header. */
+export async function batchResultWriter(): Promise<FormatWriter> {
+  return { headers: ['', ''], line: (_row, record) => `${JSON.stringify(toBatchResultLine(record))}\n` };
 }

@@ -2,8 +2,8 @@ import { redactSecrets } from '../record/redact.js';
 import { parseJsonReply } from './parse-json-reply.js';
 import { loadReplySchema, type ReplySchema } from './reply-schema.js';
 
-export type ReplyFormat = 'text' | 'json';
-export const REPLY_FORMATS: readonly ReplyFormat[] = ['text', 'json'];
+export const REPLY_FORMATS = ['text', 'json'] as const;
+export type ReplyFormat = (typeof REPLY_FORMATS)[number];
 
 /**
  * Each invalid reply is sent again this many times by default. Every try is paid, and a model at

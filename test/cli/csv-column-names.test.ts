@@ -1,7 +1,7 @@
 import { cp } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { resultColumnNames } from '../../src/output/derived-files.js';
+import { resultColumnNames } from '../../src/output/csv-format.js';
 import { runCli } from '../support/cli.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 

@@ -1,0 +1,36 @@
+import { csvRecordCount } from './csv-count.js';
+import { csvHeaderProblem, readCsvRows } from './csv-reader.js';
+import { jsonlRowCount } from './jsonl-count.js';
+import { jsonlProblem, readJsonlRows } from './jsonl-reader.js';
+import type { InputFormat, InputRow } from './row.js';
+
+/** What chatbatch does with an input file of one kind. */
+export interface InputFormatSpec {
+  /** File name endings, lower case. */
+  extensions: readonly string[];
+  /** Every row of the file, invalid ones included, in order. */
+  read(file: string): AsyncGenerator<InputRow>;
+  /** How many rows `read` will yield, without building them (progress totals, unread rows); never throws. */
+  count(file: string): Promise<number>;
+  /** What makes the file unusable before its first row (checked before any request); null when nothing does. */
+  problem(file: string): Promise<string | null>;
+}
+
+/** The input formats, by name: a new one is a row here and its reader. */
+export const INPUT_FORMATS: Readonly<Record<InputFormat, InputFormatSpec>> = {
+  jsonl: { extensions: ['.jsonl', '.ndjson'], read: readJsonlRows, count: jsonlRowCount, problem: jsonlProblem },
+  csv: { extensions: ['.csv'], read: (file) => readCsvRows(file), count: csvRecordCount, problem: csvHeaderProblem },
+};
+
+export const ACCEPTED_EXTENSIONS = Object.values(INPUT_FORMATS)
+  .flatMap((format) => format.extensions)
+  .join(', ');
+
+/** The reader a file needs, from its extension (case-insensitive); null when we have none. */
+export function formatOf(file: string): InputFormat | null {
+  const lower = file.toLowerCase();
+  for (const [name, format] of Object.entries(INPUT_FORMATS) as Array<[InputFormat, InputFormatSpec]>) {
+    if (format.extensions.some((extension) => lower.endsWith(extension))) return name;
+  }
+  return null;
+}

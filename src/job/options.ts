@@ -1,0 +1,388 @@
+import { OUTPUT_FORMATS } from '../output/file-names.js';
+import { DEFAULT_REPLY_RETRIES, REPLY_FORMATS } from '../reply/reply-check.js';
+
+/**
+ * Every setting of a run, in one table: its command-line flag, its job-file key, its kind of
+ * value, its default and its help. The yargs options of `chatbatch run`, the job file's keys and
+ * JSON Schema, the library's options and the resolved configuration all come from here, so a
+ * new setting is one row (and, when its resolution depends on other settings, a line in
+ * config.ts).
+ */
+
+export type ValueKind = 'string' | 'strings' | 'positive-integer' | 'non-negative-integer' | 'boolean' | 'headers' | 'params';
+
+export interface OptionSpec {
+  readonly kind: ValueKind;
+  /** The command-line flag, without `--`; absent for job-file-only keys. */
+  readonly flag?: string;
+  readonly alias?: string;
+  /** The job file key; absent for command-line-only flags. */
+  readonly job?: string;
+  readonly choices?: readonly string[];
+  /** For a list: what its items are, for messages. */
+  readonly items?: string;
+  /** For a list: what an empty one means (--retry-failed alone: all); without it, a list may not be empty. */
+  readonly emptyMeans?: string;
+  readonly default?: string | number | boolean;
+  /** Resolved by hand in config.ts: it depends on the environment, paths or other settings. */
+  readonly custom?: true;
+  /** The flag's help line (the default is added to it). */
+  readonly help?: string;
+  /** The job key's description in the JSON Schema. */
+  readonly doc?: string;
+}
+
+export const RUN_OPTIONS = {
+  schema: {
+    job: '$schema',
+    kind: 'string',
+    doc: 'Where editors find this schema (e.g. a file written by `chatbatch schema`); ignored by chatbatch.',
+  },
+  jobName: { job: 'name', kind: 'string', custom: true, doc: 'Name of the job, recorded in the manifest.' },
+  description: { job: 'description', kind: 'string', doc: 'Free text for humans.' },
+  inputs: {
+    job: 'inputs',
+    kind: 'strings',
+    items: 'file paths or glob patterns',
+    custom: true,
+    doc: 'Input files or glob patterns (JSONL, CSV), relative to the job file.',
+  },
+  model: {
+    flag: 'model',
+    job: 'model',
+    kind: 'string',
+    custom: true,
+    help: "Model name exactly as the provider's console shows it",
+    doc: "Model name or ID exactly as the provider's console shows it.",
+  },
+  baseUrl: {
+    flag: 'base-url',
+    job: 'base_url',
+    kind: 'string',
+    custom: true,
+    help: "Base URL from the provider's console (env CHATBATCH_BASE_URL)",
+    doc: "Base URL from the provider's console; requests go to base_url + /chat/completions.",
+  },
+  out: {
+    flag: 'out',
+    job: 'out',
+    kind: 'string',
+    custom: true,
+    help: 'Output directory',
+    doc: 'Output directory, relative to the current directory.',
+  },
+  apiKeyEnv: {
+    flag: 'api-key-env',
+    job: 'api_key_env',
+    kind: 'string',
+    custom: true,
+    help: 'Environment variable holding the API key (default CHATBATCH_API_KEY)',
+    doc: 'Name of the environment variable holding the API key (default CHATBATCH_API_KEY).',
+  },
+  apiKeyFile: {
+    flag: 'api-key-file',
+    job: 'api_key_file',
+    kind: 'string',
+    custom: true,
+    help: 'File holding the API key, e.g. a Docker or Kubernetes secret (env CHATBATCH_API_KEY_FILE)',
+    doc: 'File holding the API key (a Docker or Kubernetes secret), relative to the job file; CHATBATCH_API_KEY_FILE and the flags outrank it.',
+  },
+  headers: {
+    flag: 'header',
+    alias: 'H',
+    job: 'headers',
+    kind: 'headers',
+    custom: true,
+    help: "Extra request header, curl's form 'Name: value' (repeatable); ${NAME} is filled from the environment, never written",
+    doc: 'Extra request headers for a gateway, e.g. {"x-portkey-provider": "openai", "x-portkey-api-key": "${PORTKEY_API_KEY}"}; ${NAME} is filled from the environment and never written.',
+  },
+  params: {
+    job: 'params',
+    kind: 'params',
+    custom: true,
+    doc: 'Optional request parameters to send (temperature, top_p, max_tokens, ...).',
+  },
+  rowParams: {
+    flag: 'row-params',
+    job: 'row_params',
+    kind: 'boolean',
+    default: false,
+    help: 'Send the optional parameters OpenAI Batch lines hold in body (temperature, max_tokens, ...)',
+    doc: 'Also send the optional parameters an OpenAI Batch line holds in body (temperature, max_tokens, ...); without it only model and messages are sent.',
+  },
+  system: {
+    flag: 'system',
+    job: 'system',
+    kind: 'string',
+    help: 'System message put before every row',
+    doc: 'System message put before each row.',
+  },
+  template: {
+    flag: 'template',
+    job: 'template',
+    kind: 'string',
+    help: "User message template, e.g. 'Describe {{name}}'",
+    doc: 'User message template; {{column}} is filled from the row.',
+  },
+  idField: {
+    flag: 'id-field',
+    job: 'id_field',
+    kind: 'string',
+    help: 'Field or column holding the row id',
+    doc: 'Field or column holding the row id (default id, then custom_id).',
+  },
+  concurrency: {
+    flag: 'concurrency',
+    job: 'concurrency',
+    kind: 'positive-integer',
+    default: 8,
+    help: 'Most requests in flight',
+    doc: 'Most requests in flight at once.',
+  },
+  maxAttempts: {
+    flag: 'max-attempts',
+    job: 'max_attempts',
+    kind: 'positive-integer',
+    default: 5,
+    help: 'Most attempts per row',
+    doc: 'Most HTTP attempts per row.',
+  },
+  timeoutMs: {
+    flag: 'timeout-ms',
+    job: 'timeout_ms',
+    kind: 'positive-integer',
+    default: 120_000,
+    help: 'Hard limit per attempt',
+    doc: 'Hard limit per attempt, headers and body.',
+  },
+  rowDeadlineMs: {
+    flag: 'row-deadline-ms',
+    kind: 'positive-integer',
+    default: 15 * 60_000,
+    help: 'Overall limit per row, retries included',
+  },
+  maxRetryWaitMs: {
+    flag: 'max-retry-wait-ms',
+    kind: 'non-negative-integer',
+    default: 60_000,
+    help: 'Longest retry-after a server may impose before the row fails',
+  },
+  graceMs: {
+    flag: 'grace-ms',
+    kind: 'non-negative-integer',
+    default: 10_000,
+    help: 'On Ctrl-C, how long in-flight requests may finish',
+  },
+  // Longer than a gateway's restart or a deploy takes (seconds to a couple of minutes), shorter
+  // than a scheduled job can afford to sit idle unnoticed: past it, exit 3 says so and --resume
+  // continues.
+  maxOutageMs: {
+    flag: 'max-outage-ms',
+    job: 'max_outage_ms',
+    kind: 'non-negative-integer',
+    default: 5 * 60_000,
+    help: 'Longest the run waits out an endpoint outage (only 5xx, resets, timeouts) before stopping with exit 3, rows pending; 0: no pause',
+    doc: 'Longest the run waits out an endpoint outage (only 5xx, resets, timeouts) before stopping with exit 3, rows pending (0: no pause).',
+  },
+  rpm: {
+    flag: 'rpm',
+    job: 'rpm',
+    kind: 'positive-integer',
+    help: "Requests-per-minute budget (the job's: each of N shards takes 1/N)",
+    doc: "Requests-per-minute budget to stay under (the job's: with --shard K/N each shard takes 1/N).",
+  },
+  tpm: {
+    flag: 'tpm',
+    job: 'tpm',
+    kind: 'positive-integer',
+    help: "Estimated tokens-per-minute budget (the job's: each of N shards takes 1/N)",
+    doc: "Estimated tokens-per-minute budget to stay under (the job's: with --shard K/N each shard takes 1/N).",
+  },
+  maxTotalTokens: {
+    flag: 'max-total-tokens',
+    job: 'max_total_tokens',
+    kind: 'positive-integer',
+    help: 'Token budget for the output directory, across resumes: stop sending new rows before passing it (exit 4, rows pending; --resume with a larger budget goes on)',
+    doc: 'Token budget for the whole output directory, across resumes: no new row is sent once it would be passed; the run stops with exit 4, rows pending. With --shard K/N each shard takes 1/N.',
+  },
+  resume: {
+    flag: 'resume',
+    kind: 'boolean',
+    custom: true,
+    help: 'Continue the run in --out, skipping settled rows',
+  },
+  retryFailed: {
+    flag: 'retry-failed',
+    kind: 'strings',
+    items: 'failure categories',
+    emptyMeans: 'all',
+    custom: true,
+    help: 'With --resume: re-run failed rows (all, or categories e.g. rate_limited server_error)',
+  },
+  force: { flag: 'force', kind: 'boolean', default: false, help: 'Discard an earlier run in --out and start over' },
+  cache: { flag: 'cache', kind: 'string', custom: true, help: 'Response cache directory (reproducible re-runs)' },
+  format: {
+    flag: 'format',
+    job: 'format',
+    kind: 'string',
+    choices: OUTPUT_FORMATS,
+    default: 'jsonl',
+    help: 'Also write output.csv/errors.csv (csv) or batch-output.jsonl/batch-errors.jsonl (openai-batch)',
+    doc: 'Extra output format: jsonl (only the canonical files), csv, openai-batch.',
+  },
+  escapeFormulas: {
+    flag: 'escape-formulas',
+    kind: 'boolean',
+    default: true,
+    help: 'CSV: escape cells a spreadsheet would execute (default on; --no-escape-formulas turns it off)',
+  },
+  bom: { flag: 'bom', kind: 'boolean', default: false, help: 'CSV: start with a UTF-8 BOM for Excel' },
+  replyFormat: {
+    flag: 'reply-format',
+    job: 'reply_format',
+    kind: 'string',
+    choices: REPLY_FORMATS,
+    custom: true,
+    help: "json: parse each reply as JSON (bare or in a ```json block) into the record's data; a reply that does not parse fails as invalid_reply (default text)",
+    doc: "text (default) or json: parse each reply as JSON (bare, or in one ```json fenced block) into the record's data; a reply that does not parse fails as invalid_reply.",
+  },
+  replySchema: {
+    flag: 'reply-schema',
+    job: 'reply_schema',
+    kind: 'string',
+    custom: true,
+    help: "JSON Schema file (draft 2020-12 or draft-07) each reply's data must match; implies --reply-format json",
+    doc: "JSON Schema file (draft 2020-12 or draft-07), relative to the job file, that each reply's data must match; implies reply_format json.",
+  },
+  replyRetries: {
+    flag: 'reply-retries',
+    job: 'reply_retries',
+    kind: 'non-negative-integer',
+    default: DEFAULT_REPLY_RETRIES,
+    help: 'How many times a reply that does not parse or match is sent again; each try is paid',
+    doc: 'How many times a reply that does not parse or match is sent again; each try is paid.',
+  },
+  shard: {
+    flag: 'shard',
+    kind: 'string',
+    custom: true,
+    help: 'K/N: take only the rows whose id hashes to K (0..N-1); join shards with chatbatch merge',
+  },
+  repeat: {
+    flag: 'repeat',
+    job: 'repeat',
+    kind: 'positive-integer',
+    default: 1,
+    help: 'Send each row N times as independent samples; records carry sample 0..N-1',
+    doc: 'Samples per row: each row is sent this many times as independent requests; records carry `sample` (0..N-1) when above 1.',
+  },
+} as const satisfies Record<string, OptionSpec>;
+
+type Options = typeof RUN_OPTIONS;
+export type OptionName = keyof Options;
+
+type KindValue<S> = S extends { choices: readonly (infer C)[] }
+  ? C
+  : S extends { kind: 'string' }
+    ? string
+    : S extends { kind: 'strings' }
+      ? string[]
+      : S extends { kind: 'positive-integer' | 'non-negative-integer' }
+        ? number
+        : S extends { kind: 'boolean' }
+          ? boolean
+          : S extends { kind: 'params' }
+            ? Record<string, unknown>
+            : never;
+
+/** `--header 'Name: value'` on the command line, `{"Name": "value"}` in the job file. */
+type FlagValue<S> = S extends { kind: 'headers' } ? string[] : KindValue<S>;
+type JobValue<S> = S extends { kind: 'headers' } ? Record<string, string> : KindValue<S>;
+
+/** The settings as given on the command line (or to the library's run()); undefined means "not given". */
+export type RunFlags = { inputs: string[] } & {
+  [K in OptionName as Options[K] extends { flag: string } ? K : never]?: FlagValue<Options[K]> | undefined;
+};
+
+/** The JSON job file as written by a user. Every key is optional; flags fill or override. */
+export type JobFile = {
+  [K in OptionName as Options[K] extends { job: infer J extends string } ? J : never]?: JobValue<Options[K]>;
+};
+
+type PlainName = {
+  [K in OptionName]: Options[K] extends { flag: string } ? (Options[K] extends { custom: true } ? never : K) : never;
+}[OptionName];
+
+/** The settings resolved by precedence alone (flag, then job file, then default; null for none). */
+export type PlainSettings = {
+  [K in PlainName]: KindValue<Options[K]> | (Options[K] extends { default: unknown } ? never : null);
+};
+
+/**
+ * What is wrong with a value for this option, or null when it fits. A job file's strings may not
+ * be empty; a flag's may (`--system ''` overrides the job's system message with an empty one).
+ */
+export function valueProblem(value: unknown, spec: OptionSpec, from: 'job' | 'flag' = 'job'): string | null {
+  switch (spec.kind) {
+    case 'string':
+      if (typeof value !== 'string' || (value.length === 0 && from === 'job')) {
+        return `expected a non-empty string, got ${JSON.stringify(value)}`;
+      }
+      if (value.length === 0) return null;
+      return spec.choices && !spec.choices.includes(value) ? `"${value}" is not one of ${spec.choices.join(', ')}` : null;
+    case 'strings':
+      return Array.isArray(value) &&
+        (value.length > 0 || spec.emptyMeans !== undefined) &&
+        value.every((v) => typeof v === 'string' && v.length > 0)
+        ? null
+        : `expected a non-empty list of ${spec.items ?? 'strings'}`;
+    case 'positive-integer':
+      return Number.isSafeInteger(value) && (value as number) > 0 ? null : `expected a positive integer, got ${JSON.stringify(value)}`;
+    case 'non-negative-integer':
+      return Number.isSafeInteger(value) && (value as number) >= 0 ? null : `expected an integer ≥ 0, got ${JSON.stringify(value)}`;
+    case 'boolean':
+      return typeof value === 'boolean' ? null : `expected true or false, got ${JSON.stringify(value)}`;
+    case 'params':
+    case 'headers':
+      return typeof value === 'object' && value !== null && !Array.isArray(value) ? null : 'expected an object';
+  }
+}
+
+/** Every option with a flag, as [name, spec]. */
+export function flagOptions(): Array<[OptionName, OptionSpec & { flag: string }]> {
+  return (Object.entries(RUN_OPTIONS) as Array<[OptionName, OptionSpec]>).filter(
+    (entry): entry is [OptionName, OptionSpec & { flag: string }] => entry[1].flag !== undefined,
+  );
+}
+
+/** Every option with a job file key, as [name, spec]. */
+export function jobOptions(): Array<[OptionName, OptionSpec & { job: string }]> {
+  return (Object.entries(RUN_OPTIONS) as Array<[OptionName, OptionSpec]>).filter(
+    (entry): entry is [OptionName, OptionSpec & { job: string }] => entry[1].job !== undefined,
+  );
+}
+
+/**
+ * The settings that follow precedence alone: the flag, else the job file's key, else the
+ * default (null when there is none).
+ */
+export function resolvePlainSettings(flags: Readonly<Record<string, unknown>>, job: Readonly<Record<string, unknown>>): PlainSettings {
+  const settings: Record<string, unknown> = {};
+  for (const [name, spec] of flagOptions()) {
+    if (spec.custom) continue;
+    settings[name] = flags[name] ?? (spec.job === undefined ? undefined : job[spec.job]) ?? spec.default ?? null;
+  }
+  return settings as PlainSettings;
+}
+
+/** An option's description for the job file's schema, with its default. */
+export function describeOption(spec: OptionSpec): string {
+  const doc = spec.doc ?? spec.help ?? '';
+  return spec.default === undefined || spec.kind === 'boolean' ? doc : `${doc.replace(/\.$/, '')} (default ${spec.default}).`;
+}
+
+/** An option's help line for the command line, with its default. */
+export function optionHelp(spec: OptionSpec): string {
+  const help = spec.help ?? spec.doc ?? '';
+  return spec.default === undefined || spec.kind === 'boolean' ? help : `${help} (default ${spec.default})`;
+}

@@ -1,0 +1,88 @@
+import path from 'node:path';
+import { stringify } from 'csv-stringify/sync';
+import { readRows } from '../input/read-rows.js';
+import type { InputRow } from '../input/row.js';
+import type { RowRecord } from '../record/record.js';
+import { dataCells, dataColumnNames, scanReplyData } from './data-columns.js';
+import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
+import type { FormatContext, FormatWriter } from './format-writer.js';
+
+const RESULT_COLUMNS = ['reply', 'status', 'code', 'duration_ms', 'trace_id', 'attempts'] as const;
+const ERROR_COLUMNS = [...RESULT_COLUMNS, 'category', 'message'] as const;
+
+/**
+ * The enriched CSV: the input's columns, then the results (and the reply's data.* columns); a
+ * `sample` column first among ours when rows were sampled.
+ */
+export async function csvWriter({ inputs, outDir, sampled, csv }: FormatContext): Promise<FormatWriter> {
+  const inputColumns = await sharedCsvColumns(inputs);
+  const data = await scanReplyData(path.join(outDir, OUTPUT_FILE), path.join(outDir, ERRORS_FILE), csv.dataFields);
+  const resultColumns: readonly string[] = sampled ? ['sample', ...RESULT_COLUMNS] : RESULT_COLUMNS;
+  const errorColumns: readonly string[] = sampled ? ['sample', ...ERROR_COLUMNS] : ERROR_COLUMNS;
+  const header = (columns: readonly string[]) =>
+    stringify([[...inputColumns, ...resultColumnNames(inputColumns, columns)]], { bom: csv.bom });
+  return {
+    headers: [
+      header([...resultColumns, ...dataColumnNames(data)]),
+      header(data.replyText ? [...errorColumns, 'reply_text'] : errorColumns),
+    ],
+    line(row, record, ok) {
+      const fields = record as unknown as Record<string, unknown>;
+      const cells: Array<string | number> = [
+        ...inputCells(row, inputColumns, record.id),
+        ...(ok ? resultColumns : errorColumns).map((column) => cell(fields[column])),
+      ];
+      if (ok) cells.push(...dataCells(record.data, data));
+      else if (data.replyText) cells.push(cell(record.reply_text));
+      return stringify([cells], { escape_formulas: csv.escapeFormulas });
+    },
+  };
+}
+
+/** The prefix our result columns take where the input already has a column of that name. */
+export const RESULT_COLUMN_PREFIX = 'chatbatch_';
+
+/**
+ * The header names of our result columns beside these input columns. The input's columns keep
+ * their names (a sheet's formulas and lookups use them); one of ours whose name the input
+ * already uses, ignoring case as spreadsheets do, takes the prefix `chatbatch_` until it is
+ * free. So no name appears twice, and ours are recognisable either way.
+ */
+export function resultColumnNames(inputColumns: readonly string[], ours: readonly string[]): string[] {
+  const taken = new Set(inputColumns.map((name) => name.toLowerCase()));
+  return ours.map((name) => {
+    let header = name;
+    while (taken.has(header.toLowerCase())) header = `${RESULT_COLUMN_PREFIX}${header}`;
+    taken.add(header.toLowerCase());
+    return header;
+  });
+}
+
+/** The input's columns when every input is a CSV with the same header; else id, file, line. */
+async function sharedCsvColumns(files: readonly string[]): Promise<string[]> {
+  let shared: readonly string[] | null = null;
+  for (const file of files) {
+    if (!file.toLowerCase().endsWith('.csv')) return ['id', 'file', 'line'];
+    for await (const row of readRows([file])) {
+      const columns = row.kind === 'row' ? row.columns : undefined;
+      if (!columns) continue;
+      if (shared && shared.join('\u0000') !== columns.join('\u0000')) return ['id', 'file', 'line'];
+      shared = columns;
+      break;
+    }
+  }
+  return shared ? [...shared] : ['id', 'file', 'line'];
+}
+
+/** The id cell is the record's id, not String() of the row's `id` value: a deeply nested list there overflowed the stack. */
+function inputCells(row: InputRow, columns: readonly string[], id: string): string[] {
+  if (columns.length === 3 && columns[0] === 'id' && columns[1] === 'file' && columns[2] === 'line' && !('columns' in row && row.columns)) {
+    return [id, row.file, String(row.line)];
+  }
+  return columns.map((column) => cell(row.fields?.[column]));
+}
+
+function cell(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+}

@@ -1,0 +1,95 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, type RunFlags, resolveRunConfig } from '../../src/job/config.js';
+import { checkJob, type LoadedJob } from '../../src/job/job-file.js';
+import { jobJsonSchema } from '../../src/job/json-schema.js';
+import { flagOptions, jobOptions, type OptionSpec, RUN_OPTIONS } from '../../src/job/options.js';
+import { runCli } from '../support/cli.js';
+
+const context = { env: { CHATBATCH_API_KEY: 'k' }, cwd: '/work' };
+const required: RunFlags = { inputs: ['in.jsonl'], model: 'm', baseUrl: 'https://api.example.test/v1', out: 'out' };
+
+/** A valid value of the option's kind, unlike its default. */
+function sampleValue(spec: OptionSpec): unknown {
+  if (spec.choices) return spec.choices.find((choice) => choice !== spec.default);
+  switch (spec.kind) {
+    case 'boolean':
+      return !spec.default;
+    case 'positive-integer':
+    case 'non-negative-integer':
+      return 7;
+    case 'strings':
+      return ['a', 'b'];
+    default:
+      return 'x';
+  }
+}
+
+const plainOptions = flagOptions().filter(([, spec]) => !spec.custom);
+
+describe('the option table', () => {
+  it.each(plainOptions)('%s: the flag outranks the job file, which outranks the default', (name, spec) => {
+    const value = sampleValue(spec);
+    const fromDefault = resolveRunConfig(required, null, context);
+    expect(fromDefault[name as keyof typeof fromDefault]).toEqual(spec.default ?? null);
+    const fromFlag = resolveRunConfig({ ...required, [name]: value }, null, context);
+    expect(fromFlag[name as keyof typeof fromFlag]).toEqual(value);
+    if (spec.job === undefined) return;
+    const job: LoadedJob = { file: 'j.json', dir: '.', job: { [spec.job]: value } };
+    expect(checkJob(job.job, 'j.json')).toEqual([]);
+    const fromJob = resolveRunConfig(required, job, context);
+    expect(fromJob[name as keyof typeof fromJob]).toEqual(value);
+    const overridden = resolveRunConfig({ ...required, [name]: spec.default ?? value }, job, context);
+    expect(overridden[name as keyof typeof overridden]).toEqual(spec.default ?? value);
+  });
+
+  it("refuses the library's options of the wrong kind, naming each, before anything runs", () => {
+    const bad = { ...required, concurrency: 0, repeat: 1.5, format: 'xlsx', rowParams: 'yes', maxOutageMs: -1 } as unknown as RunFlags;
+    const error = (() => {
+      try {
+        resolveRunConfig(bad, null, context);
+      } catch (caught) {
+        return caught;
+      }
+      return null;
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      '--row-params: expected true or false, got "yes"',
+      '--concurrency: expected a positive integer, got 0',
+      '--max-outage-ms: expected an integer ≥ 0, got -1',
+      '--format: "xlsx" is not one of jsonl, csv, openai-batch',
+      '--repeat: expected a positive integer, got 1.5',
+    ]);
+  });
+
+  it('gives every job key its schema entry, with its description and default, and the schema accepts what checkJob accepts', () => {
+    const schema = jobJsonSchema() as { properties: Record<string, { description: string; default?: unknown }> };
+    expect(Object.keys(schema.properties).sort()).toEqual(
+      jobOptions()
+        .map(([, spec]) => spec.job)
+        .sort(),
+    );
+    expect(schema.properties.concurrency).toMatchObject({ default: RUN_OPTIONS.concurrency.default });
+    expect(schema.properties.concurrency!.description).toContain(`(default ${RUN_OPTIONS.concurrency.default})`);
+    const validate = new Ajv2020({ strict: false }).compile(schema);
+    const job = Object.fromEntries(
+      jobOptions().map(([, spec]) => [
+        spec.job,
+        spec.kind === 'params' ? {} : spec.kind === 'headers' ? { 'x-a': 'b' } : sampleValue(spec),
+      ]),
+    );
+    // Keys that exclude or shape others: the key from a file, JSON replies for a schema, a URL.
+    delete job.api_key_env;
+    job.reply_format = 'json';
+    job.base_url = 'https://api.example.test/v1';
+    expect(checkJob(job, 'j.json')).toEqual([]);
+    expect(validate(job), JSON.stringify(validate.errors)).toBe(true);
+  });
+
+  it('gives every flag of the table to `chatbatch run`, with its default in the help', async () => {
+    const help = (await runCli(['run', '--help'])).stdout;
+    for (const [, spec] of flagOptions()) expect(help).toContain(`--${spec.flag} `);
+    expect(help).toContain(`(default ${RUN_OPTIONS.maxAttempts.default})`);
+  });
+});
