@@ -2,7 +2,6 @@ import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { readRows } from '../input/read-rows.js';
 import type { InputRow } from '../input/row.js';
-import type { RowRecord } from '../record/record.js';
 import { dataCells, dataColumnNames, scanReplyData } from './data-columns.js';
 import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
 import type { FormatContext, FormatWriter } from './format-writer.js';
