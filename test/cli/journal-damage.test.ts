@@ -1,6 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
+import { perTest } from '../support/per-test.js';
 import { startRecordedRun } from '../support/recorded-run.js';
 import type { TempDir } from '../support/temp-dir.js';
 
@@ -13,13 +14,10 @@ let simulator: RunningSimulator;
 /** Row ids in the order the endpoint received their requests. */
 let sent: string[];
 
-beforeEach(async () => {
-  ({ dir, simulator, sent } = await startRecordedRun(ALL_IDS));
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
-});
+perTest(
+  () => startRecordedRun(ALL_IDS),
+  (fresh) => ({ dir, simulator, sent } = fresh),
+);
 
 function run(extra: string[] = []) {
   return runCli(['run', 'in.jsonl', '--base-url', simulator.url, '--model', 'sim', '--out', 'out', '--quiet', ...extra], {

@@ -1,24 +1,16 @@
 import { mkdir } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningSimulator } from '../../src/simulator/server.js';
 import { runCli, startCli } from '../support/cli.js';
-import { recording } from '../support/recording-simulator.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { perTestSimulatedDir } from '../support/per-test.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 
 let dir: TempDir;
 let simulator: RunningSimulator;
 let sent: string[];
 
-beforeEach(async () => {
-  dir = await makeTempDir();
-  sent = [];
-  simulator = await startSimulator(recording(sent));
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
-});
+perTestSimulatedDir((fresh) => ({ dir, simulator, sent } = fresh));
 
 describe('chatbatch report on a run that did not finish', () => {
   it('counts the rows still pending, in text and HTML, and says how to finish them', async () => {

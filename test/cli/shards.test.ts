@@ -1,23 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseShard, shardOf } from '../../src/input/shard.js';
-import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
+import type { RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
-import { recording } from '../support/recording-simulator.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { perTestSimulatedDir } from '../support/per-test.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
 let simulator: RunningSimulator;
 let sent: string[];
 
-beforeEach(async () => {
-  dir = await makeTempDir();
-  sent = [];
-  simulator = await startSimulator(recording(sent));
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
-});
+perTestSimulatedDir((fresh) => ({ dir, simulator, sent } = fresh));
 
 const env = { CHATBATCH_API_KEY: 'sk-shard-test-key-0000000000' };
 

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { readJournal } from '../../src/state/journal.js';
 import { runCli } from '../support/cli.js';
+import { perTest } from '../support/per-test.js';
 import { startRecordedRun } from '../support/recorded-run.js';
 import type { TempDir } from '../support/temp-dir.js';
 
@@ -21,13 +22,10 @@ let simulator: RunningSimulator;
 /** Row ids in the order the endpoint received their requests. */
 let sent: string[];
 
-beforeEach(async () => {
-  ({ dir, simulator, sent } = await startRecordedRun(ALL_IDS));
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
-});
+perTest(
+  () => startRecordedRun(ALL_IDS),
+  (fresh) => ({ dir, simulator, sent } = fresh),
+);
 
 function run(extra: string[] = [], fault: Record<string, string> = {}) {
   const env: Record<string, string> = { CHATBATCH_API_KEY: 'sk-write-failures-0000000000' };
