@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
-import { perTest } from '../support/per-test.js';
-import { startRecordedRun } from '../support/recorded-run.js';
+import { perTestRecordedRun } from '../support/recorded-run.js';
 import type { TempDir } from '../support/temp-dir.js';
 
 const ROWS = 12;
@@ -14,10 +13,7 @@ let simulator: RunningSimulator;
 /** Row ids in the order the endpoint received their requests. */
 let sent: string[];
 
-perTest(
-  () => startRecordedRun(ALL_IDS),
-  (fresh) => ({ dir, simulator, sent } = fresh),
-);
+perTestRecordedRun(ALL_IDS, (fresh) => ({ dir, simulator, sent } = fresh));
 
 function run(extra: string[] = []) {
   return runCli(['run', 'in.jsonl', '--base-url', simulator.url, '--model', 'sim', '--out', 'out', '--quiet', ...extra], {

@@ -17,24 +17,8 @@ describe('chatbatch report on a run that did not finish', () => {
     // Three rows answer; the fourth hangs until Ctrl-C; six are never read.
     const rows = Array.from({ length: 10 }, (_, i) => ({ id: `r${i}`, prompt: i < 3 ? `prompt ${i}` : `prompt ${i} [[sim:hang]]` }));
     await dir.write('in.jsonl', jsonlOf(rows));
-    const { child, done } = startCli(
-      [
-        'run',
-        'in.jsonl',
-        '--base-url',
-        simulator.url,
-        '--model',
-        'sim',
-        '--out',
-        'out',
-        '--concurrency',
-        '1',
-        '--grace-ms',
-        '0',
-        '--quiet',
-      ],
-      { cwd: dir.path, env: { CHATBATCH_API_KEY: 'sk-report-pending-test' } },
-    );
+    const args = ['in.jsonl', '--base-url', simulator.url, '--model', 'sim', '--out', 'out', '--concurrency', '1', '--grace-ms', '0'];
+    const { child, done } = startCli(['run', ...args, '--quiet'], { cwd: dir.path, env: { CHATBATCH_API_KEY: 'sk-report-pending-test' } });
     await waitFor(() => sent.length >= 4);
     child.kill('SIGINT');
     const stopped = await done;

@@ -5,8 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { readJournal } from '../../src/state/journal.js';
 import { runCli } from '../support/cli.js';
-import { perTest } from '../support/per-test.js';
-import { startRecordedRun } from '../support/recorded-run.js';
+import { perTestRecordedRun } from '../support/recorded-run.js';
 import type { TempDir } from '../support/temp-dir.js';
 
 /** Preloaded into the child: short writes and, after a byte budget, ENOSPC (see the file). */
@@ -22,34 +21,13 @@ let simulator: RunningSimulator;
 /** Row ids in the order the endpoint received their requests. */
 let sent: string[];
 
-perTest(
-  () => startRecordedRun(ALL_IDS),
-  (fresh) => ({ dir, simulator, sent } = fresh),
-);
+perTestRecordedRun(ALL_IDS, (fresh) => ({ dir, simulator, sent } = fresh));
 
 function run(extra: string[] = [], fault: Record<string, string> = {}) {
   const env: Record<string, string> = { CHATBATCH_API_KEY: 'sk-write-failures-0000000000' };
   if (Object.keys(fault).length > 0) Object.assign(env, { NODE_OPTIONS: `--import=${FAULTY_FS}` }, fault);
-  return runCli(
-    [
-      'run',
-      'in.jsonl',
-      '--base-url',
-      simulator.url,
-      '--model',
-      'sim',
-      '--out',
-      dir.file('out'),
-      '--concurrency',
-      String(CONCURRENCY),
-      '--quiet',
-      ...extra,
-    ],
-    {
-      cwd: dir.path,
-      env,
-    },
-  );
+  const args = ['in.jsonl', '--base-url', simulator.url, '--model', 'sim', '--out', dir.file('out'), '--concurrency', String(CONCURRENCY)];
+  return runCli(['run', ...args, '--quiet', ...extra], { cwd: dir.path, env });
 }
 
 async function outputIds(): Promise<string[]> {

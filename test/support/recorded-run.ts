@@ -1,5 +1,5 @@
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
-import { closeBoth } from './per-test.js';
+import { closeBoth, perTest } from './per-test.js';
 import { jsonlOf, makeTempDir, type TempDir } from './temp-dir.js';
 
 export interface RecordedRun {
@@ -24,4 +24,9 @@ export async function startRecordedRun(ids: readonly string[]): Promise<Recorded
   });
   await dir.write('in.jsonl', jsonlOf(ids.map((id) => ({ id, prompt: `ask ${id}` }))));
   return { dir, simulator, sent, close: () => closeBoth(simulator, dir) };
+}
+
+/** For each test, a fresh recorded run of these ids (see startRecordedRun); closed after it. */
+export function perTestRecordedRun(ids: readonly string[], use: (fresh: RecordedRun) => void): void {
+  perTest(() => startRecordedRun(ids), use);
 }
