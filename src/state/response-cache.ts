@@ -3,7 +3,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { NothingSentError } from '../errors.js';
 import type { AttemptSuccess } from '../http/attempt.js';
-import type { Usage } from '../record/record.js';
+import type { RowRecord } from '../record/record.js';
 import { fsMeaning, isFsError } from '../state/fs-problem.js';
 import { makeFolders, NotAFolder } from '../state/make-folders.js';
 
@@ -11,19 +11,14 @@ export class CacheDirError extends NothingSentError {
   override name = 'CacheDirError';
 }
 
-export interface CachedResponse {
+/** A stored response: what a record of it needs, under the record's own field names. */
+export interface CachedResponse
+  extends Pick<RowRecord, 'usage' | 'response_id' | 'response_model' | 'system_fingerprint' | 'created' | 'replies' | 'trace_id'> {
   fingerprint: string;
   stored_at: string;
   status: number;
   reply: string;
   finish_reason: string | null;
-  usage?: Usage;
-  response_id?: string;
-  response_model?: string;
-  system_fingerprint?: string;
-  created?: number;
-  replies?: Array<string | null>;
-  trace_id: string | null;
 }
 
 /**

@@ -1,22 +1,7 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runApiProgram } from '../support/api-program.js';
 import { type ForwardProxy, startForwardProxy } from '../support/forward-proxy.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
-
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-
-function runScript(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-    cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', ...env },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 /** Runs twice against the simulator: with `proxyEnv: process.env`, then with no proxyEnv. */
 const PROGRAM = `
@@ -49,7 +34,7 @@ describe("run({ proxyEnv }) from 'chatbatch'", () => {
         { id: 'b', prompt: 'two' },
       ]),
     );
-    const result = await runScript(PROGRAM, { WORK: dir.path, http_proxy: proxy.url });
+    const result = await runApiProgram(PROGRAM, { WORK: dir.path, http_proxy: proxy.url });
     expect(result, result.stderr).toMatchObject({ code: 0, stdout: '[2,2]\n', stderr: '' });
     expect(proxy.requests).toHaveLength(2);
     expect(proxy.requests.map((r) => `${r.method} ${r.url}`)).toEqual([

@@ -1,26 +1,6 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runApiProgram } from '../support/api-program.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
-
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-
-/**
- * The programmatic API as a user's program sees it: `import { run } from 'chatbatch'` resolved
- * through package.json `exports` (Node resolves a package's own name from inside it), in a
- * process of its own, so that anything it wrote to stdout or stderr, or a process.exit, shows.
- */
-function runScript(script: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-    cwd: repoRoot,
-    env: { PATH: process.env.PATH ?? '', WORK: cwd },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
 
 const PROGRAM = `
 import { writeFileSync } from 'node:fs';
@@ -57,7 +37,7 @@ describe("import { run } from 'chatbatch'", () => {
         { id: 'c', prompt: 'three' },
       ]),
     );
-    const result = await runScript(PROGRAM, dir.path);
+    const result = await runApiProgram(PROGRAM, { WORK: dir.path });
     expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
     const { report, lastProgress, refused } = JSON.parse(await dir.read('result.json'));
     expect(report).toMatchObject({ status: 'complete', exitCode: 0, rows: 3, succeeded: 3, failed: 0, pending: 0 });
@@ -98,7 +78,7 @@ describe('run({ headers, headerVariables })', () => {
   it('sends the headers with the variables filled, and writes the filled values nowhere', async () => {
     dir = await makeTempDir();
     await dir.write('rows.jsonl', jsonlOf([{ id: 'a', prompt: 'one' }]));
-    const result = await runScript(HEADERS_PROGRAM, dir.path);
+    const result = await runApiProgram(HEADERS_PROGRAM, { WORK: dir.path });
     expect(result).toEqual({ code: 0, stdout: '', stderr: '' });
     const { report, received } = JSON.parse(await dir.read('result.json'));
     expect(report).toMatchObject({ status: 'finished_with_failures', failed: 1 });

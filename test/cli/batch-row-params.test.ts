@@ -1,7 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { perTestServedDir } from '../support/per-test.js';
+import type { ScriptedServer } from '../support/scripted-server.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-test-0123456789abcdefSECRET';
 let dir: TempDir;
@@ -29,14 +30,9 @@ const batchFile = jsonlOf([
   },
 ]);
 
+perTestServedDir((fresh) => ({ dir, server } = fresh));
 beforeEach(async () => {
-  dir = await makeTempDir();
-  server = await startScriptedServer();
   await dir.write('batch.jsonl', batchFile);
-});
-afterEach(async () => {
-  await server.close();
-  await dir.remove();
 });
 
 function run(args: string[]) {

@@ -1,19 +1,15 @@
 import { mkdir, writeFile } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { perTestServedDir } from '../support/per-test.js';
+import type { ScriptedServer } from '../support/scripted-server.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
 let server: ScriptedServer;
+perTestServedDir((fresh) => ({ dir, server } = fresh));
 beforeEach(async () => {
-  dir = await makeTempDir();
-  server = await startScriptedServer();
   await dir.write('in.jsonl', jsonlOf(Array.from({ length: 8 }, (_, i) => ({ id: `c${i}`, prompt: `prompt ${i}` }))));
-});
-afterEach(async () => {
-  await server.close();
-  await dir.remove();
 });
 
 const run = (...extra: string[]) =>

@@ -1,11 +1,11 @@
-import { cp } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resultColumnNames } from '../../src/output/csv-format.js';
 import { runCli } from '../support/cli.js';
+import { RESULT_COLUMNS } from '../support/csv-columns.js';
+import { copyShippedJobs } from '../support/shipped-jobs.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 let dir: TempDir;
 beforeEach(async () => {
   dir = await makeTempDir();
@@ -20,26 +20,12 @@ const duplicates = (header: readonly string[]): string[] =>
 
 describe('--format csv column names', () => {
   it("the shipped CSV job's errors.csv names category once for the input and once, prefixed, for ours", async () => {
-    await cp(`${ROOT}jobs`, dir.file('jobs'), { recursive: true });
-    await cp(`${ROOT}samples`, dir.file('samples'), { recursive: true });
+    await copyShippedJobs(dir);
     const result = await runCli(['run', '--job', 'jobs/enrich-products.json', '--simulate', '--out', 'out', '--quiet'], { cwd: dir.path });
     expect(result.code, result.stderr).toBe(0);
     const [errorsHeader] = await table('out/errors.csv');
     const [outputHeader] = await table('out/output.csv');
-    expect(errorsHeader).toEqual([
-      'sku',
-      'name',
-      'category',
-      'notes',
-      'reply',
-      'status',
-      'code',
-      'duration_ms',
-      'trace_id',
-      'attempts',
-      'chatbatch_category',
-      'message',
-    ]);
+    expect(errorsHeader).toEqual(['sku', 'name', 'category', 'notes', ...RESULT_COLUMNS, 'chatbatch_category', 'message']);
     expect(duplicates(outputHeader!)).toEqual([]);
   });
 

@@ -1,8 +1,10 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RowRecord } from '../../src/record/record.js';
 import { runCli } from '../support/cli.js';
+import { perTestDir } from '../support/per-test.js';
 import { echoReply, type Responder, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
 /** Answers real endpoints and the gateways in front of them give: redirects, compression, refusals. */
 
@@ -10,24 +12,11 @@ const KEY = 'sk-answers-test-key-abcdefghijkl';
 let dir: TempDir;
 let server: ScriptedServer | undefined;
 
-beforeEach(async () => {
-  dir = await makeTempDir();
-});
+perTestDir((fresh) => (dir = fresh));
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  await dir.remove();
 });
-
-interface Rec {
-  id: string;
-  reply: string | null;
-  status: number | null;
-  code: string | null;
-  message?: string;
-  category?: string;
-  attempts: number;
-}
 
 async function run(respond: Responder, rows: Array<{ id: string; prompt: string }>, extra: string[] = []) {
   server ??= await startScriptedServer(respond);
@@ -36,8 +25,8 @@ async function run(respond: Responder, rows: Array<{ id: string; prompt: string 
     cwd: dir.path,
     env: { CHATBATCH_API_KEY: KEY },
   });
-  const output = await dir.jsonl<Rec>('out/output.jsonl');
-  const errors = await dir.jsonl<Rec>('out/errors.jsonl');
+  const output = await dir.jsonl<RowRecord>('out/output.jsonl');
+  const errors = await dir.jsonl<RowRecord>('out/errors.jsonl');
   const manifest = JSON.parse(await dir.read('out/manifest.json')) as {
     counts: { rows: number; succeeded: number; failed: number; pending: number; by_category: Record<string, number> };
   };

@@ -1,35 +1,18 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RowRecord } from '../../src/record/record.js';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { perTestDir } from '../support/per-test.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-failures-test-key-abcdefghij';
 let dir: TempDir;
 let simulator: RunningSimulator;
 
-beforeEach(async () => {
-  dir = await makeTempDir();
-});
+perTestDir((fresh) => (dir = fresh));
 afterEach(async () => {
   await simulator?.close();
-  await dir.remove();
 });
-
-interface Rec {
-  id: string;
-  reply: string | null;
-  status: number | null;
-  code: string | null;
-  message?: string;
-  category?: string;
-  attempts: number;
-  duration_ms: number;
-  trace_id: string | null;
-  client_request_id?: string;
-  key_name?: string;
-  key_mask?: string;
-  history?: Array<{ attempt: number; status: number | null; code: string | null; wait_ms?: number; client_request_id: string }>;
-}
 
 async function runRows(rows: Array<{ id: string; prompt: string }>, extra: string[] = [], options: SimulatorOptions = {}) {
   simulator = await startSimulator({ retryAfterMs: 200, ...options });
@@ -38,8 +21,8 @@ async function runRows(rows: Array<{ id: string; prompt: string }>, extra: strin
     cwd: dir.path,
     env: { CHATBATCH_API_KEY: KEY },
   });
-  const output = await dir.jsonl<Rec>('out/output.jsonl');
-  const errors = await dir.jsonl<Rec>('out/errors.jsonl');
+  const output = await dir.jsonl<RowRecord>('out/output.jsonl');
+  const errors = await dir.jsonl<RowRecord>('out/errors.jsonl');
   const byId = new Map([...output, ...errors].map((r) => [r.id, r]));
   return { result, output, errors, byId };
 }

@@ -1,22 +1,18 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
+import { perTestDir } from '../support/per-test.js';
 import { replyWithEcho, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-test-0123456789abcdefSECRET';
 const GATEWAY_KEY = 'pk-live-GATEWAY-SECRET-0123456789';
 let dir: TempDir;
 let server: ScriptedServer;
 
-beforeEach(async () => {
-  dir = await makeTempDir();
-});
-afterEach(async () => {
-  await server?.close();
-  await dir.remove();
-});
+perTestDir((fresh) => (dir = fresh));
+afterEach(() => server?.close());
 
 function run(args: string[], env: Record<string, string | undefined> = {}) {
   return runCli(['run', ...args], { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY, ...env } });
@@ -30,6 +26,10 @@ async function everythingWritten(folder: string): Promise<string> {
   );
   return texts.join('\n');
 }
+
+/** job.json: in.jsonl through the scripted server to out/, model m, with these extra headers. */
+const writeJob = (headers: Record<string, string>) =>
+  dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', base_url: server.baseUrl, out: 'out', headers }));
 
 const rows = jsonlOf([
   { id: 'a', prompt: 'one' },
@@ -51,16 +51,7 @@ describe('extra request headers (gateways): --header and the job\'s "headers"', 
       } else replyWithEcho(request, response, index);
     });
     await dir.write('in.jsonl', rows);
-    await dir.write(
-      'job.json',
-      JSON.stringify({
-        inputs: ['in.jsonl'],
-        model: 'm',
-        base_url: server.baseUrl,
-        out: 'out',
-        headers: { 'x-portkey-provider': 'openai', 'X-Title': 'job title' },
-      }),
-    );
+    await writeJob({ 'x-portkey-provider': 'openai', 'X-Title': 'job title' });
     const result = await run(['--job', 'job.json', '--header', 'x-title: flag title', '-H', 'x-portkey-api-key: ${PORTKEY_API_KEY}'], {
       PORTKEY_API_KEY: GATEWAY_KEY,
     });
@@ -133,16 +124,7 @@ describe('extra request headers (gateways): --header and the job\'s "headers"', 
   it('refuses a job header whose value holds CR/LF (header injection) with exit 2, naming the job file', async () => {
     server = await startScriptedServer();
     await dir.write('in.jsonl', rows);
-    await dir.write(
-      'job.json',
-      JSON.stringify({
-        inputs: ['in.jsonl'],
-        model: 'm',
-        base_url: server.baseUrl,
-        out: 'out',
-        headers: { 'x-a': 'one\r\nInjected: two' },
-      }),
-    );
+    await writeJob({ 'x-a': 'one\r\nInjected: two' });
     const result = await run(['--job', 'job.json']);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain(

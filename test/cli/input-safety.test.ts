@@ -1,22 +1,15 @@
 import { spawn } from 'node:child_process';
 import { mkdir, symlink } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLI, type CliResult, runCli, startCli } from '../support/cli.js';
+import { perTestServedDir } from '../support/per-test.js';
 import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-test-0123456789abcdefSECRET';
 let dir: TempDir;
 let server: ScriptedServer;
-
-beforeEach(async () => {
-  dir = await makeTempDir();
-  server = await startScriptedServer();
-});
-afterEach(async () => {
-  await server.close();
-  await dir.remove();
-});
+perTestServedDir((fresh) => ({ dir, server } = fresh));
 
 function run(args: string[], timeoutMs?: number): Promise<CliResult> {
   return runCli(['run', ...args, '--base-url', server.baseUrl, '--model', 'm', '--quiet'], {

@@ -1,7 +1,7 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
-import { startRecordedRun } from '../support/recorded-run.js';
+import { perTestRecordedRun } from '../support/recorded-run.js';
 import type { TempDir } from '../support/temp-dir.js';
 
 const ROWS = 12;
@@ -13,13 +13,7 @@ let simulator: RunningSimulator;
 /** Row ids in the order the endpoint received their requests. */
 let sent: string[];
 
-beforeEach(async () => {
-  ({ dir, simulator, sent } = await startRecordedRun(ALL_IDS));
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
-});
+perTestRecordedRun(ALL_IDS, (fresh) => ({ dir, simulator, sent } = fresh));
 
 function run(extra: string[] = []) {
   return runCli(['run', 'in.jsonl', '--base-url', simulator.url, '--model', 'sim', '--out', 'out', '--quiet', ...extra], {

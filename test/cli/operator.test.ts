@@ -23,6 +23,8 @@ const KEY = 'sk-operator-test-key-123456789';
 const env = { CHATBATCH_API_KEY: KEY };
 const run = (args: string[], extraEnv: Record<string, string> = {}) =>
   runCli(['run', ...args], { cwd: dir.path, env: { ...env, ...extraEnv } });
+/** `run <input>` against the simulator with model m, then `extra`. */
+const runOn = (input: string, ...extra: string[]) => run([input, '--base-url', simulator.url, '--model', 'm', ...extra]);
 
 describe('--dry-run', () => {
   it('checks every row, builds the first request, sends nothing, and exits 1 when a row is invalid', async () => {
@@ -67,7 +69,7 @@ describe('--dry-run', () => {
 describe('--format csv', () => {
   it('writes the input columns then the results, escapes formulas, keeps multi-line replies in one cell', async () => {
     await dir.write('in.csv', 'id,name,prompt\n1,=cmd|calc,"first\nline two"\n2,plain,@SUM(A1)\n3,bad\n');
-    const result = await run(['in.csv', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--format', 'csv', '--quiet']);
+    const result = await runOn('in.csv', '--out', 'out', '--format', 'csv', '--quiet');
     expect(result.code).toBe(1);
     const output = await dir.read('out/output.csv');
     const lines = output.split('\n');
@@ -84,20 +86,7 @@ describe('--format csv', () => {
 
   it('can turn formula escaping off and add a BOM for Excel', async () => {
     await dir.write('in.csv', 'id,prompt\n1,=1+1\n');
-    const result = await run([
-      'in.csv',
-      '--base-url',
-      simulator.url,
-      '--model',
-      'm',
-      '--out',
-      'out',
-      '--format',
-      'csv',
-      '--no-escape-formulas',
-      '--bom',
-      '--quiet',
-    ]);
+    const result = await runOn('in.csv', '--out', 'out', '--format', 'csv', '--no-escape-formulas', '--bom', '--quiet');
     expect(result.code, result.stderr).toBe(0);
     const output = await dir.read('out/output.csv');
     expect(output.startsWith('\uFEFFid,prompt,reply')).toBe(true);
@@ -107,20 +96,7 @@ describe('--format csv', () => {
   it('joins each row of a shard to its own reply', async () => {
     const ids = Array.from({ length: 30 }, (_, i) => i);
     await dir.write('in.csv', `id,prompt\n${ids.map((i) => `r${i},prompt number ${i}`).join('\n')}\n`);
-    const result = await run([
-      'in.csv',
-      '--base-url',
-      simulator.url,
-      '--model',
-      'm',
-      '--out',
-      'out',
-      '--shard',
-      '1/2',
-      '--format',
-      'csv',
-      '--quiet',
-    ]);
+    const result = await runOn('in.csv', '--out', 'out', '--shard', '1/2', '--format', 'csv', '--quiet');
     expect(result.code, result.stderr).toBe(0);
     const rows = parse(await dir.read('out/output.csv'), { columns: true }) as Array<{ id: string; prompt: string; reply: string }>;
     expect(rows.length).toBe((await dir.jsonl('out/output.jsonl')).length);
@@ -149,18 +125,7 @@ describe('--format openai-batch', () => {
         },
       ]),
     );
-    const result = await run([
-      'batch.jsonl',
-      '--base-url',
-      simulator.url,
-      '--model',
-      'm',
-      '--out',
-      'out',
-      '--format',
-      'openai-batch',
-      '--quiet',
-    ]);
+    const result = await runOn('batch.jsonl', '--out', 'out', '--format', 'openai-batch', '--quiet');
     expect(result.code).toBe(1);
     // biome-ignore lint/suspicious/noExplicitAny: a Batch line's nested shape, read field by field below
     const [ok] = await dir.jsonl<Record<string, any>>('out/batch-output.jsonl');
@@ -181,20 +146,7 @@ describe('rate budgets', () => {
   it("--rpm spaces requests out after the first second's worth", async () => {
     await dir.write('in.jsonl', jsonlOf(Array.from({ length: 15 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
     const started = Date.now();
-    const result = await run([
-      'in.jsonl',
-      '--base-url',
-      simulator.url,
-      '--model',
-      'm',
-      '--out',
-      'out',
-      '--rpm',
-      '600',
-      '--concurrency',
-      '16',
-      '--quiet',
-    ]);
+    const result = await runOn('in.jsonl', '--out', 'out', '--rpm', '600', '--concurrency', '16', '--quiet');
     expect(result.code, result.stderr).toBe(0);
     // 600 rpm = 10/s with a one-second burst of 10: the last 5 rows need about half a second more.
     expect(Date.now() - started).toBeGreaterThanOrEqual(450);
@@ -233,7 +185,7 @@ describe('report', () => {
         { id: 'bad2', prompt: 'y [[sim:400]]' },
       ]),
     );
-    expect((await run(['in.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--quiet'])).code).toBe(1);
+    expect((await runOn('in.jsonl', '--out', 'out', '--quiet')).code).toBe(1);
     const report = await runCli(['report', 'out', '--html', 'report.html'], { cwd: dir.path });
     expect(report.code, report.stderr).toBe(0);
     expect(report.stdout).toContain('rows: 11  ok: 9  failed: 2');

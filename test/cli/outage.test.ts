@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { OUTAGE_STREAK } from '../../src/pace/outage-breaker.js';
 import { runCli, startCli } from '../support/cli.js';
+import { perTestDir } from '../support/per-test.js';
 import { type ReceivedRequest, replyWithEcho, type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 
 const KEY = 'sk-outage-test-key-0123456789abcdef';
@@ -12,13 +13,8 @@ const GATEWAY_PAGE =
 let dir: TempDir;
 let server: ScriptedServer;
 
-beforeEach(async () => {
-  dir = await makeTempDir();
-});
-afterEach(async () => {
-  await server?.close();
-  await dir.remove();
-});
+perTestDir((fresh) => (dir = fresh));
+afterEach(() => server?.close());
 
 const rows = (count: number) => Array.from({ length: count }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }));
 

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatProgress, startProgressReporter } from '../../src/cli/progress.js';
-import type { AttemptFailure } from '../../src/http/attempt.js';
 import { clockTime } from '../../src/pace/outage-notice.js';
 import { newProgress } from '../../src/run/progress.js';
+import { badGateway } from '../support/bad-gateway.js';
 
 /** A stand-in for stderr that records what was written; no socket involved. */
 function fakeStream(isTTY: boolean) {
@@ -48,18 +48,7 @@ describe('progress reporter', () => {
   it('while the run is paused for an outage, says since when the endpoint is down and when the next probe goes', () => {
     const progress = newProgress(0);
     progress.total = 40;
-    const last: AttemptFailure = {
-      ok: false,
-      status: 502,
-      code: 'http_502',
-      message: 'Bad Gateway',
-      category: 'server_error',
-      retryable: true,
-      fatalForRun: false,
-      traceId: null,
-      headers: {},
-      durationMs: 3,
-    };
+    const last = badGateway();
     const downSinceWall = Date.UTC(2026, 0, 5, 3, 4, 5);
     progress.outage = { downSince: 1000, downSinceWall, nextProbeAt: 9_500, deadline: 301_000, last };
     expect(formatProgress(progress, 5_000)).toMatch(

@@ -3,24 +3,19 @@ import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli, startCli } from '../support/cli.js';
+import { perTestSimulatedDir } from '../support/per-test.js';
 import { recording } from '../support/recording-simulator.js';
 import { type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 
 let dir: TempDir;
 let simulator: RunningSimulator;
 let sent: string[];
 
-beforeEach(async () => {
-  dir = await makeTempDir();
-  sent = [];
-  simulator = await startSimulator(recording(sent));
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
-});
+perTestSimulatedDir((fresh) => ({ dir, simulator, sent } = fresh));
+// One test restarts the simulator with other options: the one in use at the end is closed too.
+afterEach(() => simulator.close());
 
 const env = { CHATBATCH_API_KEY: 'sk-repeat-test-key-000000000' };
 const args = (out = 'out') => ['--base-url', simulator.url, '--model', 'sim', '--out', out, '--quiet'];

@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
+import { RESULT_COLUMNS } from '../support/csv-columns.js';
 import { type ReceivedRequest, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -274,12 +275,7 @@ describe('--format csv with JSON replies', () => {
       'id',
       'file',
       'line',
-      'reply',
-      'status',
-      'code',
-      'duration_ms',
-      'trace_id',
-      'attempts',
+      ...RESULT_COLUMNS,
       'data.score',
       'data.label',
       'data.tags',

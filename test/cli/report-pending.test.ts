@@ -1,48 +1,24 @@
 import { mkdir } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningSimulator } from '../../src/simulator/server.js';
 import { runCli, startCli } from '../support/cli.js';
-import { recording } from '../support/recording-simulator.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { perTestSimulatedDir } from '../support/per-test.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 
 let dir: TempDir;
 let simulator: RunningSimulator;
 let sent: string[];
 
-beforeEach(async () => {
-  dir = await makeTempDir();
-  sent = [];
-  simulator = await startSimulator(recording(sent));
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
-});
+perTestSimulatedDir((fresh) => ({ dir, simulator, sent } = fresh));
 
 describe('chatbatch report on a run that did not finish', () => {
   it('counts the rows still pending, in text and HTML, and says how to finish them', async () => {
     // Three rows answer; the fourth hangs until Ctrl-C; six are never read.
     const rows = Array.from({ length: 10 }, (_, i) => ({ id: `r${i}`, prompt: i < 3 ? `prompt ${i}` : `prompt ${i} [[sim:hang]]` }));
     await dir.write('in.jsonl', jsonlOf(rows));
-    const { child, done } = startCli(
-      [
-        'run',
-        'in.jsonl',
-        '--base-url',
-        simulator.url,
-        '--model',
-        'sim',
-        '--out',
-        'out',
-        '--concurrency',
-        '1',
-        '--grace-ms',
-        '0',
-        '--quiet',
-      ],
-      { cwd: dir.path, env: { CHATBATCH_API_KEY: 'sk-report-pending-test' } },
-    );
+    const args = ['in.jsonl', '--base-url', simulator.url, '--model', 'sim', '--out', 'out', '--concurrency', '1', '--grace-ms', '0'];
+    const { child, done } = startCli(['run', ...args, '--quiet'], { cwd: dir.path, env: { CHATBATCH_API_KEY: 'sk-report-pending-test' } });
     await waitFor(() => sent.length >= 4);
     child.kill('SIGINT');
     const stopped = await done;

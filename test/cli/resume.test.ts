@@ -1,23 +1,18 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli, startCli } from '../support/cli.js';
+import { perTestSimulatedDir } from '../support/per-test.js';
 import { recording } from '../support/recording-simulator.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
 let simulator: RunningSimulator;
 let sent: string[];
 
-beforeEach(async () => {
-  dir = await makeTempDir();
-  sent = [];
-  simulator = await startSimulator(recording(sent, { latencyMs: 2 }));
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
-});
+perTestSimulatedDir((fresh) => ({ dir, simulator, sent } = fresh), { latencyMs: 2 });
+// Some tests restart the simulator with other options: the one in use at the end is closed too.
+afterEach(() => simulator.close());
 
 const env = () => ({ CHATBATCH_API_KEY: 'sk-resume-test-key-000000' });
 const baseArgs = () => ['--base-url', simulator.url, '--model', 'sim', '--out', 'out'];

@@ -1,20 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
+import { perTestServedDir } from '../support/per-test.js';
 import { type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-test-0123456789abcdefSECRET';
 let dir: TempDir;
 let server: ScriptedServer;
-
-beforeEach(async () => {
-  dir = await makeTempDir();
-  server = await startScriptedServer();
-});
-afterEach(async () => {
-  await server.close();
-  await dir.remove();
-});
+perTestServedDir((fresh) => ({ dir, server } = fresh));
 
 function run(args: string[], env: Record<string, string | undefined> = {}) {
   return runCli(['run', ...args], { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY, ...env } });
@@ -243,6 +236,9 @@ describe('chatbatch run: configuration errors exit 2 before any request', () => 
 });
 
 describe('chatbatch run: the endpoint refuses the configuration', () => {
+  // Each test here replaces the server: the one in use at the end is closed too.
+  afterEach(() => server.close());
+
   it('stops within the first requests on a bad key, exits 3, and leaves the key in no file or output', async () => {
     await server.close();
     server = await startScriptedServer((_request, response) =>

@@ -5,8 +5,9 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type CliResult, runCli } from '../support/cli.js';
-import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { perTestServedDir } from '../support/per-test.js';
+import type { ScriptedServer } from '../support/scripted-server.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
 // Every way the environment can stop a run (a path, a setting, a bug) ends in one line that names
 // the path or setting and says what to do, the documented exit code, and never a stack trace.
@@ -16,9 +17,8 @@ let dir: TempDir;
 let server: ScriptedServer;
 const mounts: string[] = [];
 
+perTestServedDir((fresh) => ({ dir, server } = fresh));
 beforeEach(async () => {
-  dir = await makeTempDir();
-  server = await startScriptedServer();
   await dir.write(
     'in.jsonl',
     jsonlOf([
@@ -30,8 +30,6 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   for (const target of mounts.splice(0).reverse()) spawnSync('umount', [target]);
-  await server.close();
-  await dir.remove();
 });
 
 /** A read-only file system needs a mount: root with the right to mount (as here); skipped elsewhere. */

@@ -1,23 +1,17 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
-import { recording } from '../support/recording-simulator.js';
-import { makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { perTestSimulatedDir } from '../support/per-test.js';
+import type { TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
 let simulator: RunningSimulator;
 let sent: string[];
 
 const ROWS = 24;
+perTestSimulatedDir((fresh) => ({ dir, simulator, sent } = fresh));
 beforeEach(async () => {
-  dir = await makeTempDir();
-  sent = [];
-  simulator = await startSimulator(recording(sent));
   await dir.write('in.csv', `id,prompt\n${Array.from({ length: ROWS }, (_, i) => `c${i},csv row ${i}`).join('\n')}\n`);
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
 });
 
 const env = { CHATBATCH_API_KEY: 'sk-shard-limit-test-key-000000' };

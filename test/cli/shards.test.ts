@@ -1,27 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseShard, shardOf } from '../../src/input/shard.js';
-import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
+import type { RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
-import { recording } from '../support/recording-simulator.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { perTestSimulatedDir } from '../support/per-test.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
 let simulator: RunningSimulator;
 let sent: string[];
 
-beforeEach(async () => {
-  dir = await makeTempDir();
-  sent = [];
-  simulator = await startSimulator(recording(sent));
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
-});
+perTestSimulatedDir((fresh) => ({ dir, simulator, sent } = fresh));
 
 const env = { CHATBATCH_API_KEY: 'sk-shard-test-key-0000000000' };
 
-function runShard(k: number, n: number, extra: string[] = []) {
+function runShard(k: number, n: number, extra: string[] = [], model = 'sim') {
   return runCli(
     [
       'run',
@@ -30,7 +22,7 @@ function runShard(k: number, n: number, extra: string[] = []) {
       '--base-url',
       simulator.url,
       '--model',
-      'sim',
+      model,
       '--out',
       `out/shard-${k}`,
       '--shard',
@@ -78,23 +70,7 @@ describe('shards', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('missing shard(s) 2/3');
 
-    await runCli(
-      [
-        'run',
-        'a.jsonl',
-        'b.csv',
-        '--base-url',
-        simulator.url,
-        '--model',
-        'other-model',
-        '--out',
-        'out/shard-2',
-        '--shard',
-        '2/3',
-        '--quiet',
-      ],
-      { cwd: dir.path, env },
-    );
+    await runShard(2, 3, [], 'other-model');
     const mixed = await runCli(['merge', 'out/shard-0', 'out/shard-1', 'out/shard-2', '--out', 'out/all'], { cwd: dir.path, env });
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toContain('different job');

@@ -1,19 +1,13 @@
-import { cp, readdir } from 'node:fs/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readdir } from 'node:fs/promises';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { perTestDir } from '../support/per-test.js';
+import { copyShippedJobs } from '../support/shipped-jobs.js';
+import type { TempDir } from '../support/temp-dir.js';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
 let dir: TempDir;
-beforeEach(async () => {
-  dir = await makeTempDir();
-  // A copy, so runs write their out/ directories in the temp folder, not in the repository.
-  await cp(`${ROOT}jobs`, dir.file('jobs'), { recursive: true });
-  await cp(`${ROOT}samples`, dir.file('samples'), { recursive: true });
-});
-afterEach(async () => {
-  await dir.remove();
-});
+perTestDir((fresh) => (dir = fresh));
+beforeEach(() => copyShippedJobs(dir));
 
 describe('the jobs shipped in jobs/', () => {
   it('every one (whatever is added later) validates and runs against the simulator with one record per row', async () => {

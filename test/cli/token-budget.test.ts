@@ -1,25 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
-import { recording } from '../support/recording-simulator.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { perTestSimulatedDir } from '../support/per-test.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
 let simulator: RunningSimulator;
 let sent: string[];
 
+perTestSimulatedDir((fresh) => ({ dir, simulator, sent } = fresh));
 beforeEach(async () => {
-  dir = await makeTempDir();
-  sent = [];
-  simulator = await startSimulator(recording(sent));
   await dir.write(
     'in.jsonl',
     jsonlOf(Array.from({ length: 10 }, (_, i) => ({ id: `r${i}`, prompt: `row ${i}: tell me about the number ${i}` }))),
   );
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
 });
 
 const env = { CHATBATCH_API_KEY: 'sk-budget-test-key-0000000000' };

@@ -37,11 +37,12 @@ afterEach(async () => {
 });
 
 const env = { CHATBATCH_API_KEY: 'sk-usage-test-key-0000000000' };
-const run = (...extra: string[]) =>
-  runCli(['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--concurrency', '1', '--quiet', ...extra], {
+const runInput = (input: string, ...extra: string[]) =>
+  runCli(['run', input, '--base-url', server.baseUrl, '--model', 'm', '--concurrency', '1', '--quiet', ...extra], {
     cwd: dir.path,
     env,
   });
+const run = (...extra: string[]) => runInput('in.jsonl', ...extra);
 
 describe('token usage', () => {
   it('sums the usage responses report in the manifest, per session and in total; responses without usage are counted as such', async () => {
@@ -85,24 +86,7 @@ describe('token usage', () => {
   it('counts responses without usage by their estimate against the budget', async () => {
     await dir.write('quiet.jsonl', jsonlOf(Array.from({ length: 6 }, (_, i) => ({ id: `q${i}`, prompt: 'no-usage' }))));
     // Each row is estimated at 8 characters / 4 + 4 = 6 tokens (no usage ever calibrates it): 3 rows fit in 20.
-    const result = await runCli(
-      [
-        'run',
-        'quiet.jsonl',
-        '--base-url',
-        server.baseUrl,
-        '--model',
-        'm',
-        '--concurrency',
-        '1',
-        '--quiet',
-        '--out',
-        'out',
-        '--max-total-tokens',
-        '20',
-      ],
-      { cwd: dir.path, env },
-    );
+    const result = await runInput('quiet.jsonl', '--out', 'out', '--max-total-tokens', '20');
     expect(result.code, result.stderr).toBe(4);
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
     expect(manifest.counts).toMatchObject({ succeeded: 3, pending: 3 });
@@ -113,24 +97,7 @@ describe('token usage', () => {
   it("keeps the budget with the endpoint's own token ratio once usage arrives (characters / 4 is far off for CJK)", async () => {
     const cjk = '東京の天気を教えてください。明日は雨が降りますか。'; // 25 characters: 51 tokens a row here
     await dir.write('cjk.jsonl', jsonlOf(Array.from({ length: 5 }, (_, i) => ({ id: `c${i}`, prompt: cjk }))));
-    const result = await runCli(
-      [
-        'run',
-        'cjk.jsonl',
-        '--base-url',
-        server.baseUrl,
-        '--model',
-        'm',
-        '--concurrency',
-        '1',
-        '--quiet',
-        '--out',
-        'out',
-        '--max-total-tokens',
-        '120',
-      ],
-      { cwd: dir.path, env },
-    );
+    const result = await runInput('cjk.jsonl', '--out', 'out', '--max-total-tokens', '120');
     expect(result.code, result.stderr).toBe(4);
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
     // Calibrated, the third row is estimated at 51 and refused (102 + 51 > 120); at characters / 4

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { readJournal } from '../../src/state/journal.js';
 import { runCli } from '../support/cli.js';
-import { startRecordedRun } from '../support/recorded-run.js';
+import { perTestRecordedRun } from '../support/recorded-run.js';
 import type { TempDir } from '../support/temp-dir.js';
 
 /** Preloaded into the child: short writes and, after a byte budget, ENOSPC (see the file). */
@@ -21,37 +21,13 @@ let simulator: RunningSimulator;
 /** Row ids in the order the endpoint received their requests. */
 let sent: string[];
 
-beforeEach(async () => {
-  ({ dir, simulator, sent } = await startRecordedRun(ALL_IDS));
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
-});
+perTestRecordedRun(ALL_IDS, (fresh) => ({ dir, simulator, sent } = fresh));
 
 function run(extra: string[] = [], fault: Record<string, string> = {}) {
   const env: Record<string, string> = { CHATBATCH_API_KEY: 'sk-write-failures-0000000000' };
   if (Object.keys(fault).length > 0) Object.assign(env, { NODE_OPTIONS: `--import=${FAULTY_FS}` }, fault);
-  return runCli(
-    [
-      'run',
-      'in.jsonl',
-      '--base-url',
-      simulator.url,
-      '--model',
-      'sim',
-      '--out',
-      dir.file('out'),
-      '--concurrency',
-      String(CONCURRENCY),
-      '--quiet',
-      ...extra,
-    ],
-    {
-      cwd: dir.path,
-      env,
-    },
-  );
+  const args = ['in.jsonl', '--base-url', simulator.url, '--model', 'sim', '--out', dir.file('out'), '--concurrency', String(CONCURRENCY)];
+  return runCli(['run', ...args, '--quiet', ...extra], { cwd: dir.path, env });
 }
 
 async function outputIds(): Promise<string[]> {

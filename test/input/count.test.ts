@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { countRows } from '../../src/input/count.js';
 import { readRows } from '../../src/input/read-rows.js';
-import { collect, useScratchDir } from './helpers.js';
+import { collect, randomCsvText, seededRandom, useScratchDir } from './helpers.js';
 import { LINE_ENDING_CASES } from './line-endings.js';
 
 const scratch = useScratchDir();
@@ -35,13 +35,9 @@ describe('countRows', () => {
   });
 
   it('agrees with the reader on 300 random CSV files made of quotes, commas, CR, LF and text', async () => {
-    let seed = 12345;
-    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
-    const pieces = ['"', '""', ',', '\n', '\r', '\r\n', 'a', 'bc', 'é', ' '];
+    const random = seededRandom(12345);
     for (let round = 0; round < 300; round++) {
-      let body = '';
-      const length = Math.floor(random() * 40);
-      for (let i = 0; i < length; i++) body += pieces[Math.floor(random() * pieces.length)];
+      const body = randomCsvText(random);
       const ending = ['\n', '\r\n', '\r'][round % 3]!;
       const file = await scratch.write(`r${round}.csv`, `id,t${ending}${body}`);
       const read = (await collect(readRows([file]))).length;

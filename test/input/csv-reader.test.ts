@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readCsvHeader, readCsvRows } from '../../src/input/csv-reader.js';
 import { InputError } from '../../src/input/errors.js';
 import type { InputRow } from '../../src/input/row.js';
-import { collect, summary, useScratchDir } from './helpers.js';
+import { collect, randomCsvText, seededRandom, summary, useScratchDir } from './helpers.js';
 import { LINE_ENDING_CASES } from './line-endings.js';
 
 const scratch = useScratchDir();
@@ -183,13 +183,9 @@ describe('readCsvRows', () => {
   });
 
   it('reads the same rows whatever the chunking, on 300 random files of quotes, commas, CR, LF and text', async () => {
-    let seed = 777;
-    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
-    const pieces = ['"', '""', ',', '\n', '\r', '\r\n', 'a', 'bc', 'é', ' '];
+    const random = seededRandom(777);
     for (let round = 0; round < 300; round++) {
-      let body = 'id,t\r\n';
-      const length = Math.floor(random() * 40);
-      for (let i = 0; i < length; i++) body += pieces[Math.floor(random() * pieces.length)];
+      const body = `id,t\r\n${randomCsvText(random)}`;
       const bytes = Buffer.from(body);
       const whole = await collect(
         readCsvRows(

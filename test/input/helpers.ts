@@ -39,3 +39,19 @@ export async function collect(rows: AsyncIterable<InputRow>): Promise<InputRow[]
 export function summary(rows: readonly InputRow[]): Array<[number, unknown]> {
   return rows.map((r) => (r.kind === 'row' ? [r.line, r.fields] : [r.line, r.problem]));
 }
+
+/** A seeded pseudo-random sequence in [0, 1) (an LCG): the same seed gives the same files every run. */
+export function seededRandom(seed: number): () => number {
+  let state = seed;
+  return () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
+}
+
+const CSV_PIECES = ['"', '""', ',', '\n', '\r', '\r\n', 'a', 'bc', 'é', ' '];
+
+/** Up to 40 pieces of CSV drawn with `random`: quotes, commas, CR, LF and text, well-formed or not. */
+export function randomCsvText(random: () => number): string {
+  let body = '';
+  const length = Math.floor(random() * 40);
+  for (let i = 0; i < length; i++) body += CSV_PIECES[Math.floor(random() * CSV_PIECES.length)];
+  return body;
+}

@@ -1,20 +1,13 @@
 import { parse } from 'csv-parse/sync';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
-import { makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { perTestServedDir } from '../support/per-test.js';
+import type { ScriptedServer } from '../support/scripted-server.js';
+import type { TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
 let server: ScriptedServer;
-
-beforeEach(async () => {
-  dir = await makeTempDir();
-  server = await startScriptedServer();
-});
-afterEach(async () => {
-  await server.close();
-  await dir.remove();
-});
+perTestServedDir((fresh) => ({ dir, server } = fresh));
 
 describe('chatbatch run: a wide CSV', () => {
   // 20,000 columns: the header was checked with a search per column, and read three times with

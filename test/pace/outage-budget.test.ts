@@ -1,25 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { AttemptFailure } from '../../src/http/attempt.js';
 import { defaultRetryPolicy } from '../../src/http/retry-policy.js';
 import { budgetSpent, decideRetryThroughOutage } from '../../src/pace/outage-budget.js';
+import { badGateway } from '../support/bad-gateway.js';
 
 const policy = { ...defaultRetryPolicy, maxAttempts: 2, maxServerWaitMs: 60_000 };
-function html502(headers: Record<string, string> = {}): AttemptFailure {
-  return {
-    ok: false,
-    status: 502,
-    code: 'http_502',
-    message: 'Bad Gateway',
-    category: 'server_error',
-    retryable: true,
-    fatalForRun: false,
-    traceId: null,
-    headers,
-    durationMs: 3,
-  };
-}
 const decide = (attempt: number, uncounted: number, last: 'counted' | 'uncounted' | null, headers: Record<string, string> = {}) =>
-  decideRetryThroughOutage(html502(headers), attempt, policy, uncounted, last, 0, () => 0.5);
+  decideRetryThroughOutage(badGateway({ headers }), attempt, policy, uncounted, last, 0, () => 0.5);
 
 describe('decideRetryThroughOutage', () => {
   // Each case: the attempt that just failed (of --max-attempts 2), how many of the row's outage
@@ -37,7 +23,7 @@ describe('decideRetryThroughOutage', () => {
   });
 
   it('an outage answer the server says not to retry (x-should-retry: false) ends the row as usual', () => {
-    const decision = decideRetryThroughOutage({ ...html502(), retryable: false }, 1, policy, 1, 'uncounted', 0, () => 0.5);
+    const decision = decideRetryThroughOutage({ ...badGateway(), retryable: false }, 1, policy, 1, 'uncounted', 0, () => 0.5);
     expect(decision.retry).toBe(false);
   });
 

@@ -1,22 +1,19 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { open, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OrderedResults } from '../../src/output/ordered-results.js';
 import { WriteFailedError } from '../../src/output/write-failed.js';
 import { SUCCEEDED } from '../../src/record/outcome-code.js';
 import { JournalWriter, readJournal } from '../../src/state/journal.js';
 import { loadPreviousResults } from '../../src/state/previous-results.js';
+import { perTestDir } from '../support/per-test.js';
 
 let dir: string;
 let file: string;
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'chatbatch-checksum-'));
-  file = path.join(dir, 'journal.jsonl');
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
+perTestDir((fresh) => {
+  dir = fresh.path;
+  file = fresh.file('journal.jsonl');
 });
 
 const ROWS = 10;

@@ -1,20 +1,12 @@
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appendFile, readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
 import { type JournalEntry, JournalWriter, type RecordLocation } from '../../src/state/journal.js';
 import { loadPreviousResults } from '../../src/state/previous-results.js';
 import { hashKey, type KeyHasher, ResultTable } from '../../src/state/result-table.js';
+import { perTestDir } from '../support/per-test.js';
 
-let dir: string;
 let file: string;
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'chatbatch-previous-'));
-  file = path.join(dir, 'journal.jsonl');
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+perTestDir((dir) => (file = dir.file('journal.jsonl')));
 
 const FP_A = '0123456789abcdef0123456789abcdef';
 const FP_B = 'fedcba9876543210fedcba9876543210';

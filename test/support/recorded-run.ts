@@ -1,4 +1,5 @@
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
+import { closeBoth, perTest } from './per-test.js';
 import { jsonlOf, makeTempDir, type TempDir } from './temp-dir.js';
 
 export interface RecordedRun {
@@ -6,6 +7,8 @@ export interface RecordedRun {
   simulator: RunningSimulator;
   /** Row ids in the order the endpoint received their requests. */
   sent: string[];
+  /** Closes the simulator and removes the temp dir. */
+  close(): Promise<void>;
 }
 
 /**
@@ -20,5 +23,10 @@ export async function startRecordedRun(ids: readonly string[]): Promise<Recorded
     onRequest: ({ body }) => sent.push(String(JSON.parse(body).messages.at(-1).content).replace('ask ', '')),
   });
   await dir.write('in.jsonl', jsonlOf(ids.map((id) => ({ id, prompt: `ask ${id}` }))));
-  return { dir, simulator, sent };
+  return { dir, simulator, sent, close: () => closeBoth(simulator, dir) };
+}
+
+/** For each test, a fresh recorded run of these ids (see startRecordedRun); closed after it. */
+export function perTestRecordedRun(ids: readonly string[], use: (fresh: RecordedRun) => void): void {
+  perTest(() => startRecordedRun(ids), use);
 }
