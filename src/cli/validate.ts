@@ -1,16 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
-import { InputError } from '../input/errors.js';
-import { expandInputs } from '../input/expand.js';
-import { inputProblems } from '../input/preflight.js';
-import { checkBaseUrl } from '../job/base-url.js';
-import { resolveJobInputs } from '../job/config.js';
-import { checkJob, type JobFile } from '../job/job-file.js';
-import { inputFileAsJob, notJson } from '../job/not-a-job-file.js';
-import { loadReplySchema, ReplySchemaError } from '../reply/reply-schema.js';
-import { BatchNotes } from '../request/batch-notes.js';
-import { type PrepareSettings, prepareRows } from '../request/prepare.js';
+import { validateJob } from '../job/validate-job.js';
 import { EXIT } from './exit-codes.js';
 import { nonNegativeInteger } from './options.js';
 
@@ -32,110 +21,8 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       })
       .example('$0 validate jobs/enrich-products.json', 'Check a job before a nightly run') as unknown as Argv<ValidateArgs>,
   handler: async (args) => {
-    process.exitCode = await validate(args.job, args['max-problems'] ?? 50);
+    const { lines, ok } = await validateJob(args.job, args['max-problems'] ?? 50);
+    for (const line of lines) process.stdout.write(`${line}\n`);
+    process.exitCode = ok ? EXIT.ok : EXIT.usage;
   },
 };
-
-/** Lists every problem with its field or file:line; exit 2 if there is any. */
-async function validate(jobFile: string, maxProblems: number): Promise<number> {
-  const out = (line: string): void => void process.stdout.write(`${line}\n`);
-  let parsed: unknown;
-  try {
-    const text = await readFile(jobFile, 'utf8');
-    const inputFile = inputFileAsJob(jobFile);
-    if (inputFile) {
-      out(`${jobFile}: ${inputFile}`);
-      return EXIT.usage;
-    }
-    parsed = JSON.parse(text);
-  } catch (error) {
-    const problem =
-      error instanceof SyntaxError ? notJson(error) : `cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
-    out(`${jobFile}: ${problem}`);
-    return EXIT.usage;
-  }
-  // Go on past a bad key: the point is to list every problem at once.
-  const problems: string[] = checkJob(parsed, jobFile).map((p) => `${p.where}: ${p.problem}`);
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    for (const problem of problems) out(problem);
-    return EXIT.usage;
-  }
-  const job = parsed as JobFile;
-  const loaded = { file: jobFile, dir: path.dirname(jobFile), job };
-  if (typeof job.base_url === 'string') {
-    const checked = checkBaseUrl(job.base_url);
-    if (!checked.ok) problems.push(`${jobFile}: base_url: ${checked.problem}`);
-  }
-  if (typeof job.reply_schema === 'string' && job.reply_schema !== '') {
-    // Compiled as a run compiles it, so a schema that would stop the run is found here.
-    const [schemaFile] = resolveJobInputs([job.reply_schema], loaded, process.cwd());
-    await loadReplySchema(schemaFile!).catch((error: unknown) => {
-      if (!(error instanceof ReplySchemaError)) throw error;
-      problems.push(`${jobFile}: reply_schema: ${error.message}`);
-    });
-  }
-  if (!job.model) problems.push(`${jobFile}: model: missing (give it here or with --model when running)`);
-  if (!job.inputs) problems.push(`${jobFile}: inputs: missing (give them here or on the command line when running)`);
-
-  let rows = 0;
-  let badRows = 0;
-  const batchNotes = new BatchNotes(typeof job.model === 'string' ? job.model : null);
-  if (Array.isArray(job.inputs) && job.inputs.every((input) => typeof input === 'string')) {
-    // Each pattern on its own: one that matches nothing is a problem, not a reason to skip the others' rows.
-    const files: string[] = [];
-    const seenFiles = new Set<string>();
-    for (const pattern of resolveJobInputs(job.inputs, loaded, process.cwd())) {
-      try {
-        for (const file of await expandInputs([pattern])) {
-          if (seenFiles.has(path.resolve(file))) continue;
-          seenFiles.add(path.resolve(file));
-          files.push(file);
-        }
-      } catch (error) {
-        if (!(error instanceof InputError)) throw error;
-        problems.push(`${jobFile}: inputs: ${error.message}`);
-      }
-    }
-    // The same check a run makes before its first request; a file that fails it is not read.
-    const unusable = new Set<string>();
-    for (const { file, problem } of await inputProblems(files)) {
-      unusable.add(file);
-      problems.push(`${jobFile}: inputs: ${problem}`);
-    }
-    const usable = files.filter((file) => !unusable.has(file));
-    try {
-      for await (const row of prepareRows(usable, rowSettingsOf(job), batchNotes)) {
-        rows++;
-        if (row.kind !== 'invalid') continue;
-        badRows++;
-        if (badRows <= maxProblems) problems.push(`${row.origin.file}:${row.origin.line}: ${row.problem}`);
-      }
-    } catch (error) {
-      if (!(error instanceof InputError)) throw error;
-      problems.push(`${jobFile}: inputs: ${error.message}`);
-    }
-  }
-  for (const problem of problems) out(problem);
-  if (badRows > maxProblems) out(`... and ${badRows - maxProblems} more invalid row(s)`);
-  for (const notice of [batchNotes.unsentNotice(), batchNotes.otherModelNotice()]) if (notice) out(`note: ${notice}`);
-  const total = problems.length - Math.min(badRows, maxProblems) + badRows;
-  const samples =
-    Number.isSafeInteger(job.repeat) && job.repeat! > 1 ? `, ${job.repeat} samples each: ${rows * job.repeat!} request(s)` : '';
-  out(total === 0 ? `${jobFile}: ok (${rows} row(s)${samples})` : `${jobFile}: ${total} problem(s), ${rows} row(s) read`);
-  return total === 0 ? EXIT.ok : EXIT.usage;
-}
-
-/** The job's row settings as a run would take them (without flags); what is not set or not valid is left out. */
-function rowSettingsOf(job: JobFile): PrepareSettings {
-  const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
-  return {
-    idField: text(job.id_field),
-    system: text(job.system),
-    template: text(job.template),
-    rowParams: job.row_params === true,
-    shard: null,
-    baseUrl: text(job.base_url) ?? '',
-    model: text(job.model) ?? '',
-    params: typeof job.params === 'object' && job.params !== null && !Array.isArray(job.params) ? job.params : {},
-  };
-}

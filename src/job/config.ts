@@ -8,7 +8,7 @@ import { chooseKeySource, DEFAULT_API_KEY_ENV, readKeyFrom } from './api-key.js'
 import { checkBaseUrl } from './base-url.js';
 import { resolveHeaders } from './headers.js';
 import type { LoadedJob } from './job-file.js';
-import { flagOptions, type PlainSettings, type RunFlags, resolvePlainSettings, valueProblem } from './options.js';
+import { libraryOptions, type PlainSettings, type RunFlags, resolvePlainSettings, valueProblem } from './options.js';
 import { checkParams } from './params.js';
 
 export { DEFAULT_API_KEY_ENV };
@@ -83,11 +83,11 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   const { env } = context;
 
   // The CLI's parser has checked its flags already; the library's options are checked here.
-  for (const [name, spec] of flagOptions()) {
+  for (const [name, spec] of libraryOptions()) {
     const value = (flags as Record<string, unknown>)[name];
     if (value === undefined || spec.kind === 'headers') continue;
     const problem = valueProblem(value, spec, 'flag');
-    if (problem) problems.push(`--${spec.flag}: ${problem}`);
+    if (problem) problems.push(`${spec.flag ? `--${spec.flag}` : name}: ${problem}`);
   }
   const plain = resolvePlainSettings(flags, j);
 
@@ -135,7 +135,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   const headers = resolveHeaders(flags.headers, j.headers, env);
   problems.push(...headers.problems);
 
-  const params = j.params ?? {};
+  const params = flags.params ?? j.params ?? {};
   problems.push(...checkParams(params));
 
   const out = flags.out ?? (j.out ? relativeToCwd(j.out, context.cwd) : undefined);

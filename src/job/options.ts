@@ -24,6 +24,8 @@ export interface OptionSpec {
   /** For a list: what an empty one means (--retry-failed alone: all); without it, a list may not be empty. */
   readonly emptyMeans?: string;
   readonly default?: string | number | boolean;
+  /** A job-file key without a flag that the library's run() takes too. */
+  readonly library?: true;
   /** Resolved by hand in config.ts: it depends on the environment, paths or other settings. */
   readonly custom?: true;
   /** The flag's help line (the default is added to it). */
@@ -100,6 +102,7 @@ export const RUN_OPTIONS = {
     job: 'params',
     kind: 'params',
     custom: true,
+    library: true,
     doc: 'Optional request parameters to send (temperature, top_p, max_tokens, ...).',
   },
   rowParams: {
@@ -301,7 +304,9 @@ type JobValue<S> = S extends { kind: 'headers' } ? Record<string, string> : Kind
 
 /** The settings as given on the command line (or to the library's run()); undefined means "not given". */
 export type RunFlags = { inputs: string[] } & {
-  [K in OptionName as Options[K] extends { flag: string } ? K : never]?: FlagValue<Options[K]> | undefined;
+  [K in OptionName as Options[K] extends { flag: string } ? K : Options[K] extends { library: true } ? K : never]?:
+    | FlagValue<Options[K]>
+    | undefined;
 };
 
 /** The JSON job file as written by a user. Every key is optional; flags fill or override. */
@@ -346,6 +351,11 @@ export function valueProblem(value: unknown, spec: OptionSpec, from: 'job' | 'fl
     case 'headers':
       return typeof value === 'object' && value !== null && !Array.isArray(value) ? null : 'expected an object';
   }
+}
+
+/** Every option the library's run() takes: those with a flag, and a few job-file keys. */
+export function libraryOptions(): Array<[OptionName, OptionSpec]> {
+  return (Object.entries(RUN_OPTIONS) as Array<[OptionName, OptionSpec]>).filter(([, spec]) => spec.flag !== undefined || spec.library);
 }
 
 /** Every option with a flag, as [name, spec]. */

@@ -63,6 +63,16 @@ describe('the option table', () => {
     ]);
   });
 
+  it("takes the request params from the library's options over the job file's, checked the same way", () => {
+    const job: LoadedJob = { file: 'j.json', dir: '.', job: { params: { temperature: 1 } } };
+    expect(resolveRunConfig({ ...required, params: { temperature: 0 } }, job, context).params).toEqual({ temperature: 0 });
+    expect(resolveRunConfig(required, job, context).params).toEqual({ temperature: 1 });
+    expect(() => resolveRunConfig({ ...required, params: { temperature: 'hot' } }, null, context)).toThrow(/temperature/);
+    expect(() => resolveRunConfig({ ...required, params: [] as unknown as Record<string, unknown> }, null, context)).toThrow(
+      'params: expected an object',
+    );
+  });
+
   it('gives every job key its schema entry, with its description and default, and the schema accepts what checkJob accepts', () => {
     const schema = jobJsonSchema() as { properties: Record<string, { description: string; default?: unknown }> };
     expect(Object.keys(schema.properties).sort()).toEqual(
