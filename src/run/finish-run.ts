@@ -47,13 +47,8 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
   await countUnreadRows(run, admission, tally);
   const derivedFiles = config.format === 'jsonl' || writeFailure ? [] : await writeDerivedFiles(run);
   const status = runStatus(run, sending, admission, tally, writeFailure !== null);
-  const endedAt = new Date();
-  session.ended_at = endedAt.toISOString();
-  session.status = status;
-  session.attempts = run.attempts;
-  manifest.status = status;
-  manifest.ended_at = session.ended_at;
-  manifest.attempts_total += run.attempts;
+  await run.stopCheckpoints();
+  run.endSession(status);
   manifest.counts = {
     rows: tally.rows,
     succeeded: tally.succeeded,
@@ -92,7 +87,7 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
     failed: tally.failed,
     pending: tally.pending,
     attempts: run.attempts,
-    durationMs: endedAt.getTime() - run.startedAt.getTime(),
+    durationMs: Date.parse(session.ended_at!) - run.startedAt.getTime(),
     rowsSettledNow: session.rows_settled,
     fatalMessage:
       fatal &&

@@ -18,6 +18,7 @@ import { acquireLock } from '../state/lock.js';
 import { clearRunFiles, inspectOutDir, type OutDirPaths, outDirPaths, prepareOutDir, removeLeftoverTempFiles } from '../state/out-dir.js';
 import { loadPreviousResults, type PreviousResults } from '../state/previous-results.js';
 import { OutDirInUseError } from './errors.js';
+import { ManifestCheckpoints } from './manifest-checkpoints.js';
 import { runOwnDirs } from './own-dirs.js';
 import { newProgress, type RunProgress } from './progress.js';
 import type { RunOptions } from './run-options.js';
@@ -52,6 +53,10 @@ export interface OpenedRun {
   attempts: number;
   /** Called when writing the results fails; the sending phase sets it to stop sending. */
   onWriteFailure: () => void;
+  /** Ends the session in the manifest (in memory): its status, end time and attempts. */
+  endSession(status: RunSession['status']): void;
+  /** Stops the manifest's checkpoints (and waits for one under way): before the session's last write. */
+  stopCheckpoints(): Promise<void>;
   /** Records in the manifest that the run stopped on an error. */
   markError(message: string): Promise<void>;
   /** Records in the manifest that a write failed (exit 5), when the disk still takes it. */
@@ -131,13 +136,17 @@ export async function openRun(options: RunOptions): Promise<OpenedRun> {
     const journal = await JournalWriter.open(paths.journal);
     const results = await OrderedResults.open(paths.journal, paths.outDir, () => opened.onWriteFailure());
     await writeManifest(paths.manifest, manifest);
+    const countAttempts = (): void => {
+      session.attempts = opened.attempts;
+      manifest.attempts_total = attemptsBefore + opened.attempts;
+    };
     const endSession = (status: RunSession['status']): void => {
       session.ended_at = new Date().toISOString();
       session.status = manifest.status = status;
-      session.attempts = opened.attempts;
       manifest.ended_at = session.ended_at;
-      manifest.attempts_total = attemptsBefore + opened.attempts;
+      countAttempts();
     };
+    let checkpoints: ManifestCheckpoints | null = null;
     const opened: OpenedRun = {
       config,
       log,
@@ -159,22 +168,35 @@ export async function openRun(options: RunOptions): Promise<OpenedRun> {
       results,
       attempts: 0,
       onWriteFailure: () => {},
+      endSession,
+      stopCheckpoints: async () => checkpoints?.stop(),
       markError: async (message) => {
+        await checkpoints?.stop();
         endSession('error');
         session.error = message;
         await writeManifest(paths.manifest, manifest);
       },
       markWriteFailed: async () => {
+        await checkpoints?.stop();
         if (manifest.status !== 'running') return;
         endSession('write_failed');
         await writeManifest(paths.manifest, manifest).catch(() => {});
       },
       earlierReplies,
       close: async () => {
+        await checkpoints?.stop();
         await earlierReplies.close().catch(() => {});
         await releaseLock();
       },
     };
+    // Started once `opened` exists: its first look at the session reads `opened.attempts`.
+    checkpoints = new ManifestCheckpoints(
+      () => `${opened.attempts} ${JSON.stringify(tokens.session)}`,
+      async () => {
+        countAttempts();
+        await writeManifest(paths.manifest, manifest);
+      },
+    );
     return opened;
   } catch (error) {
     await releaseLock();
