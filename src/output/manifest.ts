@@ -132,6 +132,15 @@ export function jobFingerprint(parts: {
   shardCount: number;
   /** Samples per row; left out at 1 so a job's fingerprint stays what it was before `--repeat`. */
   repeat?: number;
+  /**
+   * What shapes the requests and records beyond the prompt: the extra headers as written, row
+   * params, the reply format and schema. Each is left out at its default, so a job that uses none
+   * keeps the fingerprint it had before they existed.
+   */
+  headers?: string;
+  rowParams?: boolean;
+  replyFormat?: string;
+  replySchemaSha256?: string | null;
 }): string {
   const canonical = JSON.stringify([
     parts.inputs.map((input) => [input.path, input.sha256]),
@@ -143,6 +152,11 @@ export function jobFingerprint(parts: {
     parts.idField,
     parts.shardCount,
     ...(parts.repeat !== undefined && parts.repeat > 1 ? [parts.repeat] : []),
+    ...(parts.headers ? [{ headers: parts.headers }] : []),
+    ...(parts.rowParams ? [{ rowParams: true }] : []),
+    ...(parts.replyFormat && parts.replyFormat !== 'text'
+      ? [{ replyFormat: parts.replyFormat, schema: parts.replySchemaSha256 ?? null }]
+      : []),
   ]);
   return createHash('sha256').update(canonical).digest('hex').slice(0, 32);
 }

@@ -43,7 +43,7 @@ export async function mergeShards(dirs: readonly string[], outDir: string): Prom
   const different = shards.filter((s) => s.manifest.job_fingerprint !== first.manifest.job_fingerprint);
   if (different.length > 0) {
     throw new MergeError(
-      `these shards come from a different job than ${first.dir} (inputs, model, base URL, prompt settings or shard count differ): ${different.map((s) => s.dir).join(', ')}`,
+      `these shards come from a different job than ${first.dir} (inputs, model, base URL, prompt settings, headers, row params, reply format or schema, or shard count differ): ${different.map((s) => s.dir).join(', ')}`,
     );
   }
   const count = first.count;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { ErrorObject } from 'ajv';
 import { NothingSentError } from '../errors.js';
@@ -12,6 +13,8 @@ export interface ReplySchema {
   file: string;
   /** The schema's top-level `properties`, in the file's order: the first data.* columns of a CSV. */
   properties: string[];
+  /** SHA-256 of the file's text: which schema a job checked its replies against. */
+  sha256: string;
   /** Problems of `data`, one line, bounded; null when it matches. */
   problems(data: unknown): string | null;
 }
@@ -86,6 +89,7 @@ export async function loadReplySchema(file: string): Promise<ReplySchema> {
   const properties = typeof schema === 'object' ? (schema as { properties?: unknown }).properties : undefined;
   return {
     file,
+    sha256: createHash('sha256').update(text).digest('hex'),
     properties: typeof properties === 'object' && properties !== null && !Array.isArray(properties) ? Object.keys(properties) : [],
     problems: (data) => (validate(data) ? null : describeErrors(validate.errors ?? [])),
   };

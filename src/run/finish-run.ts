@@ -1,4 +1,5 @@
 import { countRows } from '../input/count.js';
+import { headersIdentity } from '../job/headers.js';
 import { writeFileAtomic } from '../output/atomic-file.js';
 import { describeInputs, jobFingerprint, type RunStatus, writeManifest } from '../output/manifest.js';
 import { sessionChangedNothing } from '../output/manifest-unchanged.js';
@@ -67,6 +68,10 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
     idField: config.idField,
     shardCount: config.shard?.count ?? 1,
     repeat: config.repeat,
+    headers: headersIdentity(config.headers),
+    rowParams: config.rowParams,
+    replyFormat: config.replyFormat,
+    replySchemaSha256: run.replyCheck?.schema?.sha256 ?? null,
   });
   if (writeFailure) {
     await writeManifest(paths.manifest, manifest).catch(() => {});

@@ -76,6 +76,32 @@ describe('shards', () => {
     expect(mixed.stderr).toContain('different job');
   });
 
+  it.each([
+    ['an extra header', ['--header', 'x-team: a']],
+    ['row params', ['--row-params']],
+    ['JSON replies', ['--reply-format', 'json']],
+  ])('takes a shard run with %s for a different job', async (_, extra) => {
+    await dir.write('a.jsonl', jsonlOf(Array.from({ length: 6 }, (_, i) => ({ id: `j${i}`, prompt: `p${i}` }))));
+    await dir.write('b.csv', 'id,prompt\nc0,x\n');
+    expect((await runShard(0, 2)).code).toBe(0);
+    expect([0, 1]).toContain((await runShard(1, 2, extra)).code);
+    const mixed = await runCli(['merge', 'out/shard-0', 'out/shard-1', '--out', 'out/all'], { cwd: dir.path, env });
+    expect(mixed.code, mixed.stderr).toBe(2);
+    expect(mixed.stderr).toContain('different job');
+  });
+
+  it('takes shards run with different reply schemas for different jobs', async () => {
+    await dir.write('a.jsonl', jsonlOf([{ id: 'j0', prompt: 'p0' }]));
+    await dir.write('b.csv', 'id,prompt\nc0,x\n');
+    await dir.write('schema.json', '{"type": "object"}');
+    expect([0, 1]).toContain((await runShard(0, 2, ['--reply-schema', 'schema.json'])).code);
+    await dir.write('schema.json', '{"type": "object", "properties": {"label": {"type": "string"}}}');
+    expect([0, 1]).toContain((await runShard(1, 2, ['--reply-schema', 'schema.json'])).code);
+    const mixed = await runCli(['merge', 'out/shard-0', 'out/shard-1', '--out', 'out/all'], { cwd: dir.path, env });
+    expect(mixed.code, mixed.stderr).toBe(2);
+    expect(mixed.stderr).toContain('different job');
+  });
+
   it('parses K/N and hashes ids stably', () => {
     expect(parseShard('2/4')).toEqual({ index: 2, count: 4 });
     expect(parseShard('4/4')).toContain('K must be between 0 and N-1');
