@@ -24,7 +24,8 @@ export function rowToMessages(fields: Readonly<Record<string, unknown>>, options
   const built = buildUserMessages(fields, options.template);
   if (!built.ok) return built;
   const messages = built.messages;
-  if (options.system !== null && messages[0]?.role !== 'system') {
+  // An empty system message is none: `--system ''` takes a job file's away.
+  if (options.system && messages[0]?.role !== 'system') {
     messages.unshift({ role: 'system', content: options.system });
   }
   return { ok: true, messages };

@@ -63,6 +63,12 @@ describe('the option table', () => {
     ]);
   });
 
+  it("lets an empty flag override the job file's text (--system '' drops the job's system message)", () => {
+    const job: LoadedJob = { file: 'j.json', dir: '.', job: { system: 'S' } };
+    expect(resolveRunConfig({ ...required, system: '' }, job, context).system).toBe('');
+    expect(checkJob({ system: '' }, 'j.json')).toEqual([{ where: 'j.json: system', problem: 'expected a non-empty string, got ""' }]);
+  });
+
   it("takes the request params from the library's options over the job file's, checked the same way", () => {
     const job: LoadedJob = { file: 'j.json', dir: '.', job: { params: { temperature: 1 } } };
     expect(resolveRunConfig({ ...required, params: { temperature: 0 } }, job, context).params).toEqual({ temperature: 0 });

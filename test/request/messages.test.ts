@@ -37,6 +37,13 @@ describe('rowToMessages', () => {
     expect(rowToMessages({ id: 'a', prompt: 'hi' }, none)).toEqual({ ok: true, messages: [{ role: 'user', content: 'hi' }] });
   });
 
+  it("sends no system message for an empty one (--system '' over a job file's)", () => {
+    expect(rowToMessages({ prompt: 'hi' }, { system: '', template: null })).toEqual({
+      ok: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+  });
+
   it('uses messages as given and adds --system only when the row has none', () => {
     const messages = [{ role: 'user', content: 'q' }];
     expect(rowToMessages({ messages }, { system: 'S', template: null })).toEqual({
