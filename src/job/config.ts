@@ -85,10 +85,12 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   // The CLI's parser has checked its flags already; the library's options are checked here.
   for (const [name, spec] of libraryOptions()) {
     const value = (flags as Record<string, unknown>)[name];
-    if (value === undefined || spec.kind === 'headers') continue;
+    if (value === undefined) continue;
     const problem = valueProblem(value, spec, 'flag');
     if (problem) problems.push(`${spec.flag ? `--${spec.flag}` : name}: ${problem}`);
   }
+  // What follows reads the values as their kinds: a value of another kind stops here.
+  if (problems.length > 0) throw new ConfigError(problems);
   const plain = resolvePlainSettings(flags, j);
 
   const inputs = flags.inputs.length > 0 ? flags.inputs : resolveJobInputs(j.inputs ?? [], job, context.cwd);

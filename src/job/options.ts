@@ -185,7 +185,7 @@ export const RUN_OPTIONS = {
     kind: 'non-negative-integer',
     default: 5 * 60_000,
     help: 'Longest the run waits out an endpoint outage (only 5xx, resets, timeouts) before stopping with exit 3, rows pending; 0: no pause',
-    doc: 'Longest the run waits out an endpoint outage (only 5xx, resets, timeouts) before stopping with exit 3, rows pending (0: no pause).',
+    doc: 'Longest the run waits out an endpoint outage (only 5xx, resets, timeouts) before stopping with exit 3, rows pending; 0 means no pause.',
   },
   rpm: {
     flag: 'rpm',
@@ -330,15 +330,13 @@ export type PlainSettings = {
 export function valueProblem(value: unknown, spec: OptionSpec, from: 'job' | 'flag' = 'job'): string | null {
   switch (spec.kind) {
     case 'string':
-      if (typeof value !== 'string' || (value.length === 0 && from === 'job')) {
-        return `expected a non-empty string, got ${JSON.stringify(value)}`;
-      }
-      if (value.length === 0) return null;
-      return spec.choices && !spec.choices.includes(value) ? `"${value}" is not one of ${spec.choices.join(', ')}` : null;
+      if (typeof value !== 'string') return `expected a non-empty string, got ${JSON.stringify(value)}`;
+      if (spec.choices) return spec.choices.includes(value) ? null : `"${value}" is not one of ${spec.choices.join(', ')}`;
+      return value.length === 0 && from === 'job' ? `expected a non-empty string, got ""` : null;
     case 'strings':
-      return Array.isArray(value) &&
-        (value.length > 0 || spec.emptyMeans !== undefined) &&
-        value.every((v) => typeof v === 'string' && v.length > 0)
+      if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return `expected a list of ${spec.items ?? 'strings'}`;
+      // An empty list, or empty items, mean something only where the option says what (--retry-failed: all).
+      return spec.emptyMeans !== undefined || (value.length > 0 && value.every((item) => item.length > 0))
         ? null
         : `expected a non-empty list of ${spec.items ?? 'strings'}`;
     case 'positive-integer':
@@ -347,8 +345,13 @@ export function valueProblem(value: unknown, spec: OptionSpec, from: 'job' | 'fl
       return Number.isSafeInteger(value) && (value as number) >= 0 ? null : `expected an integer ≥ 0, got ${JSON.stringify(value)}`;
     case 'boolean':
       return typeof value === 'boolean' ? null : `expected true or false, got ${JSON.stringify(value)}`;
-    case 'params':
     case 'headers':
+      // `--header 'Name: value'` (repeatable) on the command line and in the library; an object in a job file.
+      if (from === 'flag') {
+        return Array.isArray(value) && value.every((item) => typeof item === 'string') ? null : "expected a list of 'Name: value' strings";
+      }
+      return typeof value === 'object' && value !== null && !Array.isArray(value) ? null : 'expected an object';
+    case 'params':
       return typeof value === 'object' && value !== null && !Array.isArray(value) ? null : 'expected an object';
   }
 }

@@ -2,6 +2,8 @@ import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { asWriteFailure, writeFully } from './write-failed.js';
 
+let created = 0;
+
 /**
  * A file that appears complete or not at all: written to a temporary name in the same folder,
  * fsynced, then renamed over the target (rename is atomic within a file system). Every write is
@@ -20,7 +22,8 @@ export class AtomicFile {
   ) {}
 
   static async create(target: string): Promise<AtomicFile> {
-    const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.tmp`);
+    // Two writes of one file in one process (a manifest checkpoint and an error mark) get two names.
+    const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${++created}.tmp`);
     try {
       return new AtomicFile(target, temporary, await open(temporary, 'w'));
     } catch (error) {

@@ -78,7 +78,12 @@ export async function* prepareRows(
       continue;
     }
     notes.add(row, body);
-    const request = buildChatRequest(messages.messages, { ...settings, params: withRowParams(settings.params, body.params) });
+    const request = buildChatRequest(messages.messages, {
+      baseUrl: settings.baseUrl,
+      model: settings.model,
+      headers: settings.headers ?? '',
+      params: withRowParams(settings.params, body.params),
+    });
     yield {
       kind: 'task',
       key: origin.id,

@@ -172,6 +172,8 @@ export async function openRun(options: RunOptions): Promise<OpenedRun> {
       stopCheckpoints: async () => checkpoints?.stop(),
       markError: async (message) => {
         await checkpoints?.stop();
+        // Once the session has its final status, the finishing write is under way: it tells the story.
+        if (manifest.status !== 'running') return;
         endSession('error');
         session.error = message;
         await writeManifest(paths.manifest, manifest);

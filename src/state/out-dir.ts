@@ -106,12 +106,12 @@ export async function prepareOutDir(paths: OutDirPaths): Promise<void> {
 
 /**
  * Temporary files of the run's own results that a killed process left behind (`AtomicFile`
- * names them `.<name>.<pid>.tmp`). Called with the lock held, so none of them is in use.
+ * names them `.<name>.<pid>.<n>.tmp`; older versions `.<name>.<pid>.tmp`). Called with the lock held, so none of them is in use.
  */
 export async function removeLeftoverTempFiles(paths: OutDirPaths): Promise<void> {
   const ours = new Set<string>([OUTPUT_FILE, ERRORS_FILE, MANIFEST_FILE, ...Object.values(DERIVED_FILES).flat()]);
   const leftover = (name: string): boolean => {
-    const match = /^\.(.+)\.\d+\.tmp$/.exec(name);
+    const match = /^\.(.+?)\.\d+(?:\.\d+)?\.tmp$/.exec(name);
     return match !== null && ours.has(match[1]!);
   };
   const names = await readdir(paths.outDir);

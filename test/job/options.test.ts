@@ -63,6 +63,24 @@ describe('the option table', () => {
     ]);
   });
 
+  it.each([
+    [{ format: '' }, '--format: "" is not one of jsonl, csv, openai-batch'],
+    [{ replyFormat: '' }, '--reply-format: "" is not one of text, json'],
+    [{ retryFailed: 'all' }, '--retry-failed: expected a list of failure categories'],
+    [{ headers: 'x-a: 1' }, "--header: expected a list of 'Name: value' strings"],
+    [{ inputs: ['in.jsonl'], out: 3 }, '--out: expected a non-empty string, got 3'],
+  ])("refuses the library's %o with one problem naming it, never a TypeError", (bad, problem) => {
+    expect(() => resolveRunConfig({ ...required, ...bad } as unknown as RunFlags, null, context)).toThrow(
+      expect.objectContaining({ problems: [problem] }),
+    );
+  });
+
+  it('takes an empty --retry-failed, or empty categories in it, for all failed rows', () => {
+    for (const retryFailed of [[], [''], ['', '']]) {
+      expect(resolveRunConfig({ ...required, retryFailed }, null, context)).toMatchObject({ retryFailed: 'all', resume: true });
+    }
+  });
+
   it("lets an empty flag override the job file's text (--system '' drops the job's system message)", () => {
     const job: LoadedJob = { file: 'j.json', dir: '.', job: { system: 'S' } };
     expect(resolveRunConfig({ ...required, system: '' }, job, context).system).toBe('');

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { resolveRunConfig } from '../../src/job/config.js';
+import { openRun } from '../../src/run/open-run.js';
+import { perTestDir } from '../support/per-test.js';
+import type { TempDir } from '../support/temp-dir.js';
+
+let dir: TempDir;
+perTestDir((fresh) => (dir = fresh));
+
+describe('an opened run', () => {
+  it('marks no error over a session that has its final status: the finishing write tells the story', async () => {
+    const input = await dir.write('in.jsonl', '{"id":"a","prompt":"hi"}\n');
+    const config = resolveRunConfig({ inputs: [input], model: 'm', baseUrl: 'http://127.0.0.1:9/v1', out: dir.file('out') }, null, {
+      env: { CHATBATCH_API_KEY: 'k' },
+      cwd: dir.path,
+    });
+    const run = await openRun({ config, stop: new AbortController().signal, log: () => {} });
+    try {
+      run.endSession('complete');
+      await run.markError('a crash reported while the final manifest is written');
+    } finally {
+      await run.close();
+    }
+    const manifest = JSON.parse(await dir.read('out/manifest.json'));
+    expect(manifest.status).toBe('running');
+    expect(manifest.sessions[0].error).toBeUndefined();
+
+    const again = await openRun({ config: { ...config, resume: true }, stop: new AbortController().signal, log: () => {} });
+    try {
+      await again.markError('boom');
+    } finally {
+      await again.close();
+    }
+    expect(JSON.parse(await dir.read('out/manifest.json'))).toMatchObject({ status: 'error', sessions: [{}, { error: 'boom' }] });
+  });
+});
