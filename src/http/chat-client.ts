@@ -98,12 +98,8 @@ export class ChatClient {
    * all redacted (see redactOutcome) except the reply: callers never see the server's raw text.
    */
   send(body: string, clientRequestId: string, signal?: AbortSignal): Promise<AttemptOutcome> {
-    return this.exchange(body, clientRequestId, signal).then(redactOutcome);
-  }
-
-  private exchange(body: string, clientRequestId: string, signal?: AbortSignal): Promise<AttemptOutcome> {
     const started = process.hrtime.bigint();
-    if (signal?.aborted) return Promise.resolve(aborted(started));
+    if (signal?.aborted) return Promise.resolve(redactOutcome(aborted(started)));
     const headers = this.headerTemplate.slice();
     headers[headers.length - 1] = clientRequestId;
     const exchange = new Exchange(this.settings, started, signal);

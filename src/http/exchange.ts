@@ -4,6 +4,7 @@ import type { ClientCode } from '../record/client-codes.js';
 import type { AttemptOutcome } from './attempt.js';
 import { BodyDecoder, type DecodeEnd, type DecodeListener, parseContentEncoding } from './body-decoder.js';
 import { failure, interpret } from './interpret.js';
+import { redactOutcome } from './redact-outcome.js';
 import { describeRequestError, type RequestTarget } from './request-error.js';
 
 /** What every attempt of one client shares. */
@@ -23,7 +24,8 @@ const ENDED_BY_US = new Error('attempt ended by chatbatch');
  * this object's methods, with no stream, promise or closure per event. Every way the attempt can
  * end settles `promise` once with an outcome; nothing is thrown. One timer, set when the attempt
  * starts, bounds connecting, the headers and the whole body (decoding included), so a server
- * that trickles bytes cannot hold a slot forever.
+ * that trickles bytes cannot hold a slot forever. The outcome is redacted (redactOutcome) before
+ * `promise` settles with it: nobody sees the server's raw text.
  */
 export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
   readonly promise: Promise<AttemptOutcome>;
@@ -145,7 +147,7 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
     clearTimeout(this.timer);
     this.stopWatching?.();
     this.chunks = NO_CHUNKS;
-    this.resolve(outcome);
+    this.resolve(redactOutcome(outcome));
   }
 }
 

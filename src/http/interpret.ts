@@ -168,12 +168,21 @@ const MAX_USAGE_DEPTH = 4;
  */
 function isUsage(value: unknown): value is NonNullable<AttemptSuccess['usage']> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  if (isFlat(value)) return true; // the usual usage: numbers only, nothing to walk
   const pending: Array<[unknown, number]> = [[value, 1]];
   while (pending.length > 0) {
     const [item, depth] = pending.pop()!;
     if (typeof item !== 'object' || item === null) continue;
     if (depth > MAX_USAGE_DEPTH) return false;
     for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return true;
+}
+
+function isFlat(value: object): boolean {
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item === 'object' && item !== null) return false;
   }
   return true;
 }

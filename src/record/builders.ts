@@ -31,11 +31,12 @@ type Outcome = Pick<RowRecord, 'reply' | 'status' | 'code' | 'trace_id' | 'attem
 
 /** The contract fields in the guide's order, shared by every kind of record. */
 function record(origin: RowOrigin, model: string, outcome: Outcome): RowRecord {
+  if (origin.sample !== undefined)
+    return withSample(record({ id: origin.id, file: origin.file, line: origin.line }, model, outcome), origin.sample);
   return {
     id: origin.id,
     file: origin.file,
     line: origin.line,
-    ...(origin.sample === undefined ? {} : { sample: origin.sample }),
     model,
     reply: outcome.reply,
     status: outcome.status,

@@ -5,7 +5,7 @@ import type { ChatClient } from '../http/chat-client.js';
 import { readRateLimitHeaders } from '../http/rate-limit-headers.js';
 import { type RetryPolicy, serverRequestedDelayMs } from '../http/retry-policy.js';
 import type { FatalCause } from '../pace/fatal-hint.js';
-import type { OutageBreaker } from '../pace/outage-breaker.js';
+import type { OutageBreaker, OutageGate } from '../pace/outage-breaker.js';
 import { budgetSpent, decideRetryThroughOutage } from '../pace/outage-budget.js';
 import type { RateController } from '../pace/rate-controller.js';
 import type { RefusalStreakWatch } from '../pace/refusal-streak.js';
@@ -73,7 +73,8 @@ type Step = { kind: 'settled'; record: RowRecord; reply?: AttemptSuccess } | { k
  */
 export async function processRow(task: RowTask, context: AttemptContext, settle: Settle): Promise<boolean> {
   const history: AttemptSummary[] = [];
-  const cached = await context.cache?.get(task.request.fingerprint);
+  // No await without a cache: each is a turn of the microtask queue.
+  const cached = context.cache ? await context.cache.get(task.request.fingerprint) : undefined;
   // A cached reply is checked again (the schema may have changed since); one that no longer
   // passes is a miss: a new sample may.
   const cachedCheck = cached && context.replyCheck ? context.replyCheck.check(cached.reply, cached.finish_reason) : null;
@@ -110,9 +111,7 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
       }
       const clientRequestId = `${task.clientRequestIdBase}-${attempt}`;
       const streaksBefore = outageStreaks.length;
-      const outcome = await attemptWithTokens(task, attempt === 1, context, (estimate) =>
-        attemptWhenAllowed(task, clientRequestId, context, onSend, outageStreaks, estimate),
-      );
+      const outcome = await attemptWhenAllowed(task, clientRequestId, attempt === 1, context, onSend, outageStreaks);
       if (outcome === null) return { kind: 'pending' };
       const summary: AttemptSummary = {
         attempt,
@@ -177,7 +176,7 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
       return { kind: 'retry', delayMs: decision.delayMs };
     });
     if (step.kind === 'settled') {
-      if (step.reply) await context.cache?.put(task.request.fingerprint, step.reply);
+      if (step.reply && context.cache) await context.cache.put(task.request.fingerprint, step.reply);
       await settle(step.record);
       return true;
     }
@@ -189,75 +188,73 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
   }
 }
 
+/**
+ * One attempt: its tokens reserved while it is out (a row's first attempt the token budget has
+ * no room for is not made), sent once the outage breaker and the rate controller allow. Null
+ * when it is not sent: the row stays pending. One async function with no await on the usual
+ * path (nothing paused, nothing to wait for) but the response's: each await is a promise and a
+ * turn of the microtask queue per attempt.
+ */
 async function attemptWhenAllowed(
   task: RowTask,
   clientRequestId: string,
+  newRow: boolean,
   context: AttemptContext,
   onSend: () => void,
   outageStreaks: number[],
-  estimatedTokens: number,
 ): Promise<AttemptOutcome | null> {
-  const probe = await outagePermit(context);
-  if (probe === null) return null;
-  for (;;) {
-    if (context.stopDispatch.aborted) {
-      if (probe) context.outage.cancelProbe();
-      return null;
-    }
-    const wait = context.controller.delayBeforeSend(estimatedTokens);
-    if (wait <= 0) break;
-    // Short naps so a stop or a change of budget is noticed promptly.
-    if (!(await sleep(Math.min(wait, 250), context.stopDispatch))) {
-      if (probe) context.outage.cancelProbe();
-      return null;
-    }
+  let estimatedTokens = task.request.estimatedTokens;
+  let reserved: number | null = null;
+  if (context.tokens) {
+    reserved = context.tokens.reserve(task.request, newRow);
+    if (reserved === null) return null;
+    estimatedTokens = reserved;
   }
-  onSend();
-  context.onAttemptSent?.();
-  const outcome = context.unreachable.observe(await context.client.send(task.request.body, clientRequestId, context.abortInFlight));
-  // Both watches judge rows by their id, not their key: a row's samples (`--repeat`) send the
-  // same request, so a request the server always fails is one row's failure, not the endpoint's.
-  const outageStreak = context.outage.observe(outcome, task.id, probe);
-  if (outageStreak !== null) outageStreaks.push(outageStreak);
-  const refusedEveryTime = context.refusals.observe(outcome, task.failedBefore, task.id);
-  // Stop the run before this slot is released, so the next queued row is not sent. A refusal
-  // streak's last row still settles as failed: its answer was about it too.
-  if (!outcome.ok && outcome.fatalForRun) context.onFatal(outcome, 'endpoint');
-  else if (!outcome.ok && refusedEveryTime) context.onFatal(outcome, 'refusal-streak');
-  return outcome;
-}
-
-/**
- * One attempt with its tokens reserved while it is out. A row's first attempt the token budget
- * has no room for is not made: null, the row stays pending.
- */
-async function attemptWithTokens(
-  task: RowTask,
-  newRow: boolean,
-  context: AttemptContext,
-  attempt: (estimatedTokens: number) => Promise<AttemptOutcome | null>,
-): Promise<AttemptOutcome | null> {
-  if (!context.tokens) return attempt(task.request.estimatedTokens);
-  const reserved = context.tokens.reserve(task.request, newRow);
-  if (reserved === null) return null;
   let outcome: AttemptOutcome | null = null;
   try {
-    outcome = await attempt(reserved);
+    const gate = context.stopDispatch.aborted ? null : context.outage.gate();
+    const probe = gate?.kind === 'send' ? gate.probe : await outagePermit(context, gate);
+    if (probe === null) return null;
+    for (;;) {
+      if (context.stopDispatch.aborted) {
+        if (probe) context.outage.cancelProbe();
+        return null;
+      }
+      const wait = context.controller.delayBeforeSend(estimatedTokens);
+      if (wait <= 0) break;
+      // Short naps so a stop or a change of budget is noticed promptly.
+      if (!(await sleep(Math.min(wait, 250), context.stopDispatch))) {
+        if (probe) context.outage.cancelProbe();
+        return null;
+      }
+    }
+    onSend();
+    context.onAttemptSent?.();
+    outcome = context.unreachable.observe(await context.client.send(task.request.body, clientRequestId, context.abortInFlight));
+    // Both watches judge rows by their id, not their key: a row's samples (`--repeat`) send the
+    // same request, so a request the server always fails is one row's failure, not the endpoint's.
+    const outageStreak = context.outage.observe(outcome, task.id, probe);
+    if (outageStreak !== null) outageStreaks.push(outageStreak);
+    const refusedEveryTime = context.refusals.observe(outcome, task.failedBefore, task.id);
+    // Stop the run before this slot is released, so the next queued row is not sent. A refusal
+    // streak's last row still settles as failed: its answer was about it too.
+    if (!outcome.ok && outcome.fatalForRun) context.onFatal(outcome, 'endpoint');
+    else if (!outcome.ok && refusedEveryTime) context.onFatal(outcome, 'refusal-streak');
     return outcome;
   } finally {
-    context.tokens.release(task.request, reserved, outcome);
+    if (reserved !== null) context.tokens!.release(task.request, reserved, outcome);
   }
 }
 
 /**
- * Waits while the outage breaker pauses the run: true when this attempt goes as its probe, false
- * when the run is not paused, null when the run stops instead (a signal, or the outage outlasted
+ * Waits while the outage breaker pauses the run, starting from the breaker's `first` answer
+ * (null: the run is stopping): true when this attempt goes as its probe, false when the run is
+ * not paused, null when the run stops instead (a signal, or the outage outlasted
  * --max-outage-ms: then this stops it).
  */
-async function outagePermit(context: AttemptContext): Promise<boolean | null> {
-  for (;;) {
-    if (context.stopDispatch.aborted) return null;
-    const gate = context.outage.gate();
+async function outagePermit(context: AttemptContext, first: OutageGate | null): Promise<boolean | null> {
+  for (let gate = first; ; gate = context.stopDispatch.aborted ? null : context.outage.gate()) {
+    if (gate === null) return null;
     if (gate.kind === 'send') return gate.probe;
     if (gate.kind === 'give-up') {
       context.onFatal(gate.last, 'outage');

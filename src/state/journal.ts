@@ -40,6 +40,8 @@ export interface RecordLocation {
 }
 
 const STAGING_BYTES = 1 << 18;
+/** Lines longer than this (in UTF-16 code units) are measured before they are encoded. */
+const EXACT_SIZE_ABOVE = 1 << 16;
 /** `<8 hex digits>\t` before the entry. */
 const CHECKSUM_BYTES = 9;
 const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
@@ -86,15 +88,16 @@ export class JournalWriter {
   append(entry: JournalEntry, recordJson: string): Promise<RecordLocation> {
     if (this.failure) return Promise.reject(this.failure);
     const head = `${JSON.stringify(entry)}\t`;
-    const headBytes = Buffer.byteLength(head);
-    const recordBytes = Buffer.byteLength(recordJson);
-    const lineBytes = CHECKSUM_BYTES + headBytes + recordBytes + 1;
-    this.reserve(lineBytes);
+    // Room for the line without measuring it first (a pass over each string): a UTF-16 code
+    // unit never takes more than 3 bytes of UTF-8. Long records are measured instead, so the
+    // buffer does not grow to three times their size.
+    const chars = head.length + recordJson.length;
+    this.reserve(CHECKSUM_BYTES + 1 + (chars <= EXACT_SIZE_ABOVE ? 3 * chars : Buffer.byteLength(head) + Buffer.byteLength(recordJson)));
     const line = this.filled;
     const body = line + CHECKSUM_BYTES;
-    const end = line + lineBytes - 1;
-    this.filling.write(head, body);
-    this.filling.write(recordJson, body + headBytes);
+    const headBytes = this.filling.write(head, body);
+    const end = body + headBytes + this.filling.write(recordJson, body + headBytes);
+    const lineBytes = end + 1 - line;
     writeChecksum(this.filling, line, crc32(this.filling.subarray(body, end)));
     this.filling[end] = 0x0a;
     this.filled += lineBytes;

@@ -82,6 +82,24 @@ describe('journal', () => {
     expect(recordAt(bytes, at)).toBe(long);
   });
 
+  it('encodes short lines of 1- to 4-byte characters (and a lone surrogate) whole, past the staging buffer', async () => {
+    const file = path.join(dir, 'journal.jsonl');
+    const writer = await JournalWriter.open(file);
+    // Lines are encoded into a 256 KiB buffer without being measured first: 2,000 lines of ~300
+    // bytes each fill it more than twice, with lines of every UTF-8 width near its end.
+    const record = (i: number): string =>
+      JSON.stringify({ id: `r${i}`, reply: `${'a€😀é'.repeat(i % 7)}\ud800${'€'.repeat(60 + (i % 40))}` });
+    const locations = await Promise.all(Array.from({ length: 2000 }, (_, i) => writer.append({ k: `ключ${i}`, f: 'fp', o: 1 }, record(i))));
+    await writer.close();
+    const { entries, damaged } = await readAll(file);
+    expect(damaged).toBe(0);
+    expect(entries.map((e) => e.entry.k)).toEqual(Array.from({ length: 2000 }, (_, i) => `ключ${i}`));
+    const bytes = await readFile(file);
+    for (const [i, location] of locations.entries()) {
+      expect(entries[i]!.location).toEqual(location);
+      expect(recordAt(bytes, location)).toBe(Buffer.from(record(i)).toString('utf8'));
+    }
+  });
   it('writes output and errors in input order from an out-of-order journal', async () => {
     const file = path.join(dir, 'journal.jsonl');
     const writer = await JournalWriter.open(file);
