@@ -1,11 +1,5 @@
 import { writeFile } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
-import { readManifest } from '../output/manifest.js';
-import { asWriteFailure } from '../output/write-failed.js';
-import { renderHtmlReport } from '../report/html-report.js';
-import { pendingRows, samplesPerRow } from '../report/pending.js';
-import { computeStats, withPending } from '../report/stats.js';
-import { formatTextReport } from '../report/text-report.js';
 import { outDirPaths } from '../state/out-dir.js';
 import { EXIT } from './exit-codes.js';
 
@@ -32,6 +26,22 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       .example('$0 report out/nightly', 'Print the summary')
       .example('$0 report out/nightly --html report.html', 'Write a page to open in a browser') as unknown as Argv<ReportArgs>,
   handler: async (args) => {
+    // Loaded here, not at start-up: every other command would pay for them.
+    const [
+      { readManifest },
+      { asWriteFailure },
+      { renderHtmlReport },
+      { pendingRows, samplesPerRow },
+      { computeStats, withPending },
+      { formatTextReport },
+    ] = await Promise.all([
+      import('../output/manifest.js'),
+      import('../output/write-failed.js'),
+      import('../report/html-report.js'),
+      import('../report/pending.js'),
+      import('../report/stats.js'),
+      import('../report/text-report.js'),
+    ]);
     const paths = outDirPaths(args.dir);
     const manifest = await readManifest(paths.manifest);
     if (!manifest) {

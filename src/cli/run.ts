@@ -9,7 +9,7 @@ import { redactSecrets, registerSecret } from '../record/redact.js';
 import { dryRun } from '../run/dry-run.js';
 import { newProgress } from '../run/progress.js';
 import { runBatch } from '../run/run.js';
-import { type RunningSimulator, startSimulator } from '../simulator/server.js';
+import type { RunningSimulator } from '../simulator/server.js';
 import { ResponseCache } from '../state/response-cache.js';
 import { budgetStopMessage } from './budget-stop.js';
 import { formatDryRun } from './dry-run-report.js';
@@ -74,7 +74,8 @@ async function runFromCli(args: RunArgs): Promise<number> {
       process.stdout.write(formatDryRun(report, config));
       return report.invalidCount > 0 ? EXIT.rowsFailed : EXIT.ok;
     }
-    if (args.simulate) simulator = await startSimulator({});
+    // Loaded only with --simulate: a run against an endpoint has no use for it.
+    if (args.simulate) simulator = await (await import('../simulator/server.js')).startSimulator({});
     const config = resolveRunConfig(flagsFrom(args), job, {
       env: process.env,
       cwd: process.cwd(),

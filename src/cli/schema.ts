@@ -1,12 +1,12 @@
 import type { CommandModule } from 'yargs';
-import { jobJsonSchema } from '../job/json-schema.js';
 
 export const schemaCommand: CommandModule = {
   command: 'schema',
   describe: "Print the job file's JSON Schema (for editor completion and checks)",
   builder: (yargs) =>
     yargs.example('$0 schema > jobs/chatbatch.schema.json', 'Save it, then put "$schema": "./chatbatch.schema.json" in a job file'),
-  handler: () => {
+  handler: async () => {
+    const { jobJsonSchema } = await import('../job/json-schema.js');
     process.stdout.write(`${JSON.stringify(jobJsonSchema(), null, 2)}\n`);
   },
 };

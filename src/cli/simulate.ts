@@ -1,5 +1,5 @@
 import type { Argv, CommandModule } from 'yargs';
-import { type FaultRates, type SimulatorOptions, startSimulator } from '../simulator/server.js';
+import type { FaultRates, SimulatorOptions } from '../simulator/server.js';
 import { EXIT } from './exit-codes.js';
 import { nonNegativeInteger } from './options.js';
 
@@ -91,6 +91,8 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
       const rate = args[flag] as number | undefined;
       if (rate !== undefined) options.faults![name] = rate;
     }
+    // Loaded here, not at start-up: a run has no use for the simulator.
+    const { startSimulator } = await import('../simulator/server.js');
     const simulator = await startSimulator(options);
     process.stderr.write(`chatbatch simulator listening on ${simulator.url} (replies are simulated)\n`);
     process.stdout.write(`${simulator.url}\n`);

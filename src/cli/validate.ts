@@ -1,5 +1,4 @@
 import type { Argv, CommandModule } from 'yargs';
-import { validateJob } from '../job/validate-job.js';
 import { EXIT } from './exit-codes.js';
 import { nonNegativeInteger } from './options.js';
 
@@ -21,6 +20,8 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
       })
       .example('$0 validate jobs/enrich-products.json', 'Check a job before a nightly run') as unknown as Argv<ValidateArgs>,
   handler: async (args) => {
+    // Loaded here, not at start-up: every other command would pay for it.
+    const { validateJob } = await import('../job/validate-job.js');
     const { lines, ok } = await validateJob(args.job, args['max-problems'] ?? 50);
     for (const line of lines) process.stdout.write(`${line}\n`);
     process.exitCode = ok ? EXIT.ok : EXIT.usage;

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { readRows } from '../input/read-rows.js';
 import { AtomicFile } from './atomic-file.js';
-import { csvWriter } from './csv-format.js';
 import { DERIVED_FILES, ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
 import type { CsvOptions, FormatContext, FormatWriter } from './format-writer.js';
 import { batchResultWriter } from './openai-batch.js';
@@ -12,7 +11,8 @@ export type DerivedFormat = keyof typeof DERIVED_FILES;
 
 /** The formats --format adds beside output.jsonl and errors.jsonl: a new one is a row here and its writer. */
 const DERIVED_FORMATS: Readonly<Record<DerivedFormat, (context: FormatContext) => Promise<FormatWriter>>> = {
-  csv: csvWriter,
+  // Loaded when asked for: csv-stringify is a few milliseconds of every run's start otherwise.
+  csv: async (context) => (await import('./csv-format.js')).csvWriter(context),
   'openai-batch': batchResultWriter,
 };
 
