@@ -36,9 +36,14 @@ export class OpenRows {
     return this.failure;
   }
 
+  /** Whether one more row may open now. */
+  get hasRoom(): boolean {
+    return this.count < this.limits.total && this.count - this.resting < this.limits.working();
+  }
+
   /** Resolves when there is room for one more row. */
   async room(): Promise<void> {
-    while (this.count >= this.limits.total || this.count - this.resting >= this.limits.working()) {
+    while (!this.hasRoom) {
       await new Promise<void>((resolve) => (this.waiter = resolve));
     }
   }

@@ -105,6 +105,11 @@ export class OrderedResults {
     this.window.touch(position);
   }
 
+  /** Whether the window has room for another row now. */
+  get windowHasRoom(): boolean {
+    return this.window.size < MAX_REORDER_ROWS;
+  }
+
   /** Resolves when the window has room for another row, or when `signal` aborts. */
   async roomInWindow(signal: AbortSignal): Promise<void> {
     while (this.window.size >= MAX_REORDER_ROWS && !signal.aborted) {

@@ -57,6 +57,11 @@ export class RateController {
     return this.limit;
   }
 
+  /** When the cooldown after a 429 ends (epoch ms; in the past when none). */
+  get cooldownEnd(): number {
+    return this.cooldownUntil;
+  }
+
   get state(): RateLimitState {
     return { concurrency: this.limit, cooldownUntil: this.cooldownUntil };
   }

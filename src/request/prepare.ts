@@ -88,7 +88,17 @@ export async function* prepareRows(
       kind: 'task',
       key: origin.id,
       fingerprint: request.fingerprint,
-      task: { ...origin, position: -1, key: origin.id, request, clientRequestIdBase: `cb-${shortHash(origin.id)}` },
+      // A literal, not a spread of `origin`: a spread's objects got a map of their own each row,
+      // so every read of a task's fields missed V8's inline caches (~15 misses a row).
+      task: {
+        id: origin.id,
+        file: origin.file,
+        line: origin.line,
+        position: -1,
+        key: origin.id,
+        request,
+        clientRequestIdBase: `cb-${shortHash(origin.id)}`,
+      },
     };
   }
 }
@@ -99,13 +109,17 @@ export function forSample(
   sample: number | undefined,
   position: number,
 ): Exclude<PreparedRow, { kind: 'other-shard' }> {
+  if (sample === undefined) {
+    // The row is its own only sample: its task (a new one per row) is placed, not copied.
+    if (prepared.kind === 'task') prepared.task.position = position;
+    return prepared;
+  }
   const key = sampleKey(prepared.key, sample);
-  if (prepared.kind === 'invalid') return sample === undefined ? prepared : { ...prepared, key, sample };
+  if (prepared.kind === 'invalid') return { ...prepared, key, sample };
   const fingerprint = sampleFingerprint(prepared.fingerprint, sample);
-  const request = sample === undefined ? prepared.task.request : { ...prepared.task.request, fingerprint };
-  const clientRequestIdBase = sample === undefined ? prepared.task.clientRequestIdBase : `cb-${shortHash(key)}`;
-  const task: RowTask = { ...prepared.task, position, key, request, clientRequestIdBase };
-  if (sample !== undefined) task.sample = sample;
+  const request = { ...prepared.task.request, fingerprint };
+  const { id, file, line } = prepared.task;
+  const task: RowTask = { id, file, line, position, key, request, clientRequestIdBase: `cb-${shortHash(key)}`, sample };
   return { kind: 'task', key, fingerprint, task };
 }
 

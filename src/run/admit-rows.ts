@@ -31,6 +31,7 @@ export async function admitRows(run: OpenedRun, sending: Sending): Promise<Admis
   };
   const rows = prepareRows(run.files, { ...config, headers: headersIdentity(config.headers) }, admission.notes, run.seen);
   let position = -1;
+  const samples = sampleIndexes(config.repeat);
   for await (const row of rows) {
     if (sending.stopped || run.tokens.limitReached) {
       admission.inputExhausted = false;
@@ -40,7 +41,7 @@ export async function admitRows(run: OpenedRun, sending: Sending): Promise<Admis
     admission.rowsPerFile.set(file, (admission.rowsPerFile.get(file) ?? 0) + 1);
     if (row.kind === 'other-shard') continue;
     progress.rowsRead++;
-    for (const sample of sampleIndexes(config.repeat)) {
+    for (const sample of samples) {
       position++;
       results.admit(position);
       const prepared = forSample(row, sample, position);
@@ -66,8 +67,9 @@ export async function admitRows(run: OpenedRun, sending: Sending): Promise<Admis
         sending.settleNow(position, prepared.key, prepared.fingerprint, record);
         continue;
       }
-      await sending.open.room();
-      await results.roomInWindow(sending.stoppedSignal);
+      // Awaited only when full: an await is a promise and a turn of the microtask queue a row.
+      if (!sending.open.hasRoom) await sending.open.room();
+      if (!results.windowHasRoom) await results.roomInWindow(sending.stoppedSignal);
       sending.send(prepared.task);
     }
   }

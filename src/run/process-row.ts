@@ -1,5 +1,5 @@
-import type { LimitFunction } from 'p-limit';
 import { sleep } from '../async/sleep.js';
+import type { Slots } from '../async/slots.js';
 import type { AttemptFailure, AttemptOutcome, AttemptSuccess } from '../http/attempt.js';
 import type { ChatClient } from '../http/chat-client.js';
 import { readRateLimitHeaders } from '../http/rate-limit-headers.js';
@@ -20,7 +20,7 @@ import type { ResponseCache } from '../state/response-cache.js';
 
 export interface AttemptContext {
   client: ChatClient;
-  limit: LimitFunction;
+  slots: Slots;
   controller: RateController;
   retryPolicy: RetryPolicy;
   rowDeadlineMs: number;
@@ -59,7 +59,7 @@ export interface AttemptContext {
 }
 
 /** Makes a settled row durable (its journal line written to the OS). */
-export type Settle = (record: RowRecord) => Promise<void>;
+export type Settle = (task: RowTask, record: RowRecord) => Promise<void>;
 
 type Step = { kind: 'settled'; record: RowRecord; reply?: AttemptSuccess } | { kind: 'pending' } | { kind: 'retry'; delayMs: number };
 
@@ -80,7 +80,7 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
   const cachedCheck = cached && context.replyCheck ? context.replyCheck.check(cached.reply, cached.finish_reason) : null;
   if (cached && cachedCheck?.ok !== false) {
     const record = cachedRecord(task, cached, new Date(), context.recordContext);
-    await settle(cachedCheck ? withCheckedReply(record, cachedCheck) : record);
+    await settle(task, cachedCheck ? withCheckedReply(record, cachedCheck) : record);
     return true;
   }
   // The row's clock starts when its first request goes out, not while it queues for a slot.
@@ -100,7 +100,9 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
   let invalidReplies = 0;
 
   for (let attempt = 1; ; attempt++) {
-    const step = await context.limit(async (): Promise<Step> => {
+    const waitForSlot = context.slots.acquire();
+    if (waitForSlot) await waitForSlot;
+    const attemptInSlot = async (): Promise<Step> => {
       if (
         outageRetry &&
         !context.stopDispatch.aborted &&
@@ -174,10 +176,16 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
       outageRetry = last !== null || uncounted > 0 ? { outcome, soFar, maxAttempts: policy.maxAttempts } : null;
       summary.wait_ms = Math.round(decision.delayMs);
       return { kind: 'retry', delayMs: decision.delayMs };
-    });
+    };
+    let step: Step;
+    try {
+      step = await attemptInSlot();
+    } finally {
+      context.slots.release();
+    }
     if (step.kind === 'settled') {
       if (step.reply && context.cache) await context.cache.put(task.request.fingerprint, step.reply);
-      await settle(step.record);
+      await settle(task, step.record);
       return true;
     }
     if (step.kind === 'pending') return false;

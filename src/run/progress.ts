@@ -40,5 +40,5 @@ export function newProgress(now: number): RunProgress {
 /** Copies the pace the controller keeps now into the progress. */
 export function syncProgress(progress: RunProgress, controller: RateController): void {
   progress.concurrency = controller.concurrency;
-  progress.cooldownUntil = controller.state.cooldownUntil;
+  progress.cooldownUntil = controller.cooldownEnd;
 }

@@ -1,5 +1,5 @@
-import pLimit from 'p-limit';
 import { OpenRows } from '../async/open-rows.js';
+import { Slots } from '../async/slots.js';
 import type { AttemptFailure } from '../http/attempt.js';
 import { ChatClient } from '../http/chat-client.js';
 import { defaultRetryPolicy } from '../http/retry-policy.js';
@@ -17,7 +17,7 @@ import { registerSecret } from '../record/redact.js';
 import type { RowTask } from '../request/row-task.js';
 import { ResponseCache } from '../state/response-cache.js';
 import type { OpenedRun } from './open-run.js';
-import { type AttemptContext, processRow } from './process-row.js';
+import { type AttemptContext, processRow, type Settle } from './process-row.js';
 import { syncProgress } from './progress.js';
 
 export interface FatalStop {
@@ -66,9 +66,9 @@ export class Sending {
       maxPauseMs: config.maxRetryWaitMs,
       now,
     });
-    const limit = pLimit(this.controller.concurrency);
+    const slots = new Slots(this.controller.concurrency);
     this.controller.onConcurrencyChange((value) => {
-      limit.concurrency = value;
+      slots.concurrency = value;
     });
     // Header values filled from the environment are secrets like the key (the client registers the key).
     for (const secret of config.headerSecrets) registerSecret(secret, 'header');
@@ -101,7 +101,7 @@ export class Sending {
 
     this.context = {
       client: this.client,
-      limit,
+      slots,
       controller: this.controller,
       retryPolicy: { ...defaultRetryPolicy, maxAttempts: config.maxAttempts, maxServerWaitMs: config.maxRetryWaitMs },
       rowDeadlineMs: config.rowDeadlineMs,
@@ -164,8 +164,10 @@ export class Sending {
 
   /** Sends a task (retries included); its record settles at the task's position. */
   send(task: RowTask): void {
-    this.track(processRow(task, this.context, (record) => this.settle(task.position, task.key, task.request.fingerprint, record)));
+    this.track(processRow(task, this.context, this.settleTask));
   }
+
+  private readonly settleTask: Settle = (task, record) => this.settle(task.position, task.key, task.request.fingerprint, record);
 
   /** Makes a record durable at `position` without sending anything (an invalid row, a rechecked reply). */
   settleNow(position: number, key: string, fingerprint: string, record: RowRecord): void {

@@ -1,5 +1,5 @@
-import pLimit from 'p-limit';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Slots } from '../../src/async/slots.js';
 import { ChatClient } from '../../src/http/chat-client.js';
 import { defaultRetryPolicy } from '../../src/http/retry-policy.js';
 import { OutageBreaker } from '../../src/pace/outage-breaker.js';
@@ -33,7 +33,7 @@ function contextFor(client: ChatClient, concurrency: number): AttemptContext {
   });
   return {
     client,
-    limit: pLimit(concurrency),
+    slots: new Slots(concurrency),
     controller,
     retryPolicy: { ...defaultRetryPolicy, maxAttempts: 2 },
     rowDeadlineMs: 60_000,
@@ -60,11 +60,11 @@ describe('processRow', () => {
     let releaseFirst!: () => void;
     const firstWritten = new Promise<void>((resolve) => (releaseFirst = resolve));
     const settled: RowRecord[] = [];
-    const first = processRow(task('a', 0, server.baseUrl), context, async (record) => {
+    const first = processRow(task('a', 0, server.baseUrl), context, async (_task, record) => {
       await firstWritten;
       settled.push(record);
     });
-    const second = processRow(task('b', 1, server.baseUrl), context, async (record) => {
+    const second = processRow(task('b', 1, server.baseUrl), context, async (_task, record) => {
       settled.push(record);
       releaseFirst();
     });
