@@ -102,84 +102,98 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
   for (let attempt = 1; ; attempt++) {
     const waitForSlot = context.slots.acquire();
     if (waitForSlot) await waitForSlot;
-    const attemptInSlot = async (): Promise<Step> => {
-      if (
-        outageRetry &&
-        !context.stopDispatch.aborted &&
-        budgetSpent(attempt - 1, outageRetry.maxAttempts, context.outage.uncounted(outageStreaks))
-      ) {
-        delete history[history.length - 1]!.wait_ms; // no attempt followed the wait
-        return { kind: 'settled', record: failureRecord(task, outageRetry.outcome, outageRetry.soFar, context.recordContext) };
-      }
-      const clientRequestId = `${task.clientRequestIdBase}-${attempt}`;
-      const streaksBefore = outageStreaks.length;
-      const outcome = await attemptWhenAllowed(task, clientRequestId, attempt === 1, context, onSend, outageStreaks);
-      if (outcome === null) return { kind: 'pending' };
-      const summary: AttemptSummary = {
-        attempt,
-        status: outcome.status,
-        code: outcome.ok ? null : outcome.code,
-        duration_ms: Math.round(outcome.durationMs),
-        trace_id: outcome.traceId,
-        client_request_id: clientRequestId,
-      };
-      history.push(summary);
-      const soFar = {
-        startedAt: startedAt!,
-        durationMs: Math.round(context.now() - startedMs),
-        history,
-        fingerprint: task.request.fingerprint,
-        clientRequestId,
-      };
-
-      if (outcome.ok) {
-        context.controller.onSuccess(readRateLimitHeaders(outcome.headers));
-        const checked = context.replyCheck?.check(outcome.reply, outcome.finishReason);
-        if (checked?.ok === false) {
-          summary.code = 'invalid_reply';
-          // Like any retry, one cut short by a stop (Ctrl-C, fail-fast) leaves the row pending.
-          if (invalidReplies < (context.replyRetries ?? 0) && soFar.durationMs <= context.rowDeadlineMs) {
-            invalidReplies++;
-            outageRetry = null;
-            summary.wait_ms = 0;
-            return { kind: 'retry', delayMs: 0 };
-          }
-          // Not cached: a later run sends it again rather than being served this reply.
-          return { kind: 'settled', record: withCheckedReply(successRecord(task, outcome, soFar, context.recordContext), checked) };
-        }
-        const record = successRecord(task, outcome, soFar, context.recordContext);
-        return { kind: 'settled', record: checked ? withCheckedReply(record, checked) : record, reply: outcome };
-      }
-      if (outcome.status === 429 && !outcome.fatalForRun) {
-        context.controller.onRateLimited(serverRequestedDelayMs(outcome.headers, Date.now()));
-      } else {
-        context.controller.onOtherFailure();
-      }
-      // Cancelled by our own shutdown, or refused for a reason shared by every row: the row
-      // did not fail, it stays pending for a resume.
-      if (outcome.fatalForRun || context.abortInFlight.aborted || outcome.code === 'aborted') return { kind: 'pending' };
-
-      // Until the watch has judged the base URL, a row that found nobody there is not failed,
-      // even with --max-attempts 1 or 2: it tries again (UNREACHABLE_STREAK attempts at most),
-      // so a wrong URL leaves every row pending, and a server that comes up meanwhile gets it.
-      const basePolicy = context.unreachable.foundNobodyYet(outcome)
-        ? { ...context.retryPolicy, maxAttempts: Math.max(context.retryPolicy.maxAttempts, UNREACHABLE_STREAK) }
-        : context.retryPolicy;
-      const policy = invalidReplies > 0 ? { ...basePolicy, maxAttempts: basePolicy.maxAttempts + invalidReplies } : basePolicy;
-      const uncounted = context.outage.uncounted(outageStreaks);
-      const last =
-        outageStreaks.length === streaksBefore ? null : context.outage.uncounted(outageStreaks.slice(-1)) > 0 ? 'uncounted' : 'counted';
-      const decision = decideRetryThroughOutage(outcome, attempt, policy, uncounted, last, Date.now(), context.random);
-      if (!decision.retry || soFar.durationMs + decision.delayMs > context.rowDeadlineMs) {
-        return { kind: 'settled', record: failureRecord(task, outcome, soFar, context.recordContext) };
-      }
-      outageRetry = last !== null || uncounted > 0 ? { outcome, soFar, maxAttempts: policy.maxAttempts } : null;
-      summary.wait_ms = Math.round(decision.delayMs);
-      return { kind: 'retry', delayMs: decision.delayMs };
-    };
-    let step: Step;
+    // The attempt is a block of this function, not a closure: an async call, its promise and a
+    // turn of the microtask queue less per attempt.
+    let step!: Step;
     try {
-      step = await attemptInSlot();
+      // biome-ignore lint/suspicious/noConfusingLabels: a labelled block ends the attempt without a closure
+      inSlot: {
+        if (
+          outageRetry &&
+          !context.stopDispatch.aborted &&
+          budgetSpent(attempt - 1, outageRetry.maxAttempts, context.outage.uncounted(outageStreaks))
+        ) {
+          delete history[history.length - 1]!.wait_ms; // no attempt followed the wait
+          step = { kind: 'settled', record: failureRecord(task, outageRetry.outcome, outageRetry.soFar, context.recordContext) };
+          break inSlot;
+        }
+        const clientRequestId = `${task.clientRequestIdBase}-${attempt}`;
+        const streaksBefore = outageStreaks.length;
+        const outcome = await attemptWhenAllowed(task, clientRequestId, attempt === 1, context, onSend, outageStreaks);
+        if (outcome === null) {
+          step = { kind: 'pending' };
+          break inSlot;
+        }
+        const summary: AttemptSummary = {
+          attempt,
+          status: outcome.status,
+          code: outcome.ok ? null : outcome.code,
+          duration_ms: Math.round(outcome.durationMs),
+          trace_id: outcome.traceId,
+          client_request_id: clientRequestId,
+        };
+        history.push(summary);
+        const soFar = {
+          startedAt: startedAt!,
+          durationMs: Math.round(context.now() - startedMs),
+          history,
+          fingerprint: task.request.fingerprint,
+          clientRequestId,
+        };
+
+        if (outcome.ok) {
+          context.controller.onSuccess(readRateLimitHeaders(outcome.headers));
+          const checked = context.replyCheck?.check(outcome.reply, outcome.finishReason);
+          if (checked?.ok === false) {
+            summary.code = 'invalid_reply';
+            // Like any retry, one cut short by a stop (Ctrl-C, fail-fast) leaves the row pending.
+            if (invalidReplies < (context.replyRetries ?? 0) && soFar.durationMs <= context.rowDeadlineMs) {
+              invalidReplies++;
+              outageRetry = null;
+              summary.wait_ms = 0;
+              step = { kind: 'retry', delayMs: 0 };
+              break inSlot;
+            }
+            // Not cached: a later run sends it again rather than being served this reply.
+            step = { kind: 'settled', record: withCheckedReply(successRecord(task, outcome, soFar, context.recordContext), checked) };
+            break inSlot;
+          }
+          const record = successRecord(task, outcome, soFar, context.recordContext);
+          step = { kind: 'settled', record: checked ? withCheckedReply(record, checked) : record, reply: outcome };
+          break inSlot;
+        }
+        if (outcome.status === 429 && !outcome.fatalForRun) {
+          context.controller.onRateLimited(serverRequestedDelayMs(outcome.headers, Date.now()));
+        } else {
+          context.controller.onOtherFailure();
+        }
+        // Cancelled by our own shutdown, or refused for a reason shared by every row: the row
+        // did not fail, it stays pending for a resume.
+        if (outcome.fatalForRun || context.abortInFlight.aborted || outcome.code === 'aborted') {
+          step = { kind: 'pending' };
+          break inSlot;
+        }
+
+        // Until the watch has judged the base URL, a row that found nobody there is not failed,
+        // even with --max-attempts 1 or 2: it tries again (UNREACHABLE_STREAK attempts at most),
+        // so a wrong URL leaves every row pending, and a server that comes up meanwhile gets it.
+        const basePolicy = context.unreachable.foundNobodyYet(outcome)
+          ? { ...context.retryPolicy, maxAttempts: Math.max(context.retryPolicy.maxAttempts, UNREACHABLE_STREAK) }
+          : context.retryPolicy;
+        const policy = invalidReplies > 0 ? { ...basePolicy, maxAttempts: basePolicy.maxAttempts + invalidReplies } : basePolicy;
+        const uncounted = context.outage.uncounted(outageStreaks);
+        const last =
+          outageStreaks.length === streaksBefore ? null : context.outage.uncounted(outageStreaks.slice(-1)) > 0 ? 'uncounted' : 'counted';
+        const decision = decideRetryThroughOutage(outcome, attempt, policy, uncounted, last, Date.now(), context.random);
+        if (!decision.retry || soFar.durationMs + decision.delayMs > context.rowDeadlineMs) {
+          step = { kind: 'settled', record: failureRecord(task, outcome, soFar, context.recordContext) };
+          break inSlot;
+        }
+        outageRetry = last !== null || uncounted > 0 ? { outcome, soFar, maxAttempts: policy.maxAttempts } : null;
+        summary.wait_ms = Math.round(decision.delayMs);
+        step = { kind: 'retry', delayMs: decision.delayMs };
+        break inSlot;
+      }
     } finally {
       context.slots.release();
     }
