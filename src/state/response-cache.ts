@@ -49,7 +49,21 @@ export class ResponseCache {
     }
   }
 
-  async get(fingerprint: string): Promise<CachedResponse | null> {
+  private lastLookup: Promise<unknown> = Promise.resolve();
+
+  /**
+   * The entry for `fingerprint`, or null. Lookups read in parallel but answer in the order they
+   * were asked: rows then reach the pool in input order (at --concurrency 1 requests go out in
+   * input order), whichever read the file system finishes first.
+   */
+  get(fingerprint: string): Promise<CachedResponse | null> {
+    const read = this.read(fingerprint);
+    const inOrder = this.lastLookup.then(() => read);
+    this.lastLookup = inOrder;
+    return inOrder;
+  }
+
+  private async read(fingerprint: string): Promise<CachedResponse | null> {
     try {
       const entry = JSON.parse(await readFile(this.fileFor(fingerprint), 'utf8')) as CachedResponse;
       return entry.fingerprint === fingerprint && typeof entry.reply === 'string' ? entry : null;
