@@ -356,23 +356,21 @@ export function valueProblem(value: unknown, spec: OptionSpec, from: 'job' | 'fl
   }
 }
 
+const ENTRIES = Object.entries(RUN_OPTIONS) as Array<[OptionName, OptionSpec]>;
+
 /** Every option the library's run() takes: those with a flag, and a few job-file keys. */
 export function libraryOptions(): Array<[OptionName, OptionSpec]> {
-  return (Object.entries(RUN_OPTIONS) as Array<[OptionName, OptionSpec]>).filter(([, spec]) => spec.flag !== undefined || spec.library);
+  return ENTRIES.filter(([, spec]) => spec.flag !== undefined || spec.library);
 }
 
 /** Every option with a flag, as [name, spec]. */
 export function flagOptions(): Array<[OptionName, OptionSpec & { flag: string }]> {
-  return (Object.entries(RUN_OPTIONS) as Array<[OptionName, OptionSpec]>).filter(
-    (entry): entry is [OptionName, OptionSpec & { flag: string }] => entry[1].flag !== undefined,
-  );
+  return ENTRIES.filter((entry): entry is [OptionName, OptionSpec & { flag: string }] => entry[1].flag !== undefined);
 }
 
 /** Every option with a job file key, as [name, spec]. */
 export function jobOptions(): Array<[OptionName, OptionSpec & { job: string }]> {
-  return (Object.entries(RUN_OPTIONS) as Array<[OptionName, OptionSpec]>).filter(
-    (entry): entry is [OptionName, OptionSpec & { job: string }] => entry[1].job !== undefined,
-  );
+  return ENTRIES.filter((entry): entry is [OptionName, OptionSpec & { job: string }] => entry[1].job !== undefined);
 }
 
 /**
@@ -390,12 +388,15 @@ export function resolvePlainSettings(flags: Readonly<Record<string, unknown>>, j
 
 /** An option's description for the job file's schema, with its default. */
 export function describeOption(spec: OptionSpec): string {
-  const doc = spec.doc ?? spec.help ?? '';
-  return spec.default === undefined || spec.kind === 'boolean' ? doc : `${doc.replace(/\.$/, '')} (default ${spec.default}).`;
+  return `${(spec.doc ?? spec.help ?? '').replace(/\.$/, '')}${defaultNote(spec)}.`;
 }
 
 /** An option's help line for the command line, with its default. */
 export function optionHelp(spec: OptionSpec): string {
-  const help = spec.help ?? spec.doc ?? '';
-  return spec.default === undefined || spec.kind === 'boolean' ? help : `${help} (default ${spec.default})`;
+  return `${spec.help ?? spec.doc ?? ''}${defaultNote(spec)}`;
+}
+
+/** ` (default X)`; nothing for an option without one or a switch (off unless given). */
+function defaultNote(spec: OptionSpec): string {
+  return spec.default === undefined || spec.kind === 'boolean' ? '' : ` (default ${spec.default})`;
 }

@@ -112,7 +112,7 @@ export class OrderedResults {
 
   /** Resolves when the window has room for another row, or when `signal` aborts. */
   async roomInWindow(signal: AbortSignal): Promise<void> {
-    while (this.window.size >= MAX_REORDER_ROWS && !signal.aborted) {
+    while (!this.windowHasRoom && !signal.aborted) {
       await new Promise<void>((resolve) => {
         const stopWatching = onAbort(signal, resolve);
         this.windowWaiter = () => {

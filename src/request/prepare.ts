@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import { readRows } from '../input/read-rows.js';
 import { rowId, SeenIds } from '../input/row-id.js';
 import { inShard, type Shard } from '../input/shard.js';
+import { headersIdentity } from '../job/headers.js';
 import type { BatchNotes } from './batch-notes.js';
 import { buildChatRequest, type RequestSettings } from './chat-request.js';
 import { rowToMessages } from './messages.js';
@@ -18,6 +19,13 @@ export interface PrepareSettings extends RequestSettings {
   rowParams: boolean;
   /** Only rows whose id hashes to this shard; the others are yielded as `other-shard`. */
   shard: Shard | null;
+}
+
+/** A run's configuration as row-preparation settings: the extra headers as their identity. */
+export function prepareSettingsOf(
+  config: Omit<PrepareSettings, 'headers'> & { headers: Readonly<Record<string, string>> },
+): PrepareSettings {
+  return { ...config, headers: headersIdentity(config.headers) };
 }
 
 interface RowOrigin {

@@ -1,8 +1,7 @@
-import { headersIdentity } from '../job/headers.js';
 import { invalidInputRecord, withSample } from '../record/builders.js';
 import { categoryOf, SUCCEEDED } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
-import { forSample, prepareRows } from '../request/prepare.js';
+import { forSample, prepareRows, prepareSettingsOf } from '../request/prepare.js';
 import { sampleIndexes } from '../request/samples.js';
 import type { PreviousResult } from '../state/previous-results.js';
 import type { OpenedRun } from './open-run.js';
@@ -29,7 +28,7 @@ export async function admitRows(run: OpenedRun, sending: Sending): Promise<Admis
     inputExhausted: true,
     notes: new BatchNotes(config.model, run.log),
   };
-  const rows = prepareRows(run.files, { ...config, headers: headersIdentity(config.headers) }, admission.notes, run.seen);
+  const rows = prepareRows(run.files, prepareSettingsOf(config), admission.notes, run.seen);
   let position = -1;
   const samples = sampleIndexes(config.repeat);
   for await (const row of rows) {

@@ -1,14 +1,13 @@
 import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
 import type { RunConfig } from '../job/config.js';
-import { headersIdentity } from '../job/headers.js';
 import { readManifest } from '../output/manifest.js';
 import { budgetSpent } from '../output/usage-totals.js';
 import { limitsForShard, type RunLimits } from '../pace/shard-limits.js';
 import { maxCompletionTokens } from '../pace/token-estimator.js';
 import { replyCheckFor } from '../reply/reply-check.js';
 import { BatchNotes } from '../request/batch-notes.js';
-import { prepareRows } from '../request/prepare.js';
+import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
 import { outDirPaths } from '../state/out-dir.js';
 import { runOwnDirs } from './own-dirs.js';
 
@@ -70,7 +69,7 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
     if (report.invalid.length < options.maxListed) report.invalid.push({ ...row, problem });
   };
   // The same rows a run with this --shard would take, so the counts and estimate are its own.
-  for await (const row of prepareRows(files, { ...config, headers: headersIdentity(config.headers) }, batchNotes)) {
+  for await (const row of prepareRows(files, prepareSettingsOf(config), batchNotes)) {
     if (row.kind === 'other-shard') continue;
     report.rows++;
     if (row.kind === 'invalid') {
