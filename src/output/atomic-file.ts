@@ -31,26 +31,16 @@ export class AtomicFile {
     }
   }
 
-  /** Appends `data`. Await each write before the next one, and before reusing `data`. */
-  async write(data: Buffer | string): Promise<void> {
+  /** Appends `data`; it is written (synchronously, see writeFully) once the staging buffer is full. */
+  write(data: Buffer | string): void {
     const buffer = typeof data === 'string' ? Buffer.from(data) : data;
-    if (this.staged + buffer.length > this.staging.length) await this.flush();
-    if (buffer.length > this.staging.length) await writeFully(this.handle, buffer, this.target);
+    if (this.staged + buffer.length > this.staging.length) this.flush();
+    if (buffer.length > this.staging.length) writeFully(this.handle.fd, buffer, this.target);
     else this.staged += buffer.copy(this.staging, this.staged);
   }
 
-  /**
-   * Appends `data` when it fits in the staging buffer as it is (no write call needed): true;
-   * false, with nothing appended, when `write` must do it.
-   */
-  stage(data: Buffer): boolean {
-    if (this.staged + data.length > this.staging.length) return false;
-    this.staged += data.copy(this.staging, this.staged);
-    return true;
-  }
-
   async commit(): Promise<void> {
-    await this.flush();
+    this.flush();
     try {
       await this.handle.sync();
       await this.handle.close();
@@ -67,18 +57,18 @@ export class AtomicFile {
     await rm(this.temporary, { force: true }).catch(() => {});
   }
 
-  private async flush(): Promise<void> {
+  private flush(): void {
     if (this.staged === 0) return;
     const pending = this.staging.subarray(0, this.staged);
     this.staged = 0;
-    await writeFully(this.handle, pending, this.target);
+    writeFully(this.handle.fd, pending, this.target);
   }
 }
 
 export async function writeFileAtomic(target: string, data: string): Promise<void> {
   const file = await AtomicFile.create(target);
   try {
-    await file.write(data);
+    file.write(data);
     await file.commit();
   } catch (error) {
     await file.discard();

@@ -37,8 +37,8 @@ export async function writeDerivedFiles(
     // Records of a run with --repeat above 1 carry `sample`: the CSV files get a column for it.
     const sampled = await hasSamples(succeeded, failed);
     const writer = await DERIVED_FORMATS[format]({ inputs: files, outDir, sampled, csv });
-    if (writer.headers[0]) await output!.write(writer.headers[0]);
-    if (writer.headers[1]) await errors!.write(writer.headers[1]);
+    if (writer.headers[0]) output!.write(writer.headers[0]);
+    if (writer.headers[1]) errors!.write(writer.headers[1]);
     for await (const row of readRows(files)) {
       // A row has one record per sample, in sample order, in either file.
       for (const [records, target, ok] of [
@@ -46,7 +46,7 @@ export async function writeDerivedFiles(
         [failed, errors!, false],
       ] as const) {
         for (let record = await records.take(row.file, row.line); record !== null; record = await records.take(row.file, row.line)) {
-          await target.write(writer.line(row, record, ok));
+          target.write(writer.line(row, record, ok));
         }
       }
     }

@@ -184,7 +184,7 @@ async function mergeFile(sources: readonly string[], target: string, fileOrder: 
       let best = 0;
       for (let i = 1; i < heads.length; i++) if (compare(heads[i]!.key, heads[best]!.key) < 0) best = i;
       const head = heads[best]!;
-      await out.write(`${head.line}\n`);
+      out.write(`${head.line}\n`);
       written++;
       const following = await advance(head.next, target, fileOrder);
       if (following) heads[best] = following;

@@ -1,3 +1,4 @@
+import { readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
 import { onAbort } from '../async/abort-fanout.js';
@@ -45,8 +46,6 @@ export interface ResultCounts {
 export class OrderedResults {
   private readonly window = new ReorderWindow();
   private readonly counts: ResultCounts = { rows: 0, succeeded: 0, failed: 0, pending: 0, byCategory: {} };
-  private writing: Promise<void> = Promise.resolve();
-  private writeQueued = false;
   private copyTimer: NodeJS.Timeout | null = null;
   private failure: Error | null = null;
   private damagedLines = 0;
@@ -127,10 +126,10 @@ export class OrderedResults {
   settled(position: number, location: RecordLocation, outcome: number): void {
     if (this.failure) return;
     this.window.set(position, location, outcome);
-    if (this.copyTimer === null && !this.writeQueued) {
+    if (this.copyTimer === null) {
       this.copyTimer = setTimeout(() => {
         this.copyTimer = null;
-        this.queueWrite(false);
+        this.copyFront(false);
       }, COPY_EVERY_MS);
       this.copyTimer.unref();
     }
@@ -143,8 +142,7 @@ export class OrderedResults {
    */
   async finish(): Promise<ResultCounts> {
     this.stopCopyTimer();
-    this.queueWrite(true);
-    await this.writing;
+    this.copyFront(true);
     try {
       if (this.failure) throw this.failure;
       await this.output.commit();
@@ -160,7 +158,6 @@ export class OrderedResults {
   /** Leaves the files as they were (the run failed). */
   async discard(): Promise<void> {
     this.stopCopyTimer();
-    await this.writing.catch(() => {});
     await this.output.discard();
     await this.errors.discard();
     await this.journal.close().catch(() => {});
@@ -171,32 +168,27 @@ export class OrderedResults {
     this.copyTimer = null;
   }
 
-  private queueWrite(all: boolean): void {
-    if (this.writeQueued && !all) return;
-    this.writeQueued = true;
-    this.writing = this.writing.then(async () => {
-      this.writeQueued = false;
-      try {
-        if (!this.failure) await this.writeFront(all);
-      } catch (error) {
-        this.failure = error as Error;
-        this.onProblem(this.failure);
-      }
-      const waiter = this.windowWaiter;
-      this.windowWaiter = null;
-      waiter?.();
-    });
+  /** Copies the settled rows at the front of the window (all rows left, with `all`). */
+  private copyFront(all: boolean): void {
+    try {
+      if (!this.failure) this.writeFront(all);
+    } catch (error) {
+      this.failure = error as Error;
+      this.onProblem(this.failure);
+    }
+    const waiter = this.windowWaiter;
+    this.windowWaiter = null;
+    waiter?.();
   }
 
-  private async writeFront(all: boolean): Promise<void> {
+  private writeFront(all: boolean): void {
     for (let row = this.window.shift(all); row; row = this.window.shift(all)) {
       this.counts.rows++;
       if (row.outcome === PENDING) {
         this.counts.pending++;
         continue;
       }
-      // Most records are already in the read buffer: no await (and no microtask) for them.
-      const bytes = this.journal.bufferedRecord(row.offset, row.length) ?? (await this.journal.verifiedRecord(row.offset, row.length));
+      const bytes = this.journal.verifiedRecord(row.offset, row.length);
       if (bytes === null) {
         this.counts.pending++;
         if (this.damagedLines++ === 0) this.onProblem(this.damage!);
@@ -204,12 +196,12 @@ export class OrderedResults {
       }
       if (row.outcome === SUCCEEDED) {
         this.counts.succeeded++;
-        if (!this.output.stage(bytes)) await this.output.write(bytes);
+        this.output.write(bytes);
       } else {
         this.counts.failed++;
         const category = categoryOf(row.outcome)!;
         this.counts.byCategory[category] = (this.counts.byCategory[category] ?? 0) + 1;
-        if (!this.errors.stage(bytes)) await this.errors.write(bytes);
+        this.errors.write(bytes);
       }
     }
   }
@@ -230,25 +222,18 @@ class JournalReader {
   ) {}
 
   /**
-   * The record of the line at `offset` when the whole line is in the buffer and verifies; null
-   * when it is not there or does not verify (then `verifiedRecord` reads it, and decides).
-   */
-  bufferedRecord(offset: number, length: number): Buffer | null {
-    if (offset < this.bufferStart || offset + length + 1 > this.bufferStart + this.bufferLength) return null;
-    return this.recordInBuffer(offset, length);
-  }
-
-  /**
    * The record (with its newline) of the journal line at `offset` (`length` bytes without the
-   * newline) when the line verifies, else null: a view valid until the next read.
+   * newline) when the line verifies, else null: a view valid until the next read. Read
+   * synchronously, like the journal is written (see writeFully): the lines were just written, so
+   * the read is a copy from the page cache.
    */
-  async verifiedRecord(offset: number, length: number): Promise<Buffer | null> {
+  verifiedRecord(offset: number, length: number): Buffer | null {
     const end = offset + length + 1; // with the newline
     if (offset < this.bufferStart || end > this.bufferStart + this.bufferLength) {
       if (length + 1 > this.buffer.length) this.buffer = Buffer.allocUnsafe(length + 1);
       let bytesRead: number;
       try {
-        ({ bytesRead } = await this.handle.read(this.buffer, 0, this.buffer.length, offset));
+        bytesRead = readSync(this.handle.fd, this.buffer, 0, this.buffer.length, offset);
       } catch (error) {
         throw asWriteFailure(error, this.file);
       }

@@ -13,8 +13,8 @@ describe('complete writes', () => {
     const target = dir.file('manifest.json');
     const first = await AtomicFile.create(target);
     const second = await AtomicFile.create(target);
-    await first.write('first\n');
-    await second.write('second\n');
+    first.write('first\n');
+    second.write('second\n');
     await first.commit();
     await second.commit();
     expect(await dir.read('manifest.json')).toBe('second\n');
