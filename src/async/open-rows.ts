@@ -41,11 +41,10 @@ export class OpenRows {
     return this.count < this.limits.total && this.count - this.resting < this.limits.working();
   }
 
-  /** Resolves when there is room for one more row. */
-  async room(): Promise<void> {
-    while (!this.hasRoom) {
-      await new Promise<void>((resolve) => (this.waiter = resolve));
-    }
+  /** Resolves when there is room for one more row (one promise: the waiter is woken only then). */
+  room(): Promise<void> {
+    if (this.hasRoom) return Promise.resolve();
+    return new Promise<void>((resolve) => (this.waiter = resolve));
   }
 
   track(work: Promise<unknown>, onError: (error: Error) => void): void {
@@ -82,8 +81,9 @@ export class OpenRows {
   }
 
   private wake(): void {
+    if (this.waiter === null || !this.hasRoom) return;
     const waiter = this.waiter;
     this.waiter = null;
-    waiter?.();
+    waiter();
   }
 }

@@ -13,14 +13,15 @@ export async function jsonlRowCount(file: string): Promise<number> {
         first = false;
         if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = 3; // BOM: not content
       }
-      for (; i < bytes.length; i++) {
-        const byte = bytes[i]!;
-        if (byte === 0x0a) {
-          if (lineHasContent) rows++;
-          lineHasContent = false;
-        } else if (!lineHasContent && !isJsonSpace(byte)) {
-          lineHasContent = true;
-        }
+      // From newline to newline (memchr); only a line's leading spaces are looked at byte by byte.
+      for (let start = i; ; ) {
+        const newline = bytes.indexOf(0x0a, start);
+        const end = newline === -1 ? bytes.length : newline;
+        for (let j = start; !lineHasContent && j < end; j++) lineHasContent = !isJsonSpace(bytes[j]!);
+        if (newline === -1) break;
+        if (lineHasContent) rows++;
+        lineHasContent = false;
+        start = newline + 1;
       }
     }
   } catch {

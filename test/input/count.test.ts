@@ -47,6 +47,18 @@ describe('countRows', () => {
     }
   });
 
+  it('agrees with the reader on random JSONL files whose blank and spaced lines straddle its 256 KiB chunks', async () => {
+    const random = seededRandom(4242);
+    const pieces = ['{}', '{"p":"x"}', ' ', '\t', '\r', '  {} ', 'not json', ''];
+    for (let round = 0; round < 6; round++) {
+      let text = '';
+      // ~300 KiB: past the counter's first chunk, with a different line across the boundary each round.
+      while (text.length < 300_000 + round * 37) text += `${pieces[Math.floor(random() * pieces.length)]}${random() < 0.9 ? '\n' : ''}`;
+      const file = await scratch.write(`r${round}.jsonl`, text);
+      expect(await countRows([file])).toBe((await collect(readRows([file]))).length);
+    }
+  });
+
   it('adds up several files of both formats', async () => {
     const a = await scratch.write('a.jsonl', '{}\n\nnot json\n{}\n');
     const b = await scratch.write('b.csv', 'id,t\n1,"x\ny"\n2,z\n');
