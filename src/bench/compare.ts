@@ -8,7 +8,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InputCache } from './generate-inputs.js';
-import { type ClientRun, countLines, runClient, runMeasured } from './measure.js';
+import { BENCH_API_KEY, type ClientRun, countLines, runClient, runMeasured } from './measure.js';
 import { bareUndiciScript, cliScript, simScript, usageHook } from './paths.js';
 import { COMPARE_CPU_NAME, COMPARE_THROUGHPUT_NAME, type ComparePoint } from './points.js';
 import { type RatioRow, type RatioSummary, summarize, type Target } from './ratios.js';
@@ -66,7 +66,7 @@ const bareUndici: BenchClient = {
         '--timeout-ms',
         String(point.timeoutMs),
       ],
-      env: { BENCH_API_KEY: 'bench-key' },
+      env: { BENCH_API_KEY },
       usageHook,
       usageFile: join(scratch, 'bare-undici.usage'),
       killAfterMs,
