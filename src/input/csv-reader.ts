@@ -1,7 +1,7 @@
 import { type CsvRecordProblem, CsvRecordScanner, MAX_CSV_RECORD_BYTES } from './csv-records.js';
 import { InputError } from './errors.js';
 import { fileChunks } from './file-chunks.js';
-import type { InputRow } from './row.js';
+import { eachRow, type InputRow } from './row.js';
 import { describeReadError, unreadableRest } from './unreadable.js';
 
 const READ_CHUNK_BYTES = 1 << 16;
@@ -22,23 +22,39 @@ interface ScannedRecord {
  *
  * `chunks` replaces reading the file (tests give a source that fails part way).
  */
-export async function* readCsvRows(file: string, chunks?: AsyncIterable<Uint8Array>): AsyncGenerator<InputRow> {
+export function readCsvRows(file: string, chunks?: AsyncIterable<Uint8Array>): AsyncGenerator<InputRow> {
+  return eachRow(readCsvBatches(file, chunks));
+}
+
+/** The rows of a CSV file a chunk at a time (see readJsonlBatches). */
+export async function* readCsvBatches(file: string, chunks?: AsyncIterable<Uint8Array>): AsyncGenerator<InputRow[]> {
   let columns: readonly string[] | null = null;
-  for await (const record of scanRecords(file, chunks)) {
-    if ('error' in record) {
-      yield unreadableRest(file, record.line, 'csv', record.error);
+  for await (const scanned of scanRecords(file, chunks)) {
+    if ('error' in scanned) {
+      yield [unreadableRest(file, scanned.line, 'csv', scanned.error)];
       return;
     }
-    if (columns === null) {
-      const header = headerOf(file, record);
-      if (!header.ok) {
-        yield { kind: 'invalid', file, line: record.line, format: 'csv', problem: `${header.problem}; no row of this file was read` };
-        return;
+    const rows: InputRow[] = [];
+    for (const record of scanned) {
+      if (columns === null) {
+        const header = headerOf(file, record);
+        if (!header.ok) {
+          rows.push({
+            kind: 'invalid',
+            file,
+            line: record.line,
+            format: 'csv',
+            problem: `${header.problem}; no row of this file was read`,
+          });
+          yield rows;
+          return;
+        }
+        columns = header.columns;
+        continue;
       }
-      columns = header.columns;
-      continue;
+      rows.push(toRow(file, record, columns));
     }
-    yield toRow(file, record, columns);
+    if (rows.length > 0) yield rows;
   }
 }
 
@@ -48,8 +64,10 @@ export async function* readCsvRows(file: string, chunks?: AsyncIterable<Uint8Arr
  * used or the file cannot be read.
  */
 export async function readCsvHeader(file: string): Promise<readonly string[] | null> {
-  for await (const record of scanRecords(file)) {
-    if ('error' in record) throw new InputError(`${file}: cannot read (${describeReadError(record.error)})`);
+  for await (const scanned of scanRecords(file)) {
+    if ('error' in scanned) throw new InputError(`${file}: cannot read (${describeReadError(scanned.error)})`);
+    const [record] = scanned;
+    if (record === undefined) continue;
     const header = headerOf(file, record);
     if (!header.ok) throw new InputError(`${file}:${record.line}: ${header.problem}`);
     return header.columns;
@@ -57,12 +75,15 @@ export async function readCsvHeader(file: string): Promise<readonly string[] | n
   return null;
 }
 
-/** The file's records that are not blank, then, if reading fails, where and why (and nothing after). */
+/**
+ * The file's records that are not blank, those of each chunk read together, then, if reading
+ * fails, where and why (and nothing after).
+ */
 async function* scanRecords(
   file: string,
   chunks?: AsyncIterable<Uint8Array>,
-): AsyncGenerator<ScannedRecord | { line: number; error: unknown }> {
-  const records: ScannedRecord[] = [];
+): AsyncGenerator<ScannedRecord[] | { line: number; error: unknown }> {
+  let records: ScannedRecord[] = [];
   const scanner = new CsvRecordScanner((line, cells, problem) => records.push({ line, cells, problem }));
   const source = (chunks ?? fileChunks(file, READ_CHUNK_BYTES))[Symbol.asyncIterator]();
   try {
@@ -76,9 +97,11 @@ async function* scanRecords(
       }
       if (next.done) scanner.end();
       else scanner.push(next.value);
-      // Only push() and end() add records, so the list is stable while they are handed out.
-      for (const record of records) yield record;
-      records.length = 0;
+      // Only push() and end() add records: the list is complete, and handed out whole.
+      if (records.length > 0) {
+        yield records;
+        records = [];
+      }
       if (next.done) return;
     }
   } finally {

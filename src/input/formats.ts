@@ -1,15 +1,15 @@
 import { csvRecordCount } from './csv-count.js';
-import { csvHeaderProblem, readCsvRows } from './csv-reader.js';
+import { csvHeaderProblem, readCsvBatches } from './csv-reader.js';
 import { jsonlRowCount } from './jsonl-count.js';
-import { jsonlProblem, readJsonlRows } from './jsonl-reader.js';
+import { jsonlProblem, readJsonlBatches } from './jsonl-reader.js';
 import type { InputFormat, InputRow } from './row.js';
 
 /** What chatbatch does with an input file of one kind. */
 export interface InputFormatSpec {
   /** File name endings, lower case. */
   extensions: readonly string[];
-  /** Every row of the file, invalid ones included, in order. */
-  read(file: string): AsyncGenerator<InputRow>;
+  /** Every row of the file, invalid ones included, in order, the rows of one read of the file at a time. */
+  read(file: string): AsyncGenerator<InputRow[]>;
   /** How many rows `read` will yield, without building them (progress totals, unread rows); never throws. */
   count(file: string): Promise<number>;
   /** What makes the file unusable before its first row (checked before any request); null when nothing does. */
@@ -18,8 +18,8 @@ export interface InputFormatSpec {
 
 /** The input formats, by name: a new one is a row here and its reader. */
 export const INPUT_FORMATS: Readonly<Record<InputFormat, InputFormatSpec>> = {
-  jsonl: { extensions: ['.jsonl', '.ndjson'], read: readJsonlRows, count: jsonlRowCount, problem: jsonlProblem },
-  csv: { extensions: ['.csv'], read: (file) => readCsvRows(file), count: csvRecordCount, problem: csvHeaderProblem },
+  jsonl: { extensions: ['.jsonl', '.ndjson'], read: readJsonlBatches, count: jsonlRowCount, problem: jsonlProblem },
+  csv: { extensions: ['.csv'], read: (file) => readCsvBatches(file), count: csvRecordCount, problem: csvHeaderProblem },
 };
 
 export const ACCEPTED_EXTENSIONS = Object.values(INPUT_FORMATS)

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { fileChunks } from './file-chunks.js';
-import type { InputRow } from './row.js';
+import { eachRow, type InputRow } from './row.js';
 import { describeReadError, unreadableRest } from './unreadable.js';
 
 const NEWLINE = 0x0a;
@@ -14,11 +14,20 @@ export const MAX_JSONL_LINE_BYTES = 16 * 1024 * 1024;
 /**
  * Streams a JSONL file, one row per non-blank line, with 1-based line numbers. Lines are split
  * on bytes (not readline), so a line with invalid UTF-8 is reported on its own instead of being
- * decoded into U+FFFD, and memory holds one chunk plus the line being read. Nothing here
+ * decoded into U+FFFD, and memory holds one chunk, its rows, and the line being read. Nothing here
  * throws: a file that cannot be read from some line on becomes one invalid row there.
  */
-export async function* readJsonlRows(file: string): AsyncGenerator<InputRow> {
-  let lineNumber = 0;
+export function readJsonlRows(file: string): AsyncGenerator<InputRow> {
+  return eachRow(readJsonlBatches(file));
+}
+
+/**
+ * The rows of a JSONL file a chunk at a time: one resumption of this generator per 64 KiB read,
+ * not per row, and the per-line loop stays a plain loop.
+ */
+export async function* readJsonlBatches(file: string): AsyncGenerator<InputRow[]> {
+  const read = { lines: 0 };
+  let rows: InputRow[] = [];
   // The start of a line that runs past the end of a chunk: its parts, joined once it ends.
   let partial: Buffer[] = [];
   let partialBytes = 0;
@@ -32,32 +41,26 @@ export async function* readJsonlRows(file: string): AsyncGenerator<InputRow> {
       try {
         next = await chunks.next();
       } catch (error) {
-        yield unreadableRest(file, lineNumber + 1, 'jsonl', error);
+        yield [unreadableRest(file, read.lines + 1, 'jsonl', error)];
         return;
       }
       if (next.done) break;
       const chunk = next.value;
       let start = 0;
-      let newline = chunk.indexOf(NEWLINE);
+      const newline = chunk.indexOf(NEWLINE);
       if (newline !== -1 && (partial.length > 0 || tooLong)) {
-        lineNumber++;
+        read.lines++;
         const row =
           tooLong || partialBytes + newline > MAX_JSONL_LINE_BYTES
-            ? tooLongRow(file, lineNumber)
-            : parseLine(file, lineNumber, Buffer.concat([...partial, chunk.subarray(0, newline)]));
+            ? tooLongRow(file, read.lines)
+            : parseLine(file, read.lines, Buffer.concat([...partial, chunk.subarray(0, newline)]));
         partial = [];
         partialBytes = 0;
         tooLong = false;
-        if (row) yield row;
+        if (row) rows.push(row);
         start = newline + 1;
-        newline = chunk.indexOf(NEWLINE, start);
       }
-      while (newline !== -1) {
-        const row = parseLine(file, ++lineNumber, chunk.subarray(start, newline));
-        if (row) yield row;
-        start = newline + 1;
-        newline = chunk.indexOf(NEWLINE, start);
-      }
+      start = parseWholeLines(file, chunk, start, read, rows);
       if (start < chunk.length && !tooLong) {
         partial.push(Buffer.from(chunk.subarray(start)));
         partialBytes += chunk.length - start;
@@ -66,6 +69,10 @@ export async function* readJsonlRows(file: string): AsyncGenerator<InputRow> {
           partial = [];
         }
       }
+      if (rows.length > 0) {
+        yield rows;
+        rows = [];
+      }
     }
   } finally {
     // Reached on early exit by the consumer too: release the file at once.
@@ -73,11 +80,25 @@ export async function* readJsonlRows(file: string): AsyncGenerator<InputRow> {
   }
   // A last line without a final newline is still a row.
   if (tooLong) {
-    yield tooLongRow(file, lineNumber + 1);
+    yield [tooLongRow(file, read.lines + 1)];
   } else if (partial.length > 0) {
-    const row = parseLine(file, ++lineNumber, Buffer.concat(partial));
-    if (row) yield row;
+    const row = parseLine(file, ++read.lines, Buffer.concat(partial));
+    if (row) yield [row];
   }
+}
+
+/**
+ * Parses every line of `chunk` from `start` that ends in it, counting them in `read.lines`, and
+ * returns where the unfinished rest begins. A plain function: the hot loop is optimised on its
+ * own, not as part of the async generator around it.
+ */
+function parseWholeLines(file: string, chunk: Buffer, start: number, read: { lines: number }, rows: InputRow[]): number {
+  for (let newline = chunk.indexOf(NEWLINE, start); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
+    const row = parseLine(file, ++read.lines, chunk.subarray(start, newline));
+    if (row) rows.push(row);
+    start = newline + 1;
+  }
+  return start;
 }
 
 function parseLine(file: string, line: number, bytes: Buffer): InputRow | null {

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { readRows } from '../input/read-rows.js';
+import { readRowBatches } from '../input/read-rows.js';
 import { rowId, SeenIds } from '../input/row-id.js';
 import { inShard, type Shard } from '../input/shard.js';
 import { headersIdentity } from '../job/headers.js';
@@ -54,61 +54,61 @@ export async function* prepareRows(
   notes: BatchNotes,
   seen: SeenIds = new SeenIds(),
 ): AsyncGenerator<PreparedRow> {
-  for await (const row of readRows(files)) {
-    const origin = { id: rowId(row, settings.idField ?? undefined), file: row.file, line: row.line };
-    if (settings.shard && !inShard(origin.id, settings.shard)) {
-      yield { kind: 'other-shard', origin };
-      continue;
-    }
-    const invalid = (key: string, problem: string): PreparedRow => ({
-      kind: 'invalid',
-      key,
-      fingerprint: `invalid:${shortHash(problem)}`,
-      origin,
-      problem,
-    });
-    if (!seen.add(origin.id)) {
-      yield invalid(`dup:${row.file}:${row.line}`, `duplicate id "${origin.id}": an earlier row has the same id`);
-      continue;
-    }
-    if (row.kind === 'invalid') {
-      yield invalid(origin.id, row.problem);
-      continue;
-    }
-    const messages = rowToMessages(row.fields, { system: settings.system, template: settings.template });
-    if (!messages.ok) {
-      yield invalid(origin.id, messages.problem);
-      continue;
-    }
-    const body = bodyFields(row.fields, settings.rowParams);
-    if (!body.ok) {
-      yield invalid(origin.id, body.problem);
-      continue;
-    }
-    notes.add(row, body);
-    const request = buildChatRequest(messages.messages, {
-      baseUrl: settings.baseUrl,
-      model: settings.model,
-      headers: settings.headers ?? '',
-      params: withRowParams(settings.params, body.params),
-    });
-    yield {
-      kind: 'task',
-      key: origin.id,
-      fingerprint: request.fingerprint,
-      // A literal, not a spread of `origin`: a spread's objects got a map of their own each row,
-      // so every read of a task's fields missed V8's inline caches (~15 misses a row).
-      task: {
-        id: origin.id,
-        file: origin.file,
-        line: origin.line,
-        position: -1,
+  for await (const batch of readRowBatches(files)) {
+    for (const row of batch) {
+      const origin = { id: rowId(row, settings.idField ?? undefined), file: row.file, line: row.line };
+      if (settings.shard && !inShard(origin.id, settings.shard)) {
+        yield { kind: 'other-shard', origin };
+        continue;
+      }
+      if (!seen.add(origin.id)) {
+        yield invalid(origin, `dup:${row.file}:${row.line}`, `duplicate id "${origin.id}": an earlier row has the same id`);
+        continue;
+      }
+      if (row.kind === 'invalid') {
+        yield invalid(origin, origin.id, row.problem);
+        continue;
+      }
+      const messages = rowToMessages(row.fields, { system: settings.system, template: settings.template });
+      if (!messages.ok) {
+        yield invalid(origin, origin.id, messages.problem);
+        continue;
+      }
+      const body = bodyFields(row.fields, settings.rowParams);
+      if (!body.ok) {
+        yield invalid(origin, origin.id, body.problem);
+        continue;
+      }
+      notes.add(row, body);
+      const request = buildChatRequest(messages.messages, {
+        baseUrl: settings.baseUrl,
+        model: settings.model,
+        headers: settings.headers ?? '',
+        params: withRowParams(settings.params, body.params),
+      });
+      yield {
+        kind: 'task',
         key: origin.id,
-        request,
-        clientRequestIdBase: `cb-${shortHash(origin.id)}`,
-      },
-    };
+        fingerprint: request.fingerprint,
+        // A literal, not a spread of `origin`: a spread's objects got a map of their own each row,
+        // so every read of a task's fields missed V8's inline caches (~15 misses a row).
+        task: {
+          id: origin.id,
+          file: origin.file,
+          line: origin.line,
+          position: -1,
+          key: origin.id,
+          request,
+          clientRequestIdBase: `cb-${shortHash(origin.id)}`,
+        },
+      };
+    }
   }
+}
+
+/** A row that becomes an `invalid_input` record under `key`. */
+function invalid(origin: RowOrigin, key: string, problem: string): PreparedRow {
+  return { kind: 'invalid', key, fingerprint: `invalid:${shortHash(problem)}`, origin, problem };
 }
 
 /** Sample `sample` of a prepared row (`--repeat`), at `position`; the row itself at that position when there are no samples. */
