@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import { readRowBatches } from '../input/read-rows.js';
+import type { InputRow } from '../input/row.js';
 import { rowId, SeenIds } from '../input/row-id.js';
 import { inShard, type Shard } from '../input/shard.js';
 import { headersIdentity } from '../job/headers.js';
@@ -55,55 +56,45 @@ export async function* prepareRows(
   seen: SeenIds = new SeenIds(),
 ): AsyncGenerator<PreparedRow> {
   for await (const batch of readRowBatches(files)) {
-    for (const row of batch) {
-      const origin = { id: rowId(row, settings.idField ?? undefined), file: row.file, line: row.line };
-      if (settings.shard && !inShard(origin.id, settings.shard)) {
-        yield { kind: 'other-shard', origin };
-        continue;
-      }
-      if (!seen.add(origin.id)) {
-        yield invalid(origin, `dup:${row.file}:${row.line}`, `duplicate id "${origin.id}": an earlier row has the same id`);
-        continue;
-      }
-      if (row.kind === 'invalid') {
-        yield invalid(origin, origin.id, row.problem);
-        continue;
-      }
-      const messages = rowToMessages(row.fields, { system: settings.system, template: settings.template });
-      if (!messages.ok) {
-        yield invalid(origin, origin.id, messages.problem);
-        continue;
-      }
-      const body = bodyFields(row.fields, settings.rowParams);
-      if (!body.ok) {
-        yield invalid(origin, origin.id, body.problem);
-        continue;
-      }
-      notes.add(row, body);
-      const request = buildChatRequest(messages.messages, {
-        baseUrl: settings.baseUrl,
-        model: settings.model,
-        headers: settings.headers ?? '',
-        params: withRowParams(settings.params, body.params),
-      });
-      yield {
-        kind: 'task',
-        key: origin.id,
-        fingerprint: request.fingerprint,
-        // A literal, not a spread of `origin`: a spread's objects got a map of their own each row,
-        // so every read of a task's fields missed V8's inline caches (~15 misses a row).
-        task: {
-          id: origin.id,
-          file: origin.file,
-          line: origin.line,
-          position: -1,
-          key: origin.id,
-          request,
-          clientRequestIdBase: `cb-${shortHash(origin.id)}`,
-        },
-      };
-    }
+    for (const row of batch) yield prepareRow(row, settings, notes, seen);
   }
+}
+
+/** One input row, ready: see PreparedRow. */
+function prepareRow(row: InputRow, settings: PrepareSettings, notes: BatchNotes, seen: SeenIds): PreparedRow {
+  const origin = { id: rowId(row, settings.idField ?? undefined), file: row.file, line: row.line };
+  if (settings.shard && !inShard(origin.id, settings.shard)) return { kind: 'other-shard', origin };
+  if (!seen.add(origin.id)) {
+    return invalid(origin, `dup:${row.file}:${row.line}`, `duplicate id "${origin.id}": an earlier row has the same id`);
+  }
+  if (row.kind === 'invalid') return invalid(origin, origin.id, row.problem);
+  const messages = rowToMessages(row.fields, { system: settings.system, template: settings.template });
+  if (!messages.ok) return invalid(origin, origin.id, messages.problem);
+  const body = bodyFields(row.fields, settings.rowParams);
+  if (!body.ok) return invalid(origin, origin.id, body.problem);
+  notes.add(row, body);
+  const request = buildChatRequest(messages.messages, {
+    baseUrl: settings.baseUrl,
+    model: settings.model,
+    headers: settings.headers ?? '',
+    params: withRowParams(settings.params, body.params),
+  });
+  return {
+    kind: 'task',
+    key: origin.id,
+    fingerprint: request.fingerprint,
+    // A literal, not a spread of `origin`: a spread's objects got a map of their own each row,
+    // so every read of a task's fields missed V8's inline caches (~15 misses a row).
+    task: {
+      id: origin.id,
+      file: origin.file,
+      line: origin.line,
+      position: -1,
+      key: origin.id,
+      request,
+      clientRequestIdBase: `cb-${shortHash(origin.id)}`,
+    },
+  };
 }
 
 /** A row that becomes an `invalid_input` record under `key`. */
