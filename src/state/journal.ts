@@ -179,7 +179,9 @@ export class JournalWriter {
   }
 
   private async sync(): Promise<void> {
-    if (this.syncing) return this.syncing;
+    // An fsync already under way (the periodic one) may have begun before the latest writes:
+    // wait for it, then sync again what it does not cover.
+    while (this.syncing) await this.syncing;
     if (!this.dirty) return;
     this.dirty = false;
     this.syncing = this.handle.datasync().then(
