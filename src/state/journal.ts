@@ -123,6 +123,8 @@ export class JournalWriter {
   /** Waits until everything appended so far is written and fsynced. */
   async drain(): Promise<void> {
     this.write();
+    // An fsync under way (the periodic one) may have begun before that write: it does not cover it.
+    while (this.syncing) await this.syncing;
     await this.sync();
     if (this.failure) throw this.failure;
   }
@@ -179,9 +181,7 @@ export class JournalWriter {
   }
 
   private async sync(): Promise<void> {
-    // An fsync already under way (the periodic one) may have begun before the latest writes:
-    // wait for it, then sync again what it does not cover.
-    while (this.syncing) await this.syncing;
+    if (this.syncing) return this.syncing;
     if (!this.dirty) return;
     this.dirty = false;
     this.syncing = this.handle.datasync().then(
