@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { TOOL_VERSION } from '../output/tool-version.js';
 import { diskFailureOf } from '../output/write-failed.js';
 import { EXIT } from './exit-codes.js';
 import { reportInternalError } from './internal-error.js';
@@ -56,7 +57,9 @@ const cli = yargs(hideBin(process.argv))
   .recommendCommands()
   .help()
   .alias('help', 'h')
-  .version()
+  // Named, not guessed: yargs looks for the package.json above its own folder, which in an
+  // install is the host project's (`chatbatch --version` printed the host's version).
+  .version(TOOL_VERSION)
   .wrap(Math.min(110, process.stdout.columns || 110))
   // Usage errors are exit 2 (the contract), not yargs' default 1.
   .fail((message, error) => {

@@ -123,6 +123,8 @@ export class JournalWriter {
   /** Waits until everything appended so far is written and fsynced. */
   async drain(): Promise<void> {
     this.write();
+    // An fsync under way (the periodic one) may have begun before that write: it does not cover it.
+    while (this.syncing) await this.syncing;
     await this.sync();
     if (this.failure) throw this.failure;
   }

@@ -1,4 +1,5 @@
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { fstatSync } from 'node:fs';
+import { appendFile, type FileHandle, mkdtemp, open, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -100,6 +101,31 @@ describe('journal', () => {
       expect(recordAt(bytes, location)).toBe(Buffer.from(record(i)).toString('utf8'));
     }
   });
+  it('close fsyncs the lines written after an fsync already under way (the periodic one) began', async () => {
+    const file = path.join(dir, 'journal.jsonl');
+    // Where the file ended when each fsync was asked for: an fsync covers what was written before it.
+    const syncedUpTo: number[] = [];
+    const probe = await open(file, 'w');
+    const prototype = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    const realDatasync = prototype.datasync;
+    prototype.datasync = function datasync(this: FileHandle) {
+      syncedUpTo.push(fstatSync(this.fd).size);
+      return realDatasync.call(this);
+    };
+    try {
+      const writer = await JournalWriter.open(file, 60 * 60 * 1000);
+      await writer.append({ k: 'a', f: 'fp', o: 1 }, '{"id":"a"}');
+      const periodic = writer.drain(); // an fsync of line a, still under way ...
+      void writer.append({ k: 'b', f: 'fp', o: 1 }, '{"id":"b"}');
+      await writer.close(); // ... when line b is written and the journal closes
+      await periodic;
+    } finally {
+      prototype.datasync = realDatasync;
+    }
+    expect(syncedUpTo.at(-1)).toBe((await stat(file)).size);
+  });
+
   it('writes output and errors in input order from an out-of-order journal', async () => {
     const file = path.join(dir, 'journal.jsonl');
     const writer = await JournalWriter.open(file);
