@@ -96,7 +96,8 @@ describe('a file system that takes short writes and fills up', () => {
   });
 
   it('ENOSPC on the journal only: the manifest says write_failed and output.jsonl holds only verified records; --resume completes', async () => {
-    // The failing write takes a while, so rows settle behind it and wait in the journal's queue.
+    // The failing write takes a while (the journal writes synchronously, so the process waits, as on a
+    // struggling disk): the answers that arrive meanwhile settle after the failure and must not be kept.
     const full = await run([], {
       CHATBATCH_FAULT_PATHS: 'journal.jsonl',
       CHATBATCH_FAULT_SHORT: '1',
