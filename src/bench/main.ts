@@ -298,7 +298,9 @@ async function comparison({ quick, cold, rounds }: Args): Promise<void> {
 async function pointsRun({ quick, cold, only }: Args): Promise<void> {
   let points = benchPoints(quick);
   if (only) points = points.filter((p) => only.some((name) => p.name.includes(name)));
-  if (points.length === 0) throw new Error('no benchmark point matches --only');
+  if (points.length === 0) {
+    usageError(`no benchmark point matches --only ${only!.join(',')}; the points: ${benchPoints(quick).map((p) => p.name).join(', ')}`);
+  }
 
   const startedAt = new Date();
   const results: PointResult[] = [];
