@@ -299,7 +299,8 @@ async function pointsRun({ quick, cold, only }: Args): Promise<void> {
   let points = benchPoints(quick);
   if (only) points = points.filter((p) => only.some((name) => p.name.includes(name)));
   if (points.length === 0) {
-    usageError(`no benchmark point matches --only ${only!.join(',')}; the points: ${benchPoints(quick).map((p) => p.name).join(', ')}`);
+    const names = benchPoints(quick).map((p) => p.name);
+    usageError(`no benchmark point matches --only ${only!.join(',')}; the points: ${names.join(', ')}`);
   }
 
   const startedAt = new Date();
