@@ -14,7 +14,8 @@ const ERROR_COLUMNS = [...RESULT_COLUMNS, 'category', 'message'] as const;
  * `sample` column first among ours when rows were sampled.
  */
 export async function csvWriter({ inputs, outDir, sampled, csv }: FormatContext): Promise<FormatWriter> {
-  const inputColumns = await sharedCsvColumns(inputs);
+  const shared = await sharedCsvColumns(inputs);
+  const inputColumns = shared ?? ORIGIN_COLUMNS;
   const data = await scanReplyData(path.join(outDir, OUTPUT_FILE), path.join(outDir, ERRORS_FILE), csv.dataFields);
   const resultColumns: readonly string[] = sampled ? ['sample', ...RESULT_COLUMNS] : RESULT_COLUMNS;
   const errorColumns: readonly string[] = sampled ? ['sample', ...ERROR_COLUMNS] : ERROR_COLUMNS;
@@ -28,7 +29,7 @@ export async function csvWriter({ inputs, outDir, sampled, csv }: FormatContext)
     line(row, record, ok) {
       const fields = record as unknown as Record<string, unknown>;
       const cells: Array<string | number> = [
-        ...inputCells(row, inputColumns, record.id),
+        ...inputCells(row, shared, record.id),
         ...(ok ? resultColumns : errorColumns).map((column) => cell(fields[column])),
       ];
       if (ok) cells.push(...dataCells(record.data, data));
@@ -57,28 +58,33 @@ export function resultColumnNames(inputColumns: readonly string[], ours: readonl
   });
 }
 
-/** The input's columns when every input is a CSV with the same header; else id, file, line. */
-async function sharedCsvColumns(files: readonly string[]): Promise<string[]> {
+/** Where a row came from: the columns when the inputs share no CSV header. */
+const ORIGIN_COLUMNS: readonly string[] = ['id', 'file', 'line'];
+
+/** The input's columns when every input is a CSV with the same header; else null. */
+async function sharedCsvColumns(files: readonly string[]): Promise<string[] | null> {
   let shared: readonly string[] | null = null;
   for (const file of files) {
-    if (!file.toLowerCase().endsWith('.csv')) return ['id', 'file', 'line'];
+    if (!file.toLowerCase().endsWith('.csv')) return null;
     for await (const row of readRows([file])) {
       const columns = row.kind === 'row' ? row.columns : undefined;
       if (!columns) continue;
-      if (shared && shared.join('\u0000') !== columns.join('\u0000')) return ['id', 'file', 'line'];
+      if (shared && shared.join('\u0000') !== columns.join('\u0000')) return null;
       shared = columns;
       break;
     }
   }
-  return shared ? [...shared] : ['id', 'file', 'line'];
+  return shared ? [...shared] : null;
 }
 
-/** The id cell is the record's id, not String() of the row's `id` value: a deeply nested list there overflowed the stack. */
-function inputCells(row: InputRow, columns: readonly string[], id: string): string[] {
-  if (columns.length === 3 && columns[0] === 'id' && columns[1] === 'file' && columns[2] === 'line' && !('columns' in row && row.columns)) {
-    return [id, row.file, String(row.line)];
-  }
-  return columns.map((column) => cell(row.fields?.[column]));
+/**
+ * The input's cells under the shared header, else the row's origin, whatever its file's kind (a
+ * CSV row among other inputs too). The id cell is the record's id, not String() of the row's
+ * `id` value: a deeply nested list there overflowed the stack.
+ */
+function inputCells(row: InputRow, shared: readonly string[] | null, id: string): string[] {
+  if (shared === null) return [id, row.file, String(row.line)];
+  return shared.map((column) => cell(row.fields?.[column]));
 }
 
 function cell(value: unknown): string {

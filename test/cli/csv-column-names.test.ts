@@ -71,6 +71,22 @@ describe('--format csv column names', () => {
     ]).toEqual(['shoes', 'client_error', '400']);
   });
 
+  it('CSV inputs beside a JSONL one (no shared header): every row, CSV ones included, says its file and line', async () => {
+    await dir.write('a.csv', 'id,prompt\r\n1,"hello, world"\r\n2,"two\r\nlines"\r\n');
+    await dir.write('b.jsonl', '{"id":"j1","prompt":"hi"}\n');
+    const result = await runCli(['run', 'a.csv', 'b.jsonl', '--simulate', '--model', 'm', '--out', 'out', '--format', 'csv', '--quiet'], {
+      cwd: dir.path,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const [header, ...rows] = await table('out/output.csv');
+    expect(header!.slice(0, 3)).toEqual(['id', 'file', 'line']);
+    expect(rows.map((row) => row.slice(0, 3))).toEqual([
+      ['1', 'a.csv', '2'],
+      ['2', 'a.csv', '3'],
+      ['j1', 'b.jsonl', '1'],
+    ]);
+  });
+
   it.each([
     [['category'], ['category', 'message'], ['chatbatch_category', 'message']],
     [['category', 'chatbatch_category'], ['category'], ['chatbatch_chatbatch_category']],
