@@ -1,7 +1,7 @@
 import { type CsvRecordProblem, CsvRecordScanner, MAX_CSV_RECORD_BYTES } from './csv-records.js';
 import { InputError } from './errors.js';
 import { fileChunks } from './file-chunks.js';
-import { eachRow, type InputRow } from './row.js';
+import type { InputRow } from './row.js';
 import { describeReadError, unreadableRest } from './unreadable.js';
 
 const READ_CHUNK_BYTES = 1 << 16;
@@ -20,13 +20,9 @@ interface ScannedRecord {
  * header that cannot be used is found before the run by `readCsvHeader` (preflight.ts); should
  * the file change after that, its header becomes one invalid row standing for the whole file.
  *
- * `chunks` replaces reading the file (tests give a source that fails part way).
+ * `chunks` replaces reading the file (tests give a source that fails part way). The rows come a
+ * chunk read at a time (see readJsonlBatches).
  */
-export function readCsvRows(file: string, chunks?: AsyncIterable<Uint8Array>): AsyncGenerator<InputRow> {
-  return eachRow(readCsvBatches(file, chunks));
-}
-
-/** The rows of a CSV file a chunk at a time (see readJsonlBatches). */
 export async function* readCsvBatches(file: string, chunks?: AsyncIterable<Uint8Array>): AsyncGenerator<InputRow[]> {
   let columns: readonly string[] | null = null;
   for await (const scanned of scanRecords(file, chunks)) {
@@ -66,8 +62,7 @@ export async function* readCsvBatches(file: string, chunks?: AsyncIterable<Uint8
 export async function readCsvHeader(file: string): Promise<readonly string[] | null> {
   for await (const scanned of scanRecords(file)) {
     if ('error' in scanned) throw new InputError(`${file}: cannot read (${describeReadError(scanned.error)})`);
-    const [record] = scanned;
-    if (record === undefined) continue;
+    const record = scanned[0]!; // a batch is never empty
     const header = headerOf(file, record);
     if (!header.ok) throw new InputError(`${file}:${record.line}: ${header.problem}`);
     return header.columns;

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { fileChunks } from './file-chunks.js';
-import { eachRow, type InputRow } from './row.js';
+import type { InputRow } from './row.js';
 import { describeReadError, unreadableRest } from './unreadable.js';
 
 const NEWLINE = 0x0a;
@@ -16,14 +16,9 @@ export const MAX_JSONL_LINE_BYTES = 16 * 1024 * 1024;
  * on bytes (not readline), so a line with invalid UTF-8 is reported on its own instead of being
  * decoded into U+FFFD, and memory holds one chunk, its rows, and the line being read. Nothing here
  * throws: a file that cannot be read from some line on becomes one invalid row there.
- */
-export function readJsonlRows(file: string): AsyncGenerator<InputRow> {
-  return eachRow(readJsonlBatches(file));
-}
-
-/**
- * The rows of a JSONL file a chunk at a time: one resumption of this generator per 64 KiB read,
- * not per row, and the per-line loop stays a plain loop.
+ *
+ * The rows come a chunk at a time: one resumption of this generator per 64 KiB read, not per row,
+ * and the per-line loop stays a plain loop.
  */
 export async function* readJsonlBatches(file: string): AsyncGenerator<InputRow[]> {
   const read = { lines: 0 };

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
-import { readRows } from '../input/read-rows.js';
+import { readCsvHeader } from '../input/csv-reader.js';
 import type { InputRow } from '../input/row.js';
 import { dataCells, dataColumnNames, scanReplyData } from './data-columns.js';
 import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
@@ -66,13 +66,11 @@ async function sharedCsvColumns(files: readonly string[]): Promise<string[] | nu
   let shared: readonly string[] | null = null;
   for (const file of files) {
     if (!file.toLowerCase().endsWith('.csv')) return null;
-    for await (const row of readRows([file])) {
-      const columns = row.kind === 'row' ? row.columns : undefined;
-      if (!columns) continue;
-      if (shared && shared.join('\u0000') !== columns.join('\u0000')) return null;
-      shared = columns;
-      break;
-    }
+    // Checked before the run; should the file have changed since, it is not counted as sharing.
+    const columns = await readCsvHeader(file).catch(() => null);
+    if (!columns) continue;
+    if (shared && shared.join('\u0000') !== columns.join('\u0000')) return null;
+    shared = columns;
   }
   return shared ? [...shared] : null;
 }

@@ -224,8 +224,7 @@ class JournalReader {
   /**
    * The record (with its newline) of the journal line at `offset` (`length` bytes without the
    * newline) when the line verifies, else null: a view valid until the next read. Read
-   * synchronously, like the journal is written (see writeFully): the lines were just written, so
-   * the read is a copy from the page cache.
+   * synchronously, as the journal is written (see writeFully).
    */
   verifiedRecord(offset: number, length: number): Buffer | null {
     const end = offset + length + 1; // with the newline

@@ -141,12 +141,7 @@ export class JournalWriter {
     }
   }
 
-  /**
-   * Writes the lines gathered so far, then wakes their appends. The write is synchronous: it
-   * goes to the page cache, which takes a few microseconds for a turn's lines, where a write on
-   * libuv's thread pool costs a hand-over to another thread and back (more CPU than the copy
-   * itself, measured). The fsync, which waits for the disk, stays on the thread pool.
-   */
+  /** Writes the lines gathered so far (synchronously, see writeFully), then wakes their appends. */
   private write(): void {
     if (this.filled === 0 && this.pendingWaiters.length === 0) return;
     const waiters = this.pendingWaiters;

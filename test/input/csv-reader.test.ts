@@ -1,10 +1,13 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { readCsvHeader, readCsvRows } from '../../src/input/csv-reader.js';
+import { readCsvBatches, readCsvHeader } from '../../src/input/csv-reader.js';
 import { InputError } from '../../src/input/errors.js';
-import type { InputRow } from '../../src/input/row.js';
+import { eachRow, type InputRow } from '../../src/input/row.js';
 import { collect, randomCsvText, seededRandom, summary, useScratchDir } from './helpers.js';
 import { LINE_ENDING_CASES } from './line-endings.js';
+
+/** The reader's rows one at a time. */
+const readCsvRows = (file: string, chunks?: AsyncIterable<Uint8Array>) => eachRow(readCsvBatches(file, chunks));
 
 const scratch = useScratchDir();
 

@@ -1,9 +1,12 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { readJsonlRows } from '../../src/input/jsonl-reader.js';
+import { readJsonlBatches } from '../../src/input/jsonl-reader.js';
 import { readRows } from '../../src/input/read-rows.js';
-import type { InputRow } from '../../src/input/row.js';
+import { eachRow, type InputRow } from '../../src/input/row.js';
 import { collect, summary, useScratchDir } from './helpers.js';
+
+/** The reader's rows one at a time. */
+const readJsonlRows = (file: string) => eachRow(readJsonlBatches(file));
 
 const scratch = useScratchDir();
 
