@@ -1,5 +1,6 @@
 import { sleep } from '../async/sleep.js';
 import type { Slots } from '../async/slots.js';
+import { afterTurnIo } from '../async/turn-io.js';
 import type { AttemptFailure, AttemptOutcome, AttemptSuccess } from '../http/attempt.js';
 import type { ChatClient } from '../http/chat-client.js';
 import { readRateLimitHeaders } from '../http/rate-limit-headers.js';
@@ -61,12 +62,15 @@ export interface AttemptContext {
 /** Makes a settled row durable (its journal line written to the OS). */
 export type Settle = (task: RowTask, record: RowRecord) => Promise<void>;
 
-type Step = { kind: 'settled'; record: RowRecord; reply?: AttemptSuccess } | { kind: 'pending' } | { kind: 'retry'; delayMs: number };
+/** A settled row's record is built after its slot is given back (see processRow). */
+type Step = { kind: 'settled'; record: () => RowRecord; reply?: AttemptSuccess } | { kind: 'pending' } | { kind: 'retry'; delayMs: number };
 
 /**
- * Runs one row to its end. A pool slot is held only while an attempt is on the wire; the row's
- * record is made durable after the slot is given to the next row, so the journal's write never
- * stands between a response and the next request. A row is still open (see OpenRows) until its
+ * Runs one row to its end. A pool slot is held only while an attempt is on the wire. The row's
+ * record is built and made durable after the slot is given to the next row, and after the
+ * responses that arrived in the same turn of the event loop have sent their next requests
+ * (afterTurnIo): at 256 connections answers come in bursts, and writing each one down before the
+ * next answer's request went out added the burst's bookkeeping to every round trip. A row is still open (see OpenRows) until its
  * record is durable, so what a crash can cost stays bounded: the rows in flight or waiting for
  * their journal write, at most the open rows' working limit. A row waiting out a retry delay
  * holds no slot. Returns false when the row is left pending (the run stopped).
@@ -114,7 +118,8 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
           budgetSpent(attempt - 1, outageRetry.maxAttempts, context.outage.uncounted(outageStreaks))
         ) {
           delete history[history.length - 1]!.wait_ms; // no attempt followed the wait
-          step = { kind: 'settled', record: failureRecord(task, outageRetry.outcome, outageRetry.soFar, context.recordContext) };
+          const { outcome, soFar } = outageRetry;
+          step = { kind: 'settled', record: () => failureRecord(task, outcome, soFar, context.recordContext) };
           break inSlot;
         }
         const clientRequestId = `${task.clientRequestIdBase}-${attempt}`;
@@ -155,11 +160,17 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
               break inSlot;
             }
             // Not cached: a later run sends it again rather than being served this reply.
-            step = { kind: 'settled', record: withCheckedReply(successRecord(task, outcome, soFar, context.recordContext), checked) };
+            step = { kind: 'settled', record: () => withCheckedReply(successRecord(task, outcome, soFar, context.recordContext), checked) };
             break inSlot;
           }
-          const record = successRecord(task, outcome, soFar, context.recordContext);
-          step = { kind: 'settled', record: checked ? withCheckedReply(record, checked) : record, reply: outcome };
+          step = {
+            kind: 'settled',
+            record: () => {
+              const record = successRecord(task, outcome, soFar, context.recordContext);
+              return checked ? withCheckedReply(record, checked) : record;
+            },
+            reply: outcome,
+          };
           break inSlot;
         }
         if (outcome.status === 429 && !outcome.fatalForRun) {
@@ -186,7 +197,7 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
           outageStreaks.length === streaksBefore ? null : context.outage.uncounted(outageStreaks.slice(-1)) > 0 ? 'uncounted' : 'counted';
         const decision = decideRetryThroughOutage(outcome, attempt, policy, uncounted, last, Date.now(), context.random);
         if (!decision.retry || soFar.durationMs + decision.delayMs > context.rowDeadlineMs) {
-          step = { kind: 'settled', record: failureRecord(task, outcome, soFar, context.recordContext) };
+          step = { kind: 'settled', record: () => failureRecord(task, outcome, soFar, context.recordContext) };
           break inSlot;
         }
         outageRetry = last !== null || uncounted > 0 ? { outcome, soFar, maxAttempts: policy.maxAttempts } : null;
@@ -198,8 +209,10 @@ export async function processRow(task: RowTask, context: AttemptContext, settle:
       context.slots.release();
     }
     if (step.kind === 'settled') {
+      await afterTurnIo();
+      const record = step.record();
       if (step.reply && context.cache) await context.cache.put(task.request.fingerprint, step.reply);
-      await settle(task, step.record);
+      await settle(task, record);
       return true;
     }
     if (step.kind === 'pending') return false;

@@ -80,4 +80,21 @@ describe('processRow', () => {
       ['a', 'echo: prompt a'],
     ]);
   });
+
+  it("sends the next row's request before it builds and writes down the answered row's record", async () => {
+    server = await startScriptedServer();
+    const client = new ChatClient({ url: `${server.baseUrl}/chat/completions`, apiKey: 'k', maxSockets: 1, timeoutMs: 5_000 });
+    const events: string[] = [];
+    const context = { ...contextFor(client, 1), onAttemptSent: () => events.push('sent') };
+    const settle = async (_task: RowTask, record: RowRecord): Promise<void> => {
+      events.push(`settled ${record.id}`);
+    };
+    await Promise.all([
+      processRow(task('a', 0, server.baseUrl), context, settle),
+      processRow(task('b', 1, server.baseUrl), context, settle),
+    ]);
+    client.close();
+    // Row b's request went out in the same turn as row a's answer came in, ahead of a's record.
+    expect(events).toEqual(['sent', 'sent', 'settled a', 'settled b']);
+  });
 });
