@@ -61,6 +61,9 @@ const cli = yargs(hideBin(process.argv))
   // install is the host project's (`chatbatch --version` printed the host's version).
   .version(TOOL_VERSION)
   .wrap(Math.min(110, process.stdout.columns || 110))
+  // yargs' own words (Commands:, Options:, its errors) in English like the rest of the help, not
+  // translated by LANG into a mix; its translations are not in the bundled CLI either.
+  .locale('en')
   // Usage errors are exit 2 (the contract), not yargs' default 1.
   .fail((message, error) => {
     if (error && !message) throw error;

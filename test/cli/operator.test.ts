@@ -275,4 +275,15 @@ describe('validate, schema and help', () => {
     expect(simulate.stdout).toContain('[[sim:429x2]]');
     expect(simulate.stdout).not.toContain('answered with never answer');
   });
+
+  it("keeps yargs' own words in English under another LANG, like the rest of the help", async () => {
+    const env = { LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8' };
+    const help = await runCli(['--help'], { cwd: dir.path, env });
+    expect(help.stdout).toContain('Commands:');
+    expect(help.stdout).toContain('Show help');
+    expect(help.stdout).not.toContain('Kommandos');
+    const unknown = await runCli(['run', '--no-such-flag'], { cwd: dir.path, env });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Unknown argument');
+  });
 });
