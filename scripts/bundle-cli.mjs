@@ -1,12 +1,11 @@
 // Bundles the CLI (tsc's output, so there is one TypeScript compiler) into dist/bin: our modules
-// and the packages the CLI needs at start (yargs and fast-glob, with their own dependencies) in
-// one file, plus a chunk per lazily loaded command (csv-stringify goes into the CSV writer's).
-// Why: Node 20 has no module compile cache, and loading modules one by one costs at every start:
-// our ~120 small ES modules ~0.08 s of CPU, yargs' and fast-glob's files from node_modules more
-// (time to the first request, 1 row: ~280 → ~235 ms). undici is not bundled: the chat client
-// loads the pool module of its own from node_modules (createRequire, see chat-client.ts); ajv
-// neither (below). The packages stay in `dependencies`: the library (dist/index.js), which stays
-// as tsc wrote it, imports them from node_modules.
+// and yargs (with its dependencies) in one file, plus a chunk per lazily loaded part (fast-glob
+// goes into the glob expander's, csv-stringify into the CSV writer's). Why: Node 20 has no module
+// compile cache, and loading modules one by one costs at every start: our ~120 small ES modules
+// ~0.08 s of CPU, yargs' files from node_modules more (time to the first request, 1 row: ~280 →
+// ~235 ms). undici is not bundled: the chat client loads its pool module from node_modules
+// (createRequire, see chat-client.ts); nor is ajv (below). The packages stay in `dependencies`:
+// the library (dist/index.js), which stays as tsc wrote it, imports them from node_modules.
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
