@@ -107,9 +107,9 @@ export class JournalWriter {
   }
 
   /**
-   * The first line of a turn of the event loop waits for the turn's end, so the rows that settle
-   * together (one poll of the sockets) share one write call, each line still on its way to the
-   * OS within the turn.
+   * The first line of a turn of the event loop waits for the turn's end (setImmediate), so the
+   * rows that settle together share one write call. Rows settled after a turn's I/O (see
+   * afterTurnIo) are staged at that turn's setImmediate, so their write comes one turn later.
    */
   private gatherThenWrite(): void {
     if (this.gathering) return;
