@@ -35,14 +35,7 @@ export async function* readCsvBatches(file: string, chunks?: AsyncIterable<Uint8
       if (columns === null) {
         const header = headerOf(file, record);
         if (!header.ok) {
-          rows.push({
-            kind: 'invalid',
-            file,
-            line: record.line,
-            format: 'csv',
-            problem: `${header.problem}; no row of this file was read`,
-          });
-          yield rows;
+          yield [{ kind: 'invalid', file, line: record.line, format: 'csv', problem: `${header.problem}; no row of this file was read` }];
           return;
         }
         columns = header.columns;

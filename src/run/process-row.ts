@@ -70,10 +70,11 @@ type Step = { kind: 'settled'; record: () => RowRecord; reply?: AttemptSuccess }
  * record is built and made durable after the slot is given to the next row, and after the
  * responses that arrived in the same turn of the event loop have sent their next requests
  * (afterTurnIo): at 256 connections answers come in bursts, and writing each one down before the
- * next answer's request went out added the burst's bookkeeping to every round trip. A row is still open (see OpenRows) until its
- * record is durable, so what a crash can cost stays bounded: the rows in flight or waiting for
- * their journal write, at most the open rows' working limit. A row waiting out a retry delay
- * holds no slot. Returns false when the row is left pending (the run stopped).
+ * next answer's request went out added the burst's bookkeeping to every round trip. A row is
+ * still open (see OpenRows) until its record is durable, so what a crash can cost stays bounded:
+ * the rows in flight or waiting for their journal write, at most the open rows' working limit. A
+ * row waiting out a retry delay holds no slot. Returns false when the row is left pending (the
+ * run stopped).
  */
 export async function processRow(task: RowTask, context: AttemptContext, settle: Settle): Promise<boolean> {
   const history: AttemptSummary[] = [];

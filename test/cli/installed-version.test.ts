@@ -3,17 +3,13 @@ import { cp, mkdir, readdir, readFile, realpath, symlink } from 'node:fs/promise
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { describe, expect, it } from 'vitest';
+import { perTestDir } from '../support/per-test.js';
+import type { TempDir } from '../support/temp-dir.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let dir: TempDir;
-beforeEach(async () => {
-  dir = await makeTempDir();
-});
-afterEach(async () => {
-  await dir.remove();
-});
+perTestDir((fresh) => (dir = fresh));
 
 describe('chatbatch installed as a dependency of another package', () => {
   it('--version prints chatbatch’s version, not the version of the package it is installed in', async () => {
