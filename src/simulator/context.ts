@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Counters } from './counters.js';
 import type { DirectiveKind } from './directive.js';
 import type { SimulatorOptions } from './options.js';
+import type { ProviderLimits } from './provider-limits.js';
 import type { SimMessage } from './reply.js';
 
 /** What a running simulator keeps between requests. */
@@ -15,6 +16,10 @@ export interface SimContext {
   readonly directiveCounts: Map<string, number>;
   readonly drawFault: () => DirectiveKind | null;
   readonly retryAfterMs: number;
+  /** The rpm/tpm/in-flight limits when any is set, else null. */
+  readonly limits: ProviderLimits | null;
+  /** Milliseconds since the epoch (Date.now unless a test injects one). */
+  readonly clock: () => number;
   sequence: number;
 }
 

@@ -1,19 +1,50 @@
+import type { LimitCause } from './provider-limits.js';
+
 export interface SimulatorStats {
+  /** Chat requests received (the stats endpoint's own requests are not counted). */
   requests: number;
   inFlight: number;
   maxInFlight: number;
   /** Requests in flight on average, weighted by time, from the first request to the last answer. */
   meanInFlight: number;
   byStatus: Record<string, number>;
+  /** 429s given by the provider limits (rpm, tpm, max in flight), by the limit that refused. */
+  limited: Record<LimitCause, number>;
+  /** Most requests admitted past the limits and being served at once (429s not counted). */
+  maxAdmittedInFlight: number;
+  /** Tokens the admitted requests counted against the limits (prompt plus max_tokens). */
+  tokensCharged: number;
+  /** When the first and the last request arrived, in the clock's milliseconds; null before any. */
+  firstRequestAt: number | null;
+  lastRequestAt: number | null;
+}
+
+function fresh(inFlight: number, admittedInFlight: number): SimulatorStats {
+  return {
+    requests: 0,
+    inFlight,
+    maxInFlight: inFlight,
+    meanInFlight: 0,
+    byStatus: {},
+    limited: { requests: 0, tokens: 0, inFlight: 0 },
+    maxAdmittedInFlight: admittedInFlight,
+    tokensCharged: 0,
+    firstRequestAt: null,
+    lastRequestAt: null,
+  };
 }
 
 /** What the simulator saw: requests, answers by status, and how many it held at once. */
 export class Counters {
-  private stats: SimulatorStats = { requests: 0, inFlight: 0, maxInFlight: 0, meanInFlight: 0, byStatus: {} };
+  private stats = fresh(0, 0);
   private readonly load = new InFlightIntegral();
+  private serving = 0;
 
-  arrive(): void {
+  /** A request arrived at `at` (the clock's milliseconds). */
+  arrive(at: number): void {
     this.stats.requests++;
+    this.stats.firstRequestAt ??= at;
+    this.stats.lastRequestAt = at;
     this.load.change(this.stats.inFlight, performance.now());
     this.stats.inFlight++;
     if (this.stats.inFlight > this.stats.maxInFlight) this.stats.maxInFlight = this.stats.inFlight;
@@ -24,19 +55,39 @@ export class Counters {
     this.stats.inFlight--;
   }
 
+  /** Requests admitted past the limits and not yet answered. */
+  get admittedInFlight(): number {
+    return this.serving;
+  }
+
+  /** A request passed the limits, counting `tokens`; `release` when its answer is over. */
+  admit(tokens: number): void {
+    this.serving++;
+    this.stats.tokensCharged += tokens;
+    if (this.serving > this.stats.maxAdmittedInFlight) this.stats.maxAdmittedInFlight = this.serving;
+  }
+
+  release(): void {
+    this.serving--;
+  }
+
+  limited(cause: LimitCause): void {
+    this.stats.limited[cause]++;
+  }
+
   count(key: string | number): void {
     this.stats.byStatus[key] = (this.stats.byStatus[key] ?? 0) + 1;
   }
 
   snapshot(): SimulatorStats {
-    return { ...this.stats, meanInFlight: this.load.mean(), byStatus: { ...this.stats.byStatus } };
+    const { stats } = this;
+    return { ...stats, meanInFlight: this.load.mean(), byStatus: { ...stats.byStatus }, limited: { ...stats.limited } };
   }
 
   /** Starts counting afresh; requests still in flight stay counted as in flight. */
   reset(): void {
     this.load.reset();
-    const inFlight = this.stats.inFlight;
-    this.stats = { requests: 0, inFlight, maxInFlight: inFlight, meanInFlight: 0, byStatus: {} };
+    this.stats = fresh(this.stats.inFlight, this.serving);
   }
 }
 

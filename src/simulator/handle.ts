@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { act } from './actions.js';
+import { admitted } from './admission.js';
 import { later, sendJson, sendSuccess } from './answers.js';
 import type { Exchange, SimContext } from './context.js';
 import { type DirectiveKind, findDirective } from './directive.js';
@@ -12,7 +13,14 @@ const PATHS = new Set(['/chat/completions', '/v1/chat/completions']);
 /** Most choices (`n`) one request may ask for, as OpenAI allows. */
 const MAX_CHOICES = 128;
 
-type ChatRequest = { model: string; messages: SimMessage[]; n?: number; response_format?: unknown };
+type ChatRequest = {
+  model: string;
+  messages: SimMessage[];
+  n?: number;
+  response_format?: unknown;
+  max_tokens?: unknown;
+  max_completion_tokens?: unknown;
+};
 type Refused = { refusal: { status: number; code: string; message: string; param: string | undefined } };
 
 const refused = (status: number, code: string, message: string, param?: string): Refused => ({ refusal: { status, code, message, param } });
@@ -27,6 +35,7 @@ export function handleChat(context: SimContext, req: IncomingMessage, res: Serve
     sendJson(context, res, status, errorBody(status, code, message, param), requestId);
     return;
   }
+  if (!admitted(context, request, res, requestId)) return;
   // JSON when the request asks for it (response_format); a directive below may say otherwise.
   const asked = requestedJson(request.response_format);
   const reply = asked ? JSON.stringify(simulatedJson(body, asked.schema)) : simulatedReply(request.messages);

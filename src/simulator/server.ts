@@ -5,11 +5,17 @@ import { Counters, type SimulatorStats } from './counters.js';
 import { faultDrawer } from './faults.js';
 import { handleChat } from './handle.js';
 import type { SimulatorOptions } from './options.js';
+import { ProviderLimits } from './provider-limits.js';
 import { seededRandom } from './random.js';
 
 export type { SimulatorStats } from './counters.js';
-export type { FaultRates, SimulatorOptions } from './options.js';
+export type { FaultRates, LimitHeaders, SimulatorOptions } from './options.js';
+export { LIMIT_HEADERS } from './options.js';
+export type { LimitCause } from './provider-limits.js';
 export { simulatedReply } from './reply.js';
+
+/** Where the simulator serves its counters (see answerStats). */
+export const STATS_PATH = '/__stats';
 
 export interface RunningSimulator {
   url: string;
@@ -26,6 +32,8 @@ export interface RunningSimulator {
  */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const random = seededRandom(options.seed ?? 1);
+  const clock = options.clock ?? Date.now;
+  const limited = options.rpm !== undefined || options.tpm !== undefined || options.maxInFlight !== undefined;
   const context: SimContext = {
     options,
     random,
@@ -34,6 +42,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     directiveCounts: new Map(),
     drawFault: faultDrawer(options.faults, random),
     retryAfterMs: options.retryAfterMs ?? 1000,
+    limits: limited ? new ProviderLimits(options, clock()) : null,
+    clock,
     sequence: 0,
   };
   const server = createServer((req, res) => receive(context, req, res));
@@ -49,7 +59,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
 /** Counts the request in and out, reads its body, then answers it. */
 function receive(context: SimContext, req: IncomingMessage, res: ServerResponse): void {
-  context.counters.arrive();
+  if (req.url === STATS_PATH) return answerStats(context, req, res);
+  context.counters.arrive(context.clock());
   let done = false;
   const leave = (): void => {
     if (done) return;
@@ -66,6 +77,21 @@ function receive(context: SimContext, req: IncomingMessage, res: ServerResponse)
     context.options.onRequest?.({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
     handleChat(context, req, res, body);
   });
+}
+
+/**
+ * `GET /__stats`: the counters as JSON, for a simulator in another process (the CLI's, or one
+ * behind a proxy); `DELETE /__stats` starts them afresh. Not counted as requests.
+ */
+function answerStats(context: SimContext, req: IncomingMessage, res: ServerResponse): void {
+  req.resume();
+  if (req.method === 'DELETE') context.counters.reset();
+  else if (req.method !== 'GET') {
+    res.writeHead(405, { allow: 'GET, DELETE' }).end();
+    return;
+  }
+  const text = JSON.stringify(context.counters.snapshot());
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
 }
 
 async function listen(server: Server, options: SimulatorOptions): Promise<string> {
