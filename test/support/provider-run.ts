@@ -41,7 +41,12 @@ export async function runChatbatch(
   } catch {
     manifest = null;
   }
-  return { result, output: await dir.jsonl<RowRecord>('out/output.jsonl'), errors: await dir.jsonl<RowRecord>('out/errors.jsonl'), manifest };
+  return {
+    result,
+    output: await dir.jsonl<RowRecord>('out/output.jsonl'),
+    errors: await dir.jsonl<RowRecord>('out/errors.jsonl'),
+    manifest,
+  };
 }
 
 export interface ProviderRun extends ChatbatchRun {
