@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const CLI = fileURLToPath(new URL('../../dist/bin/chatbatch.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;
