@@ -5,6 +5,7 @@ import { runCli, startCli } from '../support/cli.js';
 import { perTestSimulatedDir } from '../support/per-test.js';
 import { recording } from '../support/recording-simulator.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
 
 let dir: TempDir;
 let simulator: RunningSimulator;
@@ -229,11 +230,3 @@ describe('response cache', () => {
     expect(a.some((r) => r.cached)).toBe(false);
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > timeoutMs) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

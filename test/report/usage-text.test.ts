@@ -11,11 +11,20 @@ describe('usageSummary', () => {
       responses_without_usage: 2,
       estimated_tokens: 3_000,
     });
-    expect(line).toBe('1,234,567 tokens (prompt 1,000,000, completion 234,567) from 10 response(s); 2 response(s) without usage, estimated at 3,000');
+    expect(line).toBe(
+      '1,234,567 tokens (prompt 1,000,000, completion 234,567) from 10 response(s); 2 response(s) without usage, estimated at 3,000',
+    );
   });
 
   it('says when no response came', () => {
-    const none = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, responses_with_usage: 0, responses_without_usage: 0, estimated_tokens: 0 };
+    const none = {
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      total_tokens: 0,
+      responses_with_usage: 0,
+      responses_without_usage: 0,
+      estimated_tokens: 0,
+    };
     expect(usageSummary(none)).toBe('0 tokens (no response)');
   });
 });

@@ -1,7 +1,7 @@
 /**
  * The benchmark's simulator, in its own process so its CPU is not counted as the client's.
  *
- *   node dist/bench/sim-process.js [--latency-ms N] [--faults JSON] [--retry-after-ms N] [--seed N] [--port N]
+ *   node .bench/dist/sim-process.js [--latency-ms N] [--faults JSON] [--retry-after-ms N] [--seed N] [--port N]
  *
  * Prints the URL on stdout, then answers line commands on stdin, one JSON line each on stdout:
  *   stats  → {"requests","inFlight","maxInFlight","meanInFlight","byStatus","cpuUserMs","cpuSystemMs","rssMb"}
@@ -9,7 +9,7 @@
  * Closes and exits on SIGTERM/SIGINT or when stdin ends (so it never outlives the benchmark).
  */
 import { createInterface } from 'node:readline';
-import { type FaultRates, type SimulatorOptions, startSimulator } from '../simulator/server.js';
+import { type FaultRates, type SimulatorOptions, startSimulator } from '../dist/simulator/server.js';
 
 function parseArgs(argv: string[]): SimulatorOptions {
   const options: SimulatorOptions = { host: '127.0.0.1', port: 0 };

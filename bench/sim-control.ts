@@ -1,6 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { FaultRates } from '../simulator/server.js';
+import type { FaultRates } from '../dist/simulator/server.js';
 
 export interface SimStats {
   requests: number;
@@ -30,7 +30,7 @@ export function killAllSimulators(): void {
   live.clear();
 }
 
-/** A simulator in its own process (dist/bench/sim-process.js), driven over stdin/stdout. */
+/** A simulator in its own process (.bench/dist/sim-process.js), driven over stdin/stdout. */
 export class SimProcess {
   private readonly replies: Array<{ resolve(line: string): void; reject(error: Error): void }> = [];
   private stderr = '';

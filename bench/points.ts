@@ -1,4 +1,4 @@
-import type { FaultRates } from '../simulator/server.js';
+import type { FaultRates } from '../dist/simulator/server.js';
 import type { InputFormat } from './generate-inputs.js';
 
 export interface BenchPoint {
