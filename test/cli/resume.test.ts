@@ -143,14 +143,14 @@ describe('interruptions', () => {
     await writeRows(50);
     await simulator.close();
     simulator = await startSimulator(recording(sent, { latencyMs: 3000 }));
-    const { child, done } = startCli(['run', 'in.jsonl', ...baseArgs(), '--concurrency', '4', '--grace-ms', '20000'], {
+    const { child, done, stderr } = startCli(['run', 'in.jsonl', ...baseArgs(), '--concurrency', '4', '--grace-ms', '20000'], {
       cwd: dir.path,
       env: env(),
     });
     await waitFor(() => sent.length >= 1);
     const started = Date.now();
     child.kill('SIGINT');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => stderr().includes('SIGINT received: finishing in-flight requests'));
     child.kill('SIGINT');
     const stopped = await done;
     expect(stopped.code).toBe(130);
