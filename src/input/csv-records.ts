@@ -53,7 +53,7 @@ const KEPT_RECORD_BYTES = 1 << 20;
  *
  * Why not csv-parse (used before): it stops for good at a record over its size cap (a closed
  * one too), and its line count is where a record ends, not where it starts. This scanner reads
- * the same rows from files csv-parse reads right (test/input/csv-records.test.ts compares them
+ * the same rows from files csv-parse reads right (test/input/csv-oracle.test.ts compares them
  * on random files).
  */
 export class CsvRecordScanner {
