@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { emptyUsage } from '../../src/output/usage-totals.js';
 import { usageSummary } from '../../src/report/usage-text.js';
 
 describe('usageSummary', () => {
@@ -17,14 +18,6 @@ describe('usageSummary', () => {
   });
 
   it('says when no response came', () => {
-    const none = {
-      prompt_tokens: 0,
-      completion_tokens: 0,
-      total_tokens: 0,
-      responses_with_usage: 0,
-      responses_without_usage: 0,
-      estimated_tokens: 0,
-    };
-    expect(usageSummary(none)).toBe('0 tokens (no response)');
+    expect(usageSummary(emptyUsage())).toBe('0 tokens (no response)');
   });
 });
