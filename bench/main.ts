@@ -139,6 +139,7 @@ async function runPoint(point: BenchPoint, inputs: InputCache, workDir: string, 
     latencyMs: point.latencyMs,
     ...(point.faults ? { faults: point.faults } : {}),
     ...(point.retryAfterMs !== undefined ? { retryAfterMs: point.retryAfterMs } : {}),
+    ...(point.provider ? { provider: point.provider } : {}),
   });
   try {
     if (!cold && point.warmUpRequests > 0) {
