@@ -1,8 +1,8 @@
 /**
  * The benchmark's simulator, in its own process so its CPU is not counted as the client's.
  *
- *   node dist/bench/sim-process.js [--latency-ms N] [--faults JSON] [--retry-after-ms N] [--seed N] [--port N]
- *                                  [--rpm N] [--tpm N] [--limit-headers openai|none] [--max-in-flight N]
+ *   node .bench/dist/bench/sim-process.js [--latency-ms N] [--faults JSON] [--retry-after-ms N] [--seed N] [--port N]
+ *                                   [--rpm N] [--tpm N] [--limit-headers openai|none] [--max-in-flight N]
  *
  * Prints the URL on stdout, then answers line commands on stdin, one JSON line each on stdout:
  *   stats  → the simulator's counters (SimulatorStats) with "cpuUserMs","cpuSystemMs","rssMb"
@@ -10,7 +10,7 @@
  * Closes and exits on SIGTERM/SIGINT or when stdin ends (so it never outlives the benchmark).
  */
 import { createInterface } from 'node:readline';
-import { type FaultRates, type LimitHeaders, type SimulatorOptions, startSimulator } from '../simulator/server.js';
+import { type FaultRates, type LimitHeaders, type SimulatorOptions, startSimulator } from '../src/simulator/server.js';
 
 function parseArgs(argv: string[]): SimulatorOptions {
   const options: SimulatorOptions = { host: '127.0.0.1', port: 0 };
