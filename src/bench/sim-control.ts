@@ -1,13 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { FaultRates } from '../simulator/server.js';
+import type { FaultRates, LimitHeaders, SimulatorStats } from '../simulator/server.js';
 
-export interface SimStats {
-  requests: number;
-  inFlight: number;
-  maxInFlight: number;
-  meanInFlight: number;
-  byStatus: Record<string, number>;
+/** The simulator's counters (requests, 429s by cause, in flight...) and its process's CPU and memory. */
+export interface SimStats extends SimulatorStats {
   cpuUserMs: number;
   cpuSystemMs: number;
   rssMb: number;
@@ -18,6 +14,11 @@ export interface SimSettings {
   faults?: Partial<FaultRates>;
   retryAfterMs?: number;
   seed?: number;
+  /** The simulator playing a provider (see docs/simulator.md). */
+  rpm?: number;
+  tpm?: number;
+  limitHeaders?: LimitHeaders;
+  maxInFlight?: number;
 }
 
 /** Every simulator process started, so the benchmark can kill them whatever happens. */
@@ -64,6 +65,10 @@ export class SimProcess {
     if (settings.faults) args.push('--faults', JSON.stringify(settings.faults));
     if (settings.retryAfterMs !== undefined) args.push('--retry-after-ms', String(settings.retryAfterMs));
     if (settings.seed !== undefined) args.push('--seed', String(settings.seed));
+    if (settings.rpm !== undefined) args.push('--rpm', String(settings.rpm));
+    if (settings.tpm !== undefined) args.push('--tpm', String(settings.tpm));
+    if (settings.limitHeaders !== undefined) args.push('--limit-headers', settings.limitHeaders);
+    if (settings.maxInFlight !== undefined) args.push('--max-in-flight', String(settings.maxInFlight));
     const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     live.add(child);
     child.once('exit', () => live.delete(child));
