@@ -1,6 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { FaultRates, LimitHeaders, SimulatorStats } from '../simulator/server.js';
+import type { SimulatorOptions, SimulatorStats } from '../simulator/server.js';
 
 /** The simulator's counters (requests, 429s by cause, in flight...) and its process's CPU and memory. */
 export interface SimStats extends SimulatorStats {
@@ -9,17 +9,11 @@ export interface SimStats extends SimulatorStats {
   rssMb: number;
 }
 
-export interface SimSettings {
-  latencyMs: number;
-  faults?: Partial<FaultRates>;
-  retryAfterMs?: number;
-  seed?: number;
-  /** The simulator playing a provider (see docs/simulator.md). */
-  rpm?: number;
-  tpm?: number;
-  limitHeaders?: LimitHeaders;
-  maxInFlight?: number;
-}
+/** What the simulator process is started with: the simulator options it takes as flags. */
+export type SimSettings = { latencyMs: number } & Pick<
+  SimulatorOptions,
+  'faults' | 'retryAfterMs' | 'seed' | 'rpm' | 'tpm' | 'limitHeaders' | 'maxInFlight'
+>;
 
 /** Every simulator process started, so the benchmark can kill them whatever happens. */
 const live = new Set<ChildProcessWithoutNullStreams>();
