@@ -60,9 +60,9 @@ describe('chatbatch behind a real limiter: Debian nginx limit_req', () => {
       expect(run.output).toHaveLength(passed);
       expect(run.errors.every((record) => record.status === 429)).toBe(true);
       // Default concurrency 8 into a limit of one request per 50 ms with no burst: nginx turns
-    // requests away. Six runs on 6ba9c0a and on d2e7056 (the pacer) logged 67-71 requests, 47-53
-    // of them 429s, over 4-9 s, and 0-2 rows failed (each spending its 5 attempts on 429s).
-    expect(limited).toBeGreaterThan(0);
+      // requests away. Six runs on 6ba9c0a and on d2e7056 (the pacer) logged 67-71 requests, 47-53
+      // of them 429s, over 4-9 s, and 0-2 rows failed (each spending its 5 attempts on 429s).
+      expect(limited).toBeGreaterThan(0);
       // issue 26: a 429 never fails a row: flip to `expect(run.errors).toHaveLength(0)` and `expect(run.result.code).toBe(0)`.
       expect(run.result.code).toBe(run.errors.length > 0 ? 1 : 0);
     },
