@@ -1,13 +1,9 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { FaultRates, LimitHeaders } from '../src/simulator/server.js';
+import type { FaultRates, LimitHeaders, SimulatorStats } from '../src/simulator/server.js';
 
-export interface SimStats {
-  requests: number;
-  inFlight: number;
-  maxInFlight: number;
-  meanInFlight: number;
-  byStatus: Record<string, number>;
+/** The simulator's counters (requests, 429s by cause, in flight...) and its process's CPU and memory. */
+export interface SimStats extends SimulatorStats {
   cpuUserMs: number;
   cpuSystemMs: number;
   rssMb: number;
@@ -19,6 +15,7 @@ export interface ProviderLimits {
   tpm?: number;
   limitHeaders?: LimitHeaders;
   maxInFlight?: number;
+  burstMs?: number;
 }
 
 export interface SimSettings {
@@ -34,6 +31,7 @@ const PROVIDER_FLAGS: Record<keyof ProviderLimits, string> = {
   tpm: '--tpm',
   limitHeaders: '--limit-headers',
   maxInFlight: '--max-in-flight',
+  burstMs: '--burst-ms',
 };
 
 /** Every simulator process started, so the benchmark can kill them whatever happens. */

@@ -20,7 +20,7 @@ interface Session {
 }
 
 function lastSession(manifest: Record<string, unknown> | null): Session {
-  return (manifest?.sessions as Session[]).at(-1)!;
+  return (manifest!.sessions as Session[]).at(-1)!;
 }
 
 describe('rate limits pace the run and never fail a row', () => {
