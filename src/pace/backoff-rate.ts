@@ -1,6 +1,6 @@
 import { EventMeter } from './event-meter.js';
 
-/** How far a 429 cuts the pace: to this share of what the endpoint was accepting... */
+/** How far a 429 cuts the pace: to this share of what the endpoint was admitting (sent, less rejected)... */
 const CUT_TO = 0.9;
 /**
  * ...but a pace already set is cut to no less than this share of itself: what was accepted
@@ -19,13 +19,15 @@ const METER_MS = 5_000;
 /** ...and the shortest a rate is measured over, early in a run (one bin of the meter). */
 const SHORTEST_SPAN_MS = 100;
 /**
- * A cut needs 429s to be at least this share of the answers over the meter's span, and at least
+ * A cut needs 429s to be at least this share of the last RECENT answers, and at least
  * MIN_REJECTED of them: an endpoint that answers a few percent 429s at random (a noisy gateway,
  * a shared limit brushed now and then) is not saturated, and cutting for each of them would
- * ratchet the pace down to nothing.
+ * ratchet the pace down to nothing. Counted in answers, not seconds, so a fast endpoint is
+ * judged on its last fraction of a second and a slow one on enough answers to mean something.
  */
 const SATURATED_SHARE = 0.1;
 const MIN_REJECTED = 2;
+const RECENT = 100;
 /** The slowest pace a cut leaves: one request every 10 s. */
 const SLOWEST_PER_MS = 1 / 10_000;
 
@@ -50,9 +52,11 @@ export class BackoffRate {
   private cutPerMs = 0;
   private cutAt = 0;
   private readonly sentMeter = new EventMeter(METER_MS);
-  private readonly acceptedMeter = new EventMeter(METER_MS);
   private readonly rejectedMeter = new EventMeter(METER_MS);
   private firstAt: number | null = null;
+  /** The last RECENT answers, true for a 429, and how many of them are. */
+  private readonly recent: boolean[] = [];
+  private recentRejected = 0;
 
   /** The pace in requests per minute; null when there is none. */
   get perMinute(): number | null {
@@ -74,7 +78,7 @@ export class BackoffRate {
   }
 
   accepted(now: number): void {
-    this.acceptedMeter.add(now);
+    this.remember(false);
     if (this.perMs === null) return;
     const seconds = Math.max(0, now - this.cutAt) / 1000;
     const grown = this.cutPerMs * (1 + GROWTH_LINEAR * seconds + GROWTH_SQUARE * seconds * seconds);
@@ -83,23 +87,34 @@ export class BackoffRate {
     this.perMs = Math.max(this.perMs, Math.min(grown, ceiling));
   }
 
-  /** A 429 that no advertised limit explains; `roundTripMs`: how long answers take now. */
-  rejected(now: number, roundTripMs: number): void {
+  /**
+   * A 429 that no advertised limit explains; `roundTripMs`: how long it took to come. The 429s
+   * of requests sent before a cut arrive within about that long: until then they say nothing
+   * about the new pace. True when it cut the pace.
+   */
+  rejected(now: number, roundTripMs: number): boolean {
     this.rejectedMeter.add(now);
-    if (now < this.cutAllowedAt || !this.saturated(now)) return;
-    const accepting = this.perMsOver(this.acceptedMeter, now);
-    const cut = Math.max(accepting * CUT_TO, (this.perMs ?? 0) * CUT_FLOOR, SLOWEST_PER_MS);
+    this.remember(true);
+    if (now < this.cutAllowedAt || !this.saturated()) return false;
+    // What the endpoint let through: answered or still in flight, all but the 429s.
+    const admitting = Math.max(0, this.perMsOver(this.sentMeter, now) - this.perMsOver(this.rejectedMeter, now));
+    const cut = Math.max(admitting * CUT_TO, (this.perMs ?? 0) * CUT_FLOOR, SLOWEST_PER_MS);
     this.perMs = this.perMs === null ? cut : Math.min(this.perMs, cut);
     this.cutPerMs = this.perMs;
     this.cutAt = now;
-    this.cutAllowedAt = now + Math.max(roundTripMs, 100);
+    this.cutAllowedAt = now + Math.max(2 * roundTripMs, 50);
     this.next = Math.max(this.next, now + 1 / this.perMs);
+    return true;
   }
 
-  private saturated(now: number): boolean {
-    const rejected = this.rejectedMeter.count(now);
-    const accepted = this.acceptedMeter.count(now);
-    return rejected >= MIN_REJECTED && rejected >= SATURATED_SHARE * (rejected + accepted);
+  private remember(rejected: boolean): void {
+    this.recent.push(rejected);
+    if (rejected) this.recentRejected++;
+    if (this.recent.length > RECENT && this.recent.shift()) this.recentRejected--;
+  }
+
+  private saturated(): boolean {
+    return this.recentRejected >= MIN_REJECTED && this.recentRejected >= SATURATED_SHARE * this.recent.length;
   }
 
   /** Events per ms over the meter's span (or since the first request, early in a run). */

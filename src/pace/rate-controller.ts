@@ -60,6 +60,8 @@ export class RateController {
   private rateLimitedCount = 0;
   private listeners: Array<(concurrency: number) => void> = [];
   private announced = 1;
+  /** Requests sent and not yet answered. */
+  private inFlight = 0;
 
   constructor(private readonly options: RateControllerOptions) {
     this.target = new ConcurrencyTarget({ ceiling: options.maxConcurrency, fixed: options.fixedConcurrency });
@@ -89,6 +91,7 @@ export class RateController {
       this.requestBudget?.waitFor(1) ?? 0,
     );
     if (wait > 0) return wait;
+    this.inFlight++;
     this.learned.take(cost);
     this.tokenBudget?.take(cost.tokens);
     this.requestBudget?.take(1);
@@ -103,6 +106,7 @@ export class RateController {
   /** An answer to the request sent at `mark`. For a rate-limit 429, what the row does next. */
   answered(outcome: AttemptOutcome, mark: SendMark, cost: RequestCost): RateLimitVerdict | null {
     const now = this.options.now();
+    this.inFlight--;
     const reading = readRateLimits(outcome.headers);
     this.learned.follow(reading, mark, { ...this.sentSoFar, at: now }, now);
     if (outcome.ok) {
@@ -119,8 +123,8 @@ export class RateController {
     if (waitMs > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'quota' };
     if (now - this.rateLimitedSince > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'streak' };
     // A 429 no advertised limit explains: find the pace the endpoint takes.
-    if (this.learned.waitFor(cost, now) === 0) {
-      this.backoff.rejected(now, this.target.latency ?? 0);
+    if (this.learned.waitFor(cost, now) === 0 && this.backoff.rejected(now, outcome.durationMs)) {
+      this.target.saturated(this.inFlight + 1);
       this.setConcurrency(this.target.paced(this.pacePerMs()!));
     }
     // Nothing gets through (no success since this streak began): the whole run waits as asked,
