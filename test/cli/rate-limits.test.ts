@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RowRecord } from '../../src/record/record.js';
+import { startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
 import { runAgainstProvider } from '../support/provider-run.js';
 import { type Responder, replyWithEcho, sendJson, startScriptedServer } from '../support/scripted-server.js';
@@ -100,6 +101,26 @@ describe('rate limits pace the run and never fail a row', () => {
         expect(earlier).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
         expect(earlier.wait_ms).toBeGreaterThanOrEqual(0);
       }
+    }
+  });
+});
+
+describe('the progress line', () => {
+  it('says what paces the run: the limit learned from the headers, and the 429s taken', async () => {
+    const simulator = await startSimulator({ rpm: 600, burstMs: 100, latencyMs: 5, limitHeaders: 'openai' });
+    const dir = await makeTempDir();
+    try {
+      await dir.write('in.jsonl', jsonlOf(Array.from({ length: 12 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
+      const result = await runCli(['run', 'in.jsonl', '--base-url', simulator.url, '--model', 'sim', '--out', 'out'], {
+        cwd: dir.path,
+        env: { CHATBATCH_API_KEY: 'sk-progress-pace-test-key-0', CHATBATCH_PROGRESS_MS: '100' },
+        timeoutMs: 20_000,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/limited by the provider: 600 RPM \(from headers\)/);
+    } finally {
+      await simulator.close();
+      await dir.remove();
     }
   });
 });
