@@ -1,4 +1,4 @@
-import type { AttemptOutcome } from '../http/attempt.js';
+import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import { readRateLimits } from '../http/rate-limit-headers.js';
 import { BackoffRate } from './backoff-rate.js';
 import { ConcurrencyTarget } from './concurrency-target.js';
@@ -57,6 +57,7 @@ export class RateController {
   private readonly sentSoFar: SendMark = { at: 0, requests: 0, tokens: 0 };
   private cooldownUntil = 0;
   private rateLimitedSince: number | null = null;
+  private lastRateLimited: AttemptFailure | null = null;
   private rateLimitedCount = 0;
   private listeners: Array<(concurrency: number) => void> = [];
   private announced = 1;
@@ -116,6 +117,7 @@ export class RateController {
       return null;
     }
     if (!isSlowDown(outcome)) return null;
+    this.lastRateLimited = outcome as AttemptFailure;
     this.rateLimitedCount++;
     this.rateLimitedSince ??= now;
     // Past this wait the limit does not come back in time: a daily quota, hours from its reset.
@@ -133,6 +135,15 @@ export class RateController {
       this.cooldownUntil = Math.max(this.cooldownUntil, now + Math.min(reading.retryAfterMs, this.options.maxPauseMs));
     }
     return { kind: 'again', delayMs: Math.min(reading.retryAfterMs ?? 0, this.options.maxPauseMs) };
+  }
+
+  /**
+   * The last 429 when nothing but 429s has come for longer than the limit: asked while requests
+   * wait for the pace, which 429s may have slowed so far that the next answer is long in coming.
+   */
+  rateLimitedTooLong(): AttemptFailure | null {
+    const since = this.rateLimitedSince;
+    return since !== null && this.options.now() - since > this.options.maxRateLimitedMs ? this.lastRateLimited : null;
   }
 
   get state(): PaceState {
