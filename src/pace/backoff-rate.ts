@@ -3,10 +3,13 @@ import { EventMeter } from './event-meter.js';
 /** How far a 429 cuts the pace: to this share of what the endpoint was admitting (sent, less rejected)... */
 const CUT_TO = 0.9;
 /**
- * ...but a pace already set is cut to no less than this share of itself: what was accepted
- * over the last seconds includes slower moments, and one cut should not undo them all.
+ * ...but a pace already set is cut to no less than this share of itself, or than the share of
+ * recent answers that were not 429s if that is lower (at most halving it, TCP's floor): what was
+ * admitted over the last seconds includes slower moments, and a few 429s should not undo them
+ * all, while a flood of them (a burst into a limiter with no room) wants the pace down fast.
  */
 const CUT_FLOOR = 0.85;
+const DEEPEST_CUT = 0.5;
 /**
  * While no 429 comes, the pace grows from where it was cut, slowly at first (near the limit it
  * just met) and faster the longer none comes (the limit may have gone up, or a cut was noise):
@@ -98,11 +101,13 @@ export class BackoffRate {
     if (now < this.cutAllowedAt || !this.saturated()) return false;
     // What the endpoint let through: answered or still in flight, all but the 429s.
     const admitting = Math.max(0, this.perMsOver(this.sentMeter, now) - this.perMsOver(this.rejectedMeter, now));
-    const cut = Math.max(admitting * CUT_TO, (this.perMs ?? 0) * CUT_FLOOR, SLOWEST_PER_MS);
+    const rejectedShare = this.recentRejected / this.recent.length;
+    const floor = Math.max(DEEPEST_CUT, Math.min(CUT_FLOOR, 1 - rejectedShare));
+    const cut = Math.max(admitting * CUT_TO, (this.perMs ?? 0) * floor, SLOWEST_PER_MS);
     this.perMs = this.perMs === null ? cut : Math.min(this.perMs, cut);
     this.cutPerMs = this.perMs;
     this.cutAt = now;
-    this.cutAllowedAt = now + Math.max(2 * roundTripMs, 50);
+    this.cutAllowedAt = now + Math.max(2 * roundTripMs, 20);
     this.next = Math.max(this.next, now + 1 / this.perMs);
     return true;
   }
@@ -113,7 +118,8 @@ export class BackoffRate {
     if (this.recent.length > RECENT && this.recent.shift()) this.recentRejected--;
   }
 
-  private saturated(): boolean {
+  /** Whether 429s are a saturating share of the recent answers (see SATURATED_SHARE). */
+  saturated(): boolean {
     return this.recentRejected >= MIN_REJECTED && this.recentRejected >= SATURATED_SHARE * this.recent.length;
   }
 

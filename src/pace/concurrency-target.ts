@@ -79,7 +79,9 @@ export class ConcurrencyTarget {
    */
   saturated(inFlight: number): number {
     if (this.probing) return this.value;
-    this.cap = Math.max(1, Math.min(this.value, Math.floor(inFlight * CAP_TO)));
+    const cap = Math.max(1, Math.min(this.value, Math.floor(inFlight * CAP_TO)));
+    if (this.cap !== null && cap >= this.cap) return this.value;
+    this.cap = cap;
     this.successesAtCap = 0;
     return this.value;
   }

@@ -125,16 +125,26 @@ export class RateController {
     if (waitMs > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'quota' };
     if (now - this.rateLimitedSince > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'streak' };
     // A 429 no advertised limit explains: find the pace the endpoint takes.
-    if (this.learned.waitFor(cost, now) === 0 && this.backoff.rejected(now, outcome.durationMs)) {
-      this.target.saturated(this.inFlight + 1);
-      this.setConcurrency(this.target.paced(this.pacePerMs()!));
-    }
+    if (this.learned.waitFor(cost, now) === 0) this.backoffFrom(now, outcome.durationMs);
     // Nothing gets through (no success since this streak began): the whole run waits as asked,
     // instead of every row trying again on its own.
     if (reading.retryAfterMs !== null && this.rateLimitedSince < now - (this.target.latency ?? 0)) {
       this.cooldownUntil = Math.max(this.cooldownUntil, now + Math.min(reading.retryAfterMs, this.options.maxPauseMs));
     }
     return { kind: 'again', delayMs: Math.min(reading.retryAfterMs ?? 0, this.options.maxPauseMs) };
+  }
+
+  /**
+   * A 429 no advertised limit explains: find the pace the endpoint takes. While 429s saturate
+   * the answers, each one also caps the requests in flight below those still out (the 429s of
+   * a burst arrive one by one, each leaving fewer out), so a server capped at N in flight is
+   * met at about N before the next burst.
+   */
+  private backoffFrom(now: number, roundTripMs: number): void {
+    const cut = this.backoff.rejected(now, roundTripMs);
+    if (!this.backoff.saturated()) return;
+    this.target.saturated(this.inFlight + 1);
+    this.setConcurrency(cut ? this.target.paced(this.pacePerMs()!) : this.target.value);
   }
 
   /**
