@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
 import { outDirPaths } from '../state/out-dir.js';
 import { EXIT } from './exit-codes.js';
@@ -29,6 +28,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     // Loaded here, not at start-up: every other command would pay for them.
     const [
       { readManifest },
+      { writeFileAtomic },
       { asWriteFailure },
       { renderHtmlReport },
       { pendingRows, samplesPerRow },
@@ -36,6 +36,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       { formatTextReport },
     ] = await Promise.all([
       import('../output/manifest.js'),
+      import('../output/atomic-file.js'),
       import('../output/write-failed.js'),
       import('../report/html-report.js'),
       import('../report/pending.js'),
@@ -57,7 +58,8 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     const title = `${manifest.job ?? args.dir} (${manifest.status})`;
     process.stdout.write(formatTextReport(stats, title));
     if (args.html) {
-      await writeFile(args.html, renderHtmlReport(stats, title)).catch((error: unknown) => {
+      // Atomic: a failed write (full disk) leaves no empty or half page behind.
+      await writeFileAtomic(args.html, renderHtmlReport(stats, title)).catch((error: unknown) => {
         throw asWriteFailure(error, args.html!);
       });
       process.stderr.write(`chatbatch: wrote ${args.html}\n`);

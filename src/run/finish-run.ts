@@ -1,3 +1,4 @@
+import { shownBaseUrl } from '../job/base-url.js';
 import { countRows } from '../input/count.js';
 import { headersIdentity } from '../job/headers.js';
 import { writeFileAtomic } from '../output/atomic-file.js';
@@ -98,7 +99,7 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
       fatal &&
       explainFatal(
         fatal.outcome,
-        { baseUrl: config.baseUrl, model: config.model, keyName, keyMask, proxy, maxOutageMs: config.maxOutageMs },
+        { baseUrl: shownBaseUrl(config.baseUrl), model: config.model, keyName, keyMask, proxy, maxOutageMs: config.maxOutageMs },
         fatal.cause,
       ),
     paths,
