@@ -38,27 +38,29 @@ export class JobFileError extends NothingSentError {
   }
 }
 
-class NotARegularFile extends Error {}
+export class NotARegularFile extends Error {}
 
 /**
- * The job file's text; a FIFO, a device or a folder is refused before it is opened (reading a
- * FIFO waits for a writer forever).
+ * The job file's text, without a byte order mark (what Windows editors put first in "UTF-8"
+ * files, not part of the JSON). A FIFO, a device or a folder is refused before it is opened:
+ * reading a FIFO waits for a writer forever.
  */
-async function readRegularFile(file: string): Promise<string> {
+export async function readJobText(file: string): Promise<string> {
   const info = await stat(file);
   if (!info.isFile()) {
     throw new NotARegularFile(
       `${info.isDirectory() ? 'is a folder' : info.isFIFO() ? 'is a named pipe (FIFO)' : 'is not a regular file'}: give a job file (JSON)`,
     );
   }
-  return readFile(file, 'utf8');
+  const text = await readFile(file, 'utf8');
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
 /** Reads and checks a job file. Throws JobFileError listing every problem found. */
 export async function loadJobFile(file: string): Promise<LoadedJob> {
   let text: string;
   try {
-    text = await readRegularFile(file);
+    text = await readJobText(file);
   } catch (error) {
     if (error instanceof NotARegularFile) throw new JobFileError(file, [{ where: file, problem: error.message }]);
     throw new JobFileError(file, [
@@ -69,8 +71,7 @@ export async function loadJobFile(file: string): Promise<LoadedJob> {
   if (inputFile) throw new JobFileError(file, [{ where: file, problem: inputFile }]);
   let parsed: unknown;
   try {
-    // A byte order mark is what Windows editors put first in "UTF-8" files: not part of the JSON.
-    parsed = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+    parsed = JSON.parse(text);
   } catch (error) {
     throw new JobFileError(file, [{ where: file, problem: notJson(error as Error) }]);
   }
