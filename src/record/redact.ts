@@ -208,11 +208,25 @@ function unusedPair(used: Set<string>): [string, string] {
 const processSecrets = new SecretRedactor();
 
 /**
+ * Shortest secret looked for in object keys (field and header names). Keys are structure: a
+ * one-letter or one-word key (`a`, `tokens`) found in `prompt_tokens` would rename usage fields
+ * and break every reader of the record, while a real credential echoed as a name is longer.
+ * Values are searched for secrets of any length.
+ */
+const MIN_NAME_SECRET = 8;
+const nameSecrets = new SecretRedactor();
+
+function remember(value: string, label: string, masked = true): void {
+  processSecrets.register(value, label, masked);
+  if (value.length >= MIN_NAME_SECRET) nameSecrets.register(value, label, masked);
+}
+
+/**
  * The one entry point for every secret the run sends: the API key, and any other credential
  * (an extra header's value). Each is then masked in every form wherever server text is redacted.
  */
 export function registerSecret(secret: string, label = 'key'): void {
-  processSecrets.register(secret, label);
+  remember(secret, label);
 }
 
 /**
@@ -222,10 +236,10 @@ export function registerSecret(secret: string, label = 'key'): void {
  * replacement shows no characters: those of base64 encode the password's.
  */
 export function registerBasicCredentials(user: string, password: string, label: string): void {
-  processSecrets.register(password, label);
+  remember(password, label);
   const encoded = Buffer.from(`${user}:${password}`, 'utf8').toString('base64').replace(/=+$/, '');
-  processSecrets.register(encoded, `${label}, base64`, false);
-  processSecrets.register(encoded.replace(/\+/g, '-').replace(/\//g, '_'), `${label}, base64`, false);
+  remember(encoded, `${label}, base64`, false);
+  remember(encoded.replace(/\+/g, '-').replace(/\//g, '_'), `${label}, base64`, false);
 }
 
 /**
@@ -239,7 +253,7 @@ const MIN_QUERY_SECRET = 8;
  * is refused at start, but a gateway may use any name): masked wherever server text is redacted.
  */
 export function registerQueryValues(url: URL): void {
-  for (const value of url.searchParams.values()) if (value.length >= MIN_QUERY_SECRET) processSecrets.register(value, 'query value');
+  for (const value of url.searchParams.values()) if (value.length >= MIN_QUERY_SECRET) remember(value, 'query value');
 }
 
 export function hasSecrets(): boolean {
@@ -251,9 +265,12 @@ export function redactSecrets(text: string): string {
   return processSecrets.redact(text);
 }
 
-/** The same for a header name or an object key: the secrets lower-cased are found too. */
+/**
+ * The same for a header name or an object key: the secrets lower-cased are found too (header
+ * names arrive lower-cased), and only secrets of MIN_NAME_SECRET characters or more.
+ */
 export function redactSecretsAlsoLowerCased(text: string): string {
-  return processSecrets.redact(text, true);
+  return nameSecrets.redact(text, true);
 }
 
 /** The first `limit` characters of `text`, redacted; see SecretRedactor.redactedPrefix. */
