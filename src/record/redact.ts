@@ -208,17 +208,19 @@ function unusedPair(used: Set<string>): [string, string] {
 const processSecrets = new SecretRedactor();
 
 /**
- * Shortest secret looked for in object keys (field and header names). Keys are structure: a
- * one-letter or one-word key (`a`, `tokens`) found in `prompt_tokens` would rename usage fields
- * and break every reader of the record, while a real credential echoed as a name is longer.
- * Values are searched for secrets of any length.
+ * The secrets looked for in object keys (field and header names). Keys are structure: a secret
+ * that is a short plain word (`a`, `tokens`) found in `prompt_tokens` would rename usage fields
+ * and break every reader of the record. So keys are searched for every secret except those of
+ * fewer than MIN_WORD_SECRET characters made of letters and `_` only, which no credential is and
+ * every field name holds; `sk-1234` echoed as a header name is still masked. Values are searched
+ * for every secret.
  */
-const MIN_NAME_SECRET = 8;
+const MIN_WORD_SECRET = 8;
 const nameSecrets = new SecretRedactor();
 
 function remember(value: string, label: string, masked = true): void {
   processSecrets.register(value, label, masked);
-  if (value.length >= MIN_NAME_SECRET) nameSecrets.register(value, label, masked);
+  if (value.length >= MIN_WORD_SECRET || /[^A-Za-z_]/.test(value)) nameSecrets.register(value, label, masked);
 }
 
 /**
@@ -267,7 +269,7 @@ export function redactSecrets(text: string): string {
 
 /**
  * The same for a header name or an object key: the secrets lower-cased are found too (header
- * names arrive lower-cased), and only secrets of MIN_NAME_SECRET characters or more.
+ * names arrive lower-cased), except short plain words (see nameSecrets).
  */
 export function redactSecretsAlsoLowerCased(text: string): string {
   return nameSecrets.redact(text, true);
