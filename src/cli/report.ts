@@ -55,6 +55,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       usage: manifest.usage ?? null,
       repeat: samplesPerRow(manifest),
     };
+    for (const problem of stats.damaged ?? []) process.stderr.write(`chatbatch: ${problem}\n`);
     const title = `${manifest.job ?? args.dir} (${manifest.status})`;
     process.stdout.write(formatTextReport(stats, title));
     if (args.html) {
