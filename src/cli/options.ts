@@ -27,7 +27,6 @@ export function nonNegativeInteger(flag: string) {
   };
 }
 
-
 /** The yargs option for a setting of the option table. */
 export function yargsOption(spec: OptionSpec & { flag: string }): Options {
   const describe = optionHelp(spec);

@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { outDirPaths } from '../state/out-dir.js';
 import { EXIT } from './exit-codes.js';
+import { terminalSafe } from './terminal-safe.js';
 
 interface ReportArgs {
   dir: string;
@@ -46,7 +47,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     const paths = outDirPaths(args.dir);
     const manifest = await readManifest(paths.manifest);
     if (!manifest) {
-      process.stderr.write(`chatbatch: ${args.dir} holds no run (no readable manifest.json)\n`);
+      process.stderr.write(`chatbatch: ${args.dir} holds no run (its manifest.json is missing, not JSON, or not a chatbatch manifest)\n`);
       process.exitCode = EXIT.usage;
       return;
     }
@@ -55,9 +56,10 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       usage: manifest.usage ?? null,
       repeat: samplesPerRow(manifest),
     };
-    for (const problem of stats.damaged ?? []) process.stderr.write(`chatbatch: ${problem}\n`);
+    for (const problem of stats.damaged ?? []) process.stderr.write(`chatbatch: ${terminalSafe(problem)}\n`);
     const title = `${manifest.job ?? args.dir} (${manifest.status})`;
-    process.stdout.write(formatTextReport(stats, title));
+    // Every value in it comes from files anyone may have edited, and from servers.
+    process.stdout.write(terminalSafe(formatTextReport(stats, title)));
     if (args.html) {
       // Atomic: a failed write (full disk) leaves no empty or half page behind.
       await writeFileAtomic(args.html, renderHtmlReport(stats, title)).catch((error: unknown) => {

@@ -146,7 +146,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   const retryFailed = parseRetryFailed(flags.retryFailed, problems);
 
   if (flags.cache !== undefined && flags.cache.trim() === '') {
-    problems.push("--cache needs a directory, e.g. --cache .chatbatch-cache (an empty one would turn the cache off silently)");
+    problems.push('--cache needs a directory, e.g. --cache .chatbatch-cache (an empty one would turn the cache off silently)');
   }
 
   let shard: Shard | null = null;

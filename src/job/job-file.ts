@@ -1,6 +1,6 @@
-import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { NothingSentError } from '../errors.js';
+import { NotARegularFileError, readRegularFile } from '../state/regular-file.js';
 import { headerLabel, headerProblem } from './headers.js';
 import { inputFileAsJob, notJson } from './not-a-job-file.js';
 import { type JobFile, jobOptions, type OptionSpec, valueProblem } from './options.js';
@@ -46,13 +46,13 @@ export class NotARegularFile extends Error {}
  * reading a FIFO waits for a writer forever.
  */
 export async function readJobText(file: string): Promise<string> {
-  const info = await stat(file);
-  if (!info.isFile()) {
-    throw new NotARegularFile(
-      `${info.isDirectory() ? 'is a folder' : info.isFIFO() ? 'is a named pipe (FIFO)' : 'is not a regular file'}: give a job file (JSON)`,
-    );
+  let text: string;
+  try {
+    text = await readRegularFile(file);
+  } catch (error) {
+    if (error instanceof NotARegularFileError) throw new NotARegularFile(`is ${error.kind}: give a job file (JSON)`);
+    throw error;
   }
-  const text = await readFile(file, 'utf8');
   return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 

@@ -19,7 +19,9 @@ export function isManifestShaped(value: unknown): boolean {
     typeof value.started_at === 'string' &&
     isCount(value.attempts_total) &&
     isCount(value.resumes) &&
-    Array.isArray(value.sessions)
+    Array.isArray(value.sessions) &&
+    value.sessions.every(isObject) &&
+    (value.usage === undefined || isObject(value.usage))
   );
 }
 

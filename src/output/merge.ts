@@ -1,8 +1,9 @@
-import { createReadStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { FailureCategory } from '../record/record.js';
 import { describeFsError, isFsError } from '../state/fs-problem.js';
+import { NotARegularFileError, openRegularFile } from '../state/regular-file.js';
 import { AtomicFile } from './atomic-file.js';
 import { type DerivedFormat, writeDerivedFiles } from './derived-files.js';
 import { ERRORS_FILE, MANIFEST_FILE, OUTPUT_FILE } from './file-names.js';
@@ -219,11 +220,26 @@ class SourceReader {
   private lastKey: RecordKey | null = null;
   records = 0;
 
-  constructor(
+  private constructor(
     readonly source: Source,
     private readonly fileOrder: ReadonlyMap<string, number>,
+    private readonly handle: FileHandle,
   ) {
-    this.lines = createInterface({ input: createReadStream(source.file), crlfDelay: Infinity })[Symbol.asyncIterator]();
+    this.lines = createInterface({ input: handle.createReadStream(), crlfDelay: Infinity })[Symbol.asyncIterator]();
+  }
+
+  /** A regular file only: a FIFO put in a shard directory would make merge wait forever. */
+  static async open(source: Source, fileOrder: ReadonlyMap<string, number>): Promise<SourceReader> {
+    try {
+      return new SourceReader(source, fileOrder, await openRegularFile(source.file));
+    } catch (error) {
+      if (error instanceof NotARegularFileError) throw new MergeError(`cannot read ${error.message}`);
+      throw isFsError(error) ? new MergeError(`cannot read ${describeFsError(error, source.file)}`) : error;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.handle.close().catch(() => {});
   }
 
   /** The next record, or null at the end; a line that is not one of our records is a MergeError naming file and line. */
@@ -238,7 +254,8 @@ class SourceReader {
       if (line.trim() === '') continue;
       const record = parseRecordLine(line);
       const where = `${this.source.file} line ${this.lineNumber}`;
-      if (!record) throw new MergeError(`${where} is not a whole record (torn or edited); re-run that shard with --resume, or restore the file`);
+      if (!record)
+        throw new MergeError(`${where} is not a whole record (torn or edited); re-run that shard with --resume, or restore the file`);
       const fileIndex = this.fileOrder.get(record.file);
       if (fileIndex === undefined) throw new MergeError(`${where}: a record names ${record.file}, which is not among the job's inputs`);
       const key: RecordKey = [fileIndex, record.line, record.sample];
@@ -275,9 +292,10 @@ function parseRecordLine(line: string): { file: string; line: number; sample: nu
  */
 async function mergeFile(sources: readonly Source[], target: string, fileOrder: ReadonlyMap<string, number>): Promise<number> {
   const out = await AtomicFile.create(target);
+  const readers: SourceReader[] = [];
   let written = 0;
   try {
-    const readers = sources.map((source) => new SourceReader(source, fileOrder));
+    for (const source of sources) readers.push(await SourceReader.open(source, fileOrder));
     const heads: Head[] = [];
     for (const reader of readers) {
       const head = await reader.next();
@@ -312,6 +330,8 @@ async function mergeFile(sources: readonly Source[], target: string, fileOrder: 
   } catch (error) {
     await out.discard();
     throw error;
+  } finally {
+    for (const reader of readers) await reader.close();
   }
 }
 

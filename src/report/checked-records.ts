@@ -1,6 +1,7 @@
-import { createReadStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { RowRecord } from '../record/record.js';
+import { NotARegularFileError, openRegularFile } from '../state/regular-file.js';
 
 /**
  * The longest duration_ms believed: a year. A row's own deadline is at most 2^31-1 ms (24.9
@@ -16,8 +17,10 @@ const MAX_BELIEVABLE_DURATION_MS = 365 * 24 * 3_600_000;
  */
 export async function* readCheckedRecords(file: string, onDamage: (problem: string) => void): AsyncGenerator<RowRecord> {
   let lineNumber = 0;
+  let handle: FileHandle | undefined;
   try {
-    const lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+    handle = await openRegularFile(file);
+    const lines = createInterface({ input: handle.createReadStream(), crlfDelay: Infinity });
     for await (const line of lines) {
       lineNumber++;
       if (!line.trim()) continue;
@@ -26,7 +29,10 @@ export async function* readCheckedRecords(file: string, onDamage: (problem: stri
       else yield JSON.parse(line) as RowRecord;
     }
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    if (error instanceof NotARegularFileError) onDamage(`${error.message}; no records read from it`);
+    else if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  } finally {
+    await handle?.close().catch(() => {});
   }
 }
 

@@ -1,5 +1,5 @@
-import { shownBaseUrl } from '../job/base-url.js';
 import { countRows } from '../input/count.js';
+import { shownBaseUrl } from '../job/base-url.js';
 import { headersIdentity } from '../job/headers.js';
 import { writeFileAtomic } from '../output/atomic-file.js';
 import { describeInputs, jobFingerprint, type RunStatus, writeManifest } from '../output/manifest.js';

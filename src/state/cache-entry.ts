@@ -1,5 +1,3 @@
-import type { CachedResponse } from './response-cache.js';
-
 /** The entry format this version writes and reads; entries written before it was marked have none and are version 1. */
 export const CACHE_ENTRY_VERSION = 1;
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { NothingSentError } from '../errors.js';
 import type { AttemptSuccess } from '../http/attempt.js';
@@ -7,6 +7,7 @@ import type { RowRecord } from '../record/record.js';
 import { fsMeaning, isFsError } from '../state/fs-problem.js';
 import { makeFolders, NotAFolder } from '../state/make-folders.js';
 import { CACHE_ENTRY_VERSION, cacheEntryProblem } from './cache-entry.js';
+import { NotARegularFileError, readRegularFile } from './regular-file.js';
 
 export class CacheDirError extends NothingSentError {
   override name = 'CacheDirError';
@@ -76,8 +77,9 @@ export class ResponseCache {
     const file = this.fileFor(fingerprint);
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
-    } catch {
+      text = await readRegularFile(file);
+    } catch (error) {
+      if (error instanceof NotARegularFileError) return this.badEntry(file, error.kind);
       return null; // no entry (or none readable): a miss
     }
     let value: unknown;

@@ -1,4 +1,5 @@
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -82,5 +83,71 @@ describe('a cache entry of the wrong shape or version', () => {
       expect(reply).not.toBe('from the future');
       expect(cached).toBe(false);
     }
+  });
+});
+
+describe('a FIFO where one of our files should be never hangs a command', () => {
+  it('a cache entry that is a FIFO is a miss (said once); the run finishes', async () => {
+    await dir.write('in.jsonl', jsonlOf(ROWS));
+    expect((await run('--cache', 'cache')).code).toBe(0);
+    const [entry] = (await readdir(dir.file('cache'), { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
+    const file = path.join(entry!.parentPath, entry!.name);
+    await rm(file);
+    execFileSync('mkfifo', [file]);
+    const again = await runCli(
+      ['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', '--cache', 'cache', '--force'],
+      {
+        cwd: dir.path,
+        env,
+        timeoutMs: 20_000,
+      },
+    );
+    expect(again.signal).toBeNull();
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('is not usable (a named pipe (FIFO))');
+    expect(server.received).toHaveLength(4);
+  });
+
+  it('report and merge on a run whose output.jsonl is a FIFO name it and go on or refuse', async () => {
+    await dir.write('in.jsonl', jsonlOf(ROWS));
+    expect((await run()).code).toBe(0);
+    await rm(dir.file('out/output.jsonl'));
+    execFileSync('mkfifo', [dir.file('out/output.jsonl')]);
+    const report = await runCli(['report', 'out'], { cwd: dir.path, timeoutMs: 20_000 });
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stderr).toContain('out/output.jsonl: a named pipe (FIFO), not a regular file; no records read from it');
+    const merged = await runCli(['merge', 'out', '--out', 'all'], { cwd: dir.path, timeoutMs: 20_000 });
+    expect(merged.code, merged.stderr).toBe(2);
+    expect(merged.stderr).toContain('cannot read out/output.jsonl: a named pipe (FIFO)');
+  });
+});
+
+describe('a manifest edited into another shape', () => {
+  it('--resume writes a new one instead of keeping it, and report reads the result', async () => {
+    await dir.write('in.jsonl', jsonlOf(ROWS));
+    expect((await run()).code).toBe(0);
+    const manifest = JSON.parse(await dir.read('out/manifest.json'));
+    await dir.write('out/manifest.json', JSON.stringify({ ...manifest, sessions: 'x', usage: 'lots' }));
+    const refused = await runCli(['report', 'out'], { cwd: dir.path });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('not a chatbatch manifest');
+    expect((await run('--resume')).code).toBe(0);
+    expect(Array.isArray(JSON.parse(await dir.read('out/manifest.json')).sessions)).toBe(true);
+    const report = await runCli(['report', 'out'], { cwd: dir.path });
+    expect(report.code, report.stderr).toBe(0);
+  });
+});
+
+describe('escape sequences from a server or an edited record', () => {
+  it('report prints them visibly, never raw to the terminal', async () => {
+    await dir.write('in.jsonl', jsonlOf(ROWS));
+    expect((await run()).code).toBe(0);
+    const lines = (await dir.read('out/output.jsonl')).trimEnd().split('\n');
+    const record = { ...JSON.parse(lines[0]!), id: 'id\u001b[31mred', trace_id: '\u001b]0;pwned\u0007' };
+    await dir.write('out/output.jsonl', `${[JSON.stringify(record), ...lines.slice(1)].join('\n')}\n`);
+    const report = await runCli(['report', 'out'], { cwd: dir.path });
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).not.toContain('\u001b');
+    expect(report.stdout).toContain('id\\u001b[31mred');
   });
 });

@@ -12,7 +12,7 @@ let dir: TempDir;
 let server: ScriptedServer;
 perTestServedDir(
   (fresh) => ({ dir, server } = fresh),
-  (request, response, index) =>
+  (_request, response, index) =>
     sendJson(response, 200, {
       id: `chatcmpl-${index}`,
       choices: [{ index: 0, message: { role: 'assistant', content: `ok ${index}` }, finish_reason: 'stop' }],

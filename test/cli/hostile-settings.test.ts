@@ -71,7 +71,17 @@ describe('credentials in the base URL query string', () => {
   it('any other query value is sent but never written: manifest and stderr show ***, a server echo is masked', async () => {
     const value = 'tenant-token-like-0123456789';
     server.close();
-    const result = await run(['in.jsonl', '--base-url', `http://127.0.0.1:9/v1?api-version=2024-06-01&tenant=${value}`, '--model', 'm', '--out', 'out', '--max-outage-ms', '0']);
+    const result = await run([
+      'in.jsonl',
+      '--base-url',
+      `http://127.0.0.1:9/v1?api-version=2024-06-01&tenant=${value}`,
+      '--model',
+      'm',
+      '--out',
+      'out',
+      '--max-outage-ms',
+      '0',
+    ]);
     expect(result.code).toBe(3);
     const manifest = await readFile(dir.file('out/manifest.json'), 'utf8');
     expect(manifest).toContain('http://127.0.0.1:9/v1?api-version=***&tenant=***');
@@ -111,10 +121,13 @@ describe('small setup slips', () => {
 
   it('an input whose name is not UTF-8 is named as such, given directly or through a glob', async () => {
     await writeFile(Buffer.from(`${dir.path}/bad-\xff.jsonl`, 'latin1'), jsonlOf([{ id: 'x', prompt: 'p' }]));
-    const direct = await runCli(['run', Buffer.from('bad-\xff.jsonl', 'latin1').toString('utf8'), '--base-url', server.baseUrl, '--model', 'm', '--out', 'out'], {
-      cwd: dir.path,
-      env: { CHATBATCH_API_KEY: KEY },
-    });
+    const direct = await runCli(
+      ['run', Buffer.from('bad-\xff.jsonl', 'latin1').toString('utf8'), '--base-url', server.baseUrl, '--model', 'm', '--out', 'out'],
+      {
+        cwd: dir.path,
+        env: { CHATBATCH_API_KEY: KEY },
+      },
+    );
     expectRefused(direct, 'its name is not valid UTF-8');
     const globbed = await runCli(['run', 'bad-*.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out'], {
       cwd: dir.path,
@@ -125,6 +138,9 @@ describe('small setup slips', () => {
   });
 
   it('simulate --port 99999 names the port range', async () => {
-    expectRefused(await runCli(['simulate', '--port', '99999'], { cwd: dir.path, timeoutMs: 10_000 }), '--port must be a TCP port, 0 to 65535');
+    expectRefused(
+      await runCli(['simulate', '--port', '99999'], { cwd: dir.path, timeoutMs: 10_000 }),
+      '--port must be a TCP port, 0 to 65535',
+    );
   });
 });

@@ -28,7 +28,14 @@ const merge = (args: string[], extraEnv: Record<string, string> = {}) =>
 
 const lines = async (file: string) => (await dir.read(file)).split('\n').filter(Boolean);
 
-async function editManifest(shard: string, edit: (manifest: Record<string, any>) => void): Promise<void> {
+/** The manifest fields these tests change. */
+interface EditableManifest {
+  config: { shard?: unknown };
+  counts: { succeeded: number };
+  marker?: string;
+}
+
+async function editManifest(shard: string, edit: (manifest: EditableManifest) => void): Promise<void> {
   const manifest = JSON.parse(await dir.read(`${shard}/manifest.json`));
   edit(manifest);
   await dir.write(`${shard}/manifest.json`, JSON.stringify(manifest));
@@ -63,14 +70,19 @@ describe('merge refuses what would lose or double rows', () => {
     await editManifest('s1', (m) => (m.counts.succeeded += 1));
     const counted = await merge(['s0', 's1', '--out', 'all']);
     expect(counted.code, counted.stderr).toBe(2);
-    expect(counted.stderr).toMatch(/s1\/output\.jsonl holds \d+ record\(s\) but its manifest counts \d+: it changed after the shard finished/);
+    expect(counted.stderr).toMatch(
+      /s1\/output\.jsonl holds \d+ record\(s\) but its manifest counts \d+: it changed after the shard finished/,
+    );
 
     // s0's first record, put into s1 at its place in input order (the count now agrees).
     const [firstOfS0] = await lines('s0/output.jsonl');
     const lineOf = (text: string) => JSON.parse(text).line as number;
     const s1 = [...(await lines('s1/output.jsonl')), firstOfS0!].sort((a, b) => lineOf(a) - lineOf(b));
     await dir.write('s1/output.jsonl', `${s1.join('\n')}\n`);
-    expectClearRefusal(await merge(['s0', 's1', '--out', 'all']), 'has two records, in s0/output.jsonl and s1/output.jsonl: the shards overlap');
+    expectClearRefusal(
+      await merge(['s0', 's1', '--out', 'all']),
+      'has two records, in s0/output.jsonl and s1/output.jsonl: the shards overlap',
+    );
     await expect(readdir(dir.file('all'))).rejects.toThrow(/ENOENT/);
   });
 

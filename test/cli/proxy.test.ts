@@ -185,7 +185,22 @@ describe('run through a forward proxy', () => {
       },
     });
     const result = await runCli(
-      ['run', 'in.jsonl', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'm', '--out', 'out', '--max-attempts', '2', '--max-outage-ms', '0', '--concurrency', '1'],
+      [
+        'run',
+        'in.jsonl',
+        '--base-url',
+        'http://127.0.0.1:9/v1',
+        '--model',
+        'm',
+        '--out',
+        'out',
+        '--max-attempts',
+        '2',
+        '--max-outage-ms',
+        '0',
+        '--concurrency',
+        '1',
+      ],
       { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY, HTTP_PROXY: `http://proxy-user:${password}@127.0.0.1:${forward.port}` } },
     );
     expect(result.code, result.stderr).toBe(1);
