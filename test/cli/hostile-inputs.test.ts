@@ -2,7 +2,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { perTestServedDir } from '../support/per-test.js';
-import { type ScriptedServer, sendJson } from '../support/scripted-server.js';
+import { type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import type { TempDir } from '../support/temp-dir.js';
 
 // Rows and keys an adversary (or an ordinary export) produces: numbers past a double's precision,
@@ -75,5 +75,25 @@ describe('a very short key', () => {
     }
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
     expect(manifest.usage).toMatchObject({ prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 });
+  });
+});
+
+describe('escape sequences in what a server says', () => {
+  it('a refusal whose message holds terminal escapes reaches stderr with them visible, not raw', async () => {
+    const refusing = await startScriptedServer((_request, response) =>
+      sendJson(response, 401, { error: { code: 'invalid_api_key', message: 'bad key \u001b]0;pwned\u0007\u001b[2J gone' } }),
+    );
+    try {
+      await dir.write('in.jsonl', '{"id": "r1", "prompt": "hello"}\n');
+      const result = await runCli(['run', 'in.jsonl', '--base-url', refusing.baseUrl, '--model', 'm', '--out', 'out', '--quiet'], {
+        cwd: dir.path,
+        env: { CHATBATCH_API_KEY: 'sk-hostile-inputs-key-000000' },
+      });
+      expect(result.code, result.stderr).toBe(3);
+      expect(result.stderr).toContain('\\u001b]0;pwned');
+      expect(result.stderr).not.toContain('\u001b');
+    } finally {
+      await refusing.close();
+    }
   });
 });
