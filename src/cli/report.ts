@@ -29,7 +29,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     // Loaded here, not at start-up: every other command would pay for them.
     const [
       { readManifest },
-      { writeFileAtomic },
+      { writeUserFile },
       { asWriteFailure },
       { renderHtmlReport },
       { pendingRows, samplesPerRow },
@@ -37,7 +37,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       { formatTextReport },
     ] = await Promise.all([
       import('../output/manifest.js'),
-      import('../output/atomic-file.js'),
+      import('../output/user-file.js'),
       import('../output/write-failed.js'),
       import('../report/html-report.js'),
       import('../report/pending.js'),
@@ -61,8 +61,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     // Every value in it comes from files anyone may have edited, and from servers.
     process.stdout.write(terminalSafe(formatTextReport(stats, title)));
     if (args.html) {
-      // Atomic: a failed write (full disk) leaves no empty or half page behind.
-      await writeFileAtomic(args.html, renderHtmlReport(stats, title)).catch((error: unknown) => {
+      await writeUserFile(args.html, renderHtmlReport(stats, title)).catch((error: unknown) => {
         throw asWriteFailure(error, args.html!);
       });
       process.stderr.write(`chatbatch: wrote ${args.html}\n`);

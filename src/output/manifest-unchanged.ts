@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { readRegularFile } from '../state/regular-file.js';
 import type { Manifest, RunSession } from './manifest.js';
-import { isManifestShaped } from './manifest-shape.js';
+import { isCompleteManifest } from './manifest-shape.js';
 
 /**
  * The manifest and its exact text, so a session that changes nothing can leave it byte for byte;
@@ -11,7 +11,7 @@ export async function readManifestAsWritten(file: string): Promise<{ manifest: M
   try {
     const text = await readRegularFile(file);
     const manifest: unknown = JSON.parse(text);
-    return isManifestShaped(manifest) ? { manifest: manifest as Manifest, text } : null;
+    return isCompleteManifest(manifest) ? { manifest: manifest as Manifest, text } : null;
   } catch {
     return null;
   }

@@ -101,7 +101,7 @@ async function checkReplaceable(target: string): Promise<void> {
   if (entries.length === 0) return;
   const foreign = entries.filter((name) => !MERGE_FILES.has(name));
   const manifest = await readManifest(path.join(target, MANIFEST_FILE));
-  if (foreign.length > 0 || !manifest?.config.merged_from) {
+  if (foreign.length > 0 || !manifest?.config?.merged_from) {
     throw new MergeTargetError(
       `--out ${target} already holds ${foreign.length > 0 ? `files a merge does not write (${foreign.slice(0, 3).join(', ')})` : 'something other than a merge'}; merge replaces its directory whole, so give a new directory or an earlier merge's`,
     );

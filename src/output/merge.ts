@@ -8,6 +8,7 @@ import { AtomicFile } from './atomic-file.js';
 import { type DerivedFormat, writeDerivedFiles } from './derived-files.js';
 import { ERRORS_FILE, MANIFEST_FILE, OUTPUT_FILE } from './file-names.js';
 import { describeInput, type Manifest, readManifest, toolInfo, writeManifest } from './manifest.js';
+import { isCompleteManifest } from './manifest-shape.js';
 import { discardStaging, prepareMergeTarget, swapIn, testKillPoint } from './merge-target.js';
 import { sumUsage } from './usage-totals.js';
 
@@ -193,7 +194,9 @@ async function checkInputsUnchanged(manifest: Manifest, format: DerivedFormat): 
 
 async function readShard(dir: string): Promise<ShardInfo> {
   const manifest = await readManifest(path.join(dir, 'manifest.json'));
-  if (!manifest) throw new MergeError(`${dir}: no readable manifest.json; is it a chatbatch output directory?`);
+  if (!manifest || !isCompleteManifest(manifest)) {
+    throw new MergeError(`${dir}: no readable manifest.json of a chatbatch run; is it a chatbatch output directory?`);
+  }
   const shard = manifest.config.shard as { index: number; count: number } | null | undefined;
   return { dir, manifest, index: shard?.index ?? 0, count: shard?.count ?? 1 };
 }

@@ -16,22 +16,23 @@ export function cacheEntryProblem(value: unknown, fingerprint: string): string |
   if (typeof entry.reply !== 'string') return 'reply is not text';
   if (!Number.isSafeInteger(entry.status) || (entry.status as number) < 200 || (entry.status as number) > 299)
     return 'status is not a success';
-  if (entry.finish_reason !== null && typeof entry.finish_reason !== 'string') return 'finish_reason is not text';
+  if (entry.finish_reason != null && typeof entry.finish_reason !== 'string') return 'finish_reason is not text';
   if (entry.trace_id !== null && entry.trace_id !== undefined && typeof entry.trace_id !== 'string') return 'trace_id is not text';
   for (const name of ['response_id', 'response_model', 'system_fingerprint'] as const) {
     if (entry[name] !== undefined && typeof entry[name] !== 'string') return `${name} is not text`;
   }
   if (entry.created !== undefined && !Number.isFinite(entry.created)) return 'created is not a number';
-  if (entry.usage !== undefined && !isUsage(entry.usage)) return 'usage is not token counts';
+  if (entry.usage !== undefined && !isUsage(entry.usage)) return 'usage is not an object';
   if (entry.replies !== undefined && !(Array.isArray(entry.replies) && entry.replies.every((r) => r === null || typeof r === 'string'))) {
     return 'replies is not a list of texts';
   }
   return null;
 }
 
+/**
+ * Usage as the server sent it: an object, whatever it holds (a record keeps a response's usage as
+ * it came, and the token account decides what in it counts).
+ */
 function isUsage(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  return Object.values(value).every(
-    (count) => (typeof count === 'number' && Number.isFinite(count) && count >= 0) || typeof count === 'object',
-  );
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
