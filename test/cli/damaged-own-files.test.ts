@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { perTestServedDir } from '../support/per-test.js';
 import type { ScriptedServer } from '../support/scripted-server.js';
@@ -149,5 +150,32 @@ describe('escape sequences from a server or an edited record', () => {
     expect(report.code, report.stderr).toBe(0);
     expect(report.stdout).not.toContain('\u001b');
     expect(report.stdout).toContain('id\\u001b[31mred');
+  });
+});
+
+// A real tmpfs, filled before the report is written: where mounting is not permitted, skipped.
+const fullDisk = await mkdtemp(path.join(tmpdir(), 'chatbatch-full-html-'));
+const mounted = (() => {
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', fullDisk], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+afterAll(async () => {
+  if (mounted) execFileSync('umount', [fullDisk], { stdio: 'ignore' });
+  await rm(fullDisk, { recursive: true, force: true });
+});
+
+describe.skipIf(!mounted)('report --html on a full disk', () => {
+  it('exits 5 and leaves no empty or partial page behind', async () => {
+    await dir.write('in.jsonl', jsonlOf(ROWS));
+    expect((await run()).code).toBe(0);
+    await writeFile(path.join(fullDisk, 'filler'), Buffer.alloc(64 * 1024)).catch(() => {});
+    const report = await runCli(['report', 'out', '--html', path.join(fullDisk, 'report.html')], { cwd: dir.path });
+    expect(report.code, report.stderr).toBe(5);
+    expect(report.stderr).toContain('no space left on device');
+    expect(await readdir(fullDisk)).toEqual(['filler']);
   });
 });
