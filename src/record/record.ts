@@ -60,7 +60,3 @@ export interface RowRecord {
   /** An `invalid_reply` failure: the reply that did not parse or validate (`reply` is null). */
   reply_text?: string;
 }
-
-export function isSuccess(record: RowRecord): boolean {
-  return record.code === null && record.reply !== null;
-}
