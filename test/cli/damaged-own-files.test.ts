@@ -7,6 +7,7 @@ import { runCli } from '../support/cli.js';
 import { perTestServedDir } from '../support/per-test.js';
 import type { ScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';
+import { tryMountTmpfs } from '../support/tmpfs.js';
 
 // Our own files, damaged or edited by hand or by another version: readers treat them as untrusted
 // input. A damaged line is named (file and line) and skipped; a bad cache entry is a miss.
@@ -155,14 +156,7 @@ describe('escape sequences from a server or an edited record', () => {
 
 // A real tmpfs, filled before the report is written: where mounting is not permitted, skipped.
 const fullDisk = await mkdtemp(path.join(tmpdir(), 'chatbatch-full-html-'));
-const mounted = (() => {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', fullDisk], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+const mounted = tryMountTmpfs(fullDisk, '16k');
 afterAll(async () => {
   if (mounted) execFileSync('umount', [fullDisk], { stdio: 'ignore' });
   await rm(fullDisk, { recursive: true, force: true });
