@@ -1,3 +1,4 @@
+import { shownBaseUrl } from '../job/base-url.js';
 import { keyName, type RunConfig } from '../job/config.js';
 import { AUTO_CEILING } from '../pace/concurrency-target.js';
 import { maskKey } from '../record/key-mask.js';
@@ -18,7 +19,7 @@ export function formatDryRun(report: DryRunReport, config: RunConfig): string {
     lines.push('  endpoint: the built-in simulator (--simulate: a run starts it on a free loopback port; replies are simulated)');
     lines.push('  key: none needed (the simulator checks no key)');
   } else {
-    lines.push(`  endpoint: POST ${config.requestUrl || '(no base URL given)'}`);
+    lines.push(`  endpoint: POST ${shownBaseUrl(config.requestUrl) || '(no base URL given)'}`);
     const source = config.apiKeyFile !== null ? `file ${config.apiKeyFile}` : keyName(config);
     lines.push(
       `  key: ${source} ${config.apiKey ? `(${maskKey(config.apiKey)})` : config.apiKeyFile !== null ? '(not read: missing, unreadable or empty)' : '(not set)'}`,

@@ -1,5 +1,5 @@
 import type { Options } from 'yargs';
-import { flagOptions, type OptionSpec, optionHelp, type RunFlags } from '../job/options.js';
+import { aboveMaximum, flagOptions, type OptionSpec, optionHelp, type RunFlags } from '../job/options.js';
 
 /**
  * Flag value checks that name the flag and what it accepts, e.g.
@@ -9,7 +9,7 @@ export function positiveInteger(flag: string) {
   return (value: unknown): number | undefined => {
     if (value === undefined) return undefined;
     const number = Number(value);
-    if (!Number.isInteger(number) || number <= 0) {
+    if (!Number.isSafeInteger(number) || number <= 0) {
       throw new Error(`--${flag} must be a positive integer: current value is ${JSON.stringify(value)}`);
     }
     return number;
@@ -20,7 +20,7 @@ export function nonNegativeInteger(flag: string) {
   return (value: unknown): number | undefined => {
     if (value === undefined) return undefined;
     const number = Number(value);
-    if (!Number.isInteger(number) || number < 0) {
+    if (!Number.isSafeInteger(number) || number < 0) {
       throw new Error(`--${flag} must be a non-negative integer: current value is ${JSON.stringify(value)}`);
     }
     return number;
@@ -32,9 +32,9 @@ export function yargsOption(spec: OptionSpec & { flag: string }): Options {
   const describe = optionHelp(spec);
   switch (spec.kind) {
     case 'positive-integer':
-      return { type: 'string', coerce: positiveInteger(spec.flag), describe };
+      return { type: 'string', coerce: withMaximum(spec, positiveInteger(spec.flag)), describe };
     case 'non-negative-integer':
-      return { type: 'string', coerce: nonNegativeInteger(spec.flag), describe };
+      return { type: 'string', coerce: withMaximum(spec, nonNegativeInteger(spec.flag)), describe };
     case 'boolean':
       return { type: 'boolean', describe };
     case 'strings':
@@ -42,8 +42,23 @@ export function yargsOption(spec: OptionSpec & { flag: string }): Options {
     case 'headers':
       return { type: 'string', requiresArg: true, describe, ...(spec.alias ? { alias: spec.alias } : {}) };
     default:
-      return { type: 'string', describe, ...(spec.choices ? { choices: [...spec.choices] } : {}) };
+      return {
+        type: 'string',
+        describe,
+        ...(spec.choices ? { choices: [...spec.choices] } : {}),
+        ...(spec.valueMayStartWithDash ? { nargs: 1 } : {}),
+      };
   }
+}
+
+/** The coerce of a numeric flag, whose message past its maximum says why the maximum is there. */
+function withMaximum(spec: OptionSpec & { flag: string }, coerce: (value: unknown) => number | undefined) {
+  return (value: unknown): number | undefined => {
+    const number = coerce(value);
+    const problem = number === undefined ? null : aboveMaximum(number, spec);
+    if (problem) throw new Error(`--${spec.flag} must be ${problem}`);
+    return number;
+  };
 }
 
 /** The run settings given on the command line, by the option table's names. */

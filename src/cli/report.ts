@@ -1,7 +1,7 @@
-import { writeFile } from 'node:fs/promises';
 import type { Argv, CommandModule } from 'yargs';
 import { outDirPaths } from '../state/out-dir.js';
 import { EXIT } from './exit-codes.js';
+import { terminalSafe } from './terminal-safe.js';
 
 interface ReportArgs {
   dir: string;
@@ -29,6 +29,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     // Loaded here, not at start-up: every other command would pay for them.
     const [
       { readManifest },
+      { writeUserFile },
       { asWriteFailure },
       { renderHtmlReport },
       { pendingRows, samplesPerRow },
@@ -36,6 +37,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       { formatTextReport },
     ] = await Promise.all([
       import('../output/manifest.js'),
+      import('../output/user-file.js'),
       import('../output/write-failed.js'),
       import('../report/html-report.js'),
       import('../report/pending.js'),
@@ -45,7 +47,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     const paths = outDirPaths(args.dir);
     const manifest = await readManifest(paths.manifest);
     if (!manifest) {
-      process.stderr.write(`chatbatch: ${args.dir} holds no run (no readable manifest.json)\n`);
+      process.stderr.write(`chatbatch: ${args.dir} holds no run (its manifest.json is missing, not JSON, or not a chatbatch manifest)\n`);
       process.exitCode = EXIT.usage;
       return;
     }
@@ -54,10 +56,12 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       usage: manifest.usage ?? null,
       repeat: samplesPerRow(manifest),
     };
+    for (const problem of stats.damaged ?? []) process.stderr.write(`chatbatch: ${terminalSafe(problem)}\n`);
     const title = `${manifest.job ?? args.dir} (${manifest.status})`;
-    process.stdout.write(formatTextReport(stats, title));
+    // Every value in it comes from files anyone may have edited, and from servers.
+    process.stdout.write(terminalSafe(formatTextReport(stats, title)));
     if (args.html) {
-      await writeFile(args.html, renderHtmlReport(stats, title)).catch((error: unknown) => {
+      await writeUserFile(args.html, renderHtmlReport(stats, title)).catch((error: unknown) => {
         throw asWriteFailure(error, args.html!);
       });
       process.stderr.write(`chatbatch: wrote ${args.html}\n`);

@@ -19,6 +19,7 @@ import { flagsFromArgs, yargsOption } from './options.js';
 import { type ProgressReporter, startProgressReporter } from './progress.js';
 import { namesStandardInput, STANDARD_INPUT_REFUSAL } from './standard-input.js';
 import { formatSummary } from './summary.js';
+import { terminalSafe } from './terminal-safe.js';
 
 /** The command line: the run settings of the option table, and what only the CLI does. */
 interface RunArgs extends Record<string, unknown> {
@@ -56,8 +57,8 @@ export const runCommand: CommandModule<object, RunArgs> = {
 async function runFromCli(args: RunArgs): Promise<number> {
   let reporter: ProgressReporter | null = null;
   const log = (line: string): void => {
-    if (reporter) reporter.writeLine(`chatbatch: ${redactSecrets(line)}`);
-    else process.stderr.write(`chatbatch: ${redactSecrets(line)}\n`);
+    if (reporter) reporter.writeLine(`chatbatch: ${terminalSafe(redactSecrets(line))}`);
+    else process.stderr.write(`chatbatch: ${terminalSafe(redactSecrets(line))}\n`);
   };
   let simulator: RunningSimulator | null = null;
   try {

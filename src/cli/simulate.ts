@@ -39,12 +39,19 @@ const FAULT_FLAGS: ReadonlyArray<[keyof SimulateArgs, keyof FaultRates, string]>
   ['empty-choices', 'emptyChoices', 'get 200 with no choices'],
 ];
 
+/** A TCP port: 0 (any free one) to 65535; Node's own message for 99999 is an internal error. */
+function portNumber(value: unknown): number | undefined {
+  const port = nonNegativeInteger('port')(value);
+  if (port !== undefined && port > 65_535) throw new Error(`--port must be a TCP port, 0 to 65535: current value is ${port}`);
+  return port;
+}
+
 export const simulateCommand: CommandModule<object, SimulateArgs> = {
   command: 'simulate',
   describe: 'Serve a local OpenAI-compatible /chat/completions with simulated replies and faults',
   builder: (yargs: Argv) => {
     let built = yargs
-      .option('port', { type: 'string', coerce: nonNegativeInteger('port'), describe: 'Port (default: a free one)' })
+      .option('port', { type: 'string', coerce: portNumber, describe: 'Port (default: a free one)' })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to listen on' })
       .option('latency-ms', { type: 'string', coerce: nonNegativeInteger('latency-ms'), describe: 'Added latency per request' })
       .option('jitter-ms', { type: 'string', coerce: nonNegativeInteger('jitter-ms'), describe: 'Extra random latency, 0..N ms' })

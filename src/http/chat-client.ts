@@ -1,6 +1,6 @@
 import { type Dispatcher, Pool, ProxyAgent } from 'undici';
 import { TOOL_VERSION } from '../output/tool-version.js';
-import { registerSecret } from '../record/redact.js';
+import { registerBasicCredentials, registerQueryValues, registerSecret } from '../record/redact.js';
 import type { AttemptFailure, AttemptOutcome } from './attempt.js';
 import { ACCEPTED_ENCODINGS } from './body-decoder.js';
 import { Exchange, type ExchangeSettings } from './exchange.js';
@@ -64,7 +64,8 @@ export class ChatClient {
 
     // Whoever builds a client with a key gets it masked in everything the server sends back.
     registerSecret(options.apiKey);
-    if (proxy?.password) registerSecret(proxy.password, 'proxy password');
+    registerQueryValues(target);
+    if (proxy?.password) registerBasicCredentials(proxy.username ?? '', proxy.password, 'proxy password');
     const userAgent = options.userAgent ?? `chatbatch/${TOOL_VERSION} node/${process.versions.node}`;
     // Gateway headers first: the names chatbatch sets itself cannot be given this way (job/headers.ts).
     this.headerTemplate = [

@@ -10,6 +10,8 @@ export interface ProxyChoice {
   shown: string;
   /** The password, percent-decoded, or null: it is masked in whatever a server sends back. */
   password: string | null;
+  /** The user name, percent-decoded ('' for none): with the password, the Basic credentials sent to the proxy. */
+  username?: string;
 }
 
 export type ProxyResolution = { ok: true; proxy: ProxyChoice | null } | { ok: false; problem: string };
@@ -49,7 +51,7 @@ export function proxyFor(target: URL, env: Env): ProxyResolution {
   if (username === null || password === null) {
     return { ok: false, problem: `${variable}: the proxy user name or password has a malformed %-escape (write a % sign as %25)` };
   }
-  return { ok: true, proxy: { url: url.href, variable, shown: maskProxyUrl(url), password: password === '' ? null : password } };
+  return { ok: true, proxy: { url: url.href, variable, shown: maskProxyUrl(url), password: password === '' ? null : password, username } };
 }
 
 /** `http://user:***@host:port` (the path only when there is one): the password never shows. */

@@ -102,7 +102,7 @@ async function globFiles(pattern: string, cwd: string, signal: AbortSignal | und
   for (const file of matches) {
     checkStop(signal);
     if (!(await isReadable(path.resolve(cwd, file))))
-      throw new InputError(`${pattern}: matches ${file}, which cannot be read (permission denied)`);
+      throw new InputError(`${pattern}: matches ${file}, which cannot be read (${whyUnopenable(file, 'permission denied')})`);
   }
   return matches;
 }
@@ -190,13 +190,24 @@ async function plainFile(file: string, cwd: string): Promise<string> {
     info = await stat(full);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(`${file}: ${code === 'ENOENT' ? 'no such file' : `cannot read (${code ?? String(error)})`}`);
+    throw new InputError(`${file}: ${code === 'ENOENT' ? whyUnopenable(file, 'no such file') : `cannot read (${code ?? String(error)})`}`);
   }
   if (info.isDirectory())
     throw new InputError(`${file}: is a directory; give files or a glob such as '${file.replace(/\/+$/, '')}/*.jsonl'`);
   if (!info.isFile()) throw new InputError(`${file}: is not a regular file`);
   if (!(await isReadable(full))) throw new InputError(`${file}: cannot read (permission denied)`);
   return file;
+}
+
+/**
+ * A name that is not valid UTF-8 reaches us (from the command line or a directory listing) with
+ * U+FFFD in place of its bad bytes, so no call can open it by that name: saying "permission
+ * denied" or "no such file" would send the user looking in the wrong place.
+ */
+function whyUnopenable(file: string, otherwise: string): string {
+  return file.includes('\uFFFD')
+    ? 'its name is not valid UTF-8 (its bad bytes show as \uFFFD), so it cannot be opened by name; rename the file'
+    : otherwise;
 }
 
 async function isFile(full: string): Promise<boolean> {

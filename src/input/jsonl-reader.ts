@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { fileChunks } from './file-chunks.js';
 import type { InputRow } from './row.js';
+import { keepSourceText } from './source-text.js';
 import { describeReadError, unreadableRest } from './unreadable.js';
 
 const NEWLINE = 0x0a;
@@ -108,14 +109,16 @@ function parseLine(file: string, line: number, bytes: Buffer): InputRow | null {
   const content = bytes.subarray(begin, end);
   if (!isUtf8(content)) return { kind: 'invalid', file, line, format: 'jsonl', problem: 'invalid UTF-8' };
   let value: unknown;
+  const text = content.toString('utf8');
   try {
-    value = JSON.parse(content.toString('utf8'));
+    value = JSON.parse(text);
   } catch (error) {
     return { kind: 'invalid', file, line, format: 'jsonl', problem: `not valid JSON: ${(error as Error).message}` };
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { kind: 'invalid', file, line, format: 'jsonl', problem: `expected a JSON object, got ${jsonType(value)}` };
   }
+  keepSourceText(value as Record<string, unknown>, text);
   return { kind: 'row', file, line, format: 'jsonl', fields: value as Record<string, unknown> };
 }
 

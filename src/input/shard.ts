@@ -10,6 +10,7 @@ export interface Shard {
 }
 
 export function parseShard(text: string): Shard | string {
+  if (/^\s*-/.test(text)) return `--shard: K and N are counted from 0 and 1, never negative: current value is ${JSON.stringify(text)}`;
   const match = /^(\d+)\/(\d+)$/.exec(text.trim());
   if (!match) return `--shard must look like K/N (e.g. 0/4): current value is ${JSON.stringify(text)}`;
   const index = Number(match[1]);

@@ -24,7 +24,7 @@ export function checkBaseUrl(raw: string): BaseUrlCheck {
   if (url.hash) {
     return { ok: false, problem: `"${raw}" must not have a fragment (#...)` };
   }
-  const credential = [...url.searchParams.keys()].find((name) => CREDENTIAL_PARAMETERS.has(name.toLowerCase()));
+  const credential = [...url.searchParams.keys()].find(isCredentialParameter);
   if (credential !== undefined) {
     return {
       ok: false,
@@ -43,16 +43,47 @@ export function checkBaseUrl(raw: string): BaseUrlCheck {
   return { ok: true, baseUrl, requestUrl: `${url.origin}${path}/chat/completions${url.search}` };
 }
 
-/** Query parameters that carry keys or signatures (Azure's api-key, Google's key, SAS sig, Functions' code). */
-const CREDENTIAL_PARAMETERS = new Set([
-  'api-key',
-  'api_key',
-  'apikey',
-  'key',
-  'token',
-  'access_token',
+/**
+ * Whether a query parameter's name says it carries a credential: Azure's `api-key` and
+ * `subscription-key`, Google's `key`, AWS's `X-Amz-Signature`/`X-Amz-Credential`/
+ * `X-Amz-Security-Token`, SAS's `sig`, Functions' `code`, OAuth's `access_token` and
+ * `client_secret`... Read by its words (split at `-`, `_`, `.`, case ignored): a word that is one
+ * of CREDENTIAL_WORDS, or ends in key, token, secret or password (`apikey`, `accessToken`).
+ */
+export function isCredentialParameter(name: string): boolean {
+  return name
+    .toLowerCase()
+    .split(/[-_.]+/)
+    .some((word) => CREDENTIAL_WORDS.has(word) || /(key|token|secret|password|passwd)$/.test(word));
+}
+
+const CREDENTIAL_WORDS: ReadonlySet<string> = new Set([
   'sig',
+  'signature',
   'code',
-  'secret',
-  'password',
+  'auth',
+  'authorization',
+  'credential',
+  'credentials',
+  'pwd',
+  'pass',
+  'jwt',
+  'bearer',
+  'session',
+  'sessionid',
 ]);
+
+/**
+ * The base URL as written down (manifest, messages): every query value replaced by `***`. A value
+ * that passed `isCredentialParameter` may still be one (a gateway's `?tenant=` token), and
+ * `api-version` is read from its name.
+ */
+export function shownBaseUrl(baseUrl: string): string {
+  const query = baseUrl.indexOf('?');
+  if (query === -1) return baseUrl;
+  const names = baseUrl
+    .slice(query + 1)
+    .split('&')
+    .map((pair) => `${pair.split('=')[0]}${pair.includes('=') ? '=***' : ''}`);
+  return `${baseUrl.slice(0, query)}?${names.join('&')}`;
+}

@@ -5,7 +5,7 @@ import { parseShard, type Shard } from '../input/shard.js';
 import { FAILURE_CATEGORIES, type FailureCategory, isFailureCategory } from '../record/categories.js';
 import type { ReplyFormat } from '../reply/reply-check.js';
 import { chooseKeySource, DEFAULT_API_KEY_ENV, readKeyFrom } from './api-key.js';
-import { checkBaseUrl } from './base-url.js';
+import { checkBaseUrl, shownBaseUrl } from './base-url.js';
 import { resolveHeaders } from './headers.js';
 import type { LoadedJob } from './job-file.js';
 import { libraryOptions, type PlainSettings, type RunFlags, resolvePlainSettings, valueProblem } from './options.js';
@@ -102,6 +102,10 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   if (!out && !context.dryRun) problems.push('no output directory: give --out DIR or "out" in the job file');
 
   const retryFailed = parseRetryFailed(flags.retryFailed, problems);
+
+  if (flags.cache !== undefined && flags.cache.trim() === '') {
+    problems.push('--cache needs a directory, e.g. --cache .chatbatch-cache (an empty one would turn the cache off silently)');
+  }
   const shard = parseShardFlag(flags.shard, problems);
   const reply = resolveReplyFormat(flags, job, context.cwd, problems);
 
@@ -223,7 +227,12 @@ function resolveReplyFormat(
 /** The configuration as recorded in the manifest: no secret, only where the key and header values came from. */
 export function publicConfig(config: RunConfig): Record<string, unknown> {
   const { apiKey: _secret, sentHeaders: _sent, headerSecrets: _filled, proxy, ...rest } = config;
-  return { ...rest, proxy: proxy && { url: proxy.shown, variable: proxy.variable } };
+  return {
+    ...rest,
+    baseUrl: shownBaseUrl(config.baseUrl),
+    requestUrl: shownBaseUrl(config.requestUrl),
+    proxy: proxy && { url: proxy.shown, variable: proxy.variable },
+  };
 }
 
 /** How records and messages name the key: its variable, or the file it was read from. */

@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { NothingSentError } from '../errors.js';
+import { NotARegularFileError, readRegularFile } from '../state/regular-file.js';
 import { headerLabel, headerProblem } from './headers.js';
 import { inputFileAsJob, notJson } from './not-a-job-file.js';
 import { type JobFile, jobOptions, type OptionSpec, valueProblem } from './options.js';
@@ -38,12 +38,31 @@ export class JobFileError extends NothingSentError {
   }
 }
 
+export class NotARegularFile extends Error {}
+
+/**
+ * The job file's text, without a byte order mark (what Windows editors put first in "UTF-8"
+ * files, not part of the JSON). A FIFO, a device or a folder is refused before it is opened:
+ * reading a FIFO waits for a writer forever.
+ */
+export async function readJobText(file: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readRegularFile(file);
+  } catch (error) {
+    if (error instanceof NotARegularFileError) throw new NotARegularFile(`is ${error.kind}: give a job file (JSON)`);
+    throw error;
+  }
+  return text.startsWith('\uFEFF') ? text.slice(1) : text;
+}
+
 /** Reads and checks a job file. Throws JobFileError listing every problem found. */
 export async function loadJobFile(file: string): Promise<LoadedJob> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readJobText(file);
   } catch (error) {
+    if (error instanceof NotARegularFile) throw new JobFileError(file, [{ where: file, problem: error.message }]);
     throw new JobFileError(file, [
       { where: file, problem: `cannot read the job file (${(error as NodeJS.ErrnoException).code ?? String(error)})` },
     ]);

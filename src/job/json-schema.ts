@@ -1,6 +1,6 @@
 import { HEADER_NAME_PATTERN } from './headers.js';
 import { JOB_FIELDS } from './job-file.js';
-import { describeOption } from './options.js';
+import { describeOption, maximumOf, type OptionSpec } from './options.js';
 import { OPTIONAL_PARAMS, RESPONSE_FORMAT_TYPES } from './params.js';
 
 /** The job file's JSON Schema, so editors can complete and check job files. */
@@ -16,10 +16,10 @@ export function jobJsonSchema(): Record<string, unknown> {
         properties[name] = { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, ...doc };
         break;
       case 'positive-integer':
-        properties[name] = { type: 'integer', minimum: 1, ...doc };
+        properties[name] = { type: 'integer', minimum: 1, ...maximum(field), ...doc };
         break;
       case 'non-negative-integer':
-        properties[name] = { type: 'integer', minimum: 0, ...doc };
+        properties[name] = { type: 'integer', minimum: 0, ...maximum(field), ...doc };
         break;
       case 'boolean':
         properties[name] = { type: 'boolean', ...doc };
@@ -45,6 +45,12 @@ export function jobJsonSchema(): Record<string, unknown> {
     additionalProperties: false,
     properties,
   };
+}
+
+/** JSON Schema's `maximum` for an option that has one (durations). */
+function maximum(spec: OptionSpec): { maximum?: number } {
+  const max = maximumOf(spec);
+  return max === undefined ? {} : { maximum: max };
 }
 
 function paramSchemas(): Record<string, unknown> {

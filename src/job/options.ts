@@ -32,6 +32,25 @@ export interface OptionSpec {
   readonly help?: string;
   /** The job key's description in the JSON Schema. */
   readonly doc?: string;
+  /** `ms`: a duration in milliseconds, at most MAX_DURATION_MS (see there). */
+  readonly unit?: 'ms';
+  /**
+   * The flag always takes the next argument as its value, even one that starts with `-`, so
+   * `--shard -1/2` reaches its check instead of being read as the short flags -1, -/ and -2.
+   */
+  readonly valueMayStartWithDash?: true;
+}
+
+/**
+ * The longest duration any option takes, about 24.9 days: Node's timers take at most 2^31-1 ms
+ * and fire after 1 ms for anything larger, so `--timeout-ms 2147483648` would abort every attempt
+ * at once (each one possibly billed). One rule for every option whose unit is `ms`.
+ */
+export const MAX_DURATION_MS = 2 ** 31 - 1;
+
+/** The largest value an option accepts, or undefined for none. */
+export function maximumOf(spec: OptionSpec): number | undefined {
+  return spec.unit === 'ms' ? MAX_DURATION_MS : undefined;
 }
 
 export const RUN_OPTIONS = {
@@ -151,6 +170,7 @@ export const RUN_OPTIONS = {
   },
   timeoutMs: {
     flag: 'timeout-ms',
+    unit: 'ms',
     job: 'timeout_ms',
     kind: 'positive-integer',
     default: 120_000,
@@ -159,18 +179,21 @@ export const RUN_OPTIONS = {
   },
   rowDeadlineMs: {
     flag: 'row-deadline-ms',
+    unit: 'ms',
     kind: 'positive-integer',
     default: 15 * 60_000,
     help: 'Overall limit per row, retries included',
   },
   maxRetryWaitMs: {
     flag: 'max-retry-wait-ms',
+    unit: 'ms',
     kind: 'non-negative-integer',
     default: 60_000,
     help: 'Longest retry-after a server may impose before the row fails',
   },
   graceMs: {
     flag: 'grace-ms',
+    unit: 'ms',
     kind: 'non-negative-integer',
     default: 10_000,
     help: 'On Ctrl-C, how long in-flight requests may finish',
@@ -180,6 +203,7 @@ export const RUN_OPTIONS = {
   // continues.
   maxOutageMs: {
     flag: 'max-outage-ms',
+    unit: 'ms',
     job: 'max_outage_ms',
     kind: 'non-negative-integer',
     default: 5 * 60_000,
@@ -267,6 +291,7 @@ export const RUN_OPTIONS = {
   shard: {
     flag: 'shard',
     kind: 'string',
+    valueMayStartWithDash: true,
     custom: true,
     help: 'K/N: take only the rows whose id hashes to K (0..N-1); join shards with chatbatch merge',
   },
@@ -339,9 +364,11 @@ export function valueProblem(value: unknown, spec: OptionSpec, from: 'job' | 'fl
         ? null
         : `expected a non-empty list of ${spec.items ?? 'strings'}`;
     case 'positive-integer':
-      return Number.isSafeInteger(value) && (value as number) > 0 ? null : `expected a positive integer, got ${JSON.stringify(value)}`;
+      if (!Number.isSafeInteger(value) || (value as number) <= 0) return `expected a positive integer, got ${JSON.stringify(value)}`;
+      return aboveMaximum(value as number, spec);
     case 'non-negative-integer':
-      return Number.isSafeInteger(value) && (value as number) >= 0 ? null : `expected an integer ≥ 0, got ${JSON.stringify(value)}`;
+      if (!Number.isSafeInteger(value) || (value as number) < 0) return `expected an integer ≥ 0, got ${JSON.stringify(value)}`;
+      return aboveMaximum(value as number, spec);
     case 'boolean':
       return typeof value === 'boolean' ? null : `expected true or false, got ${JSON.stringify(value)}`;
     case 'headers':
@@ -353,6 +380,13 @@ export function valueProblem(value: unknown, spec: OptionSpec, from: 'job' | 'fl
     case 'params':
       return typeof value === 'object' && value !== null && !Array.isArray(value) ? null : 'expected an object';
   }
+}
+
+/** "at most 2147483647 ms (about 24.8 days)" when `value` is past the option's maximum, else null. */
+export function aboveMaximum(value: number, spec: OptionSpec): string | null {
+  const max = maximumOf(spec);
+  if (max === undefined || value <= max) return null;
+  return `at most ${max}${spec.unit === 'ms' ? ` ms (about ${(max / 86_400_000).toFixed(1)} days, the longest a timer can wait)` : ''}, got ${value}`;
 }
 
 const ENTRIES = Object.entries(RUN_OPTIONS) as Array<[OptionName, OptionSpec]>;
@@ -397,5 +431,10 @@ export function optionHelp(spec: OptionSpec): string {
 
 /** ` (default X)`; nothing for an option without one or a switch (off unless given). */
 function defaultNote(spec: OptionSpec): string {
-  return spec.default === undefined || spec.kind === 'boolean' ? '' : ` (default ${spec.default})`;
+  const max = maximumOf(spec);
+  const notes = [
+    ...(spec.default === undefined || spec.kind === 'boolean' ? [] : [`default ${spec.default}`]),
+    ...(max === undefined ? [] : [`at most ${max}`]),
+  ];
+  return notes.length === 0 ? '' : ` (${notes.join(', ')})`;
 }

@@ -1,4 +1,3 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../input/errors.js';
 import { expandInputs } from '../input/expand.js';
@@ -8,7 +7,7 @@ import { BatchNotes } from '../request/batch-notes.js';
 import { type PrepareSettings, prepareRows } from '../request/prepare.js';
 import { checkBaseUrl } from './base-url.js';
 import { resolveJobInputs } from './config.js';
-import { checkJob, type JobFile } from './job-file.js';
+import { checkJob, type JobFile, NotARegularFile, readJobText } from './job-file.js';
 import { inputFileAsJob, notJson } from './not-a-job-file.js';
 
 export interface JobValidation {
@@ -26,7 +25,7 @@ export async function validateJob(jobFile: string, maxProblems: number): Promise
   const out = (line: string): void => void lines.push(line);
   let parsed: unknown;
   try {
-    const text = await readFile(jobFile, 'utf8');
+    const text = await readJobText(jobFile);
     const inputFile = inputFileAsJob(jobFile);
     if (inputFile) {
       out(`${jobFile}: ${inputFile}`);
@@ -35,7 +34,11 @@ export async function validateJob(jobFile: string, maxProblems: number): Promise
     parsed = JSON.parse(text);
   } catch (error) {
     const problem =
-      error instanceof SyntaxError ? notJson(error) : `cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+      error instanceof SyntaxError
+        ? notJson(error)
+        : error instanceof NotARegularFile
+          ? error.message
+          : `cannot read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
     out(`${jobFile}: ${problem}`);
     return { lines, ok: false };
   }

@@ -19,8 +19,13 @@ export async function csvWriter({ inputs, outDir, sampled, csv }: FormatContext)
   const data = await scanReplyData(path.join(outDir, OUTPUT_FILE), path.join(outDir, ERRORS_FILE), csv.dataFields);
   const resultColumns: readonly string[] = sampled ? ['sample', ...RESULT_COLUMNS] : RESULT_COLUMNS;
   const errorColumns: readonly string[] = sampled ? ['sample', ...ERROR_COLUMNS] : ERROR_COLUMNS;
+  // Header cells are escaped too: an input's column name (or a reply's data key) such as
+  // `=HYPERLINK(...)` is a formula to a spreadsheet wherever it stands.
   const header = (columns: readonly string[]) =>
-    stringify([[...inputColumns, ...resultColumnNames(inputColumns, columns)]], { bom: csv.bom });
+    stringify([[...inputColumns, ...resultColumnNames(inputColumns, columns)]], {
+      bom: csv.bom,
+      escape_formulas: csv.escapeFormulas,
+    });
   return {
     headers: [
       header([...resultColumns, ...dataColumnNames(data)]),

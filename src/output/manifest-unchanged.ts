@@ -1,12 +1,17 @@
-import { readFile } from 'node:fs/promises';
 import { isDeepStrictEqual } from 'node:util';
+import { readRegularFile } from '../state/regular-file.js';
 import type { Manifest, RunSession } from './manifest.js';
+import { isCompleteManifest } from './manifest-shape.js';
 
-/** The manifest and its exact text, so a session that changes nothing can leave it byte for byte. */
+/**
+ * The manifest and its exact text, so a session that changes nothing can leave it byte for byte;
+ * null when it is missing, not JSON, or not shaped like ours (then the session writes a new one).
+ */
 export async function readManifestAsWritten(file: string): Promise<{ manifest: Manifest; text: string } | null> {
   try {
-    const text = await readFile(file, 'utf8');
-    return { manifest: JSON.parse(text) as Manifest, text };
+    const text = await readRegularFile(file);
+    const manifest: unknown = JSON.parse(text);
+    return isCompleteManifest(manifest) ? { manifest: manifest as Manifest, text } : null;
   } catch {
     return null;
   }

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { fileChunks } from '../input/file-chunks.js';
 import type { FailureCategory } from '../record/record.js';
+import { readRegularFile } from '../state/regular-file.js';
 import { writeFileAtomic } from './atomic-file.js';
+import { isManifestShaped } from './manifest-shape.js';
 import { TOOL_VERSION } from './tool-version.js';
 import type { UsageTotals } from './usage-totals.js';
 
@@ -76,9 +78,11 @@ export interface Manifest {
   files: { output: string; errors: string };
 }
 
+/** The manifest, or null when it cannot be read, is not JSON, or lacks the fields readers rely on. */
 export async function readManifest(file: string): Promise<Manifest | null> {
   try {
-    return JSON.parse(await readFile(file, 'utf8')) as Manifest;
+    const value: unknown = JSON.parse(await readRegularFile(file));
+    return isManifestShaped(value) ? (value as Manifest) : null;
   } catch {
     return null;
   }

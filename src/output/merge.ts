@@ -1,12 +1,15 @@
-import { createReadStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { FailureCategory } from '../record/record.js';
+import { describeFsError, isFsError } from '../state/fs-problem.js';
+import { NotARegularFileError, openRegularFile } from '../state/regular-file.js';
 import { AtomicFile } from './atomic-file.js';
 import { type DerivedFormat, writeDerivedFiles } from './derived-files.js';
-import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
+import { ERRORS_FILE, MANIFEST_FILE, OUTPUT_FILE } from './file-names.js';
 import { describeInput, type Manifest, readManifest, toolInfo, writeManifest } from './manifest.js';
+import { isCompleteManifest } from './manifest-shape.js';
+import { discardStaging, prepareMergeTarget, swapIn, testKillPoint } from './merge-target.js';
 import { sumUsage } from './usage-totals.js';
 
 export class MergeError extends Error {
@@ -38,8 +41,33 @@ export interface MergeReport {
  */
 export async function mergeShards(dirs: readonly string[], outDir: string): Promise<MergeReport> {
   const shards = await Promise.all(dirs.map(readShard));
+  const { first, ordered, count } = checkShardSet(shards);
+  const format = (first.manifest.config.format ?? 'jsonl') as DerivedFormat | 'jsonl';
+  if (format !== 'jsonl') await checkInputsUnchanged(first.manifest, format);
+
+  const staging = await prepareMergeTarget(outDir, dirs);
+  try {
+    const report = await writeMerge(ordered, count, format, staging, outDir);
+    await swapIn(staging, outDir);
+    return report;
+  } catch (error) {
+    await discardStaging(staging);
+    throw error;
+  }
+}
+
+/**
+ * The shards as one complete set, in shard order: one job, one shard count, every index from 0
+ * to N-1 exactly once, each finished. A merged directory is not a shard (its records would be
+ * counted again).
+ */
+function checkShardSet(shards: readonly ShardInfo[]): { first: ShardInfo; ordered: ShardInfo[]; count: number } {
   const first = shards[0];
   if (!first) throw new MergeError('give the output directories of the shards to merge');
+  const merged = shards.filter((s) => s.manifest.config.merged_from !== undefined);
+  if (merged.length > 0) {
+    throw new MergeError(`${merged.map((s) => s.dir).join(', ')} already holds a merge, not a shard; give the shards' own directories`);
+  }
   const different = shards.filter((s) => s.manifest.job_fingerprint !== first.manifest.job_fingerprint);
   if (different.length > 0) {
     throw new MergeError(
@@ -49,6 +77,9 @@ export async function mergeShards(dirs: readonly string[], outDir: string): Prom
   const count = first.count;
   const byIndex = new Map<number, ShardInfo>();
   for (const shard of shards) {
+    if (shard.count !== count || !Number.isSafeInteger(shard.index) || shard.index < 0 || shard.index >= count) {
+      throw new MergeError(`${shard.dir} is shard ${shard.index}/${shard.count}, which is not one of ${first.dir}'s ${count} shard(s)`);
+    }
     const twin = byIndex.get(shard.index);
     if (twin) throw new MergeError(`shard ${shard.index}/${count} is given twice: ${twin.dir} and ${shard.dir}`);
     byIndex.set(shard.index, shard);
@@ -62,21 +93,29 @@ export async function mergeShards(dirs: readonly string[], outDir: string): Prom
       `unfinished shard(s): ${unfinished.map((s) => `${s.dir} (${s.manifest.status})`).join(', ')}; resume them with --resume first`,
     );
   }
-
-  const format = (first.manifest.config.format ?? 'jsonl') as DerivedFormat | 'jsonl';
-  if (format !== 'jsonl') await checkInputsUnchanged(first.manifest, format);
-
-  await mkdir(outDir, { recursive: true });
-  const fileOrder = new Map(first.manifest.inputs.map((input, i) => [input.path, i]));
   const ordered = [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, s]) => s);
+  return { first, ordered, count };
+}
+
+/** Writes the merged files into `staging`; the manifest names them where they will be, in `outDir`. */
+async function writeMerge(
+  ordered: readonly ShardInfo[],
+  count: number,
+  format: DerivedFormat | 'jsonl',
+  staging: string,
+  outDir: string,
+): Promise<MergeReport> {
+  const first = ordered[0]!;
+  const fileOrder = new Map(first.manifest.inputs.map((input, i) => [input.path, i]));
   const succeeded = await mergeFile(
-    ordered.map((s) => path.join(s.dir, OUTPUT_FILE)),
-    path.join(outDir, OUTPUT_FILE),
+    ordered.map((s) => ({ file: path.join(s.dir, OUTPUT_FILE), expected: s.manifest.counts.succeeded })),
+    path.join(staging, OUTPUT_FILE),
     fileOrder,
   );
+  testKillPoint('staged-output');
   const failed = await mergeFile(
-    ordered.map((s) => path.join(s.dir, ERRORS_FILE)),
-    path.join(outDir, ERRORS_FILE),
+    ordered.map((s) => ({ file: path.join(s.dir, ERRORS_FILE), expected: s.manifest.counts.failed })),
+    path.join(staging, ERRORS_FILE),
     fileOrder,
   );
 
@@ -93,7 +132,7 @@ export async function mergeShards(dirs: readonly string[], outDir: string): Prom
       : await writeDerivedFiles(
           format,
           first.manifest.inputs.map((input) => input.path),
-          outDir,
+          staging,
           {
             escapeFormulas: config.escapeFormulas !== false,
             bom: config.bom === true,
@@ -129,8 +168,8 @@ export async function mergeShards(dirs: readonly string[], outDir: string): Prom
     sessions: [],
     files: { output: path.join(outDir, OUTPUT_FILE), errors: path.join(outDir, ERRORS_FILE) },
   };
-  await writeManifest(path.join(outDir, 'manifest.json'), manifest);
-  return { shards: count, succeeded, failed, manifest, derivedFiles };
+  await writeManifest(path.join(staging, MANIFEST_FILE), manifest);
+  return { shards: count, succeeded, failed, manifest, derivedFiles: derivedFiles.map((file) => path.join(outDir, path.basename(file))) };
 }
 
 /**
@@ -155,7 +194,9 @@ async function checkInputsUnchanged(manifest: Manifest, format: DerivedFormat): 
 
 async function readShard(dir: string): Promise<ShardInfo> {
   const manifest = await readManifest(path.join(dir, 'manifest.json'));
-  if (!manifest) throw new MergeError(`${dir}: no readable manifest.json; is it a chatbatch output directory?`);
+  if (!manifest || !isCompleteManifest(manifest)) {
+    throw new MergeError(`${dir}: no readable manifest.json of a chatbatch run; is it a chatbatch output directory?`);
+  }
   const shard = manifest.config.shard as { index: number; count: number } | null | undefined;
   return { dir, manifest, index: shard?.index ?? 0, count: shard?.count ?? 1 };
 }
@@ -163,52 +204,143 @@ async function readShard(dir: string): Promise<ShardInfo> {
 /** File order, line, sample: a row's samples stay together, in sample order. */
 type RecordKey = [file: number, line: number, sample: number];
 
+interface Source {
+  file: string;
+  /** Records its shard's manifest counts in it. */
+  expected: number;
+}
+
 interface Head {
   key: RecordKey;
   line: string;
-  next: AsyncIterator<string>;
+  reader: SourceReader;
 }
 
-/** Streams the sorted record files into one, in input order; returns the number of records. */
-async function mergeFile(sources: readonly string[], target: string, fileOrder: ReadonlyMap<string, number>): Promise<number> {
+/** One shard's record file, read line by line, knowing where it is (for messages) and how many records it gave. */
+class SourceReader {
+  private readonly lines: AsyncIterator<string>;
+  private lineNumber = 0;
+  private lastKey: RecordKey | null = null;
+  records = 0;
+
+  private constructor(
+    readonly source: Source,
+    private readonly fileOrder: ReadonlyMap<string, number>,
+    private readonly handle: FileHandle,
+  ) {
+    this.lines = createInterface({ input: handle.createReadStream(), crlfDelay: Infinity })[Symbol.asyncIterator]();
+  }
+
+  /** A regular file only: a FIFO put in a shard directory would make merge wait forever. */
+  static async open(source: Source, fileOrder: ReadonlyMap<string, number>): Promise<SourceReader> {
+    try {
+      return new SourceReader(source, fileOrder, await openRegularFile(source.file));
+    } catch (error) {
+      if (error instanceof NotARegularFileError) throw new MergeError(`cannot read ${error.message}`);
+      throw isFsError(error) ? new MergeError(`cannot read ${describeFsError(error, source.file)}`) : error;
+    }
+  }
+
+  close(): Promise<void> {
+    return this.handle.close().catch(() => {});
+  }
+
+  /** The next record, or null at the end; a line that is not one of our records is a MergeError naming file and line. */
+  async next(): Promise<Head | null> {
+    for (;;) {
+      const result = await this.lines.next().catch((error: unknown) => {
+        throw isFsError(error) ? new MergeError(`cannot read ${describeFsError(error, this.source.file)}`) : error;
+      });
+      if (result.done) return null;
+      this.lineNumber++;
+      const line = result.value;
+      if (line.trim() === '') continue;
+      const record = parseRecordLine(line);
+      const where = `${this.source.file} line ${this.lineNumber}`;
+      if (!record)
+        throw new MergeError(`${where} is not a whole record (torn or edited); re-run that shard with --resume, or restore the file`);
+      const fileIndex = this.fileOrder.get(record.file);
+      if (fileIndex === undefined) throw new MergeError(`${where}: a record names ${record.file}, which is not among the job's inputs`);
+      const key: RecordKey = [fileIndex, record.line, record.sample];
+      // The k-way merge relies on each file being in input order, as a run writes it.
+      if (this.lastKey && compare(key, this.lastKey) <= 0) {
+        throw new MergeError(`${where} is out of input order (the file was edited); re-run that shard, or restore the file`);
+      }
+      this.lastKey = key;
+      this.records++;
+      return { key, line, reader: this };
+    }
+  }
+}
+
+function parseRecordLine(line: string): { file: string; line: number; sample: number } | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  const record = value as { file?: unknown; line?: unknown; sample?: unknown } | null;
+  if (typeof record !== 'object' || record === null || typeof record.file !== 'string') return null;
+  const sample = record.sample ?? 0;
+  if (!Number.isSafeInteger(record.line) || !Number.isSafeInteger(sample)) return null;
+  return { file: record.file, line: record.line as number, sample: sample as number };
+}
+
+/**
+ * Streams the sorted record files into one, in input order; returns the number of records. Two
+ * records of one row (file, line, sample) mean the shards overlap, and a shard whose file holds
+ * another number of records than its manifest counts was changed after it finished: both are
+ * refused, since a merge that double-counts would be believed by every report after it.
+ */
+async function mergeFile(sources: readonly Source[], target: string, fileOrder: ReadonlyMap<string, number>): Promise<number> {
   const out = await AtomicFile.create(target);
+  const readers: SourceReader[] = [];
   let written = 0;
   try {
+    for (const source of sources) readers.push(await SourceReader.open(source, fileOrder));
     const heads: Head[] = [];
-    for (const source of sources) {
-      const next = createInterface({ input: createReadStream(source), crlfDelay: Infinity })[Symbol.asyncIterator]();
-      const head = await advance(next, source, fileOrder);
+    for (const reader of readers) {
+      const head = await reader.next();
       if (head) heads.push(head);
     }
+    let previous: Head | null = null;
     while (heads.length > 0) {
       let best = 0;
       for (let i = 1; i < heads.length; i++) if (compare(heads[i]!.key, heads[best]!.key) < 0) best = i;
       const head = heads[best]!;
+      if (previous && compare(previous.key, head.key) === 0) {
+        throw new MergeError(
+          `the row at ${describeKey(head.key, fileOrder)} has two records, in ${previous.reader.source.file} and ${head.reader.source.file}: the shards overlap`,
+        );
+      }
       out.write(`${head.line}\n`);
       written++;
-      const following = await advance(head.next, target, fileOrder);
+      previous = head;
+      const following = await head.reader.next();
       if (following) heads[best] = following;
       else heads.splice(best, 1);
+    }
+    for (const reader of readers) {
+      if (reader.records !== reader.source.expected) {
+        throw new MergeError(
+          `${reader.source.file} holds ${reader.records} record(s) but its manifest counts ${reader.source.expected}: it changed after the shard finished; re-run that shard with --resume`,
+        );
+      }
     }
     await out.commit();
     return written;
   } catch (error) {
     await out.discard();
     throw error;
+  } finally {
+    for (const reader of readers) await reader.close();
   }
 }
 
-async function advance(next: AsyncIterator<string>, source: string, fileOrder: ReadonlyMap<string, number>): Promise<Head | null> {
-  for (;;) {
-    const result = await next.next();
-    if (result.done) return null;
-    const line = result.value;
-    if (line.trim() === '') continue;
-    const record = JSON.parse(line) as { file: string; line: number; sample?: number };
-    const fileIndex = fileOrder.get(record.file);
-    if (fileIndex === undefined) throw new MergeError(`${source}: a record names ${record.file}, which is not among the job's inputs`);
-    return { key: [fileIndex, record.line, record.sample ?? 0], line, next };
-  }
+function describeKey([file, line, sample]: RecordKey, fileOrder: ReadonlyMap<string, number>): string {
+  const name = [...fileOrder].find(([, index]) => index === file)?.[0] ?? '?';
+  return `${name}:${line}${sample > 0 ? ` (sample ${sample})` : ''}`;
 }
 
 function compare(a: RecordKey, b: RecordKey): number {

@@ -25,6 +25,8 @@ interface Secret {
   /** The secret, and the secret with its ASCII letters lower-cased (as header names arrive). */
   needles: { exact: string[]; lowerCaseToo: string[] };
   label: string;
+  /** Whether its replacement may show its leading and trailing characters (maskKey). */
+  masked: boolean;
   replacement: string;
 }
 
@@ -63,13 +65,18 @@ export class SecretRedactor {
     return this.secrets.length;
   }
 
-  register(value: string, label = 'key'): void {
+  /**
+   * `masked: false` for a secret derived from another (base64 of `user:password`), whose first and
+   * last characters would encode part of it: its replacement is the label alone.
+   */
+  register(value: string, label = 'key', masked = true): void {
     if (value === '' || this.secrets.some((secret) => secret.value === value)) return;
     const lowered = value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
     this.secrets.push({
       value,
       needles: { exact: [value], lowerCaseToo: lowered === value ? [value] : [value, lowered] },
       label,
+      masked,
       replacement: '',
     });
     this.secrets.sort((a, b) => b.value.length - a.value.length);
@@ -156,7 +163,11 @@ export class SecretRedactor {
     this.blank = `${open}${close}`;
     for (const secret of this.secrets) {
       const mask = maskKey(secret.value);
-      const candidates = [`${open}${secret.label} ${mask}${close}`, `${open}${secret.label}${close}`, `${open}***${close}`];
+      const candidates = [
+        ...(secret.masked ? [`${open}${secret.label} ${mask}${close}`] : []),
+        `${open}${secret.label}${close}`,
+        `${open}***${close}`,
+      ];
       secret.replacement =
         candidates.find((candidate) => this.find(candidate, false).length === 0 && this.find(candidate, true).length === 0) ?? this.blank;
     }
@@ -197,11 +208,54 @@ function unusedPair(used: Set<string>): [string, string] {
 const processSecrets = new SecretRedactor();
 
 /**
+ * The secrets looked for in object keys (field and header names). Keys are structure: a secret
+ * that is a short plain word (`a`, `tokens`) found in `prompt_tokens` would rename usage fields
+ * and break every reader of the record. So keys are searched for every secret except those of
+ * fewer than MIN_WORD_SECRET characters made of letters and `_` only, which no credential is and
+ * every field name holds; `sk-1234` echoed as a header name is still masked. Values are searched
+ * for every secret.
+ */
+const MIN_WORD_SECRET = 8;
+const nameSecrets = new SecretRedactor();
+
+function remember(value: string, label: string, masked = true): void {
+  processSecrets.register(value, label, masked);
+  if (value.length >= MIN_WORD_SECRET || /[^A-Za-z_]/.test(value)) nameSecrets.register(value, label, masked);
+}
+
+/**
  * The one entry point for every secret the run sends: the API key, and any other credential
  * (an extra header's value). Each is then masked in every form wherever server text is redacted.
  */
 export function registerSecret(secret: string, label = 'key'): void {
-  processSecrets.register(secret, label);
+  remember(secret, label);
+}
+
+/**
+ * A password sent as HTTP Basic credentials travels as base64 of `user:password`
+ * (Proxy-Authorization), a form no decoding of the password finds: that form is a secret of its
+ * own, in standard and URL-safe base64, without the `=` padding (which an echo may drop). Its
+ * replacement shows no characters: those of base64 encode the password's.
+ */
+export function registerBasicCredentials(user: string, password: string, label: string): void {
+  remember(password, label);
+  const encoded = Buffer.from(`${user}:${password}`, 'utf8').toString('base64').replace(/=+$/, '');
+  remember(encoded, `${label}, base64`, false);
+  remember(encoded.replace(/\+/g, '-').replace(/\//g, '_'), `${label}, base64`, false);
+}
+
+/**
+ * Query values shorter than this are not searched for: a credential is longer, and a short value
+ * (`?v=1`) would mask every `1` in every server text.
+ */
+const MIN_QUERY_SECRET = 8;
+
+/**
+ * Every value of the request URL's query string is treated as a secret (a credential-looking name
+ * is refused at start, but a gateway may use any name): masked wherever server text is redacted.
+ */
+export function registerQueryValues(url: URL): void {
+  for (const value of url.searchParams.values()) if (value.length >= MIN_QUERY_SECRET) remember(value, 'query value');
 }
 
 export function hasSecrets(): boolean {
@@ -213,9 +267,12 @@ export function redactSecrets(text: string): string {
   return processSecrets.redact(text);
 }
 
-/** The same for a header name or an object key: the secrets lower-cased are found too. */
+/**
+ * The same for a header name or an object key: the secrets lower-cased are found too (header
+ * names arrive lower-cased), except short plain words (see nameSecrets).
+ */
 export function redactSecretsAlsoLowerCased(text: string): string {
-  return processSecrets.redact(text, true);
+  return nameSecrets.redact(text, true);
 }
 
 /** The first `limit` characters of `text`, redacted; see SecretRedactor.redactedPrefix. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { ErrorObject } from 'ajv';
 import { NothingSentError } from '../errors.js';
+import { linearRegExp } from './linear-regexp.js';
 
 /** --reply-schema names a file that cannot be read, is not JSON, or is not a schema ajv compiles. */
 export class ReplySchemaError extends NothingSentError {
@@ -46,7 +47,8 @@ const MAX_PROBLEMS_CHARS = 600;
  * Strict about the schema, not the data: an unknown keyword (a typo such as `requried`) is a
  * compile error, since a schema that silently checks nothing is worse than none. `format` is an
  * annotation, as draft 2020-12 itself defines it by default: ajv knows no formats without a
- * plugin, and refusing `"format": "email"` would refuse ordinary schemas.
+ * plugin, and refusing `"format": "email"` would refuse ordinary schemas. Patterns are matched
+ * without backtracking (see linear-regexp.ts).
  */
 export async function loadReplySchema(file: string): Promise<ReplySchema> {
   let text: string;
@@ -79,6 +81,7 @@ export async function loadReplySchema(file: string): Promise<ReplySchema> {
     strictTuples: false,
     validateFormats: false,
     logger: false,
+    code: { regExp: linearRegExp },
   });
   let validate: ReturnType<InstanceType<AjvClass>['compile']>;
   try {

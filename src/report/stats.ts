@@ -1,7 +1,5 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { UsageTotals } from '../output/usage-totals.js';
-import type { RowRecord } from '../record/record.js';
+import { readCheckedRecords } from './checked-records.js';
 
 export interface ErrorGroup {
   status: number | null;
@@ -33,6 +31,8 @@ export interface RunStats {
   topErrors: ErrorGroup[];
   /** For charts: one point per row that got an answer. */
   points: Array<{ t: number; duration_ms: number; status: number | null; ok: boolean; attempts: number }>;
+  /** Record lines skipped as damaged, each naming its file and line. */
+  damaged?: string[];
 }
 
 interface LightRecord {
@@ -53,11 +53,12 @@ interface LightRecord {
 /** Reads output.jsonl and errors.jsonl of a run and computes what `chatbatch report` shows. */
 export async function computeStats(outputFile: string, errorsFile: string, maxPoints = 20_000): Promise<RunStats> {
   const records: LightRecord[] = [];
+  const damaged: string[] = [];
   for (const [file, ok] of [
     [outputFile, true],
     [errorsFile, false],
   ] as const) {
-    for await (const record of readRecords(file)) {
+    for await (const record of readCheckedRecords(file, (problem) => damaged.push(problem))) {
       records.push({
         id: record.sample === undefined ? record.id : `${record.id}#${record.sample}`,
         status: record.status,
@@ -90,6 +91,7 @@ export async function computeStats(outputFile: string, errorsFile: string, maxPo
     slowest: [],
     topErrors: [],
     points: [],
+    ...(damaged.length > 0 ? { damaged } : {}),
   };
   const errors = new Map<string, ErrorGroup>();
   const answered: number[] = [];
@@ -142,7 +144,8 @@ export async function computeStats(outputFile: string, errorsFile: string, maxPo
       last = Math.max(last, start + record.duration_ms);
     }
     const span = Math.max(1, (last - first) / 1000);
-    const bucketSeconds = niceBucket(span / 60);
+    // About 60 buckets; rows started years apart (edited records) still get at most MAX_BUCKETS.
+    const bucketSeconds = Math.max(niceBucket(span / 60), Math.ceil(span / MAX_BUCKETS));
     const buckets = Array.from({ length: Math.floor(span / bucketSeconds) + 1 }, (_, i) => ({
       start: i * bucketSeconds,
       ok: 0,
@@ -175,15 +178,8 @@ export function withPending(stats: RunStats, pending: number | null): RunStats {
   return { ...stats, pending, rows: stats.succeeded + stats.failed + (pending ?? 0) };
 }
 
-async function* readRecords(file: string): AsyncGenerator<RowRecord> {
-  let lines: ReturnType<typeof createInterface>;
-  try {
-    lines = createInterface({ input: createReadStream(file), crlfDelay: Infinity });
-    for await (const line of lines) if (line.trim()) yield JSON.parse(line) as RowRecord;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-}
+/** The most throughput buckets a report draws, whatever the records' times say. */
+const MAX_BUCKETS = 1000;
 
 function increment(counts: Record<string, number>, key: string): void {
   counts[key] = (counts[key] ?? 0) + 1;

@@ -1,3 +1,4 @@
+import { sourceTextOf } from '../input/source-text.js';
 import { ownField } from './own-field.js';
 
 /** `{{name}}` placeholders, filled from a row's fields. Whitespace inside the braces is allowed. */
@@ -35,8 +36,10 @@ export function fillTemplate(template: string, fields: Readonly<Record<string, u
       tooDeep.add(name);
       return '';
     }
-    length += rendered.length;
-    return rendered;
+    // A number (or a list or object holding one) as the row wrote it: 1e21, not 1e+21.
+    const written = typeof value === 'string' ? rendered : (sourceTextOf(fields, name) ?? rendered);
+    length += written.length;
+    return written;
   });
   if (missing.size > 0) return { ok: false, problem: `template variable ${placeholders(missing)} missing from the row` };
   if (tooDeep.size > 0) {

@@ -1,4 +1,5 @@
 import { countRows } from '../input/count.js';
+import { shownBaseUrl } from '../job/base-url.js';
 import { headersIdentity } from '../job/headers.js';
 import { writeFileAtomic } from '../output/atomic-file.js';
 import { describeInputs, jobFingerprint, type RunStatus, writeManifest } from '../output/manifest.js';
@@ -101,7 +102,7 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
       fatal &&
       explainFatal(
         fatal.outcome,
-        { baseUrl: config.baseUrl, model: config.model, keyName, keyMask, proxy, maxOutageMs: config.maxOutageMs },
+        { baseUrl: shownBaseUrl(config.baseUrl), model: config.model, keyName, keyMask, proxy, maxOutageMs: config.maxOutageMs },
         fatal.cause,
       ),
     paths,

@@ -139,7 +139,7 @@ export class Sending {
         keyMask: this.keyMask,
         allChoices: typeof config.params.n === 'number' && config.params.n > 1,
       },
-      cache: config.cacheDir ? new ResponseCache(config.cacheDir) : null,
+      cache: config.cacheDir ? new ResponseCache(config.cacheDir, log) : null,
       replyCheck: run.replyCheck,
       replyRetries: config.replyRetries,
       settle: (task, record) => this.settle(task.position, task.key, task.request.fingerprint, record),

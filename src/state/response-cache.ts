@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { NothingSentError } from '../errors.js';
 import type { AttemptSuccess } from '../http/attempt.js';
 import type { RowRecord } from '../record/record.js';
 import { fsMeaning, isFsError } from '../state/fs-problem.js';
 import { makeFolders, NotAFolder } from '../state/make-folders.js';
+import { CACHE_ENTRY_VERSION, cacheEntryProblem } from './cache-entry.js';
+import { NotARegularFileError, readRegularFile } from './regular-file.js';
 
 export class CacheDirError extends NothingSentError {
   override name = 'CacheDirError';
@@ -14,6 +16,8 @@ export class CacheDirError extends NothingSentError {
 /** A stored response: what a record of it needs, under the record's own field names. */
 export interface CachedResponse
   extends Pick<RowRecord, 'usage' | 'response_id' | 'response_model' | 'system_fingerprint' | 'created' | 'replies' | 'trace_id'> {
+  /** CACHE_ENTRY_VERSION; absent in entries written before versions were marked (version 1). */
+  cache_version?: number;
   fingerprint: string;
   stored_at: string;
   status: number;
@@ -25,11 +29,17 @@ export interface CachedResponse
  * Successful responses by request fingerprint, one small file each (`ab/abcdef….json`).
  * Each entry is written to a unique temporary name and renamed into place, so concurrent
  * writers never interleave and a kill -9 leaves either no entry or a whole one. An entry that
- * cannot be read or parsed is a miss, never an error; an entry that cannot be written is
+ * cannot be read or parsed, or whose shape or version is not this version's (cache-entry.ts), is
+ * a miss, never an error, said once a run through `log`; an entry that cannot be written is
  * skipped, never an error either: the reply was paid for and must still reach the journal.
  */
 export class ResponseCache {
-  constructor(private readonly dir: string) {}
+  private badEntrySaid = false;
+
+  constructor(
+    private readonly dir: string,
+    private readonly log: (line: string) => void = () => {},
+  ) {}
 
   /** Checks up front that `dir` can hold entries, so a bad --cache stops the run before it sends. */
   static async check(dir: string): Promise<void> {
@@ -64,16 +74,35 @@ export class ResponseCache {
   }
 
   private async read(fingerprint: string): Promise<CachedResponse | null> {
+    const file = this.fileFor(fingerprint);
+    let text: string;
     try {
-      const entry = JSON.parse(await readFile(this.fileFor(fingerprint), 'utf8')) as CachedResponse;
-      return entry.fingerprint === fingerprint && typeof entry.reply === 'string' ? entry : null;
-    } catch {
-      return null;
+      text = await readRegularFile(file);
+    } catch (error) {
+      if (error instanceof NotARegularFileError) return this.badEntry(file, error.kind);
+      return null; // no entry (or none readable): a miss
     }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return this.badEntry(file, 'not JSON (torn or edited)');
+    }
+    const problem = cacheEntryProblem(value, fingerprint);
+    return problem === null ? (value as CachedResponse) : this.badEntry(file, problem);
+  }
+
+  private badEntry(file: string, problem: string): null {
+    if (!this.badEntrySaid) {
+      this.badEntrySaid = true;
+      this.log(`cache entry ${file} is not usable (${problem}): a miss, the request is sent (said once; others like it too)`);
+    }
+    return null;
   }
 
   async put(fingerprint: string, outcome: AttemptSuccess): Promise<void> {
     const entry: CachedResponse = {
+      cache_version: CACHE_ENTRY_VERSION,
       fingerprint,
       stored_at: new Date().toISOString(),
       status: outcome.status,

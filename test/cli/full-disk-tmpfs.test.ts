@@ -6,21 +6,13 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { tryMountTmpfs } from '../support/tmpfs.js';
 
 // A real, small tmpfs that fills up. Mounting needs privileges (root, or CAP_SYS_ADMIN): where
 // it is not permitted these tests are skipped; test/cli/write-failures.test.ts (a preloaded fs
 // wrapper) is the portable version.
 const mountPoint = await mkdtemp(path.join(tmpdir(), 'chatbatch-tmpfs-'));
-const mounted = tryMount(mountPoint, '48k');
-
-function tryMount(target: string, size: string): boolean {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', target], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
+const mounted = tryMountTmpfs(mountPoint, '48k');
 
 afterAll(async () => {
   if (mounted) execFileSync('umount', [mountPoint], { stdio: 'ignore' });

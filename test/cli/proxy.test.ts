@@ -1,4 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
@@ -155,6 +158,65 @@ describe('run through a forward proxy', () => {
     expect(errors).not.toContain('s@cret');
   });
 
+  it('masks the Basic credentials (base64 of user:password) a proxy echoes, in every file and on stderr', async () => {
+    const password = 'Pr0xy-PASSWORD-9c1f';
+    const basic = Buffer.from(`proxy-user:${password}`).toString('base64');
+    const seen = new Map<string, number>();
+    const headerPage = (req: IncomingMessage) =>
+      Object.entries(req.headers)
+        .map(([name, value]) => `${name}: ${value}`)
+        .join('\n');
+    const forward = await proxy({
+      credentials: `proxy-user:${password}`,
+      answer: (req, res) => {
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        req.on('end', () => {
+          // A 502 page listing the request's headers: always for row c, on the first attempt of the others.
+          const prompt = (JSON.parse(body) as { messages: Array<{ content: string }> }).messages.at(-1)!.content;
+          seen.set(prompt, (seen.get(prompt) ?? 0) + 1);
+          if (prompt !== 'three' && seen.get(prompt)! > 1) {
+            sendJson(res, 200, { choices: [{ index: 0, message: { role: 'assistant', content: 'fine' }, finish_reason: 'stop' }] });
+          } else {
+            res.writeHead(502, { 'content-type': 'text/html' });
+            res.end(`<html><body><h1>502 Bad Gateway</h1><pre>${headerPage(req)}</pre></body></html>`);
+          }
+        });
+      },
+    });
+    const result = await runCli(
+      [
+        'run',
+        'in.jsonl',
+        '--base-url',
+        'http://127.0.0.1:9/v1',
+        '--model',
+        'm',
+        '--out',
+        'out',
+        '--max-attempts',
+        '2',
+        '--max-outage-ms',
+        '0',
+        '--concurrency',
+        '1',
+      ],
+      { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY, HTTP_PROXY: `http://proxy-user:${password}@127.0.0.1:${forward.port}` } },
+    );
+    expect(result.code, result.stderr).toBe(1);
+    expect(forward.requests).toHaveLength(6);
+    expect(forward.requests[0]!.proxyAuthorization).toBe(`Basic ${basic}`);
+    const written = await allFilesUnder(dir.file('out'));
+    expect(Object.keys(written)).toEqual(expect.arrayContaining(['output.jsonl', 'errors.jsonl', 'manifest.json']));
+    expect(written['output.jsonl']).toContain('"reply":"fine"');
+    expect(written['errors.jsonl']).toContain('proxy-authorization: Basic [proxy password, base64]');
+    for (const [name, text] of [...Object.entries(written), ['stderr', result.stderr]]) {
+      for (const form of [password, basic, basic.replace(/=+$/, ''), basic.slice(0, 16), basic.slice(-12, -2)]) {
+        expect(text, `${name} holds ${form}`).not.toContain(form);
+      }
+    }
+  });
+
   it('never sends --simulate runs through a proxy', async () => {
     const result = await runCli(['run', 'in.jsonl', '--simulate', '--model', 'm', '--out', 'out', '--quiet'], {
       cwd: dir.path,
@@ -172,3 +234,14 @@ describe('run through a forward proxy', () => {
     expect(endpoint.received).toHaveLength(0);
   });
 });
+
+/** Every file under `root` (its path relative to root) with its text. */
+async function allFilesUnder(root: string): Promise<Record<string, string>> {
+  const files: Record<string, string> = {};
+  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    files[path.relative(root, file)] = await readFile(file, 'utf8');
+  }
+  return files;
+}

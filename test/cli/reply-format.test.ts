@@ -182,6 +182,31 @@ describe('--reply-schema', () => {
     expect(out.get('r2')!.message).toBe("the reply does not match schema.json: (root) must have required property 'score'");
   });
 
+  it('a catastrophic pattern (^(a+)+$) against a 40-character reply is checked at once: the run finishes', async () => {
+    // With a backtracking engine this row kept the process at 100% CPU past SIGTERM.
+    const hostile = `${'a'.repeat(40)}!`;
+    await dir.write('schema.json', JSON.stringify({ type: 'object', properties: { v: { type: 'string', pattern: '^(a+)+$' } } }));
+    await rows({ hostile: [JSON.stringify({ v: hostile })], fine: ['{"v": "aaaa"}'] });
+    const result = await run('--reply-schema', 'schema.json', '--reply-retries', '0');
+    expect(result.code, result.stderr).toBe(1);
+    const out = await byId();
+    expect(out.get('r0')).toMatchObject({ code: 'invalid_reply', message: expect.stringContaining('/v must match pattern "^(a+)+$"') });
+    expect(out.get('r1')).toMatchObject({ code: null, data: { v: 'aaaa' } });
+  });
+
+  it('a pattern the linear-time engine cannot run (a backreference, a lookahead) is exit 2 at start naming the schema and pattern', async () => {
+    for (const pattern of [String.raw`^(a)\1$`, '^(?=a)a$']) {
+      await dir.write('schema.json', JSON.stringify({ type: 'object', properties: { v: { type: 'string', pattern } } }));
+      await rows({ one: ['{"v": "a"}'] });
+      const result = await run('--reply-schema', 'schema.json');
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain('schema.json');
+      expect(result.stderr).toContain(`pattern ${JSON.stringify(pattern)} cannot be checked in linear time`);
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+      expect(server.received).toHaveLength(0);
+    }
+  });
+
   it('a job reads reply_format, reply_schema (relative to the job file) and reply_retries', async () => {
     await dir.write('schema.json', JSON.stringify(SENTIMENT_SCHEMA));
     await rows({ wrong: ['{"label": "great", "score": 0}'] });

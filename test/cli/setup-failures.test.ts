@@ -170,7 +170,7 @@ const cases: Case[] = [
     arrange: async () => void (await mkdir(dir.file('job.json'))),
     args: ['--job', 'job.json'],
     exit: 2,
-    says: 'job.json: cannot read the job file (EISDIR)',
+    says: 'job.json: is a folder: give a job file (JSON)',
   },
   {
     name: 'the cache directory is under a file',

@@ -35,6 +35,7 @@ describe('proxyFor: which variable, as curl reads them', () => {
         variable: 'HTTPS_PROXY',
         shown: 'http://alice:***@proxy.corp:3128',
         password: 's@cret',
+        username: 'alice',
       },
     });
   });

@@ -1,4 +1,4 @@
-import { createServer, request as httpRequest, type IncomingMessage } from 'node:http';
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 
 export interface ForwardProxyOptions {
@@ -6,6 +6,11 @@ export interface ForwardProxyOptions {
   credentials?: string;
   /** Answer every CONNECT with this status instead of opening the tunnel. */
   refuseTunnelsWith?: number;
+  /**
+   * Answers an authorized absolute-form request itself instead of forwarding it (a proxy that
+   * shows the request's headers on its error page, as some do in debug mode).
+   */
+  answer?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 export interface ForwardProxy {
@@ -37,6 +42,7 @@ export async function startForwardProxy(options: ForwardProxyOptions = {}): Prom
       res.end('proxy authentication required');
       return;
     }
+    if (options.answer) return options.answer(req, res);
     if (!/^http:\/\//.test(req.url ?? '')) {
       res.writeHead(400, { 'content-type': 'text/plain' });
       res.end('a forward proxy takes absolute-form requests');
