@@ -34,6 +34,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       { pendingRows, samplesPerRow },
       { computeStats, withPending },
       { formatTextReport },
+      { readViewRows },
     ] = await Promise.all([
       import('../output/manifest.js'),
       import('../output/write-failed.js'),
@@ -41,6 +42,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       import('../report/pending.js'),
       import('../report/stats.js'),
       import('../report/text-report.js'),
+      import('../report/rows-view.js'),
     ]);
     const paths = outDirPaths(args.dir);
     const manifest = await readManifest(paths.manifest);
@@ -57,7 +59,8 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     const title = `${manifest.job ?? args.dir} (${manifest.status})`;
     process.stdout.write(formatTextReport(stats, title));
     if (args.html) {
-      await writeFile(args.html, renderHtmlReport(stats, title)).catch((error: unknown) => {
+      const rows = await readViewRows(paths.output, paths.errors);
+      await writeFile(args.html, renderHtmlReport(stats, title, rows)).catch((error: unknown) => {
         throw asWriteFailure(error, args.html!);
       });
       process.stderr.write(`chatbatch: wrote ${args.html}\n`);

@@ -9,7 +9,7 @@ import { DEFAULT_REPLY_RETRIES, REPLY_FORMATS } from '../reply/reply-check.js';
  * config.ts).
  */
 
-export type ValueKind = 'string' | 'strings' | 'positive-integer' | 'non-negative-integer' | 'boolean' | 'headers' | 'params';
+export type ValueKind = 'string' | 'strings' | 'fields' | 'positive-integer' | 'non-negative-integer' | 'boolean' | 'headers' | 'params';
 
 export interface OptionSpec {
   readonly kind: ValueKind;
@@ -112,6 +112,13 @@ export const RUN_OPTIONS = {
     default: false,
     help: 'Send the optional parameters OpenAI Batch lines hold in body (temperature, max_tokens, ...)',
     doc: 'Also send the optional parameters an OpenAI Batch line holds in body (temperature, max_tokens, ...); without it only model and messages are sent.',
+  },
+  keepInput: {
+    flag: 'keep-input',
+    job: 'keep_input',
+    kind: 'fields',
+    help: "Each record carries the row's own fields as input: all, or the fields named (comma-separated: --keep-input question,expected)",
+    doc: 'Each record carries the row\'s own fields as `input`: "all", or a list of field (column) names.',
   },
   system: {
     flag: 'system',
@@ -294,6 +301,8 @@ type KindValue<S> = S extends { choices: readonly (infer C)[] }
         ? number
         : S extends { kind: 'boolean' }
           ? boolean
+          : S extends { kind: 'fields' }
+            ? string | string[]
           : S extends { kind: 'params' }
             ? Record<string, unknown>
             : never;
@@ -345,6 +354,11 @@ export function valueProblem(value: unknown, spec: OptionSpec, from: 'job' | 'fl
       return Number.isSafeInteger(value) && (value as number) >= 0 ? null : `expected an integer ≥ 0, got ${JSON.stringify(value)}`;
     case 'boolean':
       return typeof value === 'boolean' ? null : `expected true or false, got ${JSON.stringify(value)}`;
+    case 'fields':
+      if (typeof value === 'string' && (value === 'all' || from === 'flag')) return null;
+      return Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string' && item.length > 0)
+        ? null
+        : `expected "all" or a non-empty list of field names, got ${JSON.stringify(value)}`;
     case 'headers':
       // `--header 'Name: value'` (repeatable) on the command line and in the library; an object in a job file.
       if (from === 'flag') {

@@ -29,6 +29,8 @@ export interface RowRecord {
   line: number;
   /** With `--repeat N` above 1: which of the row's samples this is (0..N-1); absent otherwise. */
   sample?: number;
+  /** With --keep-input: the row's own fields (all, or the ones named), as read. */
+  input?: Record<string, unknown>;
   model: string;
   reply: string | null;
   status: number | null;
