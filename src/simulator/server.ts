@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Directive, type DirectiveKind, findDirective } from './directive.js';
-import { requestedJson, simulatedJson } from './json-reply.js';
+import { sampleSeedOf, simulatedChoices, simulatedJson } from './json-reply.js';
 import { completionAround, completionBody, errorBody } from './openai-bodies.js';
 import { seededRandom } from './random.js';
 import { type SimMessage, simulatedReply } from './reply.js';
@@ -142,9 +142,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const messages = request.messages as SimMessage[];
     const model = request.model;
     // JSON when the request asks for it (response_format); a directive below may say otherwise.
-    const asked = requestedJson(request.response_format);
-    const reply = asked ? JSON.stringify(simulatedJson(body, asked.schema)) : simulatedReply(messages);
-    const choices = (request.n as number | undefined) ?? 1;
+    const sampleSeed = sampleSeedOf(req.headers['x-client-request-id'], n);
+    const replies = simulatedChoices({ body, messages, temperature: request.temperature, responseFormat: request.response_format, sampleSeed }, (request.n as number | undefined) ?? 1);
+    const reply = replies[0]!;
 
     const directive = activeDirective(body);
     if (directive) return act(directive, res, requestId, messages, model, n, { body, reply });
@@ -155,7 +155,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
         draw -= rate;
       }
     }
-    later(() => success(res, requestId, messages, model, n, 'x-request-id', reply, choices));
+    later(() => success(res, requestId, messages, model, n, 'x-request-id', replies));
   }
 
   function activeDirective(body: string): DirectiveKind | null {
@@ -283,11 +283,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     model: string,
     n: number,
     traceHeader: string | null,
-    reply: string,
-    choices = 1,
+    reply: string | readonly string[],
   ): void {
-    // Choice 0 is the reply; with `n` > 1 the others are distinct and as deterministic.
-    const replies = [reply, ...Array.from({ length: choices - 1 }, (_, index) => simulatedReply(messages, index + 1))];
+    // Every choice's reply (simulatedChoices), or one reply a directive chose.
+    const replies = typeof reply === 'string' ? [reply] : reply;
     let promptChars = 0;
     for (const message of messages) promptChars += typeof message.content === 'string' ? message.content.length : 0;
     const promptTokens = Math.ceil(promptChars / 4) + 4 * messages.length;

@@ -67,16 +67,17 @@ describe('--dry-run', () => {
 });
 
 describe('--format csv', () => {
-  it('writes the input columns then the results, escapes formulas, keeps multi-line replies in one cell', async () => {
+  it('writes the input columns verbatim then the results, keeps multi-line replies in one cell', async () => {
     await dir.write('in.csv', 'id,name,prompt\n1,=cmd|calc,"first\nline two"\n2,plain,@SUM(A1)\n3,bad\n');
     const result = await runOn('in.csv', '--out', 'out', '--format', 'csv', '--quiet');
     expect(result.code).toBe(1);
     const output = await dir.read('out/output.csv');
     const lines = output.split('\n');
     expect(lines[0]).toBe('id,name,prompt,reply,status,code,duration_ms,trace_id,attempts');
-    expect(output).toContain(`\n1,'=cmd|calc,`);
+    // The user's own cells are theirs: copied as written, formulas included.
+    expect(output).toContain(`\n1,=cmd|calc,`);
     expect(output).toContain('"first\nline two"');
-    expect(output).toContain(`'@SUM(A1)`);
+    expect(output).toContain(`\n2,plain,@SUM(A1),`);
     const errors = await dir.read('out/errors.csv');
     expect(errors.split('\n')[0]).toBe('id,name,prompt,reply,status,code,duration_ms,trace_id,attempts,category,message');
     expect(errors).toContain('invalid_input');
@@ -197,7 +198,7 @@ describe('report', () => {
     expect(report.stdout).toMatch(/2 × status 400 http_400_sim: e\.g\. row bad1, trace req_sim_\d+/);
     const html = await dir.read('report.html');
     expect(html).toContain('<svg');
-    expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
+    expect(html).not.toMatch(/<script[^>]*\ssrc=|<link|https?:\/\/(?!www\.w3\.org)/);
   });
 
   it('refuses a directory without a run', async () => {
