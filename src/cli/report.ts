@@ -31,7 +31,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       { readManifest },
       { asWriteFailure },
       { renderHtmlReport },
-      { pendingRows, samplesPerRow },
+      { pendingRows, samplesPerRow, usageOf },
       { computeStats, withPending },
       { formatTextReport },
       { readViewRows },
@@ -53,10 +53,10 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     }
     const stats = {
       ...withPending(await computeStats(paths.output, paths.errors), pendingRows(manifest)),
-      usage: manifest.usage ?? null,
+      usage: usageOf(manifest),
       repeat: samplesPerRow(manifest),
     };
-    const title = `${manifest.job ?? args.dir} (${manifest.status})`;
+    const title = `${typeof manifest.job === 'string' ? manifest.job : args.dir} (${String(manifest.status)})`;
     process.stdout.write(formatTextReport(stats, title));
     if (args.html) {
       const rows = await readViewRows(paths.output, paths.errors);
