@@ -40,6 +40,23 @@ export function interpret(
   text: string,
   started: bigint,
   requestUrl: string,
+  keepBody = false,
+): AttemptOutcome {
+  const outcome = interpretStatus(status, headers, text, started, requestUrl);
+  // `--format openai-batch` writes the body as received: parsed again only then, never by default.
+  if (keepBody && !REDIRECTS.has(status)) {
+    const body = jsonObjectOr(text, undefined);
+    if (body !== undefined) outcome.body = body;
+  }
+  return outcome;
+}
+
+function interpretStatus(
+  status: number,
+  headers: Record<string, string>,
+  text: string,
+  started: bigint,
+  requestUrl: string,
 ): AttemptOutcome {
   if (status >= 200 && status < 300) return interpretSuccess(status, headers, text, started);
   if (REDIRECTS.has(status)) return redirected(status, headers, started, requestUrl);
@@ -57,6 +74,15 @@ export function interpret(
 }
 
 const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+function jsonObjectOr(text: string, fallback: undefined): object | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : fallback;
+  } catch {
+    return fallback;
+  }
+}
 
 /**
  * A redirect answers the configuration, not the row: every row would get it. It is never

@@ -303,9 +303,9 @@ type KindValue<S> = S extends { choices: readonly (infer C)[] }
           ? boolean
           : S extends { kind: 'fields' }
             ? string | string[]
-          : S extends { kind: 'params' }
-            ? Record<string, unknown>
-            : never;
+            : S extends { kind: 'params' }
+              ? Record<string, unknown>
+              : never;
 
 /** `--header 'Name: value'` on the command line, `{"Name": "value"}` in the job file. */
 type FlagValue<S> = S extends { kind: 'headers' } ? string[] : KindValue<S>;

@@ -33,7 +33,9 @@ export async function csvWriter({ inputs, outDir, sampled, csv }: FormatContext)
       // Input cells verbatim; the model's and the server's escaped (see formula-cells.ts).
       const cells: Array<string | number> = [
         ...inputCells(row, shared, record.id),
-        ...(ok ? resultColumns : errorColumns).map((column) => (FOREIGN_COLUMNS.has(column) ? guard(cell(fields[column])) : cell(fields[column]))),
+        ...(ok ? resultColumns : errorColumns).map((column) =>
+          FOREIGN_COLUMNS.has(column) ? guard(cell(fields[column])) : cell(fields[column]),
+        ),
       ];
       if (ok) cells.push(...dataCells(record.data, data).map((value) => (typeof value === 'string' ? guard(value) : value)));
       else if (data.replyText) cells.push(guard(cell(record.reply_text)));

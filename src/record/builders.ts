@@ -74,6 +74,7 @@ export function successRecord(origin: RowOrigin, outcome: AttemptSuccess, run: A
     },
     context,
   );
+  if (outcome.body !== undefined) result.response_body = outcome.body;
   return withAttemptDetails(result, run, context);
 }
 
@@ -90,6 +91,7 @@ export function failureRecord(origin: RowOrigin, outcome: AttemptFailure, run: A
   // Already redacted: the chat client hands out no server text that is not.
   result.message = outcome.message;
   result.category = outcome.category;
+  if (outcome.body !== undefined) result.response_body = outcome.body;
   return withAttemptDetails(result, run, context);
 }
 

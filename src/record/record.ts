@@ -61,6 +61,11 @@ export interface RowRecord {
   data?: unknown;
   /** An `invalid_reply` failure: the reply that did not parse or validate (`reply` is null). */
   reply_text?: string;
+  /**
+   * With `--format openai-batch`: the response body as received (parsed, after redaction), so
+   * the Batch output line carries it whole (logprobs, refusal, every choice's finish_reason).
+   */
+  response_body?: unknown;
 }
 
 export function isSuccess(record: RowRecord): boolean {

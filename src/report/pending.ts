@@ -30,5 +30,7 @@ export function usageOf(manifest: { usage?: unknown }): UsageTotals | null {
   const usage = manifest.usage;
   if (typeof usage !== 'object' || usage === null) return null;
   const figures = Object.values(usage as Record<string, unknown>);
-  return figures.length > 0 && figures.every((value) => typeof value === 'number' && Number.isFinite(value)) ? (usage as UsageTotals) : null;
+  return figures.length > 0 && figures.every((value) => typeof value === 'number' && Number.isFinite(value))
+    ? (usage as UsageTotals)
+    : null;
 }

@@ -4,6 +4,7 @@ import type { AttemptFailure } from '../http/attempt.js';
 import { ChatClient } from '../http/chat-client.js';
 import { defaultRetryPolicy } from '../http/retry-policy.js';
 import { keyName as keyNameOf } from '../job/config.js';
+import { keepsResponseBodies } from '../output/openai-batch.js';
 import type { FatalCause } from '../pace/fatal-hint.js';
 import { OutageBreaker } from '../pace/outage-breaker.js';
 import { outageNotice } from '../pace/outage-notice.js';
@@ -79,6 +80,7 @@ export class Sending {
       maxSockets: config.concurrency,
       timeoutMs: config.timeoutMs,
       proxy: config.proxy,
+      keepResponseBody: keepsResponseBodies(config),
     });
     this.proxy = config.proxy && `${config.proxy.shown} (from ${config.proxy.variable})`;
     if (this.proxy) log(`requests go through the proxy ${this.proxy}`);

@@ -143,7 +143,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     const model = request.model;
     // JSON when the request asks for it (response_format); a directive below may say otherwise.
     const sampleSeed = sampleSeedOf(req.headers['x-client-request-id'], n);
-    const replies = simulatedChoices({ body, messages, temperature: request.temperature, responseFormat: request.response_format, sampleSeed }, (request.n as number | undefined) ?? 1);
+    const replies = simulatedChoices(
+      { body, messages, temperature: request.temperature, responseFormat: request.response_format, sampleSeed },
+      (request.n as number | undefined) ?? 1,
+    );
     const reply = replies[0]!;
 
     const directive = activeDirective(body);

@@ -10,7 +10,7 @@ let server: ScriptedServer;
 beforeEach(async () => {
   dir = await makeTempDir();
   // A model that answers with what a spreadsheet would run, and a server whose trace id does too.
-  server = await startScriptedServer((request, response, index) =>
+  server = await startScriptedServer((_request, response, index) =>
     sendJson(
       response,
       200,
@@ -27,10 +27,13 @@ afterEach(async () => {
 describe('--format csv formula escaping', () => {
   it("escapes only the cells the model or server wrote and the header's, never the user's own cells", async () => {
     await dir.write('in.csv', 'id,=formula_header,prompt\n1,=SUM(A1:A3),hello\n2,+41 22 555,-minus\n');
-    const result = await runCli(['run', 'in.csv', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', '--format', 'csv', '--quiet'], {
-      cwd: dir.path,
-      env: { CHATBATCH_API_KEY: 'sk-formula-test-123456' },
-    });
+    const result = await runCli(
+      ['run', 'in.csv', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', '--format', 'csv', '--quiet'],
+      {
+        cwd: dir.path,
+        env: { CHATBATCH_API_KEY: 'sk-formula-test-123456' },
+      },
+    );
     expect(result.code, result.stderr).toBe(0);
     const rows = parse(await dir.read('out/output.csv')) as string[][];
     expect(rows[0]!.slice(0, 4)).toEqual(['id', "'=formula_header", 'prompt', 'reply']);

@@ -51,7 +51,20 @@ describe.skipIf(!HAVE_BROWSER)('report --html rows view in Chromium', () => {
     }));
     await dir.write('q.jsonl', jsonlOf(rows));
     const run = await runCli(
-      ['run', 'q.jsonl', '--simulate', '--model', 'sim', '--template', '{{question}}', '--keep-input', 'question,expected', '--out', 'out', '--quiet'],
+      [
+        'run',
+        'q.jsonl',
+        '--simulate',
+        '--model',
+        'sim',
+        '--template',
+        '{{question}}',
+        '--keep-input',
+        'question,expected',
+        '--out',
+        'out',
+        '--quiet',
+      ],
       { cwd: dir.path },
     );
     expect(run.code, run.stderr).toBe(1);
@@ -124,7 +137,10 @@ describe.skipIf(!HAVE_BROWSER)('report --html rows view in Chromium', () => {
       history: [{ status: hostile(i + 21) }],
     });
     await mkdir(dir.file('out'));
-    await dir.write('out/manifest.json', JSON.stringify({ job: hostile(30), status: hostile(31), repeat: hostile(32), usage: { total_tokens: hostile(33) } }));
+    await dir.write(
+      'out/manifest.json',
+      JSON.stringify({ job: hostile(30), status: hostile(31), repeat: hostile(32), usage: { total_tokens: hostile(33) } }),
+    );
     await dir.write('out/output.jsonl', jsonlOf(Array.from({ length: 6 }, (_, i) => record(i))));
     await dir.write('out/errors.jsonl', jsonlOf(Array.from({ length: 6 }, (_, i) => record(i + 6))));
     const { page, requests, dialogs } = await openReport('out');

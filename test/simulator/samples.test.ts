@@ -28,7 +28,8 @@ describe('simulator samples', () => {
   it('at temperature 0 every sample of a row gets the same reply', async () => {
     simulator = await startSimulator();
     const replies = new Set<string>();
-    for (let sample = 0; sample < 8; sample++) replies.add((await contents(simulator, { model: 'sim', messages, temperature: 0 }, sampleId(sample)))[0]!);
+    for (let sample = 0; sample < 8; sample++)
+      replies.add((await contents(simulator, { model: 'sim', messages, temperature: 0 }, sampleId(sample)))[0]!);
     expect(replies.size).toBe(1);
   });
 
