@@ -1,4 +1,4 @@
-import { onAbort } from '../async/abort-fanout.js';
+import { onAbort } from './on-abort.js';
 
 /** Resolves true after `ms`, or false as soon as `signal` aborts. */
 export function sleep(ms: number, signal: AbortSignal): Promise<boolean> {

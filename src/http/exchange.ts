@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { onAbort } from '../async/abort-fanout.js';
+import { onAbort } from '../async/on-abort.js';
 import type { ClientCode } from '../record/client-codes.js';
 import type { AttemptOutcome } from './attempt.js';
 import { BodyDecoder, type DecodeEnd, type DecodeListener, parseContentEncoding } from './body-decoder.js';

@@ -1,7 +1,7 @@
 import { readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
-import { onAbort } from '../async/abort-fanout.js';
+import { onAbort } from '../async/on-abort.js';
 import { categoryOf, PENDING, SUCCEEDED } from '../record/outcome-code.js';
 import type { FailureCategory } from '../record/record.js';
 import { type RecordLocation, verifiedRecordStart } from '../state/journal.js';

@@ -65,21 +65,49 @@ export interface OpenedRun {
   close(): Promise<void>;
 }
 
+/** The inputs as found and checked, before the output directory is touched. */
+interface CheckedInputs {
+  files: string[];
+  replyCheck: ReplyCheck | null;
+  seen: SeenIds;
+}
+
+/** What the output directory held before this session: with --resume, the earlier sessions. */
+interface EarlierRun {
+  previous: PreviousResults | null;
+  previousWritten: { manifest: Manifest; text: string } | null;
+}
+
 /**
  * Everything before the first request: inputs found and checked, the reply schema compiled, the
  * output directory locked and read (for --resume), the journal and results opened and the
  * manifest written as `running`. Throws (holding no lock) when the run cannot start.
  */
 export async function openRun(options: RunOptions): Promise<OpenedRun> {
-  const { config, log } = options;
   const now = options.now ?? (() => performance.now());
   const progress = options.progress ?? newProgress(now());
   const startedAt = new Date();
+  const inputs = await checkInputs(options, progress);
+  const paths = outDirPaths(options.config.outDir);
+  await prepareOutDir(paths);
+  const releaseLock = await acquireLock(paths.lock).catch((error: unknown) => {
+    throw diskFailureOf(error, paths.lock) ?? error;
+  });
+  try {
+    const earlier = await readEarlierRun(options, paths);
+    return await startSession({ options, now, progress, startedAt, inputs, paths, earlier, releaseLock });
+  } catch (error) {
+    await releaseLock();
+    throw error;
+  }
+}
+
+async function checkInputs(options: RunOptions, progress: RunProgress): Promise<CheckedInputs> {
+  const { config, log } = options;
   const files = await expandInputs(config.inputs, process.cwd(), { exclude: runOwnDirs(config), signal: options.stop, notice: log });
   await preflightInputs(files);
   // A reply schema that cannot be used stops the run here, before the output directory is touched.
   const replyCheck = await replyCheckFor(config);
-  const paths = outDirPaths(config.outDir);
   // Counted beside the run, never waited for: the progress total, and the size of the id set.
   const seen = new SeenIds();
   if (!config.shard) {
@@ -91,119 +119,133 @@ export async function openRun(options: RunOptions): Promise<OpenedRun> {
       () => {},
     );
   }
+  return { files, replyCheck, seen };
+}
 
-  await prepareOutDir(paths);
-  const releaseLock = await acquireLock(paths.lock).catch((error: unknown) => {
-    throw diskFailureOf(error, paths.lock) ?? error;
-  });
-  try {
-    await removeLeftoverTempFiles(paths);
-    const state = await inspectOutDir(paths);
-    if (state.kind !== 'new' && !config.resume && !config.force) {
-      throw new OutDirInUseError(
-        `${config.outDir} holds ${state.kind === 'finished' ? 'a finished' : 'an unfinished'} run (status: ${state.status}); nothing was sent.\n` +
-          `  add --resume to continue it (settled rows are not sent again; add --retry-failed to re-run failures),\n` +
-          `  or --force to discard it and start over.`,
-      );
-    }
-    if (config.force) await clearRunFiles(paths);
-    const previousWritten = config.resume ? await readManifestAsWritten(paths.manifest) : null;
-    const previous = config.resume && state.kind !== 'new' ? await loadPreviousResults(paths.journal) : null;
-    if (previous) reportJournalRepairs(previous, log);
-
-    const limits = limitsForShard({ rpm: config.rpm, tpm: config.tpm, maxTotalTokens: config.maxTotalTokens }, config.shard);
-    const tokens = new TokenAccount({
-      limit: limits.maxTotalTokens,
-      before: previousWritten?.manifest.usage,
-      estimator: new TokenEstimator(maxCompletionTokens(config.params)),
-    });
-    const session: RunSession = {
-      started_at: startedAt.toISOString(),
-      ended_at: null,
-      status: 'running',
-      resumed: previous !== null,
-      attempts: 0,
-      rows_settled: 0,
-      rows_reused: 0,
-      rows_rerun_changed: 0,
-      rows_rerun_failed: 0,
-      usage: tokens.session,
-    };
-    const manifest = initialManifest(config, previousWritten?.manifest ?? null, session, startedAt, paths, tokens.total);
-    const attemptsBefore = manifest.attempts_total;
-
-    const earlierReplies = new EarlierReplies(paths.journal);
-    const journal = await JournalWriter.open(paths.journal);
-    const results = await OrderedResults.open(paths.journal, paths.outDir, () => opened.onWriteFailure());
-    await writeManifest(paths.manifest, manifest);
-    const countAttempts = (): void => {
-      session.attempts = opened.attempts;
-      manifest.attempts_total = attemptsBefore + opened.attempts;
-    };
-    const endSession = (status: RunSession['status']): void => {
-      session.ended_at = new Date().toISOString();
-      session.status = manifest.status = status;
-      manifest.ended_at = session.ended_at;
-      countAttempts();
-    };
-    let checkpoints: ManifestCheckpoints | null = null;
-    const opened: OpenedRun = {
-      config,
-      log,
-      now,
-      random: options.random ?? Math.random,
-      progress,
-      startedAt,
-      files,
-      paths,
-      replyCheck,
-      seen,
-      previous,
-      previousWritten,
-      limits,
-      tokens,
-      manifest,
-      session,
-      journal,
-      results,
-      attempts: 0,
-      onWriteFailure: () => {},
-      endSession,
-      stopCheckpoints: async () => checkpoints?.stop(),
-      markError: async (message) => {
-        await checkpoints?.stop();
-        // Once the session has its final status, the finishing write is under way: it tells the story.
-        if (manifest.status !== 'running') return;
-        endSession('error');
-        session.error = message;
-        await writeManifest(paths.manifest, manifest);
-      },
-      markWriteFailed: async () => {
-        await checkpoints?.stop();
-        if (manifest.status !== 'running') return;
-        endSession('write_failed');
-        await writeManifest(paths.manifest, manifest).catch(() => {});
-      },
-      earlierReplies,
-      close: async () => {
-        await checkpoints?.stop();
-        await earlierReplies.close().catch(() => {});
-        await releaseLock();
-      },
-    };
-    // Started once `opened` exists: its first look at the session reads `opened.attempts`.
-    checkpoints = new ManifestCheckpoints(
-      () => `${opened.attempts} ${JSON.stringify(tokens.session)}`,
-      async () => {
-        countAttempts();
-        await writeManifest(paths.manifest, manifest);
-      },
+/** Refuses a directory holding a run unless told what to do with it; clears it (--force) or reads it (--resume). */
+async function readEarlierRun(options: RunOptions, paths: OutDirPaths): Promise<EarlierRun> {
+  const { config, log } = options;
+  await removeLeftoverTempFiles(paths);
+  const state = await inspectOutDir(paths);
+  if (state.kind !== 'new' && !config.resume && !config.force) {
+    throw new OutDirInUseError(
+      `${config.outDir} holds ${state.kind === 'finished' ? 'a finished' : 'an unfinished'} run (status: ${state.status}); nothing was sent.\n` +
+        `  add --resume to continue it (settled rows are not sent again; add --retry-failed to re-run failures),\n` +
+        `  or --force to discard it and start over.`,
     );
-    return opened;
-  } catch (error) {
-    await releaseLock();
-    throw error;
   }
+  if (config.force) await clearRunFiles(paths);
+  const previousWritten = config.resume ? await readManifestAsWritten(paths.manifest) : null;
+  const previous = config.resume && state.kind !== 'new' ? await loadPreviousResults(paths.journal) : null;
+  if (previous) reportJournalRepairs(previous, log);
+  return { previous, previousWritten };
+}
+
+interface SessionParts {
+  options: RunOptions;
+  now: () => number;
+  progress: RunProgress;
+  startedAt: Date;
+  inputs: CheckedInputs;
+  paths: OutDirPaths;
+  earlier: EarlierRun;
+  releaseLock: () => Promise<void>;
+}
+
+/** Opens the journal and the results, and writes the manifest as `running`. */
+async function startSession(parts: SessionParts): Promise<OpenedRun> {
+  const { options, paths, earlier, startedAt } = parts;
+  const { config } = options;
+  const limits = limitsForShard({ rpm: config.rpm, tpm: config.tpm, maxTotalTokens: config.maxTotalTokens }, config.shard);
+  const tokens = new TokenAccount({
+    limit: limits.maxTotalTokens,
+    before: earlier.previousWritten?.manifest.usage,
+    estimator: new TokenEstimator(maxCompletionTokens(config.params)),
+  });
+  const session: RunSession = {
+    started_at: startedAt.toISOString(),
+    ended_at: null,
+    status: 'running',
+    resumed: earlier.previous !== null,
+    attempts: 0,
+    rows_settled: 0,
+    rows_reused: 0,
+    rows_rerun_changed: 0,
+    rows_rerun_failed: 0,
+    usage: tokens.session,
+  };
+  const manifest = initialManifest(config, earlier.previousWritten?.manifest ?? null, session, startedAt, paths, tokens.total);
+  const earlierReplies = new EarlierReplies(paths.journal);
+  const journal = await JournalWriter.open(paths.journal);
+  const results = await OrderedResults.open(paths.journal, paths.outDir, () => opened.onWriteFailure());
+  await writeManifest(paths.manifest, manifest);
+  const opened = assembleRun(parts, { limits, tokens, session, manifest, earlierReplies, journal, results });
+  return opened;
+}
+
+type SessionState = Pick<OpenedRun, 'limits' | 'tokens' | 'session' | 'manifest' | 'earlierReplies' | 'journal' | 'results'>;
+
+/** The opened run: its parts, and how its session in the manifest is kept up to date and ended. */
+function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
+  const { options, paths, inputs, earlier } = parts;
+  const { session, manifest, tokens, earlierReplies } = state;
+  const attemptsBefore = manifest.attempts_total;
+  const countAttempts = (): void => {
+    session.attempts = opened.attempts;
+    manifest.attempts_total = attemptsBefore + opened.attempts;
+  };
+  const endSession = (status: RunSession['status']): void => {
+    session.ended_at = new Date().toISOString();
+    session.status = manifest.status = status;
+    manifest.ended_at = session.ended_at;
+    countAttempts();
+  };
+  // Stopped before the session's last write; markError and markWriteFailed end the session once.
+  const endOnce = async (status: 'error' | 'write_failed'): Promise<boolean> => {
+    await checkpoints.stop();
+    // Once the session has its final status, the finishing write is under way: it tells the story.
+    if (manifest.status !== 'running') return false;
+    endSession(status);
+    return true;
+  };
+  const opened: OpenedRun = {
+    ...state,
+    config: options.config,
+    log: options.log,
+    now: parts.now,
+    random: options.random ?? Math.random,
+    progress: parts.progress,
+    startedAt: parts.startedAt,
+    ...inputs,
+    paths,
+    ...earlier,
+    attempts: 0,
+    onWriteFailure: () => {},
+    endSession,
+    stopCheckpoints: async () => checkpoints.stop(),
+    markError: async (message) => {
+      if (!(await endOnce('error'))) return;
+      session.error = message;
+      await writeManifest(paths.manifest, manifest);
+    },
+    markWriteFailed: async () => {
+      if (await endOnce('write_failed')) await writeManifest(paths.manifest, manifest).catch(() => {});
+    },
+    close: async () => {
+      await checkpoints.stop();
+      await earlierReplies.close().catch(() => {});
+      await parts.releaseLock();
+    },
+  };
+  // Started once `opened` exists: its first look at the session reads `opened.attempts`.
+  const checkpoints = new ManifestCheckpoints(
+    () => `${opened.attempts} ${JSON.stringify(tokens.session)}`,
+    async () => {
+      countAttempts();
+      await writeManifest(paths.manifest, manifest);
+    },
+  );
+  return opened;
 }
 
 function reportJournalRepairs(previous: PreviousResults, log: (line: string) => void): void {

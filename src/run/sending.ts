@@ -1,5 +1,5 @@
+import { setMaxListeners } from 'node:events';
 import { OpenRows } from '../async/open-rows.js';
-import { Slots } from '../async/slots.js';
 import type { AttemptFailure } from '../http/attempt.js';
 import { ChatClient } from '../http/chat-client.js';
 import { defaultRetryPolicy } from '../http/retry-policy.js';
@@ -8,9 +8,8 @@ import { keepsResponseBodies } from '../output/openai-batch.js';
 import type { FatalCause } from '../pace/fatal-hint.js';
 import { OutageBreaker } from '../pace/outage-breaker.js';
 import { outageNotice } from '../pace/outage-notice.js';
+import { Pacer } from '../pace/pacer.js';
 import { RateController } from '../pace/rate-controller.js';
-import { RefusalStreakWatch } from '../pace/refusal-streak.js';
-import { UnreachableEndpointWatch } from '../pace/unreachable-endpoint.js';
 import { maskKey } from '../record/key-mask.js';
 import { outcomeCode, SUCCEEDED } from '../record/outcome-code.js';
 import type { RowRecord } from '../record/record.js';
@@ -18,7 +17,7 @@ import { registerSecret } from '../record/redact.js';
 import type { RowTask } from '../request/row-task.js';
 import { ResponseCache } from '../state/response-cache.js';
 import type { OpenedRun } from './open-run.js';
-import { type AttemptContext, processRow, type Settle } from './process-row.js';
+import { processRow, type RowServices } from './process-row.js';
 import { syncProgress } from './progress.js';
 
 export interface FatalStop {
@@ -40,7 +39,7 @@ export class Sending {
   readonly controller: RateController;
   readonly open: OpenRows;
   private readonly client: ChatClient;
-  private readonly context: AttemptContext;
+  private readonly rows: RowServices;
   private readonly stopDispatch = new AbortController();
   private readonly abortInFlight = new AbortController();
   private fatalStop: FatalStop | null = null;
@@ -67,10 +66,6 @@ export class Sending {
       maxPauseMs: config.maxRetryWaitMs,
       now,
     });
-    const slots = new Slots(this.controller.concurrency);
-    this.controller.onConcurrencyChange((value) => {
-      slots.concurrency = value;
-    });
     // Header values filled from the environment are secrets like the key (the client registers the key).
     for (const secret of config.headerSecrets) registerSecret(secret, 'header');
     this.client = new ChatClient({
@@ -85,6 +80,9 @@ export class Sending {
     this.proxy = config.proxy && `${config.proxy.shown} (from ${config.proxy.variable})`;
     if (this.proxy) log(`requests go through the proxy ${this.proxy}`);
 
+    // Every request in flight and every row waiting out a delay listens on these two: as many
+    // listeners as the run has open rows is the design, not a leak.
+    setMaxListeners(0, this.stopDispatch.signal, this.abortInFlight.signal);
     if (stop.aborted) this.onStop();
     else stop.addEventListener('abort', this.onStop, { once: true });
 
@@ -101,27 +99,15 @@ export class Sending {
       if (notice) log(notice);
     });
 
-    this.context = {
+    const pacer = new Pacer({
       client: this.client,
-      slots,
       controller: this.controller,
-      retryPolicy: { ...defaultRetryPolicy, maxAttempts: config.maxAttempts, maxServerWaitMs: config.maxRetryWaitMs },
-      rowDeadlineMs: config.rowDeadlineMs,
-      recordContext: {
-        model: config.model,
-        keyName: this.keyName,
-        keyMask: this.keyMask,
-        allChoices: typeof config.params.n === 'number' && config.params.n > 1,
-      },
-      cache: config.cacheDir ? new ResponseCache(config.cacheDir) : null,
-      replyCheck: run.replyCheck,
-      replyRetries: config.replyRetries,
-      stopDispatch: this.stopDispatch.signal,
-      abortInFlight: this.abortInFlight.signal,
-      unreachable: new UnreachableEndpointWatch(),
-      refusals: new RefusalStreakWatch(),
       outage,
       tokens: run.tokens,
+      retryPolicy: { ...defaultRetryPolicy, maxAttempts: config.maxAttempts, maxServerWaitMs: config.maxRetryWaitMs },
+      rowDeadlineMs: config.rowDeadlineMs,
+      stopDispatch: this.stopDispatch.signal,
+      abortInFlight: this.abortInFlight.signal,
       onFatal: (outcome, cause) => {
         this.fatalStop ??= { outcome, cause };
         this.stopDispatch.abort();
@@ -136,6 +122,19 @@ export class Sending {
       },
       now,
       random: run.random,
+    });
+    this.rows = {
+      pacer,
+      recordContext: {
+        model: config.model,
+        keyName: this.keyName,
+        keyMask: this.keyMask,
+        allChoices: typeof config.params.n === 'number' && config.params.n > 1,
+      },
+      cache: config.cacheDir ? new ResponseCache(config.cacheDir) : null,
+      replyCheck: run.replyCheck,
+      replyRetries: config.replyRetries,
+      settle: (task, record) => this.settle(task.position, task.key, task.request.fingerprint, record),
     };
     run.onWriteFailure = () => this.stopOnWriteFailure();
   }
@@ -166,10 +165,8 @@ export class Sending {
 
   /** Sends a task (retries included); its record settles at the task's position. */
   send(task: RowTask): void {
-    this.track(processRow(task, this.context, this.settleTask));
+    this.track(processRow(task, this.rows));
   }
-
-  private readonly settleTask: Settle = (task, record) => this.settle(task.position, task.key, task.request.fingerprint, record);
 
   /** Makes a record durable at `position` without sending anything (an invalid row, a rechecked reply). */
   settleNow(position: number, key: string, fingerprint: string, record: RowRecord): void {
