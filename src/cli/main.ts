@@ -11,6 +11,7 @@ import { runCommand } from './run.js';
 import { schemaCommand } from './schema.js';
 import { simulateCommand } from './simulate.js';
 import { skipEagerHelpFormatting } from './skip-eager-help.js';
+import { knownFlags, withFlagHints } from './unknown-flags.js';
 import { validateCommand } from './validate.js';
 
 // The last resort: whatever escapes every command, even from a callback nothing awaits, ends in
@@ -67,7 +68,8 @@ const cli = yargs(hideBin(process.argv))
   // Usage errors are exit 2 (the contract), not yargs' default 1.
   .fail((message, error) => {
     if (error && !message) throw error;
-    process.stderr.write(`chatbatch: ${message ?? error?.message}\nRun 'chatbatch --help' for usage.\n`);
+    const hinted = withFlagHints(message ?? error?.message ?? '', knownFlags(hideBin(process.argv)[0]));
+    process.stderr.write(`chatbatch: ${hinted}\nRun 'chatbatch --help' for usage.\n`);
     process.exit(2);
   });
 

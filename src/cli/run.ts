@@ -16,6 +16,7 @@ import { formatDryRun } from './dry-run-report.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { reportInternalError } from './internal-error.js';
 import { flagsFromArgs, yargsOption } from './options.js';
+import { paramsFromFlags } from './param-flags.js';
 import { type ProgressReporter, startProgressReporter } from './progress.js';
 import { namesStandardInput, STANDARD_INPUT_REFUSAL } from './standard-input.js';
 import { formatSummary } from './summary.js';
@@ -27,6 +28,8 @@ interface RunArgs extends Record<string, unknown> {
   simulate?: boolean;
   quiet?: boolean;
   'dry-run'?: boolean;
+  /** `--param NAME=VALUE`, parsed (param-flags.ts). */
+  param?: Record<string, unknown>;
 }
 
 export const runCommand: CommandModule<object, RunArgs> = {
@@ -40,6 +43,12 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('simulate', { type: 'boolean', describe: 'Start the built-in simulator and send to it (replies are simulated)' })
       .option('quiet', { type: 'boolean', describe: 'No progress output' })
       .option('dry-run', { type: 'boolean', describe: 'Read and check every row, build every request, send nothing' })
+      .option('param', {
+        type: 'string',
+        requiresArg: true,
+        coerce: paramsFromFlags,
+        describe: "Request parameter NAME=VALUE, e.g. temperature=0.2 (repeatable; VALUE as JSON when it parses, else text); over the job's params",
+      })
       .example('$0 run prompts.jsonl --base-url https://api.example.com/v1 --model my-model --out out/today', 'Run a JSONL file')
       .example("$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich.json", 'Run a glob of CSV files with a template')
       .example('$0 run --job jobs/quickstart.json --simulate', 'Try it against the built-in simulator')
@@ -143,7 +152,8 @@ async function runFromCli(args: RunArgs): Promise<number> {
 }
 
 function flagsFrom(args: RunArgs): RunFlags {
-  return flagsFromArgs(args, args.inputs ?? []);
+  const flags = flagsFromArgs(args, args.inputs ?? []);
+  return args.param === undefined ? flags : { ...flags, params: args.param };
 }
 
 /** The user's own command line with --resume added (and --force removed); `budgetFlag` replaces any --max-total-tokens. */
