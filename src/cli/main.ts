@@ -3,7 +3,7 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { TOOL_VERSION } from '../output/tool-version.js';
 import { diskFailureOf } from '../output/write-failed.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { reportInternalError } from './internal-error.js';
 import { mergeCommand } from './merge.js';
 import { reportCommand } from './report.js';
@@ -48,10 +48,7 @@ const cli = yargs(hideBin(process.argv))
   .example('$0 validate jobs/enrich-products.json', 'check a job file and every row of its inputs, sending nothing')
   .example('$0 report out/today --html report.html', 'summarise a finished run')
   .epilog(
-    'Settings come from flags, then the environment (CHATBATCH_BASE_URL, the key variable), then the job file.\n' +
-      'Exit codes: 0 every row succeeded; 1 some rows failed; 2 usage or configuration error, nothing sent;\n' +
-      '3 the endpoint refused the run (key, model, base URL, quota); 5 a write failed (disk full, I/O error),\n' +
-      'resume with --resume once fixed; 70 internal error (please report); 130 interrupted, resume with --resume.',
+    `Settings come from flags, then the environment (CHATBATCH_BASE_URL, the key variable), then the job file.\n${EXIT_CODES_HELP}`,
   )
   .strict()
   .demandCommand(1, 'Name a command: run, validate, report, merge, simulate, schema.')

@@ -13,10 +13,12 @@ import type { RunningSimulator } from '../simulator/server.js';
 import { ResponseCache } from '../state/response-cache.js';
 import { budgetStopMessage } from './budget-stop.js';
 import { formatDryRun } from './dry-run-report.js';
-import { EXIT, exitCodeFor } from './exit-codes.js';
+import { EXIT, EXIT_CODES_HELP, exitCodeFor } from './exit-codes.js';
 import { reportInternalError } from './internal-error.js';
 import { flagsFromArgs, yargsOption } from './options.js';
 import { paramsFromFlags } from './param-flags.js';
+import { invocation, shellQuote } from './invocation.js';
+import { groupRunHelp } from './help-groups.js';
 import { type ProgressReporter, startProgressReporter } from './progress.js';
 import { namesStandardInput, STANDARD_INPUT_REFUSAL } from './standard-input.js';
 import { formatSummary } from './summary.js';
@@ -36,7 +38,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
   command: 'run [inputs..]',
   describe: 'Send every row of the input files to the endpoint; write output.jsonl, errors.jsonl and manifest.json',
   builder: (yargs: Argv) =>
-    yargs
+    groupRunHelp(yargs)
       .positional('inputs', { type: 'string', array: true, describe: 'Input files or glob patterns (JSONL, CSV); quote globs' })
       .option('job', { type: 'string', describe: 'JSON job file; flags override it' })
       .options(Object.fromEntries(flagOptions().map(([, spec]) => [spec.flag, yargsOption(spec)])))
@@ -50,12 +52,15 @@ export const runCommand: CommandModule<object, RunArgs> = {
         describe: "Request parameter NAME=VALUE, e.g. temperature=0.2 (repeatable; VALUE as JSON when it parses, else text); over the job's params",
       })
       .example('$0 run prompts.jsonl --base-url https://api.example.com/v1 --model my-model --out out/today', 'Run a JSONL file')
-      .example("$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich.json", 'Run a glob of CSV files with a template')
+      .example("$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich-products.json", 'Run a glob of CSV files with a template')
       .example('$0 run --job jobs/quickstart.json --simulate', 'Try it against the built-in simulator')
-      .example('$0 run --job jobs/nightly.json --out out/2026-11-22 --resume', 'Resume an interrupted run')
+      .example('$0 run --job jobs/enrich-products.json --out out/2026-11-22 --resume', 'Resume an interrupted run')
       .example(
         "$0 run in.jsonl --base-url https://api.portkey.ai/v1 --header 'x-portkey-provider: openai' --header 'x-portkey-api-key: ${PORTKEY_API_KEY}' ...",
         'Send through a gateway',
+      )
+      .epilog(
+        `Tokens in summaries and reports are the endpoint's own usage figures: its spec leaves usage unconfirmed, and billing to the provider's console.\n${EXIT_CODES_HELP}`,
       ) as unknown as Argv<RunArgs>,
   handler: async (args) => {
     process.exitCode = await runFromCli(args);
@@ -164,9 +169,5 @@ function resumeCommand(outDir: string, budgetFlag: string[] = []): string {
     if (at >= 0) argv.splice(at, argv[at] === '--max-total-tokens' ? 2 : 1);
   }
   if (!argv.includes('--out') && !argv.some((a) => a.startsWith('--out='))) argv.push('--out', outDir);
-  return ['chatbatch', ...argv, '--resume', ...budgetFlag].map(shellQuote).join(' ');
-}
-
-function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+  return [invocation(), ...[...argv, '--resume', ...budgetFlag].map(shellQuote)].join(' ');
 }

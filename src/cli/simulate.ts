@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import type { FaultRates, SimulatorOptions } from '../simulator/server.js';
 import { EXIT } from './exit-codes.js';
+import { listenFailure } from './listen-failure.js';
 import { nonNegativeInteger } from './options.js';
 
 interface SimulateArgs {
@@ -93,7 +94,16 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
     }
     // Loaded here, not at start-up: a run has no use for the simulator.
     const { startSimulator } = await import('../simulator/server.js');
-    const simulator = await startSimulator(options);
+    let simulator: Awaited<ReturnType<typeof startSimulator>>;
+    try {
+      simulator = await startSimulator(options);
+    } catch (error) {
+      const problem = listenFailure(error, options.host ?? '127.0.0.1', options.port);
+      if (problem === null) throw error;
+      process.stderr.write(`chatbatch: ${problem}\n`);
+      process.exitCode = EXIT.usage;
+      return;
+    }
     process.stderr.write(`chatbatch simulator listening on ${simulator.url} (replies are simulated)\n`);
     process.stdout.write(`${simulator.url}\n`);
     await new Promise<void>((resolve) => {
