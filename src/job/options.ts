@@ -221,6 +221,12 @@ export const RUN_OPTIONS = {
     custom: true,
     help: 'Continue the run in --out, skipping settled rows',
   },
+  allowDroppedRows: {
+    flag: 'allow-dropped-rows',
+    kind: 'boolean',
+    default: false,
+    help: "With --resume: go on even when this run's inputs no longer hold rows the earlier run settled (their records are dropped)",
+  },
   retryFailed: {
     flag: 'retry-failed',
     kind: 'strings',
@@ -244,7 +250,7 @@ export const RUN_OPTIONS = {
     flag: 'escape-formulas',
     kind: 'boolean',
     default: true,
-    help: 'CSV: escape cells a spreadsheet would execute (default on; --no-escape-formulas turns it off)',
+    help: "CSV: escape the cells the model or server wrote, and header cells, that a spreadsheet would run as formulas; your input cells stay verbatim (default on; --no-escape-formulas turns it off)",
   },
   bom: { flag: 'bom', kind: 'boolean', default: false, help: 'CSV: start with a UTF-8 BOM for Excel' },
   replyFormat: {

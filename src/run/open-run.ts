@@ -22,6 +22,7 @@ import { ManifestCheckpoints } from './manifest-checkpoints.js';
 import { runOwnDirs } from './own-dirs.js';
 import { newProgress, type RunProgress } from './progress.js';
 import type { RunOptions } from './run-options.js';
+import { refuseDroppedRows } from './dropped-rows.js';
 
 /** A run whose inputs are checked, whose output directory is locked, and whose journal, results and manifest are open. */
 export interface OpenedRun {
@@ -95,6 +96,7 @@ export async function openRun(options: RunOptions): Promise<OpenedRun> {
   });
   try {
     const earlier = await readEarlierRun(options, paths);
+    await refuseDroppedRows(options.config, inputs.files, earlier, options.log);
     return await startSession({ options, now, progress, startedAt, inputs, paths, earlier, releaseLock });
   } catch (error) {
     await releaseLock();
