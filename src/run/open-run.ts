@@ -23,6 +23,7 @@ import { runOwnDirs } from './own-dirs.js';
 import { newProgress, type RunProgress } from './progress.js';
 import type { RunOptions } from './run-options.js';
 import { refuseDroppedRows } from './dropped-rows.js';
+import { checkTemplateColumns } from '../input/template-columns.js';
 
 /** A run whose inputs are checked, whose output directory is locked, and whose journal, results and manifest are open. */
 export interface OpenedRun {
@@ -108,6 +109,7 @@ async function checkInputs(options: RunOptions, progress: RunProgress): Promise<
   const { config, log } = options;
   const files = await expandInputs(config.inputs, process.cwd(), { exclude: runOwnDirs(config), signal: options.stop, notice: log });
   await preflightInputs(files);
+  await checkTemplateColumns(config.template, files);
   // A reply schema that cannot be used stops the run here, before the output directory is touched.
   const replyCheck = await replyCheckFor(config);
   // Counted beside the run, never waited for: the progress total, and the size of the id set.
