@@ -11,6 +11,7 @@ import { runCommand } from './run.js';
 import { schemaCommand } from './schema.js';
 import { simulateCommand } from './simulate.js';
 import { skipEagerHelpFormatting } from './skip-eager-help.js';
+import { logFormatOf, messageLine } from './log-format.js';
 import { knownFlags, withFlagHints } from './unknown-flags.js';
 import { validateCommand } from './validate.js';
 
@@ -66,7 +67,7 @@ const cli = yargs(hideBin(process.argv))
   .fail((message, error) => {
     if (error && !message) throw error;
     const hinted = withFlagHints(message ?? error?.message ?? '', knownFlags(hideBin(process.argv)[0]));
-    process.stderr.write(`chatbatch: ${hinted}\nRun 'chatbatch --help' for usage.\n`);
+    process.stderr.write(messageLine(logFormatOf(process.argv), `${hinted}\nRun 'chatbatch --help' for usage.`, 'error'));
     process.exit(2);
   });
 

@@ -14,6 +14,7 @@ import { ResponseCache } from '../state/response-cache.js';
 import { budgetStopMessage } from './budget-stop.js';
 import { formatDryRun } from './dry-run-report.js';
 import { EXIT, EXIT_CODES_HELP, exitCodeFor } from './exit-codes.js';
+import { jsonLogLine, LOG_FORMATS, type LogFormat, messageLine, summaryFields } from './log-format.js';
 import { reportInternalError } from './internal-error.js';
 import { flagsFromArgs, yargsOption } from './options.js';
 import { paramsFromFlags } from './param-flags.js';
@@ -30,6 +31,7 @@ interface RunArgs extends Record<string, unknown> {
   simulate?: boolean;
   quiet?: boolean;
   'dry-run'?: boolean;
+  'log-format'?: LogFormat;
   /** `--param NAME=VALUE`, parsed (param-flags.ts). */
   param?: Record<string, unknown>;
 }
@@ -45,6 +47,10 @@ export const runCommand: CommandModule<object, RunArgs> = {
       .option('simulate', { type: 'boolean', describe: 'Start the built-in simulator and send to it (replies are simulated)' })
       .option('quiet', { type: 'boolean', describe: 'No progress output' })
       .option('dry-run', { type: 'boolean', describe: 'Read and check every row, build every request, send nothing' })
+      .option('log-format', {
+        choices: LOG_FORMATS,
+        describe: 'stderr as text (default) or json: one JSON object a line, each with an ISO time, the summary last',
+      })
       .option('param', {
         type: 'string',
         requiresArg: true,
@@ -69,9 +75,11 @@ export const runCommand: CommandModule<object, RunArgs> = {
 
 async function runFromCli(args: RunArgs): Promise<number> {
   let reporter: ProgressReporter | null = null;
+  const format: LogFormat = args['log-format'] ?? 'text';
   const log = (line: string): void => {
-    if (reporter) reporter.writeLine(`chatbatch: ${redactSecrets(line)}`);
-    else process.stderr.write(`chatbatch: ${redactSecrets(line)}\n`);
+    const text = messageLine(format, redactSecrets(line));
+    if (reporter) reporter.writeLine(text.slice(0, -1));
+    else process.stderr.write(text);
   };
   let simulator: RunningSimulator | null = null;
   try {
@@ -117,18 +125,20 @@ async function runFromCli(args: RunArgs): Promise<number> {
     process.on('SIGTERM', onSignal);
 
     const progress = newProgress(performance.now());
-    reporter = args.quiet ? null : startProgressReporter(progress, process.stderr);
+    reporter = args.quiet ? null : startProgressReporter(progress, process.stderr, process.env, format);
     try {
       const report = await runBatch({ config, stop: stop.signal, log, progress });
       reporter?.stop();
       if (report.fatalMessage) log(report.fatalMessage);
-      process.stderr.write(`${formatSummary(report)}\n`);
+      if (format === 'text') process.stderr.write(`${formatSummary(report)}\n`);
       if (report.status === 'interrupted') {
         log(`interrupted; to continue, run:\n  ${resumeCommand(config.outDir)}`);
       }
       if (report.status === 'stopped_at_limit' && report.budget) {
         log(budgetStopMessage(report.budget, report.pending, (budgetFlag) => resumeCommand(config.outDir, budgetFlag)));
       }
+      // The summary is the last line a log collector reads.
+      if (format === 'json') process.stderr.write(jsonLogLine(summaryFields(report, exitCodeFor(report.status))));
       return exitCodeFor(report.status);
     } finally {
       reporter?.stop();
