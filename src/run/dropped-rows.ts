@@ -4,6 +4,8 @@ import { BatchNotes } from '../request/batch-notes.js';
 import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
 import { sampleIndexes, sampleKey } from '../request/samples.js';
 import type { PreviousResults } from '../state/previous-results.js';
+import { categoryOf } from '../record/outcome-code.js';
+import { samplesPerRow } from '../report/pending.js';
 import { OutDirInUseError } from './errors.js';
 
 /**
@@ -11,7 +13,8 @@ import { OutDirInUseError } from './errors.js';
  * run settled that these inputs no longer hold (other files, a shorter file, fewer samples)
  * would lose its record. Such a resume is refused, before anything is sent or written, unless
  * `--allow-dropped-rows` says so. Appending rows, fixing a line or growing --repeat keep every
- * settled row, and go on as before.
+ * settled row, and go on as before: `invalid_input` records are not counted (a fixed line's
+ * record is replaced by its row's), and a row sent once that now gets samples is still there.
  *
  * The check is one pass over the inputs, counting the settled keys they still hold against the
  * records written: no set of keys is kept, so memory stays flat whatever the input's size.
@@ -26,9 +29,16 @@ export async function refuseDroppedRows(
   if (!config.resume || !settled || settled.size === 0) return;
   let found = 0;
   const samples = sampleIndexes(config.repeat);
+  const counts = (key: string): boolean => {
+    const earlierResult = settled.get(key);
+    return earlierResult !== undefined && categoryOf(earlierResult.outcome) !== 'invalid_input';
+  };
+  // From --repeat 1 to more: a row's one record is followed by its samples; the row is still here.
+  const samplesFollowOne = config.repeat > 1 && samplesPerRow(earlier.previousWritten?.manifest ?? {}) === 1;
   for await (const row of prepareRows(files, prepareSettingsOf(config), new BatchNotes(config.model))) {
     if (row.kind === 'other-shard') continue;
-    for (const sample of samples) if (settled.get(sampleKey(row.key, sample)) !== undefined) found++;
+    for (const sample of samples) if (counts(sampleKey(row.key, sample))) found++;
+    if (samplesFollowOne && counts(row.key)) found++;
   }
   const dropped = recordsWritten(earlier.previousWritten?.manifest, settled.size) - found;
   if (dropped <= 0) return;
@@ -52,7 +62,8 @@ export async function refuseDroppedRows(
  */
 function recordsWritten(manifest: Manifest | undefined, journalSettled: number): number {
   if (!manifest || manifest.status === 'running' || !manifest.counts) return journalSettled;
-  return manifest.counts.succeeded + manifest.counts.failed;
+  const { succeeded, failed, by_category: byCategory } = manifest.counts;
+  return succeeded + failed - (byCategory?.invalid_input ?? 0);
 }
 
 function describeInputs(manifest: Manifest | undefined, files: readonly string[]): string {
