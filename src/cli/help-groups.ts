@@ -9,7 +9,17 @@ export const RUN_HELP_GROUPS: ReadonlyArray<readonly [title: string, flags: read
   ['Endpoint:', ['base-url', 'model', 'api-key-env', 'api-key-file', 'header', 'param', 'simulate']],
   [
     'Pacing and limits:',
-    ['concurrency', 'rpm', 'tpm', 'max-attempts', 'timeout-ms', 'row-deadline-ms', 'max-retry-wait-ms', 'max-outage-ms', 'max-total-tokens'],
+    [
+      'concurrency',
+      'rpm',
+      'tpm',
+      'max-attempts',
+      'timeout-ms',
+      'row-deadline-ms',
+      'max-retry-wait-ms',
+      'max-outage-ms',
+      'max-total-tokens',
+    ],
   ],
   ['Output:', ['out', 'format', 'escape-formulas', 'bom', 'cache']],
   ['Replies:', ['reply-format', 'reply-schema', 'reply-retries']],

@@ -5,13 +5,13 @@ import { TOOL_VERSION } from '../output/tool-version.js';
 import { diskFailureOf } from '../output/write-failed.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { reportInternalError } from './internal-error.js';
+import { logFormatOf, messageLine } from './log-format.js';
 import { mergeCommand } from './merge.js';
 import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 import { schemaCommand } from './schema.js';
 import { simulateCommand } from './simulate.js';
 import { skipEagerHelpFormatting } from './skip-eager-help.js';
-import { logFormatOf, messageLine } from './log-format.js';
 import { knownFlags, withFlagHints } from './unknown-flags.js';
 import { validateCommand } from './validate.js';
 
@@ -48,9 +48,7 @@ const cli = yargs(hideBin(process.argv))
   .example("$0 run 'data/*.jsonl' --base-url URL --model NAME --out out/today", 'a real endpoint; the key is read from CHATBATCH_API_KEY')
   .example('$0 validate jobs/enrich-products.json', 'check a job file and every row of its inputs, sending nothing')
   .example('$0 report out/today --html report.html', 'summarise a finished run')
-  .epilog(
-    `Settings come from flags, then the environment (CHATBATCH_BASE_URL, the key variable), then the job file.\n${EXIT_CODES_HELP}`,
-  )
+  .epilog(`Settings come from flags, then the environment (CHATBATCH_BASE_URL, the key variable), then the job file.\n${EXIT_CODES_HELP}`)
   .strict()
   .demandCommand(1, 'Name a command: run, validate, report, merge, simulate, schema.')
   .recommendCommands()

@@ -14,12 +14,12 @@ import { ResponseCache } from '../state/response-cache.js';
 import { budgetStopMessage } from './budget-stop.js';
 import { formatDryRun } from './dry-run-report.js';
 import { EXIT, EXIT_CODES_HELP, exitCodeFor } from './exit-codes.js';
-import { jsonLogLine, LOG_FORMATS, type LogFormat, messageLine, summaryFields } from './log-format.js';
+import { groupRunHelp } from './help-groups.js';
 import { reportInternalError } from './internal-error.js';
+import { invocation, shellQuote } from './invocation.js';
+import { jsonLogLine, LOG_FORMATS, type LogFormat, messageLine, summaryFields } from './log-format.js';
 import { flagsFromArgs, yargsOption } from './options.js';
 import { paramsFromFlags } from './param-flags.js';
-import { invocation, shellQuote } from './invocation.js';
-import { groupRunHelp } from './help-groups.js';
 import { type ProgressReporter, startProgressReporter } from './progress.js';
 import { namesStandardInput, STANDARD_INPUT_REFUSAL } from './standard-input.js';
 import { formatSummary } from './summary.js';
@@ -55,10 +55,14 @@ export const runCommand: CommandModule<object, RunArgs> = {
         type: 'string',
         requiresArg: true,
         coerce: paramsFromFlags,
-        describe: "Request parameter NAME=VALUE, e.g. temperature=0.2 (repeatable; VALUE as JSON when it parses, else text); over the job's params",
+        describe:
+          "Request parameter NAME=VALUE, e.g. temperature=0.2 (repeatable; VALUE as JSON when it parses, else text); over the job's params",
       })
       .example('$0 run prompts.jsonl --base-url https://api.example.com/v1 --model my-model --out out/today', 'Run a JSONL file')
-      .example("$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich-products.json", 'Run a glob of CSV files with a template')
+      .example(
+        "$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich-products.json",
+        'Run a glob of CSV files with a template',
+      )
       .example('$0 run --job jobs/quickstart.json --simulate', 'Try it against the built-in simulator')
       .example('$0 run --job jobs/enrich-products.json --out out/2026-11-22 --resume', 'Resume an interrupted run')
       .example(

@@ -13,7 +13,10 @@ export function withFlagHints(message: string, knownOptions: readonly string[]):
   const hints = match[1]!
     .split(', ')
     .map((word) => {
-      const nearest = nearestName(word.replace(/^-+/, ''), knownOptions.filter((name) => name.length > 1));
+      const nearest = nearestName(
+        word.replace(/^-+/, ''),
+        knownOptions.filter((name) => name.length > 1),
+      );
       return nearest ? `--${word.replace(/^-+/, '')}: did you mean --${nearest}?` : null;
     })
     .filter((hint): hint is string => hint !== null);

@@ -28,5 +28,6 @@ export async function checkTemplateColumns(template: string | null, files: reado
     }
   }
   if (problems.length === 1) throw new InputError(`${problems[0]}; nothing was sent`);
-  if (problems.length > 1) throw new InputError(`the template names columns the CSV inputs lack; nothing was sent:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  if (problems.length > 1)
+    throw new InputError(`the template names columns the CSV inputs lack; nothing was sent:\n${problems.map((p) => `  ${p}`).join('\n')}`);
 }

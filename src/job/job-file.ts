@@ -2,10 +2,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { NothingSentError } from '../errors.js';
 import { headerLabel, headerProblem } from './headers.js';
+import { nearestName } from './nearest-name.js';
 import { inputFileAsJob, notJson } from './not-a-job-file.js';
 import { type JobFile, jobOptions, type OptionSpec, valueProblem } from './options.js';
 import { checkParams, OPTIONAL_PARAMS } from './params.js';
-import { nearestName } from './nearest-name.js';
 
 export type { JobFile } from './options.js';
 

@@ -250,7 +250,7 @@ export const RUN_OPTIONS = {
     flag: 'escape-formulas',
     kind: 'boolean',
     default: true,
-    help: "CSV: escape the cells the model or server wrote, and header cells, that a spreadsheet would run as formulas; your input cells stay verbatim (default on; --no-escape-formulas turns it off)",
+    help: 'CSV: escape the cells the model or server wrote, and header cells, that a spreadsheet would run as formulas; your input cells stay verbatim (default on; --no-escape-formulas turns it off)',
   },
   bom: { flag: 'bom', kind: 'boolean', default: false, help: 'CSV: start with a UTF-8 BOM for Excel' },
   replyFormat: {

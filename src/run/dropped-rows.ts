@@ -1,11 +1,11 @@
 import type { RunConfig } from '../job/config.js';
 import type { Manifest } from '../output/manifest.js';
+import { categoryOf } from '../record/outcome-code.js';
+import { samplesPerRow } from '../report/pending.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
 import { sampleIndexes, sampleKey } from '../request/samples.js';
 import type { PreviousResults } from '../state/previous-results.js';
-import { categoryOf } from '../record/outcome-code.js';
-import { samplesPerRow } from '../report/pending.js';
 import { OutDirInUseError } from './errors.js';
 
 /**

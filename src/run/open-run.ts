@@ -2,6 +2,7 @@ import { countRows } from '../input/count.js';
 import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
 import { SeenIds } from '../input/row-id.js';
+import { checkTemplateColumns } from '../input/template-columns.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
 import { type Manifest, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
 import { readManifestAsWritten } from '../output/manifest-unchanged.js';
@@ -17,13 +18,12 @@ import { JournalWriter } from '../state/journal.js';
 import { acquireLock } from '../state/lock.js';
 import { clearRunFiles, inspectOutDir, type OutDirPaths, outDirPaths, prepareOutDir, removeLeftoverTempFiles } from '../state/out-dir.js';
 import { loadPreviousResults, type PreviousResults } from '../state/previous-results.js';
+import { refuseDroppedRows } from './dropped-rows.js';
 import { OutDirInUseError } from './errors.js';
 import { ManifestCheckpoints } from './manifest-checkpoints.js';
 import { runOwnDirs } from './own-dirs.js';
 import { newProgress, type RunProgress } from './progress.js';
 import type { RunOptions } from './run-options.js';
-import { refuseDroppedRows } from './dropped-rows.js';
-import { checkTemplateColumns } from '../input/template-columns.js';
 
 /** A run whose inputs are checked, whose output directory is locked, and whose journal, results and manifest are open. */
 export interface OpenedRun {

@@ -16,12 +16,15 @@ afterEach(async () => {
 });
 
 const run = (args: string[]) =>
-  runCli(['run', ...args, '--base-url', simulator.url, '--model', 'm', '--quiet'], { cwd: dir.path, env: { CHATBATCH_API_KEY: 'sk-keep-input-12345' } });
+  runCli(['run', ...args, '--base-url', simulator.url, '--model', 'm', '--quiet'], {
+    cwd: dir.path,
+    env: { CHATBATCH_API_KEY: 'sk-keep-input-12345' },
+  });
 
 type Record = { id: string; sample?: number; input?: { [name: string]: unknown }; code: string | null };
 
 describe('--keep-input', () => {
-  it("puts every field of the row in its record as input, after line (and sample), failures and samples included", async () => {
+  it('puts every field of the row in its record as input, after line (and sample), failures and samples included', async () => {
     await dir.write(
       'q.jsonl',
       jsonlOf([

@@ -1,10 +1,10 @@
-import { createServer, type Server } from 'node:net';
 import { mkdir, readdir, rm, symlink } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { invocation } from '../../src/cli/invocation.js';
 import { RUN_HELP_GROUPS } from '../../src/cli/help-groups.js';
+import { invocation } from '../../src/cli/invocation.js';
 import { RUN_ONLY_FLAGS } from '../../src/cli/unknown-flags.js';
 import { flagOptions } from '../../src/job/options.js';
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
@@ -89,21 +89,40 @@ describe('a template naming a column the CSV lacks', () => {
 
 describe('--resume with inputs that no longer hold settled rows', () => {
   it('is refused with exit 2 and nothing touched; appending rows and growing --repeat go on; --allow-dropped-rows drops them', async () => {
-    await dir.write('a.jsonl', jsonlOf([{ id: 'a1', prompt: 'one' }, { id: 'a2', prompt: 'two' }]));
+    await dir.write(
+      'a.jsonl',
+      jsonlOf([
+        { id: 'a1', prompt: 'one' },
+        { id: 'a2', prompt: 'two' },
+      ]),
+    );
     await dir.write('b.jsonl', jsonlOf([{ id: 'b1', prompt: 'three' }]));
     expect((await run(['a.jsonl', ...endpoint(), '--out', 'out', '--quiet'])).code).toBe(0);
-    const before = await Promise.all(['output.jsonl', 'manifest.json', 'journal.jsonl'].map((name) => dir.read(`out/${name}`).catch(() => '')));
+    const before = await Promise.all(
+      ['output.jsonl', 'manifest.json', 'journal.jsonl'].map((name) => dir.read(`out/${name}`).catch(() => '')),
+    );
     const sent = requests;
 
     const refused = await run(['b.jsonl', ...endpoint(), '--out', 'out', '--resume', '--quiet']);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain("2 row(s) the earlier run in out settled are not in this run's inputs (earlier: a.jsonl; now: b.jsonl");
+    expect(refused.stderr).toContain(
+      "2 row(s) the earlier run in out settled are not in this run's inputs (earlier: a.jsonl; now: b.jsonl",
+    );
     expect(refused.stderr).toContain('--allow-dropped-rows');
     expect(requests).toBe(sent);
-    const after = await Promise.all(['output.jsonl', 'manifest.json', 'journal.jsonl'].map((name) => dir.read(`out/${name}`).catch(() => '')));
+    const after = await Promise.all(
+      ['output.jsonl', 'manifest.json', 'journal.jsonl'].map((name) => dir.read(`out/${name}`).catch(() => '')),
+    );
     expect(after).toEqual(before);
 
-    await dir.write('a.jsonl', jsonlOf([{ id: 'a1', prompt: 'one' }, { id: 'a2', prompt: 'two' }, { id: 'a3', prompt: 'appended' }]));
+    await dir.write(
+      'a.jsonl',
+      jsonlOf([
+        { id: 'a1', prompt: 'one' },
+        { id: 'a2', prompt: 'two' },
+        { id: 'a3', prompt: 'appended' },
+      ]),
+    );
     const appended = await run(['a.jsonl', ...endpoint(), '--out', 'out', '--resume', '--quiet']);
     expect(appended.code, appended.stderr).toBe(0);
     for (const repeat of ['2', '3']) {
@@ -128,7 +147,13 @@ describe('--resume after fixing a line', () => {
   it('goes on: the invalid row it replaces is no settled row lost', async () => {
     await dir.write('a.jsonl', `${JSON.stringify({ id: 'a1', prompt: 'one' })}\nnot json\n`);
     expect((await run(['a.jsonl', ...endpoint(), '--out', 'out', '--quiet'])).code).toBe(1);
-    await dir.write('a.jsonl', jsonlOf([{ id: 'a1', prompt: 'one' }, { id: 'a2', prompt: 'fixed' }]));
+    await dir.write(
+      'a.jsonl',
+      jsonlOf([
+        { id: 'a1', prompt: 'one' },
+        { id: 'a2', prompt: 'fixed' },
+      ]),
+    );
     const fixed = await run(['a.jsonl', ...endpoint(), '--out', 'out', '--resume', '--quiet']);
     expect(fixed.code, fixed.stderr).toBe(0);
     expect((await dir.jsonl<{ id: string }>('out/output.jsonl')).map((r) => r.id)).toEqual(['a1', 'a2']);
@@ -141,11 +166,33 @@ describe('--format csv on a run that stops with rows pending', () => {
     expect((await run(['in.csv', ...endpoint(), '--out', 'out', '--format', 'csv', '--quiet'])).code).toBe(0);
     expect(await dir.read('out/output.csv')).toContain('r5,prompt 5');
     await dir.write('in.csv', `id,prompt\n${Array.from({ length: 12 }, (_, i) => `r${i},prompt ${i}`).join('\n')}\n`);
-    const stopped = await run(['in.csv', ...endpoint(), '--out', 'out', '--format', 'csv', '--resume', '--max-total-tokens', '60', '--quiet']);
+    const stopped = await run([
+      'in.csv',
+      ...endpoint(),
+      '--out',
+      'out',
+      '--format',
+      'csv',
+      '--resume',
+      '--max-total-tokens',
+      '60',
+      '--quiet',
+    ]);
     expect(stopped.code, stopped.stderr).toBe(4);
     expect(stopped.stderr).toContain('--format csv: not written while');
     await expect(dir.read('out/output.csv')).rejects.toThrow();
-    const finished = await run(['in.csv', ...endpoint(), '--out', 'out', '--format', 'csv', '--resume', '--max-total-tokens', '100000', '--quiet']);
+    const finished = await run([
+      'in.csv',
+      ...endpoint(),
+      '--out',
+      'out',
+      '--format',
+      'csv',
+      '--resume',
+      '--max-total-tokens',
+      '100000',
+      '--quiet',
+    ]);
     expect(finished.code, finished.stderr).toBe(0);
     expect((await dir.read('out/output.csv')).trim().split('\n')).toHaveLength(13);
   });
@@ -153,7 +200,13 @@ describe('--format csv on a run that stops with rows pending', () => {
 
 describe('--log-format json', () => {
   it('writes every stderr line as one JSON object with an ISO time, the summary last', async () => {
-    await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'hi' }, { id: 'b', prompt: 'bad [[sim:400]]' }]));
+    await dir.write(
+      'in.jsonl',
+      jsonlOf([
+        { id: 'a', prompt: 'hi' },
+        { id: 'b', prompt: 'bad [[sim:400]]' },
+      ]),
+    );
     const result = await run(['in.jsonl', ...endpoint(), '--out', 'out', '--log-format', 'json'], { env: { CHATBATCH_PROGRESS_MS: '5' } });
     expect(result.code).toBe(1);
     const lines = result.stderr.trim().split('\n');
@@ -209,9 +262,12 @@ describe('the resume hint', () => {
     // From a folder with no install and no chatbatch on PATH: the script itself, as node runs it.
     expect(outside.stderr).toContain(`  node ${path.relative(dir.path, CLI)} run in.jsonl`);
     // In the clone: npx finds the package's own bin.
-    const inClone = await run([path.join(dir.path, 'in.jsonl'), ...endpoint(), '--out', dir.file('clone-out'), '--max-total-tokens', '30', '--quiet'], {
-      cwd: REPO,
-    });
+    const inClone = await run(
+      [path.join(dir.path, 'in.jsonl'), ...endpoint(), '--out', dir.file('clone-out'), '--max-total-tokens', '30', '--quiet'],
+      {
+        cwd: REPO,
+      },
+    );
     expect(inClone.code).toBe(4);
     expect(inClone.stderr).toMatch(/\n {2}npx chatbatch run /);
   });
