@@ -2,14 +2,15 @@
  * The benchmark's simulator, in its own process so its CPU is not counted as the client's.
  *
  *   node dist/bench/sim-process.js [--latency-ms N] [--faults JSON] [--retry-after-ms N] [--seed N] [--port N]
+ *                                  [--rpm N] [--tpm N] [--limit-headers openai|none] [--max-in-flight N]
  *
  * Prints the URL on stdout, then answers line commands on stdin, one JSON line each on stdout:
- *   stats  → {"requests","inFlight","maxInFlight","meanInFlight","byStatus","cpuUserMs","cpuSystemMs","rssMb"}
+ *   stats  → the simulator's counters (SimulatorStats) with "cpuUserMs","cpuSystemMs","rssMb"
  *   reset  → resets the request stats (and the CPU baseline), answers {"ok":true}
  * Closes and exits on SIGTERM/SIGINT or when stdin ends (so it never outlives the benchmark).
  */
 import { createInterface } from 'node:readline';
-import { type FaultRates, type SimulatorOptions, startSimulator } from '../simulator/server.js';
+import { type FaultRates, type LimitHeaders, type SimulatorOptions, startSimulator } from '../simulator/server.js';
 
 function parseArgs(argv: string[]): SimulatorOptions {
   const options: SimulatorOptions = { host: '127.0.0.1', port: 0 };
@@ -30,6 +31,18 @@ function parseArgs(argv: string[]): SimulatorOptions {
         break;
       case '--port':
         options.port = Number(value);
+        break;
+      case '--rpm':
+        options.rpm = Number(value);
+        break;
+      case '--tpm':
+        options.tpm = Number(value);
+        break;
+      case '--limit-headers':
+        options.limitHeaders = value as LimitHeaders;
+        break;
+      case '--max-in-flight':
+        options.maxInFlight = Number(value);
         break;
       case '--faults':
         options.faults = JSON.parse(value) as Partial<FaultRates>;

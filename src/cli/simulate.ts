@@ -1,8 +1,9 @@
 import type { Argv, CommandModule } from 'yargs';
-import type { FaultRates, SimulatorOptions } from '../simulator/server.js';
+import type { FaultRates, LimitHeaders, SimulatorOptions } from '../simulator/options.js';
+import { LIMIT_HEADERS } from '../simulator/options.js';
 import { EXIT } from './exit-codes.js';
 import { listenFailure } from './listen-failure.js';
-import { nonNegativeInteger } from './options.js';
+import { nonNegativeInteger, positiveInteger } from './options.js';
 
 interface SimulateArgs {
   port?: number;
@@ -21,6 +22,10 @@ interface SimulateArgs {
   quota?: number;
   'ok-with-error'?: number;
   'empty-choices'?: number;
+  rpm?: number;
+  tpm?: number;
+  'limit-headers'?: LimitHeaders;
+  'max-in-flight'?: number;
 }
 
 const FAULT_FLAGS: ReadonlyArray<[keyof SimulateArgs, keyof FaultRates, string]> = [
@@ -50,13 +55,30 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
         coerce: nonNegativeInteger('retry-after-ms'),
         describe: 'retry-after announced on simulated 429s (default 1000)',
       })
-      .option('seed', { type: 'string', coerce: nonNegativeInteger('seed'), describe: 'Seed of the fault sequence (default 1)' });
+      .option('seed', { type: 'string', coerce: nonNegativeInteger('seed'), describe: 'Seed of the fault sequence (default 1)' })
+      .option('rpm', { type: 'string', coerce: positiveInteger('rpm'), describe: 'Play a provider: requests per minute, then 429' })
+      .option('tpm', {
+        type: 'string',
+        coerce: positiveInteger('tpm'),
+        describe: 'Play a provider: tokens per minute (prompt + max_tokens, counted at admission), then 429',
+      })
+      .option('limit-headers', {
+        choices: LIMIT_HEADERS,
+        default: 'openai',
+        describe: "openai: x-ratelimit-* on every answer and retry-after on 429s; none: bare 429s, as nginx's limit_req",
+      })
+      .option('max-in-flight', {
+        type: 'string',
+        coerce: positiveInteger('max-in-flight'),
+        describe: 'Answer 429 at once past N requests in flight',
+      });
     for (const [flag, , what] of FAULT_FLAGS) {
       built = built.option(flag, { type: 'string', coerce: probability(flag), describe: `Share of requests that ${what} (0..1)` });
     }
     return built
       .example('$0 simulate --port 8080 --latency-ms 50', 'A steady endpoint on port 8080')
       .example('$0 simulate --rate-limit 0.05 --server-error 0.05 --hang 0.005', 'A flaky endpoint')
+      .example('$0 simulate --rpm 3000 --tpm 250000 --latency-ms 500', 'A provider with OpenAI-style limits and headers')
       .epilog(
         'Per-row faults for tests: a message containing [[sim:500]] (any status), [[sim:429x2]] (only the first two ' +
           'requests with that body), [[sim:hang]], [[sim:reset]], [[sim:html502]], [[sim:quota]], [[sim:okerror]], ' +
@@ -64,7 +86,8 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
           '[[sim:big]] gets that behaviour. They work with chatbatch run --simulate too. ' +
           'JSON replies: a request with response_format json_object gets {"label": ..., "score": ...}, one with ' +
           'json_schema a value that fits its schema; [[sim:json]] answers JSON, [[sim:json-fenced]] JSON in a ```json ' +
-          'block, [[sim:badjson]] a reply that is not JSON ([[sim:badjsonx1]]: only the first time).',
+          'block, [[sim:badjson]] a reply that is not JSON ([[sim:badjsonx1]]: only the first time). ' +
+          'GET /__stats answers what the simulator saw (requests, 429s by cause, most in flight, first/last request time).',
       ) as unknown as Argv<SimulateArgs>;
   },
   handler: async (args) => {
@@ -74,6 +97,10 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
     if (args['jitter-ms'] !== undefined) options.latencyJitterMs = args['jitter-ms'];
     if (args['retry-after-ms'] !== undefined) options.retryAfterMs = args['retry-after-ms'];
     if (args.seed !== undefined) options.seed = args.seed;
+    if (args.rpm !== undefined) options.rpm = args.rpm;
+    if (args.tpm !== undefined) options.tpm = args.tpm;
+    if (args['max-in-flight'] !== undefined) options.maxInFlight = args['max-in-flight'];
+    options.limitHeaders = args['limit-headers'] ?? 'openai';
     if (args.models)
       options.models = args.models
         .split(',')

@@ -1,3 +1,82 @@
+import { ietfLimits } from './ietf-rate-limits.js';
+import { count, duration, LONGEST_BELIEVABLE_MS, resetFromNow, windowOfSuffix } from './rate-limit-values.js';
+import { serverRequestedDelayMs } from './retry-policy.js';
+
+export { duration } from './rate-limit-values.js';
+
+export type LimitUnit = 'requests' | 'tokens';
+
+/** One limit a server advertised, whatever header family said it. */
+export interface AdvertisedLimit {
+  unit: LimitUnit;
+  /** What the window allows; null when not said. */
+  limit: number | null;
+  /** What is left of it now; null when not said. */
+  remaining: number | null;
+  /** Milliseconds until the limit is whole again (OpenAI: refilled; IETF: the window resets); null when not said. */
+  resetMs: number | null;
+  /** The window's length: from a suffix (`-day`, `-1h`), a policy (`w=60`), 60 s for OpenAI's unsuffixed; null when unknown. */
+  windowMs: number | null;
+  /** The (lower-case) header it was read from: the limit's, else the remaining's, else the reset's. */
+  source: string;
+}
+
+export interface RateLimitReading {
+  limits: AdvertisedLimit[];
+  /** `retry-after-ms`, else `retry-after` (seconds or an HTTP date), in ms; null when absent or unbelievable. */
+  retryAfterMs: number | null;
+}
+
+/**
+ * Every rate limit a response advertises: OpenAI's `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`
+ * and their suffixed windows (`-requests-day`, `-tokens-1h`: each suffix its own limit), the
+ * bare `x-ratelimit-{limit,remaining,reset}` of gateways such as OpenRouter (requests; the reset
+ * may be an epoch time), the IETF `RateLimit`/`RateLimit-Policy`, and the retry-after wait.
+ * Values it cannot believe are left out, never thrown.
+ */
+export function readRateLimits(headers: Readonly<Record<string, string>>, now = Date.now()): RateLimitReading {
+  const lower: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) if (typeof value === 'string') lower[name.toLowerCase()] = value;
+  const retryAfterMs = serverRequestedDelayMs(lower, now);
+  return {
+    limits: [...openAiLimits(lower), ...bareLimits(lower, now), ...ietfLimits(lower, now)],
+    retryAfterMs: retryAfterMs !== null && retryAfterMs <= LONGEST_BELIEVABLE_MS ? retryAfterMs : null,
+  };
+}
+
+const OPENAI = /^x-ratelimit-(limit|remaining|reset)-(requests|tokens)(?:-([a-z0-9]+))?$/;
+
+function openAiLimits(headers: Readonly<Record<string, string>>): AdvertisedLimit[] {
+  const groups = new Map<string, { unit: LimitUnit; suffix: string | undefined }>();
+  for (const name of Object.keys(headers)) {
+    const match = OPENAI.exec(name);
+    if (match) groups.set(`${match[2]}-${match[3] ?? ''}`, { unit: match[2] as LimitUnit, suffix: match[3] });
+  }
+  const limits: AdvertisedLimit[] = [];
+  for (const { unit, suffix } of groups.values()) {
+    const header = (part: string) => `x-ratelimit-${part}-${unit}${suffix ? `-${suffix}` : ''}`;
+    const limit = count(headers[header('limit')]);
+    const remaining = count(headers[header('remaining')]);
+    const resetMs = duration(headers[header('reset')]);
+    if (limit === null && remaining === null && resetMs === null) continue;
+    const windowMs = suffix === undefined ? 60_000 : windowOfSuffix(suffix);
+    const source = limit !== null ? header('limit') : remaining !== null ? header('remaining') : header('reset');
+    limits.push({ unit, limit, remaining, resetMs, windowMs, source });
+  }
+  return limits;
+}
+
+function bareLimits(headers: Readonly<Record<string, string>>, now: number): AdvertisedLimit[] {
+  const limit = count(headers['x-ratelimit-limit']);
+  const remaining = count(headers['x-ratelimit-remaining']);
+  if (limit === null && remaining === null) return [];
+  const resetMs = resetFromNow(headers['x-ratelimit-reset'], now);
+  return [
+    { unit: 'requests', limit, remaining, resetMs, windowMs: null, source: limit !== null ? 'x-ratelimit-limit' : 'x-ratelimit-remaining' },
+  ];
+}
+
+/** The per-minute OpenAI limits, the shape the run's controller reads today. */
 export interface RateLimitHint {
   remainingRequests?: number;
   remainingTokens?: number;
@@ -8,31 +87,11 @@ export interface RateLimitHint {
 /** Reads `x-ratelimit-remaining-*` and `x-ratelimit-reset-*` (forms: "1s", "6m0s", "20ms", "0.5", "2"). */
 export function readRateLimitHeaders(headers: Readonly<Record<string, string>>): RateLimitHint | null {
   const hint: RateLimitHint = {};
-  const remainingRequests = integer(headers['x-ratelimit-remaining-requests']);
-  const remainingTokens = integer(headers['x-ratelimit-remaining-tokens']);
-  const resetRequestsMs = duration(headers['x-ratelimit-reset-requests']);
-  const resetTokensMs = duration(headers['x-ratelimit-reset-tokens']);
-  if (remainingRequests !== null) hint.remainingRequests = remainingRequests;
-  if (remainingTokens !== null) hint.remainingTokens = remainingTokens;
-  if (resetRequestsMs !== null) hint.resetRequestsMs = resetRequestsMs;
-  if (resetTokensMs !== null) hint.resetTokensMs = resetTokensMs;
+  for (const limit of openAiLimits(headers)) {
+    if (!/^x-ratelimit-[a-z]+-(requests|tokens)$/.test(limit.source)) continue;
+    const unit = limit.unit === 'requests' ? 'Requests' : 'Tokens';
+    if (limit.remaining !== null) hint[`remaining${unit}`] = limit.remaining;
+    if (limit.resetMs !== null) hint[`reset${unit}Ms`] = limit.resetMs;
+  }
   return Object.keys(hint).length > 0 ? hint : null;
-}
-
-function integer(value: string | undefined): number | null {
-  if (value === undefined || !/^\s*\d+\s*$/.test(value)) return null;
-  return Number(value);
-}
-
-const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
-
-/** Go-style durations ("1h2m3.5s", "20ms") or plain seconds; null when unreadable. */
-export function duration(value: string | undefined): number | null {
-  if (value === undefined) return null;
-  const text = value.trim();
-  // A bare number is seconds; one of 10 digits or more is an epoch timestamp, not a duration.
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) >= 1e9 ? null : Math.round(Number(text) * 1000);
-  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) return null;
-  return Math.round(parts.reduce((total, [, amount, unit]) => total + Number(amount) * UNIT_MS[unit!]!, 0));
 }

@@ -1,0 +1,41 @@
+import type { IncomingMessage } from 'node:http';
+
+export type LimitHeaders = 'openai' | 'none';
+export const LIMIT_HEADERS: readonly LimitHeaders[] = ['openai', 'none'];
+
+export interface FaultRates {
+  rateLimit: number;
+  serverError: number;
+  htmlBadGateway: number;
+  reset: number;
+  hang: number;
+  quota: number;
+  okWithError: number;
+  emptyChoices: number;
+}
+
+export interface SimulatorOptions {
+  host?: string;
+  port?: number;
+  latencyMs?: number;
+  latencyJitterMs?: number;
+  /** When set, requests must carry `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  /** When set, other model names get 404 model_not_found. */
+  models?: string[];
+  faults?: Partial<FaultRates>;
+  /** Announced on simulated 429s, as both retry-after (seconds) and retry-after-ms. */
+  retryAfterMs?: number;
+  seed?: number;
+  /** Requests per minute, in a continuously refilled bucket: past it, 429 `requests`. */
+  rpm?: number;
+  /** Tokens per minute (prompt plus max_tokens, counted at admission): past it, 429 `tokens`. */
+  tpm?: number;
+  /** `openai` (default): x-ratelimit-* on every answer, retry-after on 429s. `none`: bare 429s. */
+  limitHeaders?: LimitHeaders;
+  /** A request arriving while this many are being served gets 429 at once. */
+  maxInFlight?: number;
+  /** Milliseconds since the epoch (default Date.now): the limits' time and the counters' first/last request. */
+  clock?: () => number;
+  onRequest?: (request: { method: string; url: string; headers: IncomingMessage['headers']; body: string }) => void;
+}
