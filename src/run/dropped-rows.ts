@@ -1,69 +1,72 @@
 import type { RunConfig } from '../job/config.js';
 import type { Manifest } from '../output/manifest.js';
-import { categoryOf } from '../record/outcome-code.js';
-import { samplesPerRow } from '../report/pending.js';
+import { readRecordFile } from '../report/record-file.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
 import { sampleIndexes, sampleKey } from '../request/samples.js';
+import type { OutDirPaths } from '../state/out-dir.js';
 import type { PreviousResults } from '../state/previous-results.js';
+import { ResultTable } from '../state/result-table.js';
 import { OutDirInUseError } from './errors.js';
 
+const NOWHERE = { offset: 0, length: 0 };
+/** A fingerprint the table stores in place (32 hex digits): the table is used as a set here. */
+const NO_FINGERPRINT = '0'.repeat(32);
+
 /**
- * `--resume` writes output.jsonl and errors.jsonl anew from this run's inputs: a row the earlier
- * run settled that these inputs no longer hold (other files, a shorter file, fewer samples)
- * would lose its record. Such a resume is refused, before anything is sent or written, unless
+ * `--resume` writes output.jsonl and errors.jsonl anew from this run's inputs: a record there
+ * whose row these inputs no longer hold (other files, a shorter file, another id field, fewer
+ * samples) would be lost. Such a resume is refused, before anything is sent or written, unless
  * `--allow-dropped-rows` says so. Appending rows, fixing a line or growing --repeat keep every
- * settled row, and go on as before: `invalid_input` records are not counted (a fixed line's
- * record is replaced by its row's), and a row sent once that now gets samples is still there.
+ * record, and go on as before: `invalid_input` records are not counted (a fixed line's record is
+ * replaced by its row's), and a record of a row sent once is kept by the row's samples.
  *
- * The check is one pass over the inputs, counting the settled keys they still hold against the
- * records written: no set of keys is kept, so memory stays flat whatever the input's size.
+ * The inputs' keys go into a compact hash table (see ResultTable, ~40 bytes a key), then each
+ * written record is looked up in it.
  */
 export async function refuseDroppedRows(
   config: RunConfig,
   files: readonly string[],
   earlier: { previous: PreviousResults | null; previousWritten: { manifest: Manifest } | null },
+  paths: Pick<OutDirPaths, 'output' | 'errors'>,
   log: (line: string) => void,
 ): Promise<void> {
-  const settled = earlier.previous?.byKey;
-  if (!config.resume || !settled || settled.size === 0) return;
-  let found = 0;
-  const samples = sampleIndexes(config.repeat);
-  const counts = (key: string): boolean => {
-    const earlierResult = settled.get(key);
-    return earlierResult !== undefined && categoryOf(earlierResult.outcome) !== 'invalid_input';
-  };
-  // From --repeat 1 to more: a row's one record is followed by its samples; the row is still here.
-  const samplesFollowOne = config.repeat > 1 && samplesPerRow(earlier.previousWritten?.manifest ?? {}) === 1;
-  for await (const row of prepareRows(files, prepareSettingsOf(config), new BatchNotes(config.model))) {
-    if (row.kind === 'other-shard') continue;
-    for (const sample of samples) if (counts(sampleKey(row.key, sample))) found++;
-    if (samplesFollowOne && counts(row.key)) found++;
+  if (!config.resume || !earlier.previous || earlier.previous.byKey.size === 0) return;
+  const current = await inputKeys(config, files);
+  let dropped = 0;
+  for (const file of [paths.output, paths.errors]) {
+    for await (const record of readRecordFile(file)) {
+      if (record.code === 'invalid_input') continue;
+      const sample = typeof record.sample === 'number' ? record.sample : undefined;
+      const id = String(record.id);
+      const kept =
+        current.get(sampleKey(id, sample)) !== undefined ||
+        (sample === undefined && config.repeat > 1 && current.get(sampleKey(id, 0)) !== undefined);
+      if (!kept) dropped++;
+    }
   }
-  const dropped = recordsWritten(earlier.previousWritten?.manifest, settled.size) - found;
-  if (dropped <= 0) return;
-  const what = `${dropped} row(s) the earlier run in ${config.outDir} settled are not in this run's inputs (${describeInputs(earlier.previousWritten?.manifest, files)})`;
+  if (dropped === 0) return;
+  const what = `${dropped} record(s) the earlier run wrote in ${config.outDir} are of rows not in this run's inputs (${describeInputs(earlier.previousWritten?.manifest, files)})`;
   if (config.allowDroppedRows) {
-    log(`${what}: their records are dropped from output.jsonl and errors.jsonl (--allow-dropped-rows)`);
+    log(`${what}: they are dropped from output.jsonl and errors.jsonl (--allow-dropped-rows)`);
     return;
   }
   throw new OutDirInUseError(
-    `${what}; resuming would drop their records from output.jsonl and errors.jsonl. Nothing was sent or changed.\n` +
+    `${what}; resuming would drop them from output.jsonl and errors.jsonl. Nothing was sent or changed.\n` +
       `  resume with the earlier inputs (appending rows, fixing a line or a larger --repeat are fine),\n` +
       `  use another --out for these inputs, or add --allow-dropped-rows to drop those records.`,
   );
 }
 
-/**
- * How many records the output files hold now: the final manifest's count; the journal's settled
- * rows when the earlier session ended without one (killed). Not the journal's alone: rows an
- * earlier `--allow-dropped-rows` dropped stay in the journal but are in no file, and must not
- * stop every later resume.
- */
-function recordsWritten(manifest: Manifest | undefined, journalSettled: number): number {
-  if (!manifest || manifest.status === 'running' || !manifest.counts) return journalSettled;
-  const { succeeded, failed, by_category: byCategory } = manifest.counts;
-  return succeeded + failed - (byCategory?.invalid_input ?? 0);
+/** Every journal key this run's inputs give (a row's, or each sample's with --repeat). */
+async function inputKeys(config: RunConfig, files: readonly string[]): Promise<ResultTable> {
+  const keys = new ResultTable();
+  const samples = sampleIndexes(config.repeat);
+  for await (const row of prepareRows(files, prepareSettingsOf(config), new BatchNotes(config.model))) {
+    if (row.kind === 'other-shard') continue;
+    for (const sample of samples) keys.set(sampleKey(row.key, sample), NO_FINGERPRINT, 0, NOWHERE);
+  }
+  return keys;
 }
 
 function describeInputs(manifest: Manifest | undefined, files: readonly string[]): string {

@@ -106,7 +106,7 @@ describe('--resume with inputs that no longer hold settled rows', () => {
     const refused = await run(['b.jsonl', ...endpoint(), '--out', 'out', '--resume', '--quiet']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
-      "2 row(s) the earlier run in out settled are not in this run's inputs (earlier: a.jsonl; now: b.jsonl",
+      "2 record(s) the earlier run wrote in out are of rows not in this run's inputs (earlier: a.jsonl; now: b.jsonl",
     );
     expect(refused.stderr).toContain('--allow-dropped-rows');
     expect(requests).toBe(sent);
@@ -131,11 +131,11 @@ describe('--resume with inputs that no longer hold settled rows', () => {
     }
     const shrunk = await run(['a.jsonl', ...endpoint(), '--out', 'out', '--resume', '--repeat', '2', '--quiet']);
     expect(shrunk.code).toBe(2);
-    expect(shrunk.stderr).toContain("3 row(s) the earlier run in out settled are not in this run's inputs");
+    expect(shrunk.stderr).toContain("3 record(s) the earlier run wrote in out are of rows not in this run's inputs");
 
     const allowed = await run(['b.jsonl', ...endpoint(), '--out', 'out', '--resume', '--allow-dropped-rows', '--quiet']);
     expect(allowed.code, allowed.stderr).toBe(0);
-    expect(allowed.stderr).toContain('their records are dropped');
+    expect(allowed.stderr).toContain('they are dropped from output.jsonl and errors.jsonl (--allow-dropped-rows)');
     expect((await dir.jsonl<{ id: string }>('out/output.jsonl')).map((r) => r.id)).toEqual(['b1']);
     // Once dropped, they stop no later resume of these inputs.
     const again = await run(['b.jsonl', ...endpoint(), '--out', 'out', '--resume', '--quiet']);

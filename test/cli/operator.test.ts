@@ -139,7 +139,8 @@ describe('--format openai-batch', () => {
     expect(ok!.response.body.choices[0].message.content).toContain('Simulated reply to "hi"');
     // biome-ignore lint/suspicious/noExplicitAny: as above
     const [failed] = await dir.jsonl<Record<string, any>>('out/batch-errors.jsonl');
-    expect(failed).toMatchObject({ custom_id: 'req-2', response: { status_code: 400 }, error: { code: 'http_400_sim' } });
+    // An HTTP error has a response, its body as received; `error` is for requests with no HTTP response.
+    expect(failed).toMatchObject({ custom_id: 'req-2', response: { status_code: 400, body: { error: { code: 'http_400_sim' } } }, error: null });
   });
 });
 
@@ -166,7 +167,7 @@ describe('progress', () => {
     expect(loud.code, loud.stderr).toBe(0);
     const lines = loud.stderr.split('\n').filter((l) => /rows\/s/.test(l) && l.includes('done'));
     expect(lines.length).toBeGreaterThan(0);
-    expect(lines.at(-1)).toMatch(/^chatbatch: \d+\/30 done \(\d+ ok, \d+ failed\)/);
+    expect(lines.at(-1)).toMatch(/^chatbatch: \d{4}-\d\d-\d\dT[\d:.]+Z \d+\/30 done \(\d+ ok, \d+ failed\)/);
     expect(loud.stderr).not.toContain('\x1b[');
     const quiet = await run(['in.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'o2', '--concurrency', '1', '--quiet'], {
       CHATBATCH_PROGRESS_MS: '300',

@@ -156,7 +156,7 @@ describe.skipIf(!HAVE_BROWSER)('report --html rows view in Chromium', () => {
     await page.fill('#f-search', '<img');
     await expect.poll(() => countText(page)).not.toBe('12 of 12 shown');
     await page.selectOption('#f-category', { index: 1 });
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.locator('img, iframe, body svg[onload]').count()).toBe(0);
     expect(dialogs).toEqual([]);
     expect(requests).toEqual([]);

@@ -70,7 +70,7 @@ describe('token usage', () => {
     // The note on what these figures are is in --help and the docs, once, not in every summary.
     expect(result.stderr).not.toContain('its spec leaves usage unconfirmed');
     const help = await runCli(['run', '--help'], { cwd: dir.path });
-    expect(help.stdout).toContain("its spec leaves usage unconfirmed, and billing to the provider's console");
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain("its spec leaves usage unconfirmed, and billing to the provider's console");
 
     // The report shows the totals, in text and HTML (the page keeps the note: it is read on its own).
     const report = await runCli(['report', 'out', '--html', 'report.html'], { cwd: dir.path });
