@@ -140,7 +140,11 @@ describe('--format openai-batch', () => {
     // biome-ignore lint/suspicious/noExplicitAny: as above
     const [failed] = await dir.jsonl<Record<string, any>>('out/batch-errors.jsonl');
     // An HTTP error has a response, its body as received; `error` is for requests with no HTTP response.
-    expect(failed).toMatchObject({ custom_id: 'req-2', response: { status_code: 400, body: { error: { code: 'http_400_sim' } } }, error: null });
+    expect(failed).toMatchObject({
+      custom_id: 'req-2',
+      response: { status_code: 400, body: { error: { code: 'http_400_sim' } } },
+      error: null,
+    });
   });
 });
 
