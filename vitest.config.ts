@@ -6,5 +6,7 @@ export default defineConfig({
     // when something hangs, so it is generous rather than a hidden timing assertion.
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // A test that checks nothing passes whatever the code does: each must assert something.
+    expect: { requireAssertions: true },
   },
 });

@@ -1,4 +1,5 @@
 import { keyName, type RunConfig } from '../job/config.js';
+import { AUTO_CEILING } from '../pace/concurrency-target.js';
 import { maskKey } from '../record/key-mask.js';
 import type { DryRunReport } from '../run/dry-run.js';
 
@@ -41,7 +42,11 @@ export function formatDryRun(report: DryRunReport, config: RunConfig): string {
     lines.push(`  estimated completion tokens: at most ${formatTokens(report.estimatedCompletionTokens)} (max_tokens for each row)`);
   if (report.limits.maxTotalTokens !== null) lines.push(`  token budget: ${budgetLine(report, config)}`);
   const { rpm, tpm } = report.limits;
-  const limits = [`concurrency ${config.concurrency}`, rpm ? `${formatRate(rpm)} rpm` : '', tpm ? `${formatRate(tpm)} tpm` : '']
+  const limits = [
+    `concurrency ${config.concurrency ?? `up to ${AUTO_CEILING} (derived from the pace)`}`,
+    rpm ? `${formatRate(rpm)} rpm` : '',
+    tpm ? `${formatRate(tpm)} tpm` : '',
+  ]
     .filter(Boolean)
     .join(', ');
   const share =

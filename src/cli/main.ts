@@ -11,7 +11,6 @@ import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 import { schemaCommand } from './schema.js';
 import { simulateCommand } from './simulate.js';
-import { skipEagerHelpFormatting } from './skip-eager-help.js';
 import { knownFlags, withFlagHints } from './unknown-flags.js';
 import { validateCommand } from './validate.js';
 
@@ -59,7 +58,7 @@ const cli = yargs(hideBin(process.argv))
   .version(TOOL_VERSION)
   .wrap(Math.min(110, process.stdout.columns || 110))
   // yargs' own words (Commands:, Options:, its errors) in English like the rest of the help, not
-  // translated by LANG into a mix; its translations are not in the bundled CLI either.
+  // translated by LANG into a mix.
   .locale('en')
   // Usage errors are exit 2 (the contract), not yargs' default 1.
   .fail((message, error) => {
@@ -69,7 +68,6 @@ const cli = yargs(hideBin(process.argv))
     process.exit(2);
   });
 
-skipEagerHelpFormatting(cli);
 try {
   await cli.parseAsync();
 } catch (error) {

@@ -57,8 +57,13 @@ export function formatProgress(progress: RunProgress, now: number): string {
   const cooldown = progress.cooldownUntil > now ? `, cooling down ${((progress.cooldownUntil - now) / 1000).toFixed(1)} s` : '';
   return (
     `${done}${total} done (${progress.succeeded} ok, ${progress.failed} failed), ${progress.retrying} retrying, ` +
-    `${rate.toFixed(1)} rows/s${eta}, concurrency ${progress.concurrency}${cooldown}${outagePart(progress, now)}`
+    `${rate.toFixed(1)} rows/s${eta}, concurrency ${progress.concurrency}${pacePart(progress)}${cooldown}${outagePart(progress, now)}`
   );
+}
+
+function pacePart({ limitedBy, rateLimited }: RunProgress): string {
+  const taken = rateLimited > 0 ? ` (${rateLimited} 429s taken)` : '';
+  return limitedBy ? `, ${limitedBy}${taken}` : taken ? `,${taken}` : '';
 }
 
 function outagePart({ outage }: RunProgress, now: number): string {

@@ -26,6 +26,7 @@ interface SimulateArgs {
   tpm?: number;
   'limit-headers'?: LimitHeaders;
   'max-in-flight'?: number;
+  'burst-ms'?: number;
 }
 
 const FAULT_FLAGS: ReadonlyArray<[keyof SimulateArgs, keyof FaultRates, string]> = [
@@ -61,6 +62,11 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
         type: 'string',
         coerce: positiveInteger('tpm'),
         describe: 'Play a provider: tokens per minute (prompt + max_tokens, counted at admission), then 429',
+      })
+      .option('burst-ms', {
+        type: 'string',
+        coerce: positiveInteger('burst-ms'),
+        describe: "How much of a minute's limit the buckets hold (default 60000: a minute's worth; 1000: enforced per second)",
       })
       .option('limit-headers', {
         choices: LIMIT_HEADERS,
@@ -99,6 +105,7 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
     if (args.seed !== undefined) options.seed = args.seed;
     if (args.rpm !== undefined) options.rpm = args.rpm;
     if (args.tpm !== undefined) options.tpm = args.tpm;
+    if (args['burst-ms'] !== undefined) options.burstMs = args['burst-ms'];
     if (args['max-in-flight'] !== undefined) options.maxInFlight = args['max-in-flight'];
     options.limitHeaders = args['limit-headers'] ?? 'openai';
     if (args.models)

@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import type { Dispatcher, Pool as UndiciPool, ProxyAgent as UndiciProxyAgent } from 'undici';
+import { type Dispatcher, Pool, ProxyAgent } from 'undici';
 import { TOOL_VERSION } from '../output/tool-version.js';
 import { registerSecret } from '../record/redact.js';
 import type { AttemptFailure, AttemptOutcome } from './attempt.js';
@@ -29,14 +28,6 @@ export interface ChatClientOptions {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
-
-/**
- * undici's own modules, not its index: the index loads everything undici has (fetch, WebSocket,
- * caches, mocks), ~20 MB of memory and ~100 ms at every start, where the pool needs half of that.
- * The rest is loaded only by runs that go through a proxy.
- */
-const load = createRequire(import.meta.url);
-const Pool = load('undici/lib/dispatcher/pool.js') as typeof UndiciPool;
 
 /**
  * Sends chat-completion requests over undici: a keep-alive pool of `maxSockets` connections to
@@ -126,7 +117,7 @@ export class ChatClient {
  * undici's own time limits are off (headers, body) or as long as ours (connecting): the
  * attempt's single timer (see exchange.ts) is the limit, with one message for every case.
  */
-function poolOptions(options: ChatClientOptions): UndiciPool.Options {
+function poolOptions(options: ChatClientOptions): Pool.Options {
   return { connections: options.maxSockets, pipelining: 1, headersTimeout: 0, bodyTimeout: 0, connectTimeout: options.timeoutMs };
 }
 
@@ -137,8 +128,6 @@ function poolOptions(options: ChatClientOptions): UndiciPool.Options {
  */
 function proxyDispatcher(proxy: ProxyChoice, options: ChatClientOptions): Dispatcher {
   const pool = poolOptions(options);
-  // The whole of undici here: the agent tunnels with `connect()`, which its index adds to every dispatcher.
-  const { ProxyAgent } = load('undici') as { ProxyAgent: typeof UndiciProxyAgent };
   return new ProxyAgent({
     uri: proxy.url,
     proxyTunnel: false,

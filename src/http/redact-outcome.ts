@@ -23,9 +23,8 @@ const USER_DATA_FIELDS: ReadonlySet<string> = new Set(['reply', 'replies']);
  * repeats text that looks like the key.
  *
  * Why the parsed fields and not the raw body: the body is mostly the reply, which must stay as it
- * is, and JSON.parse has already undone its escapes. The walk is ~20 short strings (most headers),
- * each a few includes when it holds no `\`, `&` or `%`: 1-2 µs a response measured on the loaded
- * 2-core test machine, against the client's ~90-200 µs of CPU a row.
+ * is, and JSON.parse has already undone its escapes. The walk covers a few dozen short strings
+ * (mostly headers), small next to the request it follows.
  */
 export function redactOutcome(outcome: AttemptOutcome): AttemptOutcome {
   if (!hasSecrets()) return outcome;

@@ -18,20 +18,6 @@ export const defaultRetryPolicy: RetryPolicy = Object.freeze({
   maxServerWaitMs: 60_000,
 });
 
-/** Defaults first, then validation that names the option and its current value. */
-export function resolveRetryPolicy(overrides: Partial<RetryPolicy> = {}): RetryPolicy {
-  const policy = { ...defaultRetryPolicy, ...overrides };
-  if (!Number.isSafeInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
-    throw new RangeError(`Cannot retry as 'maxAttempts' must be a positive integer: current value is ${policy.maxAttempts}`);
-  }
-  for (const name of ['baseDelayMs', 'maxDelayMs', 'maxServerWaitMs'] as const) {
-    const value = policy[name];
-    if (!Number.isFinite(value) || value < 0)
-      throw new RangeError(`Cannot retry as '${name}' must be a number ≥ 0: current value is ${value}`);
-  }
-  return policy;
-}
-
 export type RetryDecision = { retry: false; reason: string } | { retry: true; delayMs: number; fromServer: boolean };
 
 /**

@@ -76,7 +76,7 @@ export async function expandInputs(patterns: readonly string[], cwd = process.cw
 /** Characters any glob syntax needs; a path without them is a plain file. */
 const GLOB_CHARACTERS = /[*?[\]{}()!+@\\]/;
 
-/** fast-glob is loaded only when a pattern might be a glob (it costs ~10 MB of memory). */
+/** fast-glob is loaded only when a pattern might be a glob: a list of plain file names needs none of it. */
 async function fastGlob(): Promise<typeof import('fast-glob')> {
   return (await import('fast-glob')).default;
 }

@@ -78,20 +78,10 @@ export interface ResolveContext {
 }
 
 export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context: ResolveContext): RunConfig {
-  const problems: string[] = [];
   const j = job?.job ?? {};
-  const { env } = context;
-
-  // The CLI's parser has checked its flags already; the library's options are checked here.
-  for (const [name, spec] of libraryOptions()) {
-    const value = (flags as Record<string, unknown>)[name];
-    if (value === undefined) continue;
-    const problem = valueProblem(value, spec, 'flag');
-    if (problem) problems.push(`${spec.flag ? `--${spec.flag}` : name}: ${problem}`);
-  }
-  // What follows reads the values as their kinds: a value of another kind stops here.
-  if (problems.length > 0) throw new ConfigError(problems);
+  checkLibraryOptions(flags);
   const plain = resolvePlainSettings(flags, j);
+  const problems: string[] = [];
 
   const inputs = flags.inputs.length > 0 ? flags.inputs : resolveJobInputs(j.inputs ?? [], job, context.cwd);
   if (inputs.length === 0) problems.push('no inputs: give input files or globs, or "inputs" in the job file');
@@ -99,42 +89,10 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   const model = flags.model ?? j.model;
   if (!model) problems.push('no model: give --model or "model" in the job file (the exact name shown in the provider\'s console)');
 
-  let baseUrl = '';
-  let requestUrl = '';
-  const rawBaseUrl = flags.baseUrl ?? env[BASE_URL_ENV] ?? j.base_url;
-  if (context.simulatorUrl) {
-    // The built-in simulator listens on a new free port each run. Its port must not be part of
-    // the requests' identity, or every --resume would send every row again and the cache
-    // would never hit: the base URL (which fingerprints include) names the simulator instead.
-    baseUrl = SIMULATOR_BASE_URL;
-    requestUrl = `${context.simulatorUrl.replace(/\/+$/, '')}/chat/completions`;
-  } else if (!rawBaseUrl) {
-    problems.push(`no base URL: give --base-url, ${BASE_URL_ENV} or "base_url" in the job file (chatbatch has no default endpoint)`);
-  } else {
-    const checked = checkBaseUrl(rawBaseUrl);
-    if (checked.ok) ({ baseUrl, requestUrl } = checked);
-    else problems.push(`base URL: ${checked.problem}`);
-  }
+  const endpoint = resolveEndpoint(flags, j, context, problems);
+  const key = resolveKey(flags, job, context, problems);
 
-  // The built-in simulator is this machine's own process: never reached through a proxy.
-  let proxy: ProxyChoice | null = null;
-  if (requestUrl && !context.simulatorUrl) {
-    const found = proxyFor(new URL(requestUrl), env);
-    if (found.ok) proxy = found.proxy;
-    else problems.push(found.problem);
-  }
-
-  const keySource = chooseKeySource(
-    { file: flags.apiKeyFile, variable: flags.apiKeyEnv },
-    { file: j.api_key_file === undefined ? undefined : relativeToJob(j.api_key_file, job, context.cwd), variable: j.api_key_env },
-    env,
-    problems,
-  );
-  const key = readKeyFrom(keySource, { env, cwd: context.cwd, optional: context.dryRun === true || context.simulatorUrl !== undefined });
-  if (key.problem) problems.push(key.problem);
-  const apiKey = key.key || (context.simulatorUrl ? 'simulated-key' : '');
-
-  const headers = resolveHeaders(flags.headers, j.headers, env);
+  const headers = resolveHeaders(flags.headers, j.headers, context.env);
   problems.push(...headers.problems);
 
   const params = mergedParams(flags.params, j.params) as Record<string, unknown>;
@@ -144,20 +102,8 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   if (!out && !context.dryRun) problems.push('no output directory: give --out DIR or "out" in the job file');
 
   const retryFailed = parseRetryFailed(flags.retryFailed, problems);
-
-  let shard: Shard | null = null;
-  if (flags.shard !== undefined) {
-    const parsed = parseShard(flags.shard);
-    if (typeof parsed === 'string') problems.push(parsed);
-    else shard = parsed;
-  }
-
-  const replySchema = flags.replySchema ?? (j.reply_schema ? relativeToJob(j.reply_schema, job, context.cwd) : null);
-  // A schema is about JSON replies: giving one asks for them, unless text was asked for outright.
-  const replyFormat: ReplyFormat = flags.replyFormat ?? j.reply_format ?? (replySchema ? 'json' : 'text');
-  if (replyFormat === 'text' && replySchema) {
-    problems.push(`a reply schema (${replySchema}) checks JSON replies: drop it or use --reply-format json`);
-  }
+  const shard = parseShardFlag(flags.shard, problems);
+  const reply = resolveReplyFormat(flags, job, context.cwd, problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -165,15 +111,11 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     jobFile: job?.file ?? null,
     inputs,
     model: model!,
-    baseUrl,
-    requestUrl,
-    apiKeyEnv: keySource.variable,
-    apiKeyFile: keySource.file,
-    apiKey,
+    ...endpoint,
+    ...key,
     headers: headers.headers.shown,
     sentHeaders: headers.headers.sent,
     headerSecrets: headers.headers.secrets,
-    proxy,
     ...plain,
     params,
     outDir: out ?? '',
@@ -183,9 +125,99 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     cacheDir: flags.cache ?? null,
     simulate: context.simulatorUrl !== undefined,
     shard,
-    replyFormat,
-    replySchema,
+    ...reply,
   };
+}
+
+type JobFields = LoadedJob['job'];
+
+/** The CLI's parser has checked its flags already; the library's options are checked here. */
+function checkLibraryOptions(flags: RunFlags): void {
+  const problems: string[] = [];
+  for (const [name, spec] of libraryOptions()) {
+    const value = (flags as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    const problem = valueProblem(value, spec, 'flag');
+    if (problem) problems.push(`${spec.flag ? `--${spec.flag}` : name}: ${problem}`);
+  }
+  // What follows reads the values as their kinds: a value of another kind stops here.
+  if (problems.length > 0) throw new ConfigError(problems);
+}
+
+function resolveEndpoint(
+  flags: RunFlags,
+  j: JobFields,
+  context: ResolveContext,
+  problems: string[],
+): Pick<RunConfig, 'baseUrl' | 'requestUrl' | 'proxy'> {
+  if (context.simulatorUrl) {
+    // The built-in simulator listens on a new free port each run. Its port must not be part of
+    // the requests' identity, or every --resume would send every row again and the cache
+    // would never hit: the base URL (which fingerprints include) names the simulator instead.
+    // It is this machine's own process, so it is never reached through a proxy either.
+    const requestUrl = `${context.simulatorUrl.replace(/\/+$/, '')}/chat/completions`;
+    return { baseUrl: SIMULATOR_BASE_URL, requestUrl, proxy: null };
+  }
+  const rawBaseUrl = flags.baseUrl ?? context.env[BASE_URL_ENV] ?? j.base_url;
+  if (!rawBaseUrl) {
+    problems.push(`no base URL: give --base-url, ${BASE_URL_ENV} or "base_url" in the job file (chatbatch has no default endpoint)`);
+    return { baseUrl: '', requestUrl: '', proxy: null };
+  }
+  const checked = checkBaseUrl(rawBaseUrl);
+  if (!checked.ok) {
+    problems.push(`base URL: ${checked.problem}`);
+    return { baseUrl: '', requestUrl: '', proxy: null };
+  }
+  const found = proxyFor(new URL(checked.requestUrl), context.env);
+  if (!found.ok) problems.push(found.problem);
+  return { baseUrl: checked.baseUrl, requestUrl: checked.requestUrl, proxy: found.ok ? found.proxy : null };
+}
+
+function resolveKey(
+  flags: RunFlags,
+  job: LoadedJob | null,
+  context: ResolveContext,
+  problems: string[],
+): Pick<RunConfig, 'apiKeyEnv' | 'apiKeyFile' | 'apiKey'> {
+  const j = job?.job ?? {};
+  const keySource = chooseKeySource(
+    { file: flags.apiKeyFile, variable: flags.apiKeyEnv },
+    { file: j.api_key_file === undefined ? undefined : relativeToJob(j.api_key_file, job, context.cwd), variable: j.api_key_env },
+    context.env,
+    problems,
+  );
+  const optional = context.dryRun === true || context.simulatorUrl !== undefined;
+  const key = readKeyFrom(keySource, { env: context.env, cwd: context.cwd, optional });
+  if (key.problem) problems.push(key.problem);
+  return {
+    apiKeyEnv: keySource.variable,
+    apiKeyFile: keySource.file,
+    apiKey: key.key || (context.simulatorUrl ? 'simulated-key' : ''),
+  };
+}
+
+function parseShardFlag(value: string | undefined, problems: string[]): Shard | null {
+  if (value === undefined) return null;
+  const parsed = parseShard(value);
+  if (typeof parsed !== 'string') return parsed;
+  problems.push(parsed);
+  return null;
+}
+
+function resolveReplyFormat(
+  flags: RunFlags,
+  job: LoadedJob | null,
+  cwd: string,
+  problems: string[],
+): Pick<RunConfig, 'replyFormat' | 'replySchema'> {
+  const j = job?.job ?? {};
+  const replySchema = flags.replySchema ?? (j.reply_schema ? relativeToJob(j.reply_schema, job, cwd) : null);
+  // A schema is about JSON replies: giving one asks for them, unless text was asked for outright.
+  const replyFormat: ReplyFormat = flags.replyFormat ?? j.reply_format ?? (replySchema ? 'json' : 'text');
+  if (replyFormat === 'text' && replySchema) {
+    problems.push(`a reply schema (${replySchema}) checks JSON replies: drop it or use --reply-format json`);
+  }
+  return { replyFormat, replySchema };
 }
 
 /** The configuration as recorded in the manifest: no secret, only where the key and header values came from. */

@@ -145,9 +145,8 @@ export const RUN_OPTIONS = {
     flag: 'concurrency',
     job: 'concurrency',
     kind: 'positive-integer',
-    default: 8,
-    help: 'Most requests in flight',
-    doc: 'Most requests in flight at once.',
+    help: 'Most requests in flight, a hard ceiling (default: derived from the pace the endpoint allows, up to 256)',
+    doc: 'Most requests in flight at once, a hard ceiling. Without it the run derives it from the pace the endpoint allows (rate x latency), up to 256.',
   },
   maxAttempts: {
     flag: 'max-attempts',

@@ -12,7 +12,7 @@ export type DerivedFormat = keyof typeof DERIVED_FILES;
 
 /** The formats --format adds beside output.jsonl and errors.jsonl: a new one is a row here and its writer. */
 const DERIVED_FORMATS: Readonly<Record<DerivedFormat, (context: FormatContext) => Promise<FormatWriter>>> = {
-  // Loaded when asked for: csv-stringify is a few milliseconds of every run's start otherwise.
+  // Loaded when asked for: most runs write no CSV, and need none of csv-stringify.
   csv: async (context) => (await import('./csv-format.js')).csvWriter(context),
   'openai-batch': batchResultWriter,
 };

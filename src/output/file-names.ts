@@ -8,4 +8,3 @@ export const DERIVED_FILES = { csv: ['output.csv', 'errors.csv'], 'openai-batch'
 
 /** What --format accepts: the canonical files alone, or with one of the derived formats. */
 export const OUTPUT_FORMATS = ['jsonl', 'csv', 'openai-batch'] as const satisfies ReadonlyArray<'jsonl' | keyof typeof DERIVED_FILES>;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];

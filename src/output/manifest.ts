@@ -44,6 +44,10 @@ export interface RunSession {
   usage?: UsageTotals;
   /** Status `error` only: what stopped the run, one line. */
   error?: string;
+  /** Rate-limit 429s this session took: they paced the run and never failed a row. */
+  rate_limited?: number;
+  /** The provider's limits this session learned from response headers (limit per window, and the header). */
+  limits_learned?: Array<{ unit: string; limit: number; window_ms: number; source: string }>;
 }
 
 export interface Manifest {

@@ -4,10 +4,11 @@ import { type NobodyThereKind, nobodyThereKind, UNREACHABLE_STREAK } from '../pa
 
 /**
  * Why the run stopped: an answer no row can get past (`endpoint`: bad key, unknown model, quota,
- * nobody there), the same refusal for every row sent before any success (`refusal-streak`), or
- * an endpoint down for longer than --max-outage-ms (`outage`).
+ * nobody there), the same refusal for every row sent before any success (`refusal-streak`), an
+ * endpoint down for longer than --max-outage-ms (`outage`), a rate limit that will not come back
+ * within --max-outage-ms (`rate-quota`), or nothing but 429s for longer than that (`rate-limited`).
  */
-export type FatalCause = 'endpoint' | 'refusal-streak' | 'outage';
+export type FatalCause = 'endpoint' | 'refusal-streak' | 'outage' | 'rate-quota' | 'rate-limited';
 
 export interface FatalContext {
   baseUrl: string;
@@ -27,6 +28,7 @@ export interface FatalContext {
 export function explainFatal(outcome: AttemptFailure, context: FatalContext, cause: FatalCause = 'endpoint'): string {
   if (cause === 'refusal-streak') return explainRefusalStreak(outcome, context);
   if (cause === 'outage') return explainOutage(outcome, context);
+  if (cause === 'rate-quota' || cause === 'rate-limited') return explainRateLimit(outcome, context, cause);
   const nobodyThere = outcome.status === null ? nobodyThereKind(outcome.connectionErrorCode) : null;
   if (nobodyThere) return explainUnreachable(outcome, nobodyThere, context);
   const refuser = outcome.code === 'proxy_auth' ? 'the proxy' : 'the endpoint';
@@ -69,6 +71,19 @@ function explainOutage(outcome: AttemptFailure, context: FatalContext): string {
     '  rows not answered stay pending: run again with --resume once the endpoint is back ' +
     '(a larger --max-outage-ms waits longer; if the last rows left are ones the server fails on every time, ' +
     '--max-outage-ms 0 lets them fail as rows instead)'
+  );
+}
+
+function explainRateLimit(outcome: AttemptFailure, context: FatalContext, cause: 'rate-quota' | 'rate-limited'): string {
+  const limit = context.maxOutageMs === undefined ? '' : ` (${formatDuration(context.maxOutageMs)})`;
+  const headline =
+    cause === 'rate-quota'
+      ? `the endpoint's rate limit will not allow another request for longer than --max-outage-ms${limit} (a daily or monthly quota spent), so the run stopped early.`
+      : `the endpoint answered nothing but 429s (rate limited) for longer than --max-outage-ms${limit}, so the run stopped early.`;
+  return (
+    `${headline}\n  last answer: ${answerFacts(outcome, context)}\n` +
+    "  check: the limits and usage in the provider's console, and whether another job shares this key.\n" +
+    '  rows not answered stay pending: run again with --resume once the limit has room (a larger --max-outage-ms waits longer)'
   );
 }
 

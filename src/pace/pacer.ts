@@ -2,14 +2,15 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { sleep } from '../async/sleep.js';
 import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import type { ChatClient } from '../http/chat-client.js';
-import { readRateLimitHeaders } from '../http/rate-limit-headers.js';
-import { type RetryPolicy, serverRequestedDelayMs } from '../http/retry-policy.js';
+import type { RetryPolicy } from '../http/retry-policy.js';
 import type { RowTask } from '../request/row-task.js';
 import type { RowAttempts } from '../run/row-attempts.js';
 import type { FatalCause } from './fatal-hint.js';
+import type { RequestCost } from './learned-limits.js';
+import type { SendMark } from './mirrored-bucket.js';
 import type { OutageBreaker } from './outage-breaker.js';
 import { budgetSpent, decideRetryThroughOutage } from './outage-budget.js';
-import type { RateController } from './rate-controller.js';
+import { isSlowDown, type RateController, type RateLimitVerdict } from './rate-controller.js';
 import { RefusalStreakWatch } from './refusal-streak.js';
 import type { TokenAccount } from './token-account.js';
 import { UNREACHABLE_STREAK, UnreachableEndpointWatch } from './unreachable-endpoint.js';
@@ -90,23 +91,31 @@ export class Pacer {
     try {
       const probe = await this.outagePermit();
       if (probe === null) return null;
-      if (!(await this.rateAllows(reserved))) {
+      const cost = { requests: 1, tokens: reserved };
+      const mark = await this.ratePermit(cost);
+      if (mark === null) {
         if (probe) this.options.outage.cancelProbe();
         return null;
       }
-      outcome = await this.sendNow(task, attempts, probe);
+      outcome = await this.sendNow(task, attempts, probe, { mark, cost });
       return outcome;
     } finally {
       tokens.release(task.request, reserved, outcome);
     }
   }
 
-  private async sendNow(task: RowTask, attempts: RowAttempts, probe: boolean): Promise<AttemptOutcome> {
+  private async sendNow(
+    task: RowTask,
+    attempts: RowAttempts,
+    probe: boolean,
+    sent: { mark: SendMark; cost: RequestCost },
+  ): Promise<AttemptOutcome> {
     const { client, outage, abortInFlight } = this.options;
     attempts.sending();
     this.options.onAttemptSent();
     const answer = await client.send(task.request.body, attempts.nextRequestId, abortInFlight);
     const outcome = this.unreachable.observe(answer);
+    attempts.slowDown = this.paceBy(outcome, sent.mark, sent.cost);
     // Both watches judge rows by their id, not their key: a row's samples (`--repeat`) send the
     // same request, so a request the server always fails is one row's failure, not the endpoint's.
     attempts.outageAnswer(outage.observe(outcome, task.id, probe));
@@ -116,6 +125,13 @@ export class Pacer {
     if (!outcome.ok && outcome.fatalForRun) this.options.onFatal(outcome, 'endpoint');
     else if (!outcome.ok && refusedEveryTime) this.options.onFatal(outcome, 'refusal-streak');
     return outcome;
+  }
+
+  /** Tells the rate controller the answer; a rate limit that will not come back in time stops the run. */
+  private paceBy(outcome: AttemptOutcome, mark: SendMark, cost: RequestCost): RateLimitVerdict | null {
+    const verdict = this.options.controller.answered(outcome, mark, cost);
+    if (verdict?.kind === 'give-up' && !outcome.ok) this.options.onFatal(outcome, verdict.why === 'quota' ? 'rate-quota' : 'rate-limited');
+    return verdict;
   }
 
   /**
@@ -137,13 +153,13 @@ export class Pacer {
     }
   }
 
-  /** Waits until the rate controller lets a request of `estimatedTokens` go; false when the run stops first. */
-  private async rateAllows(estimatedTokens: number): Promise<boolean> {
+  /** Waits until the rate controller lets a request of `cost` go; null when the run stops first. */
+  private async ratePermit(cost: RequestCost): Promise<SendMark | null> {
     for (;;) {
-      if (this.stopping) return false;
-      const wait = this.options.controller.delayBeforeSend(estimatedTokens);
-      if (wait <= 0) return true;
-      if (!(await this.nap(wait))) return false;
+      if (this.stopping) return null;
+      const permit = this.options.controller.permit(cost);
+      if (typeof permit !== 'number') return permit;
+      if (!(await this.nap(permit))) return null;
     }
   }
 
@@ -152,23 +168,24 @@ export class Pacer {
     return sleep(Math.min(ms, 250), this.options.stopDispatch);
   }
 
-  /** A successful answer paces the run by the rate-limit headers it carries. */
-  succeeded(outcome: AttemptOutcome & { ok: true }): void {
-    this.options.controller.onSuccess(readRateLimitHeaders(outcome.headers));
-  }
-
   /**
    * What a failed attempt leads to: the row settles as failed, waits and tries again, or stays
    * pending for a resume (our own shutdown cancelled it, or the answer stops the whole run).
    * Sets `wait_ms` on the attempt's summary when it retries.
    */
   afterFailure(outcome: AttemptFailure, attempts: RowAttempts): Next {
-    const { controller, abortInFlight, outage } = this.options;
-    if (outcome.status === 429 && !outcome.fatalForRun) controller.onRateLimited(serverRequestedDelayMs(outcome.headers, Date.now()));
-    else controller.onOtherFailure();
+    const { abortInFlight, outage } = this.options;
     if (outcome.fatalForRun || abortInFlight.aborted || outcome.code === 'aborted') return { kind: 'pending' };
+    if (isSlowDown(outcome)) {
+      // A rate limit paces the run; it never spends the row's attempts. The run stopping for it
+      // (a quota spent, nothing but 429s for too long) leaves the row pending.
+      if (attempts.slowDown?.kind !== 'again' || this.stopping) return { kind: 'pending' };
+      attempts.rateLimited++;
+      attempts.history.at(-1)!.wait_ms = Math.round(attempts.slowDown.delayMs);
+      return { kind: 'retry', delayMs: attempts.slowDown.delayMs };
+    }
 
-    const attempt = attempts.history.length;
+    const attempt = attempts.counted;
     const policy = this.policyFor(outcome, attempts);
     const uncounted = outage.uncounted(attempts.outageStreaks);
     const last = this.lastStreakCounted(attempts);
@@ -216,6 +233,6 @@ export class Pacer {
   spentAfterWait(attempts: RowAttempts): boolean {
     const retry = attempts.outageRetry;
     if (retry === null || this.stopping) return false;
-    return budgetSpent(attempts.history.length, retry.maxAttempts, this.options.outage.uncounted(attempts.outageStreaks));
+    return budgetSpent(attempts.counted, retry.maxAttempts, this.options.outage.uncounted(attempts.outageStreaks));
   }
 }

@@ -1,145 +1,188 @@
-import { TokenBucket } from '../pace/token-bucket.js';
+import type { AttemptOutcome } from '../http/attempt.js';
+import { readRateLimits } from '../http/rate-limit-headers.js';
+import { BackoffRate } from './backoff-rate.js';
+import { ConcurrencyTarget } from './concurrency-target.js';
+import { type LearnedLimit, LearnedLimits, type RequestCost } from './learned-limits.js';
+import type { SendMark } from './mirrored-bucket.js';
+import { TokenBucket } from './token-bucket.js';
 
 export interface RateControllerOptions {
+  /** The most requests in flight: --concurrency, or the automatic ceiling. */
   maxConcurrency: number;
+  /** --concurrency was given (a hard ceiling the run opens to), not derived. */
+  fixedConcurrency: boolean;
+  /** The user's ceilings (--rpm, --tpm: this shard's share). */
   rpm: number | null;
   tpm: number | null;
-  /** The longest the whole run pauses for a server's retry-after or rate-limit reset. */
+  /** The longest the whole run pauses for a server's retry-after. */
   maxPauseMs: number;
+  /** How long a run may get nothing but 429s (or be told to wait) before it stops, rows pending. */
+  maxRateLimitedMs: number;
   now: () => number;
 }
 
-export interface RateLimitState {
+/** What a rate-limit 429 means for the run: the row goes back to wait, or the run stops. */
+export type RateLimitVerdict =
+  | { kind: 'again'; delayMs: number }
+  /** The limit will not come back in time: a quota spent, or nothing but 429s for too long. */
+  | { kind: 'give-up'; why: 'quota' | 'streak' };
+
+/** The pace as the progress line and the manifest show it. */
+export interface PaceState {
   concurrency: number;
   cooldownUntil: number;
+  /** What limits the pace now, in words; null when nothing does (only concurrency). */
+  limitedBy: string | null;
+  learned: LearnedLimit[];
+  /** 429s that paced the run (never counted against a row's attempts). */
+  rateLimited: number;
 }
 
-const WINDOW = 40;
-// High enough that random 429s at a few percent (a noisy but unsaturated endpoint) almost never
-// look like saturation: P(12 or more of 40 | 5%) is about 2e-5.
-const SATURATION_SHARE = 0.3;
-// ...judged on at least this many answers: on the first few, one stray 429 is already 30%
-// (at 5% random 429s, one of the first 3 answers is a 429 one run in seven).
-const MIN_SAMPLE = 20;
-
 /**
- * Decides how fast the whole run may go; the pool asks it before every attempt.
+ * Decides how fast the whole run may go. The pacer asks it before every request (`permit`) and
+ * tells it every answer (`answered`).
  *
- * - Probe first: concurrency starts at 1, so a bad key, base URL or model costs one request,
- *   not `--concurrency` of them. The first success proves all three, and the run opens to the
- *   full concurrency at once (ramping up gradually cost ~8 round trips of a 256-slot run);
- *   429s are the saturation rule's job.
- * - Saturation: when 429s make up 30% of the last 40 answers, the endpoint is saturated: the
- *   run halves its concurrency and pauses dispatch once, for the server's retry-after (one
- *   shared cooldown, not every worker sleeping and waking together). A stray 429 among
- *   successes is not saturation: only that row waits its retry-after, so a noisy endpoint does
- *   not stall the run. After a cut, concurrency grows back by one per window of successes.
- * - Budgets: optional rpm/tpm token buckets, and the server's x-ratelimit-remaining/reset
- *   headers, delay dispatch before the 429s come.
+ * The pace is the tightest of: the user's --rpm/--tpm; the provider's limits, learned from the
+ * headers of its answers and mirrored as continuously refilled buckets (a request waits for the
+ * refill of what it needs); and, when 429s come with no limit said, a pace found by AIMD
+ * (BackoffRate). How many requests are in flight follows from the pace (ConcurrencyTarget).
+ * A rate-limit 429 never fails a row: the row goes back to wait, and the pace adapts.
  */
 export class RateController {
-  private limit = 1;
-  private probing = true;
-  private successesAtLevel = 0;
-  private cooldownUntil = 0;
-  private cutAllowedAt = 0;
-  private readonly recent: boolean[] = [];
+  private readonly target: ConcurrencyTarget;
+  private readonly learned = new LearnedLimits();
+  private readonly backoff = new BackoffRate();
   private readonly requestBudget: TokenBucket | null;
   private readonly tokenBudget: TokenBucket | null;
+  private readonly sentSoFar: SendMark = { at: 0, requests: 0, tokens: 0 };
+  private cooldownUntil = 0;
+  private rateLimitedSince: number | null = null;
+  private rateLimitedCount = 0;
   private listeners: Array<(concurrency: number) => void> = [];
+  private announced = 1;
 
   constructor(private readonly options: RateControllerOptions) {
+    this.target = new ConcurrencyTarget({ ceiling: options.maxConcurrency, fixed: options.fixedConcurrency });
     this.requestBudget = options.rpm ? new TokenBucket(options.rpm, options.now) : null;
     this.tokenBudget = options.tpm ? new TokenBucket(options.tpm, options.now) : null;
   }
 
   get concurrency(): number {
-    return this.limit;
-  }
-
-  /** When the cooldown after a 429 ends (epoch ms; in the past when none). */
-  get cooldownEnd(): number {
-    return this.cooldownUntil;
-  }
-
-  get state(): RateLimitState {
-    return { concurrency: this.limit, cooldownUntil: this.cooldownUntil };
+    return this.target.value;
   }
 
   onConcurrencyChange(listener: (concurrency: number) => void): void {
     this.listeners.push(listener);
   }
 
-  /** Milliseconds to wait before sending a request of `estimatedTokens`; 0 to send now. */
-  delayBeforeSend(estimatedTokens: number): number {
+  /**
+   * A request of `cost` asks to go: the milliseconds to wait before asking again, or, when it may
+   * go now, the mark of its sending (the pace has counted it).
+   */
+  permit(cost: RequestCost): number | SendMark {
     const now = this.options.now();
-    if (now < this.cooldownUntil) return this.cooldownUntil - now;
-    // Take from the request budget only when the token budget also allows, so a wait on one
-    // does not silently spend the other.
-    if (this.tokenBudget) {
-      const wait = this.tokenBudget.take(estimatedTokens);
-      if (wait > 0) return wait;
+    const wait = Math.max(
+      this.cooldownUntil - now,
+      this.learned.waitFor(cost, now),
+      this.backoff.waitFor(now),
+      this.tokenBudget?.waitFor(cost.tokens) ?? 0,
+      this.requestBudget?.waitFor(1) ?? 0,
+    );
+    if (wait > 0) return wait;
+    this.learned.take(cost);
+    this.tokenBudget?.take(cost.tokens);
+    this.requestBudget?.take(1);
+    this.backoff.sent(now);
+    const sent = this.sentSoFar;
+    sent.at = now;
+    sent.requests += cost.requests;
+    sent.tokens += cost.tokens;
+    return { ...sent };
+  }
+
+  /** An answer to the request sent at `mark`. For a rate-limit 429, what the row does next. */
+  answered(outcome: AttemptOutcome, mark: SendMark, cost: RequestCost): RateLimitVerdict | null {
+    const now = this.options.now();
+    const reading = readRateLimits(outcome.headers);
+    this.learned.follow(reading, mark, { ...this.sentSoFar, at: now }, now);
+    if (outcome.ok) {
+      this.rateLimitedSince = null;
+      this.backoff.accepted(now);
+      this.setConcurrency(this.target.succeeded(outcome.durationMs, this.pacePerMs()));
+      return null;
     }
-    return this.requestBudget?.take(1) ?? 0;
-  }
-
-  onSuccess(hint: { remainingRequests?: number; resetRequestsMs?: number; remainingTokens?: number; resetTokensMs?: number } | null): void {
-    this.remember(false);
-    if (hint) this.followServerBudget(hint);
-    if (this.probing) {
-      this.probing = false;
-      this.setLimit(this.options.maxConcurrency);
-      return;
+    if (!isSlowDown(outcome)) return null;
+    this.rateLimitedCount++;
+    this.rateLimitedSince ??= now;
+    // Past this wait the limit does not come back in time: a daily quota, hours from its reset.
+    const waitMs = Math.max(reading.retryAfterMs ?? 0, this.learned.waitFor(cost, now));
+    if (waitMs > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'quota' };
+    if (now - this.rateLimitedSince > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'streak' };
+    // A 429 no advertised limit explains: find the pace the endpoint takes.
+    if (this.learned.waitFor(cost, now) === 0) {
+      this.backoff.rejected(now, this.target.latency ?? 0);
+      this.setConcurrency(this.target.paced(this.pacePerMs()!));
     }
-    this.successesAtLevel++;
-    if (this.successesAtLevel < this.limit) return;
-    this.successesAtLevel = 0;
-    this.setLimit(this.limit + 1);
+    // Nothing gets through (no success since this streak began): the whole run waits as asked,
+    // instead of every row trying again on its own.
+    if (reading.retryAfterMs !== null && this.rateLimitedSince < now - (this.target.latency ?? 0)) {
+      this.cooldownUntil = Math.max(this.cooldownUntil, now + Math.min(reading.retryAfterMs, this.options.maxPauseMs));
+    }
+    return { kind: 'again', delayMs: Math.min(reading.retryAfterMs ?? 0, this.options.maxPauseMs) };
   }
 
-  onRateLimited(retryAfterMs: number | null): void {
-    this.remember(true);
-    const now = this.options.now();
-    const share = this.recent.filter(Boolean).length / this.recent.length;
-    const saturated = this.recent.length >= MIN_SAMPLE && share >= SATURATION_SHARE;
-    if (!saturated || now < this.cutAllowedAt) return;
-    this.probing = false;
-    this.successesAtLevel = 0;
-    this.setLimit(Math.max(1, Math.floor(this.limit / 2)));
-    const pause = Math.min(retryAfterMs ?? 1000, this.options.maxPauseMs);
-    this.cooldownUntil = Math.max(this.cooldownUntil, now + pause);
-    // Answers to requests sent before the cut are still arriving; let them not cut again.
-    this.cutAllowedAt = now + pause + 1000;
-    this.recent.length = 0;
-  }
-
-  onOtherFailure(): void {
-    this.remember(false);
-  }
-
-  private followServerBudget(hint: {
-    remainingRequests?: number;
-    resetRequestsMs?: number;
-    remainingTokens?: number;
-    resetTokensMs?: number;
-  }): void {
-    const now = this.options.now();
-    const pauseUntil = (resetMs: number): void => {
-      this.cooldownUntil = Math.max(this.cooldownUntil, now + Math.min(resetMs, this.options.maxPauseMs));
+  get state(): PaceState {
+    return {
+      concurrency: this.target.value,
+      cooldownUntil: this.cooldownUntil,
+      limitedBy: this.limitedBy(),
+      learned: this.learned.list(),
+      rateLimited: this.rateLimitedCount,
     };
-    if (hint.remainingRequests !== undefined && hint.remainingRequests <= 0 && hint.resetRequestsMs) pauseUntil(hint.resetRequestsMs);
-    if (hint.remainingTokens !== undefined && hint.remainingTokens <= 0 && hint.resetTokensMs) pauseUntil(hint.resetTokensMs);
   }
 
-  private remember(rateLimited: boolean): void {
-    this.recent.push(rateLimited);
-    if (this.recent.length > WINDOW) this.recent.shift();
+  /** The requests per ms the run is paced to (the tightest pace), null when nothing paces it. */
+  private pacePerMs(): number | null {
+    const perMinute = [this.options.rpm, this.learned.requestsPerMinute, this.backoff.perMinute].filter(
+      (value): value is number => value !== null,
+    );
+    return perMinute.length === 0 ? null : Math.min(...perMinute) / 60_000;
   }
 
-  private setLimit(next: number): void {
-    const bounded = Math.min(this.options.maxConcurrency, Math.max(1, next));
-    if (bounded === this.limit) return;
-    this.limit = bounded;
-    for (const listener of this.listeners) listener(bounded);
+  private limitedBy(): string | null {
+    const provider = this.learned.list();
+    if (this.backoff.perMinute !== null) return `backing off: 429s, pacing at ${perMinuteText(this.backoff.perMinute)} RPM`;
+    if (provider.length > 0) {
+      return `limited by the provider: ${provider.map((limit) => `${perMinuteText(limit.limit)} ${unitText(limit)}`).join(', ')} (from headers)`;
+    }
+    const user = [
+      this.options.rpm && `${perMinuteText(this.options.rpm)} RPM`,
+      this.options.tpm && `${perMinuteText(this.options.tpm)} TPM`,
+    ];
+    const told = user.filter(Boolean);
+    return told.length > 0 ? `limited by --rpm/--tpm: ${told.join(', ')}` : null;
   }
+
+  private setConcurrency(next: number): void {
+    if (next === this.announced) return;
+    this.announced = next;
+    for (const listener of this.listeners) listener(next);
+  }
+}
+
+/** A 429 that asks the run to slow down (not a quota or a refusal the server says not to retry). */
+export function isSlowDown(outcome: AttemptOutcome): boolean {
+  return !outcome.ok && outcome.status === 429 && outcome.retryable && !outcome.fatalForRun;
+}
+
+function perMinuteText(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}
+
+const WINDOW_NAMES: Record<number, string> = { 1000: 'per second', 60000: 'PM', 3600000: 'per hour', 86400000: 'per day' };
+
+function unitText(limit: LearnedLimit): string {
+  const window = WINDOW_NAMES[limit.window_ms] ?? `per ${limit.window_ms / 1000} s`;
+  if (window === 'PM') return limit.unit === 'requests' ? 'RPM' : 'TPM';
+  return `${limit.unit} ${window}`;
 }

@@ -1,7 +1,8 @@
 /**
  * A budget of `perMinute` units that refills continuously, holding at most one second's worth
- * (so a run starts gently instead of spending a minute's budget in a burst). A request larger
- * than the bucket goes through when the bucket is full and leaves it in debt.
+ * (so a run starts gently instead of spending a minute's budget in a burst): the user's --rpm
+ * and --tpm. A request larger than the bucket goes through when the bucket is full and leaves
+ * it in debt.
  */
 export class TokenBucket {
   private tokens: number;
@@ -19,15 +20,15 @@ export class TokenBucket {
     this.last = now();
   }
 
-  /** Milliseconds to wait before `amount` may be taken; 0 means take it now (and it is taken). */
-  take(amount: number): number {
+  /** Milliseconds to wait before `amount` may be taken; 0 means now. */
+  waitFor(amount: number): number {
     this.refill();
     const needed = Math.min(amount, this.capacity);
-    if (this.tokens >= needed) {
-      this.tokens -= amount;
-      return 0;
-    }
-    return Math.ceil((needed - this.tokens) / this.perMs);
+    return this.tokens >= needed ? 0 : Math.ceil((needed - this.tokens) / this.perMs);
+  }
+
+  take(amount: number): void {
+    this.tokens -= amount;
   }
 
   private refill(): void {

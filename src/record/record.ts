@@ -67,7 +67,3 @@ export interface RowRecord {
    */
   response_body?: unknown;
 }
-
-export function isSuccess(record: RowRecord): boolean {
-  return record.code === null && record.reply !== null;
-}

@@ -14,10 +14,6 @@ export const MAX_FILLED_TEMPLATE_CHARS = 16 * 1024 * 1024;
 
 export type TemplateResult = { ok: true; text: string } | { ok: false; problem: string };
 
-export function templateVariables(template: string): string[] {
-  return [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!);
-}
-
 /**
  * Fills each `{{name}}` with the row's own field `name`: a string as it is, a number or boolean
  * as written, a list or object as compact JSON (at most MAX_TEMPLATE_VALUE_DEPTH levels deep).

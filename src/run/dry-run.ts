@@ -3,6 +3,7 @@ import { preflightInputs } from '../input/preflight.js';
 import type { RunConfig } from '../job/config.js';
 import { readManifest } from '../output/manifest.js';
 import { budgetSpent } from '../output/usage-totals.js';
+import { AUTO_CEILING } from '../pace/concurrency-target.js';
 import { limitsForShard, type RunLimits } from '../pace/shard-limits.js';
 import { maxCompletionTokens } from '../pace/token-estimator.js';
 import { replyCheckFor } from '../reply/reply-check.js';
@@ -87,7 +88,7 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
   if (completion !== null) report.estimatedCompletionTokens = completion * report.requests;
   const estimatedTokens = report.estimatedPromptTokens + (report.estimatedCompletionTokens ?? 0);
   const { rpm, tpm } = report.limits;
-  const byConcurrency = (report.requests * options.assumedLatencyMs) / 1000 / config.concurrency;
+  const byConcurrency = (report.requests * options.assumedLatencyMs) / 1000 / (config.concurrency ?? AUTO_CEILING);
   const byRpm = rpm ? (report.requests / rpm) * 60 : 0;
   const byTpm = tpm ? (estimatedTokens / tpm) * 60 : 0;
   report.estimatedSeconds = Math.max(byConcurrency, byRpm, byTpm);

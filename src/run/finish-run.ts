@@ -50,6 +50,9 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
   const status = runStatus(run, sending, admission, tally, writeFailure !== null);
   await run.stopCheckpoints();
   run.endSession(status);
+  const pace = sending.controller.state;
+  session.rate_limited = pace.rateLimited;
+  session.limits_learned = pace.learned;
   manifest.counts = {
     rows: tally.rows,
     succeeded: tally.succeeded,

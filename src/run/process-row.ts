@@ -78,7 +78,6 @@ function judge(task: RowTask, outcome: AttemptOutcome, attempts: RowAttempts, ro
     if (next.kind !== 'settle') return next;
     return { kind: 'settle', record: failureRecord(task, outcome, soFar, row.recordContext) };
   }
-  row.pacer.succeeded(outcome);
   const checked = row.replyCheck?.check(outcome.reply, outcome.finishReason) ?? null;
   if (checked?.ok === false) {
     summary.code = 'invalid_reply';

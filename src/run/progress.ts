@@ -15,6 +15,10 @@ export interface RunProgress {
   attempts: number;
   concurrency: number;
   cooldownUntil: number;
+  /** What limits the pace now, in words (the provider's limits, 429s, --rpm); null when nothing but concurrency. */
+  limitedBy: string | null;
+  /** Rate-limit 429s taken so far: they paced the run, never failed a row. */
+  rateLimited: number;
   /** The outage the run is paused for, null when not paused. */
   outage: OutageState | null;
   startedAt: number;
@@ -32,6 +36,8 @@ export function newProgress(now: number): RunProgress {
     attempts: 0,
     concurrency: 0,
     cooldownUntil: 0,
+    limitedBy: null,
+    rateLimited: 0,
     outage: null,
     startedAt: now,
   };
@@ -39,6 +45,9 @@ export function newProgress(now: number): RunProgress {
 
 /** Copies the pace the controller keeps now into the progress. */
 export function syncProgress(progress: RunProgress, controller: RateController): void {
-  progress.concurrency = controller.concurrency;
-  progress.cooldownUntil = controller.cooldownEnd;
+  const pace = controller.state;
+  progress.concurrency = pace.concurrency;
+  progress.cooldownUntil = pace.cooldownUntil;
+  progress.limitedBy = pace.limitedBy;
+  progress.rateLimited = pace.rateLimited;
 }

@@ -1,4 +1,5 @@
 import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
+import type { RateLimitVerdict } from '../pace/rate-controller.js';
 import type { AttemptsSoFar } from '../record/builders.js';
 import type { AttemptSummary } from '../record/record.js';
 import type { RowTask } from '../request/row-task.js';
@@ -21,6 +22,10 @@ export class RowAttempts {
   readonly outageStreaks: number[] = [];
   /** The outage streak of the last answer; null when it was not an outage answer. */
   lastStreak: number | null = null;
+  /** What the rate controller said of the last answer, when it was a rate-limit 429. */
+  slowDown: RateLimitVerdict | null = null;
+  /** Answers that were rate-limit 429s: they paced the run and do not count against --max-attempts. */
+  rateLimited = 0;
   /** Replies that failed the reply check: each is sent again apart from --max-attempts. */
   invalidReplies = 0;
   /** Set while the row waits to retry a failure that may yet turn out to have spent its attempts. */
@@ -41,6 +46,11 @@ export class RowAttempts {
   /** The X-Client-Request-Id of the attempt about to go out. */
   get nextRequestId(): string {
     return `${this.task.clientRequestIdBase}-${this.next}`;
+  }
+
+  /** Attempts that count against --max-attempts: all but the rate-limit 429s. */
+  get counted(): number {
+    return this.history.length - this.rateLimited;
   }
 
   /** A request of this row goes out now. */

@@ -5,6 +5,7 @@ import { ChatClient } from '../http/chat-client.js';
 import { defaultRetryPolicy } from '../http/retry-policy.js';
 import { keyName as keyNameOf } from '../job/config.js';
 import { keepsResponseBodies } from '../output/openai-batch.js';
+import { AUTO_CEILING } from '../pace/concurrency-target.js';
 import type { FatalCause } from '../pace/fatal-hint.js';
 import { OutageBreaker } from '../pace/outage-breaker.js';
 import { outageNotice } from '../pace/outage-notice.js';
@@ -19,6 +20,12 @@ import { ResponseCache } from '../state/response-cache.js';
 import type { OpenedRun } from './open-run.js';
 import { processRow, type RowServices } from './process-row.js';
 import { syncProgress } from './progress.js';
+
+/**
+ * How long nothing but 429s may last when --max-outage-ms is 0 (which turns the outage pause
+ * off, so that rows a server fails fail): a rate limit still must not hold a run forever.
+ */
+const DEFAULT_RATE_LIMITED_MS = 5 * 60_000;
 
 export interface FatalStop {
   outcome: AttemptFailure;
@@ -59,11 +66,14 @@ export class Sending {
     const { config, limits, progress, log, now } = run;
     this.keyName = keyNameOf(config);
     this.keyMask = maskKey(config.apiKey);
+    const ceiling = config.concurrency ?? AUTO_CEILING;
     this.controller = new RateController({
-      maxConcurrency: config.concurrency,
+      maxConcurrency: ceiling,
+      fixedConcurrency: config.concurrency !== null,
       rpm: limits.rpm,
       tpm: limits.tpm,
       maxPauseMs: config.maxRetryWaitMs,
+      maxRateLimitedMs: config.maxOutageMs > 0 ? config.maxOutageMs : DEFAULT_RATE_LIMITED_MS,
       now,
     });
     // Header values filled from the environment are secrets like the key (the client registers the key).
@@ -72,7 +82,7 @@ export class Sending {
       url: config.requestUrl,
       apiKey: config.apiKey,
       headers: config.sentHeaders,
-      maxSockets: config.concurrency,
+      maxSockets: ceiling,
       timeoutMs: config.timeoutMs,
       proxy: config.proxy,
       keepResponseBody: keepsResponseBodies(config),
@@ -89,8 +99,8 @@ export class Sending {
     // Bounded admission: a row is read from the input only when there is room, so memory stays
     // flat however large the input. A few rows wait ready beyond the pool's slots so a freed slot
     // is filled at once; rows resting between retries hold no slot but still count in `total`.
-    const readyAhead = Math.max(8, Math.ceil(config.concurrency / 4));
-    this.open = new OpenRows({ working: () => this.controller.concurrency + readyAhead, total: config.concurrency * 4 + 64 });
+    const readyAhead = Math.max(8, Math.ceil(ceiling / 4));
+    this.open = new OpenRows({ working: () => this.controller.concurrency + readyAhead, total: ceiling * 4 + 64 });
 
     const outage = new OutageBreaker({ maxOutageMs: config.maxOutageMs, now, random: run.random });
     outage.onChange((change, state) => {

@@ -31,6 +31,13 @@ export interface SimulatorOptions {
   rpm?: number;
   /** Tokens per minute (prompt plus max_tokens, counted at admission): past it, 429 `tokens`. */
   tpm?: number;
+  /**
+   * How much of a minute's limit the buckets hold (default 60,000: a whole minute's worth, so a
+   * fresh key can burst). Smaller plays a provider that enforces its limit over shorter periods
+   * ("60,000 RPM may be enforced as 1,000 requests per second", OpenAI's docs say): 1,000 holds
+   * one second's worth. The headers still advertise the per-minute limit.
+   */
+  burstMs?: number;
   /** `openai` (default): x-ratelimit-* on every answer, retry-after on 429s. `none`: bare 429s. */
   limitHeaders?: LimitHeaders;
   /** A request arriving while this many are being served gets 429 at once. */

@@ -23,11 +23,14 @@ export class ProviderLimits {
   private readonly tokens: TokenBucket | null;
 
   constructor(
-    private readonly options: Pick<SimulatorOptions, 'rpm' | 'tpm' | 'maxInFlight' | 'limitHeaders'>,
+    private readonly options: Pick<SimulatorOptions, 'rpm' | 'tpm' | 'maxInFlight' | 'limitHeaders' | 'burstMs'>,
     now: number,
   ) {
-    this.requests = options.rpm ? new TokenBucket(options.rpm, now) : null;
-    this.tokens = options.tpm ? new TokenBucket(options.tpm, now) : null;
+    const burstMs = options.burstMs ?? 60_000;
+    // Holds `burstMs` worth of the per-minute limit and refills at the limit's rate.
+    const bucket = (perMinute: number) => new TokenBucket((perMinute * burstMs) / 60_000, now, burstMs);
+    this.requests = options.rpm ? bucket(options.rpm) : null;
+    this.tokens = options.tpm ? bucket(options.tpm) : null;
   }
 
   /** Takes 1 request and `cost` tokens when all limits allow it (null); else says which one refused. */
@@ -48,27 +51,31 @@ export class ProviderLimits {
   /** The `x-ratelimit-*` headers OpenAI sends on every answer; none with `limitHeaders: 'none'`. */
   headers(now: number): Record<string, string> {
     if (this.options.limitHeaders === 'none') return {};
-    return { ...trio('requests', this.requests, now), ...trio('tokens', this.tokens, now) };
+    return {
+      ...trio('requests', this.options.rpm, this.requests, now),
+      ...trio('tokens', this.options.tpm, this.tokens, now),
+    };
   }
 
   private refusal(cause: 'requests' | 'tokens', requested: number, waitMs: number, now: number): Refusal {
     const bucket = (cause === 'requests' ? this.requests : this.tokens)!;
     const name = cause === 'requests' ? 'requests per min (RPM)' : 'tokens per min (TPM)';
+    const limit = (cause === 'requests' ? this.options.rpm : this.options.tpm)!;
     const used = Math.ceil(bucket.capacity - bucket.available(now));
     // A request larger than the whole bucket never fits: say when the bucket is full, as the
     // wait to announce, and let the message tell the truth.
     const retryAfterMs = Number.isFinite(waitMs) ? waitMs : bucket.msUntilFull(now);
     const message = Number.isFinite(waitMs)
-      ? `Rate limit reached for the simulated model on ${name}: Limit ${bucket.capacity}, Used ${used}, Requested ${requested}. Please try again in ${goDuration(waitMs)}.`
+      ? `Rate limit reached for the simulated model on ${name}: Limit ${limit}, Used ${used}, Requested ${requested}. Please try again in ${goDuration(waitMs)}.`
       : `Request too large on ${name}: Limit ${bucket.capacity}, Requested ${requested}.`;
     return { cause, retryAfterMs, message };
   }
 }
 
-function trio(unit: 'requests' | 'tokens', bucket: TokenBucket | null, now: number): Record<string, string> {
-  if (!bucket) return {};
+function trio(unit: 'requests' | 'tokens', perMinute: number | undefined, bucket: TokenBucket | null, now: number): Record<string, string> {
+  if (!bucket || !perMinute) return {};
   return {
-    [`x-ratelimit-limit-${unit}`]: String(bucket.capacity),
+    [`x-ratelimit-limit-${unit}`]: String(perMinute),
     [`x-ratelimit-remaining-${unit}`]: String(Math.floor(bucket.available(now))),
     [`x-ratelimit-reset-${unit}`]: goDuration(bucket.msUntilFull(now)),
   };

@@ -11,8 +11,8 @@ import { asWriteFailure, writeFully } from '../output/write-failed.js';
  * The checksum is the CRC-32 (zlib's, 8 lowercase hex digits) of everything after its tab up to
  * the newline: entry and record together, so a line cut short, overwritten, merged with the
  * next, or given another row's record no longer verifies, and nothing is ever copied from it.
- * (zlib's CRC-32 costs ~0.3 µs a 600-byte line here, a tenth of a truncated SHA-256, and is as
- * good at catching accidental damage; nobody forges journal lines.) A line that does not verify
+ * (A CRC rather than a cryptographic hash: it is as good at catching accidental damage, far
+ * cheaper, and nobody forges journal lines.) A line that does not verify
  * is dropped when the journal is read: its row counts as unsettled and is sent again.
  *
  * Durability has two levels. A row counts as done once its line has been written to the OS:
@@ -107,9 +107,8 @@ export class JournalWriter {
   }
 
   /**
-   * The first line of a turn of the event loop waits for the turn's end (setImmediate), so the
-   * rows that settle together share one write call. Rows settled after a turn's I/O (see
-   * afterTurnIo) are staged at that turn's setImmediate, so their write comes one turn later.
+   * The first line staged waits for the event loop's current turn to end (setImmediate), so
+   * the rows that settle together share one write call.
    */
   private gatherThenWrite(): void {
     if (this.gathering) return;

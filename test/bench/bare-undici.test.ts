@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
-const SCRIPT = fileURLToPath(new URL('../../dist/bench/bare-undici.js', import.meta.url));
+const SCRIPT = fileURLToPath(new URL('../../.bench/dist/bench/bare-undici.js', import.meta.url));
 
 interface Result {
   code: number | null;

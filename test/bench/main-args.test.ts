@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const BENCH = fileURLToPath(new URL('../../dist/bench/main.js', import.meta.url));
+const BENCH = fileURLToPath(new URL('../../.bench/dist/bench/main.js', import.meta.url));
 
 function runBench(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { warmUpSimulator } from '../../src/bench/warm-up.js';
+import { warmUpSimulator } from '../../bench/warm-up.js';
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 
 let simulator: RunningSimulator | null = null;

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../support/cli.js';
 import { type ReceivedRequest, replyWithEcho, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
 
 // Every request sent may be paid for, answered or not: the manifest and the summary count each
 // one, including those of rows left pending when the run stopped.
@@ -24,13 +25,6 @@ afterEach(async () => {
 
 const args = (...extra: string[]) => ['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', ...extra];
 const env = { CHATBATCH_API_KEY: 'sk-attempt-count-key-000000000' };
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let tries = 0; !condition(); tries++) {
-    if (tries === 1000) throw new Error('condition not met within 10 s');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 async function manifest(): Promise<{ attempts_total: number; status: string; sessions: Array<{ attempts: number }> }> {
   return JSON.parse(await dir.read('out/manifest.json'));

@@ -18,8 +18,8 @@ describe('chatbatch installed as a dependency of another package', () => {
     // resolves links to their real place, which is what yargs looked up its version from).
     await dir.write('package.json', JSON.stringify({ name: 'host-app', version: '9.9.9' }));
     const installed = dir.file('node_modules/chatbatch');
-    await mkdir(path.join(installed, 'dist'), { recursive: true });
-    await cp(path.join(ROOT, 'dist/bin'), path.join(installed, 'dist/bin'), { recursive: true });
+    await mkdir(installed, { recursive: true });
+    await cp(path.join(ROOT, 'dist'), path.join(installed, 'dist'), { recursive: true });
     await cp(path.join(ROOT, 'package.json'), path.join(installed, 'package.json'));
     const modules = await realpath(path.join(ROOT, 'node_modules'));
     for (const name of await readdir(modules)) {
@@ -28,7 +28,7 @@ describe('chatbatch installed as a dependency of another package', () => {
       else await symlink(path.join(modules, name), dir.file(`node_modules/${name}`));
     }
     const { version } = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { version: string };
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(installed, 'dist/bin/chatbatch.js'), '--version'], {
+    const { stdout } = await promisify(execFile)(process.execPath, [path.join(installed, 'dist/cli/main.js'), '--version'], {
       cwd: dir.path,
     });
     expect(stdout.trim()).toBe(version);

@@ -5,6 +5,7 @@ import { runCli, startCli } from '../support/cli.js';
 import { perTestSimulatedDir } from '../support/per-test.js';
 import { recording } from '../support/recording-simulator.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
 
 let dir: TempDir;
 let simulator: RunningSimulator;
@@ -142,14 +143,14 @@ describe('interruptions', () => {
     await writeRows(50);
     await simulator.close();
     simulator = await startSimulator(recording(sent, { latencyMs: 3000 }));
-    const { child, done } = startCli(['run', 'in.jsonl', ...baseArgs(), '--concurrency', '4', '--grace-ms', '20000'], {
+    const { child, done, stderr } = startCli(['run', 'in.jsonl', ...baseArgs(), '--concurrency', '4', '--grace-ms', '20000'], {
       cwd: dir.path,
       env: env(),
     });
     await waitFor(() => sent.length >= 1);
     const started = Date.now();
     child.kill('SIGINT');
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await waitFor(() => stderr().includes('SIGINT received: finishing in-flight requests'));
     child.kill('SIGINT');
     const stopped = await done;
     expect(stopped.code).toBe(130);
@@ -229,11 +230,3 @@ describe('response cache', () => {
     expect(a.some((r) => r.cached)).toBe(false);
   });
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > timeoutMs) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -26,15 +26,20 @@ async function run(respond: Responder, rows: number, extra: string[], timeoutMs 
 }
 
 describe('the cap on how long a server may make us wait', () => {
-  // The rows fail at once (over --max-retry-wait-ms); the run-wide cooldown must not outlast that cap.
-  it('bounds the shared 429 cooldown too, so a retry-after of an hour cannot stall the run', async () => {
+  // A rate limit an hour away will not come back within --max-outage-ms: the run stops at once
+  // (exit 3, rows pending, resumable) instead of failing rows or sitting idle.
+  it('stops at once, rows pending, when a 429 asks to wait longer than --max-outage-ms', async () => {
     const { result, elapsedMs } = await run(
       (_request, response) =>
         sendJson(response, 429, { error: { code: 'rate_limit_exceeded', message: 'slow down' } }, { 'retry-after': '3600' }),
       20,
       ['--concurrency', '4', '--max-retry-wait-ms', '500'],
     );
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain('rate limit will not allow another request for longer than --max-outage-ms');
+    expect(server.received).toHaveLength(1);
+    const manifest = JSON.parse(await dir.read('out/manifest.json'));
+    expect(manifest.counts).toMatchObject({ rows: 20, failed: 0, pending: 20 });
     expect(elapsedMs).toBeLessThan(4000);
   });
 

@@ -65,7 +65,9 @@ describe('limits with --shard K/N', () => {
       { cwd: dir.path },
     );
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toContain("at concurrency 8, 15 rpm, 250 tpm (this shard's 1/4 of the job's 60 rpm, 1000 tpm)");
+    expect(dry.stdout).toContain(
+      "at concurrency up to 256 (derived from the pace), 15 rpm, 250 tpm (this shard's 1/4 of the job's 60 rpm, 1000 tpm)",
+    );
     expect(dry.stdout).toContain("token budget: 250 (--max-total-tokens; this shard's 1/4 of 1,003)");
   });
 

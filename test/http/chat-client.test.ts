@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AttemptFailure, AttemptOutcome } from '../../src/http/attempt.js';
 import { ChatClient } from '../../src/http/chat-client.js';
+import { waitFor } from '../support/wait-for.js';
 
 interface Seen {
   method: string;
@@ -198,15 +199,17 @@ describe('ChatClient: requests and successes', () => {
   });
 
   it('survives the server closing an idle keep-alive connection', async () => {
+    let closed = 0;
     const { url, seen } = await serve(
       (_req, res) => json(res, 200, completion('x')),
       (server) => {
         server.keepAliveTimeout = 30;
+        server.on('connection', (socket) => socket.on('close', () => closed++));
       },
     );
     const c = client(url);
     expect((await c.send(BODY, 'a')).ok).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await waitFor(() => closed === 1);
     expect((await c.send(BODY, 'b')).ok).toBe(true);
     expect(new Set(seen.map((s) => s.socket)).size).toBe(2);
   });
@@ -483,10 +486,10 @@ describe('ChatClient: time limits, broken connections, limits', () => {
   });
 
   it('cancels an in-flight request when the signal aborts', async () => {
-    const { url } = await serve(() => {});
     const controller = new AbortController();
+    // Aborted once the server has the whole request, and never answered.
+    const { url } = await serve(() => controller.abort());
     const pending = timed(client(url).send(BODY, 'x', controller.signal));
-    setTimeout(() => controller.abort(), 20);
     const { value, ms } = await pending;
     expect(ms).toBeLessThan(500);
     expect(asFailure(value)).toMatchObject({ status: null, code: 'aborted', category: 'network', retryable: false, fatalForRun: false });
@@ -496,9 +499,11 @@ describe('ChatClient: time limits, broken connections, limits', () => {
     const { url, seen } = await serve((_req, res) => json(res, 200, completion('x')));
     const controller = new AbortController();
     controller.abort();
-    expect(asFailure(await client(url).send(BODY, 'x', controller.signal))).toMatchObject({ code: 'aborted', retryable: false });
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(seen).toHaveLength(0);
+    const c = client(url, { maxSockets: 1 });
+    expect(asFailure(await c.send(BODY, 'x', controller.signal))).toMatchObject({ code: 'aborted', retryable: false });
+    // One connection, so a request the aborted send had let out would arrive before this one.
+    expect((await c.send(BODY, 'after')).ok).toBe(true);
+    expect(seen.map((s) => s.headers['x-client-request-id'])).toEqual(['after']);
   });
 });
 
@@ -522,7 +527,7 @@ describe('ChatClient: redirects', () => {
     expect(failure.message).toBe(
       `the base URL redirects to ${LOCATION} (HTTP ${status}); use https://api.example.test/v1 as the base URL (chatbatch does not follow redirects)`,
     );
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // send() resolves only after undici's own handling, where a followed redirect would have gone.
     expect(seen).toHaveLength(1);
   });
 

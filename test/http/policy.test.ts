@@ -3,7 +3,7 @@ import type { AttemptFailure } from '../../src/http/attempt.js';
 import { classifyFailure, isAccountCode } from '../../src/http/classify.js';
 import { readErrorBody } from '../../src/http/error-body.js';
 import { duration, readRateLimitHeaders } from '../../src/http/rate-limit-headers.js';
-import { decideRetry, defaultRetryPolicy, resolveRetryPolicy, serverRequestedDelayMs } from '../../src/http/retry-policy.js';
+import { decideRetry, defaultRetryPolicy, serverRequestedDelayMs } from '../../src/http/retry-policy.js';
 import { pickTraceId, TRACE_ID_HEADERS } from '../../src/http/trace-id.js';
 import { maskKey } from '../../src/record/key-mask.js';
 
@@ -108,17 +108,6 @@ describe('decideRetry', () => {
 
   it('reads no delay when there is no header', () => {
     expect(serverRequestedDelayMs({}, NOW)).toBeNull();
-  });
-});
-
-describe('resolveRetryPolicy', () => {
-  it('fills defaults and names a bad option with its value', () => {
-    expect(resolveRetryPolicy({ maxAttempts: 2 })).toEqual({ ...defaultRetryPolicy, maxAttempts: 2 });
-    expect(defaultRetryPolicy).toEqual({ maxAttempts: 5, baseDelayMs: 500, maxDelayMs: 30_000, maxServerWaitMs: 60_000 });
-    expect(() => resolveRetryPolicy({ maxAttempts: 0 })).toThrow(
-      "Cannot retry as 'maxAttempts' must be a positive integer: current value is 0",
-    );
-    expect(() => resolveRetryPolicy({ baseDelayMs: -1 })).toThrow("'baseDelayMs' must be a number ≥ 0: current value is -1");
   });
 });
 

@@ -42,8 +42,7 @@ describe('countRows', () => {
       const file = await scratch.write(`r${round}.csv`, `id,t${ending}${body}`);
       const read = (await collect(readRows([file]))).length;
       const counted = await countRows([file]);
-      if (counted !== read)
-        throw new Error(`${JSON.stringify(body)} (after a ${JSON.stringify(ending)} header): counted ${counted}, read ${read}`);
+      expect(counted, `${JSON.stringify(body)} after a ${JSON.stringify(ending)} header`).toBe(read);
     }
   });
 

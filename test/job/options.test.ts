@@ -105,8 +105,8 @@ describe('the option table', () => {
         .map(([, spec]) => spec.job)
         .sort(),
     );
-    expect(schema.properties.concurrency).toMatchObject({ default: RUN_OPTIONS.concurrency.default });
-    expect(schema.properties.concurrency!.description).toContain(`(default ${RUN_OPTIONS.concurrency.default})`);
+    expect(schema.properties.max_attempts).toMatchObject({ default: RUN_OPTIONS.maxAttempts.default });
+    expect(schema.properties.max_attempts!.description).toContain(`(default ${RUN_OPTIONS.maxAttempts.default})`);
     const validate = new Ajv2020({ strict: false }).compile(schema);
     const job = Object.fromEntries(
       jobOptions().map(([, spec]) => [

@@ -1,134 +1,226 @@
 import { describe, expect, it } from 'vitest';
-import { RateController } from '../../src/pace/rate-controller.js';
-import { TokenBucket } from '../../src/pace/token-bucket.js';
+import type { AttemptFailure, AttemptSuccess } from '../../src/http/attempt.js';
+import { AUTO_CEILING, AUTO_START } from '../../src/pace/concurrency-target.js';
+import type { SendMark } from '../../src/pace/mirrored-bucket.js';
+import { RateController, type RateControllerOptions } from '../../src/pace/rate-controller.js';
 
-function controller(max: number, extra: { rpm?: number; tpm?: number; maxPauseMs?: number } = {}) {
-  const clock = { now: 0 };
-  const rc = new RateController({
-    maxConcurrency: max,
-    rpm: extra.rpm ?? null,
-    tpm: extra.tpm ?? null,
-    maxPauseMs: extra.maxPauseMs ?? 60_000,
-    now: () => clock.now,
-  });
-  return { rc, clock };
+const ONE = { requests: 1, tokens: 100 };
+
+function clock() {
+  const time = { now: 0 };
+  return { time, now: () => time.now };
 }
 
-describe('RateController', () => {
-  it('probes with one request and opens to the maximum on the first success', () => {
-    const { rc } = controller(16);
-    const seen: number[] = [];
-    rc.onConcurrencyChange((value) => seen.push(value));
-    expect(rc.concurrency).toBe(1);
-    rc.onOtherFailure();
-    expect(rc.concurrency).toBe(1);
-    rc.onSuccess(null);
-    expect(rc.concurrency).toBe(16);
-    for (let i = 0; i < 40; i++) rc.onSuccess(null);
-    expect(seen).toEqual([16]);
+function controller(overrides: Partial<RateControllerOptions> = {}) {
+  const { time, now } = clock();
+  const made = new RateController({
+    maxConcurrency: AUTO_CEILING,
+    fixedConcurrency: false,
+    rpm: null,
+    tpm: null,
+    maxPauseMs: 60_000,
+    maxRateLimitedMs: 300_000,
+    now,
+    ...overrides,
   });
+  return { controller: made, time };
+}
 
-  it('pauses the run no longer than maxPauseMs, whatever the server asks', () => {
-    const { rc } = controller(8, { maxPauseMs: 500 });
-    for (let i = 0; i < 40; i++) rc.onSuccess(null);
-    for (let i = 0; i < 14; i++) rc.onRateLimited(3_600_000);
-    expect(rc.delayBeforeSend(1)).toBe(500);
-    const other = controller(8, { maxPauseMs: 500 }).rc;
-    other.onSuccess({ remainingRequests: 0, resetRequestsMs: 3_600_000 });
-    expect(other.delayBeforeSend(1)).toBe(500);
-  });
+function ok(headers: Record<string, string> = {}, durationMs = 500): AttemptSuccess {
+  return { ok: true, status: 200, reply: 'r', finishReason: 'stop', traceId: null, headers, durationMs };
+}
 
-  it('stays at one request while the first answers are 429s', () => {
-    const { rc } = controller(16);
-    for (let i = 0; i < 5; i++) rc.onRateLimited(10);
-    expect(rc.concurrency).toBe(1);
-  });
+function tooMany(headers: Record<string, string> = {}): AttemptFailure {
+  return {
+    ok: false,
+    status: 429,
+    code: 'rate_limit_exceeded',
+    message: 'slow down',
+    category: 'rate_limited',
+    retryable: true,
+    fatalForRun: false,
+    traceId: null,
+    headers,
+    durationMs: 1,
+  };
+}
 
-  it('ignores a stray 429 among successes', () => {
-    const { rc } = controller(8);
-    for (let i = 0; i < 40; i++) rc.onSuccess(null);
-    rc.onRateLimited(1000);
-    expect(rc.concurrency).toBe(8);
-    expect(rc.delayBeforeSend(1)).toBe(0);
-  });
+/** Sends one request now; fails the test when the controller makes it wait. */
+function send(made: RateController, cost = ONE): SendMark {
+  const permit = made.permit(cost);
+  if (typeof permit === 'number') throw new Error(`expected to send now, was told to wait ${permit} ms`);
+  return permit;
+}
 
-  it('does not judge saturation on the first few answers', () => {
-    const { rc } = controller(64);
-    rc.onSuccess(null);
-    rc.onSuccess(null);
-    rc.onRateLimited(1000);
-    expect(rc.concurrency).toBe(64);
-    expect(rc.delayBeforeSend(1)).toBe(0);
-  });
+/** Sends one request as soon as the controller allows, moving the clock on by the wait. */
+function sendWhenAllowed(made: RateController, time: { now: number }, cost = ONE): SendMark {
+  for (;;) {
+    const permit = made.permit(cost);
+    if (typeof permit !== 'number') return permit;
+    time.now += permit;
+  }
+}
 
-  it('judges saturation once enough answers are 429s, even early in the run', () => {
-    const { rc } = controller(64);
-    rc.onSuccess(null);
-    for (let i = 0; i < 19; i++) rc.onRateLimited(1000);
-    expect(rc.concurrency).toBe(32);
-    expect(rc.delayBeforeSend(1)).toBe(1000);
-  });
-
-  it('halves concurrency and pauses the whole run once when 429s dominate', () => {
-    const { rc, clock } = controller(8);
-    for (let i = 0; i < 40; i++) rc.onSuccess(null);
-    for (let i = 0; i < 14; i++) rc.onRateLimited(2000);
-    expect(rc.concurrency).toBe(4);
-    expect(rc.delayBeforeSend(1)).toBe(2000);
-    clock.now = 2000;
-    expect(rc.delayBeforeSend(1)).toBe(0);
-  });
-
-  it('grows back by one per window of successes after a cut, never above the maximum', () => {
-    const { rc, clock } = controller(8);
-    for (let i = 0; i < 40; i++) rc.onSuccess(null);
-    for (let i = 0; i < 14; i++) rc.onRateLimited(10);
-    clock.now = 5000;
-    expect(rc.concurrency).toBe(4);
-    for (let i = 0; i < 4; i++) rc.onSuccess(null);
-    expect(rc.concurrency).toBe(5);
-    for (let i = 0; i < 200; i++) rc.onSuccess(null);
-    expect(rc.concurrency).toBe(8);
-  });
-
-  it('does not mistake random 429s at 5% for saturation', () => {
-    const { rc, clock } = controller(64);
-    let state = 12345;
-    const random = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 2 ** 32;
-    for (let i = 0; i < 200; i++) rc.onSuccess(null);
-    let cuts = 0;
-    rc.onConcurrencyChange((c) => void (c < 64 && cuts++));
-    for (let i = 0; i < 20_000; i++) {
-      clock.now += 1;
-      if (random() < 0.05) rc.onRateLimited(1000);
-      else rc.onSuccess(null);
-    }
-    expect(cuts).toBe(0);
-    expect(rc.concurrency).toBe(64);
-  });
-
-  it('pauses until the server says its request budget resets', () => {
-    const { rc } = controller(8);
-    rc.onSuccess({ remainingRequests: 0, resetRequestsMs: 1500 });
-    expect(rc.delayBeforeSend(1)).toBe(1500);
-  });
-
-  it('keeps to a requests-per-minute budget', () => {
-    const { rc, clock } = controller(8, { rpm: 60 });
-    expect(rc.delayBeforeSend(1)).toBe(0);
-    expect(rc.delayBeforeSend(1)).toBe(1000);
-    clock.now = 1000;
-    expect(rc.delayBeforeSend(1)).toBe(0);
-  });
+const OPENAI_3000_RPM = (remaining: number, reset = '20ms') => ({
+  'x-ratelimit-limit-requests': '3000',
+  'x-ratelimit-remaining-requests': String(remaining),
+  'x-ratelimit-reset-requests': reset,
 });
 
-describe('TokenBucket', () => {
-  it('lets a request larger than the bucket through when full, then charges the debt', () => {
-    const clock = { now: 0 };
-    const bucket = new TokenBucket(600, () => clock.now); // 10 per second, capacity 10
-    expect(bucket.take(50)).toBe(0);
-    expect(bucket.take(1)).toBeGreaterThan(4000);
-    clock.now = 5100;
-    expect(bucket.take(1)).toBe(0);
+describe('RateController', () => {
+  it('probes with one request, then opens to the given --concurrency at once', () => {
+    const { controller: made } = controller({ maxConcurrency: 64, fixedConcurrency: true });
+    expect(made.concurrency).toBe(1);
+    made.answered(ok(), send(made), ONE);
+    expect(made.concurrency).toBe(64);
+  });
+
+  it('without --concurrency, starts small and doubles per round of successes while latency holds', () => {
+    const { controller: made } = controller();
+    made.answered(ok(), send(made), ONE);
+    expect(made.concurrency).toBe(AUTO_START);
+    for (let i = 0; i < AUTO_START; i++) made.answered(ok(), send(made), ONE);
+    expect(made.concurrency).toBe(AUTO_START * 2);
+  });
+
+  it('stops growing where latency climbs: the endpoint is queueing', () => {
+    const { controller: made } = controller();
+    made.answered(ok({}, 100), send(made), ONE);
+    for (let i = 0; i < 200; i++) made.answered(ok({}, 1_000), send(made), ONE);
+    expect(made.concurrency).toBeLessThan(AUTO_CEILING);
+    const stalled = made.concurrency;
+    for (let i = 0; i < 500; i++) made.answered(ok({}, 1_000), send(made), ONE);
+    expect(made.concurrency).toBe(stalled);
+  });
+
+  it("derives concurrency from the provider's rate and the latency (Little's law), no more", () => {
+    const { controller: made, time } = controller();
+    for (let i = 0; i < 50; i++) {
+      time.now += 20;
+      made.answered(ok(OPENAI_3000_RPM(2_000), 500), send(made), ONE);
+    }
+    // 3,000 RPM is 50 a second; at 0.5 s each that is 25 in flight, with headroom.
+    expect(made.concurrency).toBeGreaterThanOrEqual(25);
+    expect(made.concurrency).toBeLessThanOrEqual(45);
+    expect(made.state.limitedBy).toBe('limited by the provider: 3,000 RPM (from headers)');
+    expect(made.state.learned).toEqual([{ unit: 'requests', limit: 3000, window_ms: 60_000, source: 'x-ratelimit-limit-requests' }]);
+  });
+
+  it('with remaining at 0, waits for the refill one request needs, not for the full reset', () => {
+    const { controller: made } = controller();
+    made.answered(ok(OPENAI_3000_RPM(0, '6m0s')), send(made), ONE);
+    const wait = made.permit(ONE);
+    // 3,000 RPM refills one request every 20 ms (a little slower with the margin); the reset says 6 minutes.
+    expect(typeof wait).toBe('number');
+    expect(wait).toBeGreaterThanOrEqual(20);
+    expect(wait).toBeLessThanOrEqual(25);
+  });
+
+  it('counts what it sent after a request when it reads that request remaining', () => {
+    const { controller: made } = controller();
+    const first = send(made);
+    for (let i = 0; i < 4; i++) send(made);
+    // The first request left 4; the four sent after it are not in that number yet.
+    made.answered(ok(OPENAI_3000_RPM(4)), first, ONE);
+    expect(typeof made.permit(ONE)).toBe('number');
+  });
+
+  it('paces tokens by the cost of each request at admission', () => {
+    const { controller: made, time } = controller();
+    const headers = { 'x-ratelimit-limit-tokens': '60000', 'x-ratelimit-remaining-tokens': '1000', 'x-ratelimit-reset-tokens': '59s' };
+    made.answered(ok(headers), send(made, { requests: 1, tokens: 500 }), { requests: 1, tokens: 500 });
+    send(made, { requests: 1, tokens: 600 });
+    // 400 left; 500 more needs 100 tokens of refill at ~1,000 a second.
+    const wait = made.permit({ requests: 1, tokens: 500 });
+    expect(wait).toBeGreaterThanOrEqual(100);
+    expect(wait).toBeLessThanOrEqual(110);
+    time.now += 110;
+    send(made, { requests: 1, tokens: 500 });
+  });
+
+  it('a 429 the headers explain sends the row back to wait, and no backoff pace is set', () => {
+    const { controller: made } = controller();
+    made.answered(ok(OPENAI_3000_RPM(10)), send(made), ONE);
+    const verdict = made.answered(tooMany({ ...OPENAI_3000_RPM(0), 'retry-after-ms': '20' }), send(made), ONE);
+    expect(verdict).toEqual({ kind: 'again', delayMs: 20 });
+    expect(made.state.limitedBy).toContain('limited by the provider');
+    expect(made.state.rateLimited).toBe(1);
+  });
+
+  it('a stray 429 among successes sets no pace', () => {
+    const { controller: made, time } = controller();
+    for (let i = 0; i < 40; i++) {
+      time.now += 10;
+      made.answered(i === 20 ? tooMany() : ok(), send(made), ONE);
+    }
+    expect(made.state.limitedBy).toBeNull();
+    expect(made.permit(ONE)).not.toBeTypeOf('number');
+  });
+
+  it('bare 429s in numbers set a pace a little under what the endpoint accepts, and it grows back while successes come', () => {
+    const { controller: made, time } = controller({ maxConcurrency: 64, fixedConcurrency: true });
+    // An endpoint that takes one request per 20 ms (3,000 a minute) and answers 429 to the rest,
+    // as nginx's limit_req does; we offer one every 10 ms.
+    let lastAccepted = Number.NEGATIVE_INFINITY;
+    const answer = () => {
+      if (time.now - lastAccepted < 20) return tooMany();
+      lastAccepted = time.now;
+      return ok();
+    };
+    for (let i = 0; i < 200; i++) {
+      time.now += 10;
+      const mark = sendWhenAllowed(made, time);
+      made.answered(answer(), mark, ONE);
+    }
+    const paced = made.state.limitedBy;
+    expect(paced).toMatch(/^backing off: 429s, pacing at [\d,]+ RPM$/);
+    const rpm = (limitedBy: string | null) => Number(/at ([\d,]+) RPM/.exec(limitedBy!)![1]!.replace(/,/g, ''));
+    // Near the 3,000 a minute the endpoint takes, below what we offered (6,000).
+    expect(rpm(paced)).toBeGreaterThanOrEqual(2_000);
+    expect(rpm(paced)).toBeLessThanOrEqual(3_300);
+    // Then the endpoint takes everything for 5 s: the pace grows.
+    const before = rpm(made.state.limitedBy);
+    for (let i = 0; i < 250; i++) made.answered(ok(), sendWhenAllowed(made, time), ONE);
+    expect(rpm(made.state.limitedBy)).toBeGreaterThan(before);
+  });
+
+  it('stops the run when a 429 asks to wait past the limit (a quota hours away)', () => {
+    const { controller: made } = controller({ maxRateLimitedMs: 60_000 });
+    expect(made.answered(tooMany({ 'retry-after': '3600' }), send(made), ONE)).toEqual({ kind: 'give-up', why: 'quota' });
+    const daily = controller({ maxRateLimitedMs: 60_000 }).controller;
+    const headers = { 'x-ratelimit-limit-requests-day': '1000', 'x-ratelimit-remaining-requests-day': '0' };
+    expect(daily.answered(tooMany(headers), send(daily), ONE)).toEqual({ kind: 'give-up', why: 'quota' });
+  });
+
+  it('stops the run after nothing but 429s for the limit; any success starts the count again', () => {
+    const { controller: made, time } = controller({ maxRateLimitedMs: 10_000 });
+    made.answered(tooMany(), send(made), ONE);
+    time.now += 9_000;
+    made.answered(ok(), send(made), ONE);
+    time.now += 1;
+    expect(made.answered(tooMany(), send(made), ONE)).toEqual({ kind: 'again', delayMs: 0 });
+    time.now += 9_999;
+    expect(made.answered(tooMany(), send(made), ONE)?.kind).toBe('again');
+    time.now += 2;
+    expect(made.answered(tooMany(), send(made), ONE)).toEqual({ kind: 'give-up', why: 'streak' });
+  });
+
+  it('keeps to the --rpm the user chose', () => {
+    const { controller: made, time } = controller({ rpm: 600 });
+    // A bucket of one second's worth: 10 at once, then one every 100 ms.
+    for (let i = 0; i < 10; i++) send(made);
+    expect(made.permit(ONE)).toBe(100);
+    time.now += 100;
+    send(made);
+    expect(made.state.limitedBy).toBe('limited by --rpm/--tpm: 600 RPM');
+  });
+
+  it('lets a request larger than the --tpm bucket through when full, then charges the debt', () => {
+    const { controller: made, time } = controller({ tpm: 600 });
+    send(made, { requests: 1, tokens: 50 });
+    // A bucket of 10 tokens, 40 in debt: 10 more need 50 of refill at 10 a second.
+    expect(made.permit({ requests: 1, tokens: 10 })).toBe(5_000);
+    time.now += 5_000;
+    send(made, { requests: 1, tokens: 10 });
   });
 });

@@ -1,10 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { formatTokens } from '../../src/report/usage-text.js';
+import { emptyUsage } from '../../src/output/usage-totals.js';
+import { usageSummary } from '../../src/report/usage-text.js';
 
-describe('formatTokens', () => {
-  it('groups thousands exactly as en-US toLocaleString does (it no longer calls it for whole numbers)', () => {
-    const values = [0, -0, 1, 12, 123, 999, 1_000, 1_234, 12_345, 123_456, 1_234_567, 1_000_000, -1, -999, -1_000, -123_456_789];
-    values.push(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, 2 ** 60, 1.5, 1234.5678, Number.NaN, Number.POSITIVE_INFINITY);
-    for (const value of values) expect(formatTokens(value), String(value)).toBe(value.toLocaleString('en-US'));
+describe('usageSummary', () => {
+  it('groups thousands the en-US way whatever the locale, and counts responses without usage apart', () => {
+    const line = usageSummary({
+      prompt_tokens: 1_000_000,
+      completion_tokens: 234_567,
+      total_tokens: 1_234_567,
+      responses_with_usage: 10,
+      responses_without_usage: 2,
+      estimated_tokens: 3_000,
+    });
+    expect(line).toBe(
+      '1,234,567 tokens (prompt 1,000,000, completion 234,567) from 10 response(s); 2 response(s) without usage, estimated at 3,000',
+    );
+  });
+
+  it('says when no response came', () => {
+    expect(usageSummary(emptyUsage())).toBe('0 tokens (no response)');
   });
 });

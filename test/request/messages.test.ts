@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildChatRequest } from '../../src/request/chat-request.js';
 import { rowToMessages } from '../../src/request/messages.js';
-import { fillTemplate, templateVariables } from '../../src/request/template.js';
+import { fillTemplate } from '../../src/request/template.js';
 
 const none = { system: null, template: null };
 
@@ -25,10 +25,6 @@ describe('fillTemplate', () => {
 
   it('treats null as missing', () => {
     expect(fillTemplate('{{a}}', { a: null }).ok).toBe(false);
-  });
-
-  it('lists variables', () => {
-    expect(templateVariables('{{a}} {{ b }}')).toEqual(['a', 'b']);
   });
 });
 

@@ -27,7 +27,15 @@ function rowServices(client: ChatClient, concurrency: number, settle: RowService
   const now = () => performance.now();
   const pacer = new Pacer({
     client,
-    controller: new RateController({ maxConcurrency: concurrency, rpm: null, tpm: null, maxPauseMs: 60_000, now }),
+    controller: new RateController({
+      maxConcurrency: concurrency,
+      fixedConcurrency: true,
+      rpm: null,
+      tpm: null,
+      maxPauseMs: 60_000,
+      maxRateLimitedMs: 60_000,
+      now,
+    }),
     outage: new OutageBreaker({ maxOutageMs: 60_000, now, random: () => 0.5 }),
     tokens: new TokenAccount({ limit: null, before: undefined, estimator: new TokenEstimator(null) }),
     retryPolicy: { ...defaultRetryPolicy, maxAttempts: 2 },

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningSimulator, type SimulatorOptions, simulatedReply, startSimulator } from '../../src/simulator/server.js';
+import { waitFor } from '../support/wait-for.js';
 
 let simulator: RunningSimulator | null = null;
 afterEach(async () => {
@@ -110,7 +111,7 @@ describe('simulator', () => {
   it('hangs until closed, and close() returns promptly', async () => {
     const sim = await start();
     const hung = post(sim, ask('[[sim:hang]]')).catch(() => 'closed');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => sim.stats().inFlight === 1);
     expect(sim.stats().inFlight).toBe(1);
     const started = Date.now();
     await sim.close();

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acquireLock, LockError } from '../../src/state/lock.js';
 import { parseProcStat, readProcStat } from '../../src/state/proc-stat.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
 
 let dir: TempDir;
 beforeEach(async () => {
@@ -17,11 +18,15 @@ afterEach(async () => {
 /** The pid of a process that has already exited. */
 const deadPid = spawnSync(process.execPath, ['-e', '0']).pid!;
 
-async function waitFor(condition: () => Promise<boolean>): Promise<void> {
-  for (let tries = 0; !(await condition()); tries++) {
-    if (tries === 500) throw new Error('condition not met within 5 s');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+/** Takes over the lock at `file`: it then holds this process's own lock, which release removes. */
+async function takeOverAndRelease(file: string): Promise<void> {
+  const before = await readFile(file, 'utf8');
+  const release = await acquireLock(file);
+  const now = await readFile(file, 'utf8');
+  expect(now).not.toBe(before);
+  expect(JSON.parse(now)).toMatchObject({ pid: process.pid, host: hostname() });
+  await release();
+  await expect(stat(file)).rejects.toThrow(/ENOENT/);
 }
 
 async function writeStaleLock(file: string): Promise<void> {
@@ -71,7 +76,7 @@ describe('output directory lock', () => {
   it('takes over an unreadable lock', async () => {
     const file = dir.file('lock');
     await writeFile(file, '{"pid": 12');
-    await (await acquireLock(file))();
+    await takeOverAndRelease(file);
   });
 
   it('lets exactly one of several processes take over the same stale lock', async () => {
@@ -100,7 +105,7 @@ describe('output directory lock', () => {
   it('takes over a lock naming its own pid that it does not hold (a container restarted with the same pid)', async () => {
     const file = dir.file('lock');
     await writeFile(file, JSON.stringify({ pid: process.pid, host: hostname(), started_at: 'before the restart', token: 'earlier-life' }));
-    await (await acquireLock(file))();
+    await takeOverAndRelease(file);
   });
 
   it('trusts a lock from another host while it is touched, and takes it over once it is not', async () => {
@@ -120,6 +125,7 @@ describe('output directory lock', () => {
     const longAgo = new Date(Date.now() - 600_000);
     await utimes(file, longAgo, longAgo);
     await waitFor(async () => Date.now() - (await stat(file)).mtimeMs < 5_000);
+    expect(Date.now() - (await stat(file)).mtimeMs).toBeLessThan(5_000);
     await release();
   });
 

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const CLI = fileURLToPath(new URL('../../dist/bin/chatbatch.js', import.meta.url));
+export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -16,8 +16,14 @@ export interface CliOptions {
   timeoutMs?: number;
 }
 
-/** Runs the built command as a user would, with a clean environment plus `env`. */
-export function startCli(args: readonly string[], options: CliOptions = {}): { child: ChildProcess; done: Promise<CliResult> } {
+/**
+ * Runs the built command as a user would, with a clean environment plus `env`. `stderr()` is what
+ * it has written to stderr so far.
+ */
+export function startCli(
+  args: readonly string[],
+  options: CliOptions = {},
+): { child: ChildProcess; done: Promise<CliResult>; stderr: () => string } {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1' };
   for (const [name, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[name] = value;
   const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -32,7 +38,7 @@ export function startCli(args: readonly string[], options: CliOptions = {}): { c
       resolve({ code, signal, stdout, stderr });
     });
   });
-  return { child, done };
+  return { child, done, stderr: () => stderr };
 }
 
 export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {

@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
 
-/** OpenAI's OpenAPI document for chat completions, kept beside the repository (`../shared`). */
-export const OPENAPI_DOCUMENT = fileURLToPath(new URL('../../../shared/conformance/openai-chat-completions.yaml', import.meta.url));
+/** OpenAI's OpenAPI document for chat completions (MIT: see test/fixtures/openai-openapi-LICENSE.txt). */
+export const OPENAPI_DOCUMENT = fileURLToPath(new URL('../fixtures/openai-chat-completions.yaml', import.meta.url));
 
 const DOCUMENT_ID = 'https://chatbatch.test/openai-chat-completions.json';
 

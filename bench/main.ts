@@ -3,8 +3,8 @@
  * compare.ts), or, with `--points`, chatbatch alone at its throughput, fault-mix and memory
  * points. Every client and simulator runs in its own process. Prints figures; asserts nothing.
  *
- *   node dist/bench/main.js [--quick] [--cold] [--rounds N]                   the comparison
- *   node dist/bench/main.js --points [--quick] [--cold] [--only NAME[,NAME...]]   the points
+ *   npm run bench -- [--quick] [--cold] [--rounds N]                   the comparison
+ *   npm run bench -- --points [--quick] [--cold] [--only NAME[,NAME...]]   the points
  *
  * Each simulator is warmed up before the client starts (see warm-up.ts); `--cold` skips that,
  * for figures comparable with results from before it.
@@ -58,8 +58,8 @@ interface PointResult {
   notes?: string[];
 }
 
-const USAGE = `usage: node dist/bench/main.js [--quick] [--cold] [--rounds N]     chatbatch against a bare undici loop, N rounds (default 3)
-       node dist/bench/main.js --points [--quick] [--cold] [--only NAME[,NAME...]]   chatbatch alone at each point
+const USAGE = `usage: npm run bench -- [--quick] [--cold] [--rounds N]     chatbatch against a bare undici loop, N rounds (default 3)
+       npm run bench -- --points [--quick] [--cold] [--only NAME[,NAME...]]   chatbatch alone at each point
 `;
 
 interface Args {
@@ -139,6 +139,7 @@ async function runPoint(point: BenchPoint, inputs: InputCache, workDir: string, 
     latencyMs: point.latencyMs,
     ...(point.faults ? { faults: point.faults } : {}),
     ...(point.retryAfterMs !== undefined ? { retryAfterMs: point.retryAfterMs } : {}),
+    ...(point.provider ? { provider: point.provider } : {}),
   });
   try {
     if (!cold && point.warmUpRequests > 0) {

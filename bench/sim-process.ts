@@ -1,8 +1,8 @@
 /**
  * The benchmark's simulator, in its own process so its CPU is not counted as the client's.
  *
- *   node dist/bench/sim-process.js [--latency-ms N] [--faults JSON] [--retry-after-ms N] [--seed N] [--port N]
- *                                  [--rpm N] [--tpm N] [--limit-headers openai|none] [--max-in-flight N]
+ *   node .bench/dist/bench/sim-process.js [--latency-ms N] [--faults JSON] [--retry-after-ms N] [--seed N] [--port N]
+ *                                   [--rpm N] [--tpm N] [--limit-headers openai|none] [--max-in-flight N] [--burst-ms N]
  *
  * Prints the URL on stdout, then answers line commands on stdin, one JSON line each on stdout:
  *   stats  → the simulator's counters (SimulatorStats) with "cpuUserMs","cpuSystemMs","rssMb"
@@ -10,46 +10,30 @@
  * Closes and exits on SIGTERM/SIGINT or when stdin ends (so it never outlives the benchmark).
  */
 import { createInterface } from 'node:readline';
-import { type FaultRates, type LimitHeaders, type SimulatorOptions, startSimulator } from '../simulator/server.js';
+import { type FaultRates, type LimitHeaders, type SimulatorOptions, startSimulator } from '../src/simulator/server.js';
+
+/** The flags that take a number, by the simulator option each sets. */
+const NUMBER_FLAGS = {
+  '--latency-ms': 'latencyMs',
+  '--retry-after-ms': 'retryAfterMs',
+  '--seed': 'seed',
+  '--port': 'port',
+  '--rpm': 'rpm',
+  '--tpm': 'tpm',
+  '--max-in-flight': 'maxInFlight',
+  '--burst-ms': 'burstMs',
+} as const satisfies Record<string, keyof SimulatorOptions>;
 
 function parseArgs(argv: string[]): SimulatorOptions {
   const options: SimulatorOptions = { host: '127.0.0.1', port: 0 };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
+  for (let i = 0; i < argv.length; i += 2) {
+    const flag = argv[i]!;
     const value = argv[i + 1];
     if (value === undefined) throw new Error(`${flag} needs a value`);
-    i++;
-    switch (flag) {
-      case '--latency-ms':
-        options.latencyMs = Number(value);
-        break;
-      case '--retry-after-ms':
-        options.retryAfterMs = Number(value);
-        break;
-      case '--seed':
-        options.seed = Number(value);
-        break;
-      case '--port':
-        options.port = Number(value);
-        break;
-      case '--rpm':
-        options.rpm = Number(value);
-        break;
-      case '--tpm':
-        options.tpm = Number(value);
-        break;
-      case '--limit-headers':
-        options.limitHeaders = value as LimitHeaders;
-        break;
-      case '--max-in-flight':
-        options.maxInFlight = Number(value);
-        break;
-      case '--faults':
-        options.faults = JSON.parse(value) as Partial<FaultRates>;
-        break;
-      default:
-        throw new Error(`unknown flag ${flag}`);
-    }
+    if (flag in NUMBER_FLAGS) options[NUMBER_FLAGS[flag as keyof typeof NUMBER_FLAGS]] = Number(value);
+    else if (flag === '--limit-headers') options.limitHeaders = value as LimitHeaders;
+    else if (flag === '--faults') options.faults = JSON.parse(value) as Partial<FaultRates>;
+    else throw new Error(`unknown flag ${flag}`);
   }
   return options;
 }

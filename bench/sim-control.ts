@@ -1,16 +1,21 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { FaultRates } from '../simulator/server.js';
+import type { FaultRates, LimitHeaders, SimulatorStats } from '../src/simulator/server.js';
 
-export interface SimStats {
-  requests: number;
-  inFlight: number;
-  maxInFlight: number;
-  meanInFlight: number;
-  byStatus: Record<string, number>;
+/** The simulator's counters (requests, 429s by cause, in flight...) and its process's CPU and memory. */
+export interface SimStats extends SimulatorStats {
   cpuUserMs: number;
   cpuSystemMs: number;
   rssMb: number;
+}
+
+/** A provider's limits for the simulator to play (see `chatbatch simulate --rpm ...`). */
+export interface ProviderLimits {
+  rpm?: number;
+  tpm?: number;
+  limitHeaders?: LimitHeaders;
+  maxInFlight?: number;
+  burstMs?: number;
 }
 
 export interface SimSettings {
@@ -18,7 +23,16 @@ export interface SimSettings {
   faults?: Partial<FaultRates>;
   retryAfterMs?: number;
   seed?: number;
+  provider?: ProviderLimits;
 }
+
+const PROVIDER_FLAGS: Record<keyof ProviderLimits, string> = {
+  rpm: '--rpm',
+  tpm: '--tpm',
+  limitHeaders: '--limit-headers',
+  maxInFlight: '--max-in-flight',
+  burstMs: '--burst-ms',
+};
 
 /** Every simulator process started, so the benchmark can kill them whatever happens. */
 const live = new Set<ChildProcessWithoutNullStreams>();
@@ -30,7 +44,7 @@ export function killAllSimulators(): void {
   live.clear();
 }
 
-/** A simulator in its own process (dist/bench/sim-process.js), driven over stdin/stdout. */
+/** A simulator in its own process (.bench/dist/bench/sim-process.js), driven over stdin/stdout. */
 export class SimProcess {
   private readonly replies: Array<{ resolve(line: string): void; reject(error: Error): void }> = [];
   private stderr = '';
@@ -64,6 +78,9 @@ export class SimProcess {
     if (settings.faults) args.push('--faults', JSON.stringify(settings.faults));
     if (settings.retryAfterMs !== undefined) args.push('--retry-after-ms', String(settings.retryAfterMs));
     if (settings.seed !== undefined) args.push('--seed', String(settings.seed));
+    for (const [name, value] of Object.entries(settings.provider ?? {})) {
+      if (value !== undefined) args.push(PROVIDER_FLAGS[name as keyof ProviderLimits], String(value));
+    }
     const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     live.add(child);
     child.once('exit', () => live.delete(child));

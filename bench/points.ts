@@ -1,5 +1,6 @@
-import type { FaultRates } from '../simulator/server.js';
+import type { FaultRates } from '../src/simulator/server.js';
 import type { InputFormat } from './generate-inputs.js';
+import type { ProviderLimits } from './sim-control.js';
 
 export interface BenchPoint {
   name: string;
@@ -10,6 +11,8 @@ export interface BenchPoint {
   timeoutMs: number;
   faults?: Partial<FaultRates>;
   retryAfterMs?: number;
+  /** The limits of the provider the simulator plays (requests and tokens a minute, 429s past them). */
+  provider?: ProviderLimits;
   /** Requests sent to the point's fresh simulator before the client starts (see warm-up.ts). */
   warmUpRequests: number;
 }

@@ -3,7 +3,7 @@
  * none of its guarantees (no journal, records, ordering or retries): the practical limit for a
  * Node client. Run as its own process, like the CLI:
  *
- *   node dist/bench/bare-undici.js INPUT.jsonl --base-url URL --model NAME --concurrency N [--timeout-ms N]
+ *   node .bench/dist/bench/bare-undici.js INPUT.jsonl --base-url URL --model NAME --concurrency N [--timeout-ms N]
  *
  * The key comes from BENCH_API_KEY. Each JSONL row's `prompt` is sent as
  * {model, messages:[{role:'user',content:prompt}]} to {base-url}/chat/completions through one

@@ -1,0 +1,79 @@
+/** Where a run that was not given --concurrency starts once its first request succeeded. */
+export const AUTO_START = 8;
+/**
+ * The most requests in flight a run sets itself when not given --concurrency. Enough for
+ * 10,000 requests a minute at 1.5 s answers (Little's law: 250 in flight), the top of most
+ * providers' tiers for one model; past it a process holds that many sockets and open rows, and
+ * a user with a larger limit says so with --concurrency.
+ */
+export const AUTO_CEILING = 256;
+/** Room above rate x latency: answers vary in length, and a slot waiting for the pace holds no request. */
+const HEADROOM = 1.5;
+/** How much slower answers may get before growing stops: past it the endpoint is queueing our requests. */
+const QUEUEING = 2;
+
+export interface ConcurrencyOptions {
+  /** The most requests in flight: --concurrency, or AUTO_CEILING. */
+  ceiling: number;
+  /** --concurrency was given: the run opens to it after its first success and keeps it. */
+  fixed: boolean;
+}
+
+/**
+ * How many requests the run keeps in flight.
+ *
+ * - Probe first: one request until the first success, so a bad key, base URL or model costs
+ *   one request, not a whole pool's worth.
+ * - Given --concurrency, the run opens to it at once; pacing (the rate) does the rest.
+ * - Otherwise, with a pace known (the provider's limits, --rpm, or the pace 429s taught),
+ *   what that pace needs by Little's law: rate x latency, with headroom, and no more.
+ * - With no pace known, grow like TCP's slow start: double after each round of successes while
+ *   latency stays near the fastest seen, and stop where it climbs (the endpoint queues: more in
+ *   flight gains nothing), as adaptive concurrency limiters (Netflix's Gradient2/Vegas,
+ *   Envoy's adaptive concurrency filter) do.
+ */
+export class ConcurrencyTarget {
+  private current = 1;
+  private probing = true;
+  private successesInRound = 0;
+  private latencyMs: number | null = null;
+  private fastestMs = Number.POSITIVE_INFINITY;
+
+  constructor(private readonly options: ConcurrencyOptions) {}
+
+  get value(): number {
+    return this.current;
+  }
+
+  /** How long answers take now (a moving average of successes); null before the first. */
+  get latency(): number | null {
+    return this.latencyMs;
+  }
+
+  /** A success in `latencyMs`; `pacePerMs` the requests per ms the run is paced to, null when unpaced. Returns the new value. */
+  succeeded(latencyMs: number, pacePerMs: number | null): number {
+    this.latencyMs = this.latencyMs === null ? latencyMs : this.latencyMs * 0.9 + latencyMs * 0.1;
+    this.fastestMs = Math.min(this.fastestMs, latencyMs);
+    if (this.probing) {
+      this.probing = false;
+      return this.set(this.options.fixed ? this.options.ceiling : AUTO_START);
+    }
+    if (this.options.fixed) return this.current;
+    if (pacePerMs !== null) return this.set(Math.ceil(pacePerMs * this.latencyMs * HEADROOM) + 2);
+    if (++this.successesInRound < this.current) return this.current;
+    this.successesInRound = 0;
+    const queueing = this.latencyMs > QUEUEING * Math.max(this.fastestMs, 1);
+    return queueing ? this.current : this.set(this.current * 2);
+  }
+
+  /** The pace changed (a 429 taught one): what it needs now, when not fixed. */
+  paced(pacePerMs: number): number {
+    if (this.options.fixed || this.probing || this.latencyMs === null) return this.current;
+    return this.set(Math.ceil(pacePerMs * this.latencyMs * HEADROOM) + 2);
+  }
+
+  private set(value: number): number {
+    this.current = Math.min(this.options.ceiling, Math.max(1, value));
+    return this.current;
+  }
+}
