@@ -1,4 +1,4 @@
-import { accessSync, constants, realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -17,14 +17,25 @@ export function invocation(script = process.argv[1] ?? '', env: NodeJS.ProcessEn
   return `node ${shellQuote(path.relative(cwd, script) || script)}`;
 }
 
-/** npx runs `chatbatch` from the nearest node_modules/.bin, or the package itself in its own clone. */
+/** npx runs `chatbatch` from the nearest node_modules/.bin, or the package's own bin in its clone. */
 function npxFinds(cwd: string, self: string | null): boolean {
   for (let dir = cwd; ; dir = path.dirname(dir)) {
     const bin = realOrNull(path.join(dir, 'node_modules', '.bin', 'chatbatch'));
     if (bin !== null) return bin === self || self === null;
-    const ownBin = realOrNull(path.join(dir, 'dist', 'bin', 'chatbatch.js'));
-    if (ownBin !== null && ownBin === self && isFile(path.join(dir, 'package.json'))) return true;
+    const own = ownBin(dir);
+    if (own !== null && own === self) return true;
     if (path.dirname(dir) === dir) return false;
+  }
+}
+
+/** The real path of the `chatbatch` bin of the package in `dir`, when `dir` holds chatbatch's own package.json. */
+function ownBin(dir: string): string | null {
+  try {
+    const manifest = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { name?: unknown; bin?: unknown };
+    const bin = (manifest.bin as Record<string, unknown> | undefined)?.chatbatch;
+    return manifest.name === 'chatbatch' && typeof bin === 'string' ? realOrNull(path.join(dir, bin)) : null;
+  } catch {
+    return null;
   }
 }
 
@@ -33,15 +44,6 @@ function realOrNull(file: string): string | null {
     return realpathSync(file);
   } catch {
     return null;
-  }
-}
-
-function isFile(file: string): boolean {
-  try {
-    accessSync(file, constants.R_OK);
-    return true;
-  } catch {
-    return false;
   }
 }
 
