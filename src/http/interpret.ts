@@ -45,7 +45,7 @@ export function interpret(
   const outcome = interpretStatus(status, headers, text, started, requestUrl);
   // `--format openai-batch` writes the body as received: parsed again only then, never by default.
   if (keepBody && !REDIRECTS.has(status)) {
-    const body = jsonObjectOr(text, undefined);
+    const body = jsonObject(text);
     if (body !== undefined) outcome.body = body;
   }
   return outcome;
@@ -75,12 +75,13 @@ function interpretStatus(
 
 const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 
-function jsonObjectOr(text: string, fallback: undefined): object | undefined {
+/** The text as a JSON object; undefined when it is not one (an HTML error page, an empty body). */
+function jsonObject(text: string): object | undefined {
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : fallback;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
   } catch {
-    return fallback;
+    return undefined;
   }
 }
 

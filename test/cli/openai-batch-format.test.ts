@@ -1,9 +1,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
+import { describe, expect, it } from 'vitest';
+import type { RunningSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
 import { openAiValidator } from '../support/openai-openapi.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { perTestSimulatedDir } from '../support/per-test.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
 /**
  * OpenAI's `BatchRequestOutput` (the per-line object of a Batch output or error file), as its
@@ -27,14 +28,7 @@ const BATCH_REQUEST_OUTPUT = {
 
 let dir: TempDir;
 let simulator: RunningSimulator;
-beforeEach(async () => {
-  dir = await makeTempDir();
-  simulator = await startSimulator();
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
-});
+perTestSimulatedDir((fresh) => ({ dir, simulator } = fresh));
 
 type Line = {
   custom_id: string;

@@ -2,28 +2,22 @@ import { mkdir, readdir, rm, symlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { RUN_HELP_GROUPS } from '../../src/cli/help-groups.js';
 import { invocation } from '../../src/cli/invocation.js';
 import { RUN_ONLY_FLAGS } from '../../src/cli/unknown-flags.js';
 import { flagOptions } from '../../src/job/options.js';
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { CLI, runCli } from '../support/cli.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { perTestSimulatedDir } from '../support/per-test.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 let dir: TempDir;
 let simulator: RunningSimulator;
-let requests: number;
-beforeEach(async () => {
-  dir = await makeTempDir();
-  requests = 0;
-  simulator = await startSimulator({ onRequest: () => requests++ });
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
-});
+let sent: string[];
+perTestSimulatedDir((fresh) => ({ dir, simulator, sent } = fresh));
+const requests = () => sent.length;
 
 const env = { CHATBATCH_API_KEY: 'sk-operator-edges-123456' };
 const run = (args: string[], extra: { cwd?: string; env?: Record<string, string> } = {}) =>
@@ -61,7 +55,7 @@ describe('--param NAME=VALUE', () => {
     const unknown = await run(['in.jsonl', ...endpoint(), '--out', 'out', '--param', 'temprature=1']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('params.temprature: unknown parameter');
-    expect(requests).toBe(0);
+    expect(requests()).toBe(0);
   });
 });
 
@@ -82,7 +76,7 @@ describe('a template naming a column the CSV lacks', () => {
     const result = await run(['products.csv', ...endpoint(), '--out', 'out', '--template', 'Describe {{nmae}} ({{category}})']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("products.csv: the template's {{nmae}} is not a column of its header (did you mean {{name}}?)");
-    expect(requests).toBe(0);
+    expect(requests()).toBe(0);
     await expect(readdir(dir.file('out'))).rejects.toThrow();
   });
 });
@@ -101,7 +95,7 @@ describe('--resume with inputs that no longer hold settled rows', () => {
     const before = await Promise.all(
       ['output.jsonl', 'manifest.json', 'journal.jsonl'].map((name) => dir.read(`out/${name}`).catch(() => '')),
     );
-    const sent = requests;
+    const sentBefore = requests();
 
     const refused = await run(['b.jsonl', ...endpoint(), '--out', 'out', '--resume', '--quiet']);
     expect(refused.code).toBe(2);
@@ -109,7 +103,7 @@ describe('--resume with inputs that no longer hold settled rows', () => {
       "2 record(s) the earlier run wrote in out are of rows not in this run's inputs (earlier: a.jsonl; now: b.jsonl",
     );
     expect(refused.stderr).toContain('--allow-dropped-rows');
-    expect(requests).toBe(sent);
+    expect(requests()).toBe(sentBefore);
     const after = await Promise.all(
       ['output.jsonl', 'manifest.json', 'journal.jsonl'].map((name) => dir.read(`out/${name}`).catch(() => '')),
     );
@@ -166,33 +160,13 @@ describe('--format csv on a run that stops with rows pending', () => {
     expect((await run(['in.csv', ...endpoint(), '--out', 'out', '--format', 'csv', '--quiet'])).code).toBe(0);
     expect(await dir.read('out/output.csv')).toContain('r5,prompt 5');
     await dir.write('in.csv', `id,prompt\n${Array.from({ length: 12 }, (_, i) => `r${i},prompt ${i}`).join('\n')}\n`);
-    const stopped = await run([
-      'in.csv',
-      ...endpoint(),
-      '--out',
-      'out',
-      '--format',
-      'csv',
-      '--resume',
-      '--max-total-tokens',
-      '60',
-      '--quiet',
-    ]);
+    const resumeWithBudget = (tokens: string) =>
+      run(['in.csv', ...endpoint(), '--out', 'out', '--format', 'csv', '--resume', '--max-total-tokens', tokens, '--quiet']);
+    const stopped = await resumeWithBudget('60');
     expect(stopped.code, stopped.stderr).toBe(4);
     expect(stopped.stderr).toContain('--format csv: not written while');
     await expect(dir.read('out/output.csv')).rejects.toThrow();
-    const finished = await run([
-      'in.csv',
-      ...endpoint(),
-      '--out',
-      'out',
-      '--format',
-      'csv',
-      '--resume',
-      '--max-total-tokens',
-      '100000',
-      '--quiet',
-    ]);
+    const finished = await resumeWithBudget('100000');
     expect(finished.code, finished.stderr).toBe(0);
     expect((await dir.read('out/output.csv')).trim().split('\n')).toHaveLength(13);
   });
@@ -219,9 +193,11 @@ describe('--log-format json', () => {
 
   it('without a terminal, progress lines start with an ISO time', async () => {
     await dir.write('in.jsonl', jsonlOf(Array.from({ length: 30 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
-    await simulator.close();
-    simulator = await startSimulator({ latencyMs: 20, onRequest: () => requests++ });
-    const result = await run(['in.jsonl', ...endpoint(), '--out', 'out', '--concurrency', '2'], { env: { CHATBATCH_PROGRESS_MS: '5' } });
+    const slow = await startSimulator({ latencyMs: 20 });
+    const result = await runCli(['run', 'in.jsonl', '--base-url', slow.url, '--model', 'm', '--out', 'out', '--concurrency', '2'], {
+      cwd: dir.path,
+      env: { ...env, CHATBATCH_PROGRESS_MS: '5' },
+    }).finally(() => slow.close());
     expect(result.stderr).toMatch(/^chatbatch: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z \d+\/30 done/m);
   });
 });
