@@ -1,9 +1,13 @@
 /**
- * `npm run bench`: chatbatch against a bare undici client loop, side by side in one run (see
- * compare.ts), or, with `--points`, chatbatch alone at its throughput, fault-mix and memory
- * points. Every client and simulator runs in its own process. Prints figures; asserts nothing.
+ * `npm run bench`: first goodput, what users feel: time to finish against an endpoint that
+ * limits you, and requests wasted (see goodput.ts); then the guard: chatbatch against a bare
+ * undici client loop, side by side (see compare.ts). With `--points`, chatbatch alone at its
+ * throughput, fault-mix and memory points. Every client and simulator runs in its own process.
+ * Prints figures; asserts nothing.
  *
- *   npm run bench -- [--quick] [--cold] [--rounds N]                   the comparison
+ *   npm run bench -- [--quick] [--cold] [--rounds N]                   goodput, then the guard
+ *   npm run bench -- --goodput [--quick]                               goodput only
+ *   npm run bench -- --guard [--quick] [--cold] [--rounds N]           the guard only
  *   npm run bench -- --points [--quick] [--cold] [--only NAME[,NAME...]]   the points
  *
  * Each simulator is warmed up before the client starts (see warm-up.ts); `--cold` skips that,
@@ -15,6 +19,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { formatMeasurements, runComparison } from './compare.js';
 import { InputCache } from './generate-inputs.js';
+import { formatGoodput, goodputSituations, runGoodput } from './goodput.js';
 import { countLines, hasGnuTime, killAllClients, runClient } from './measure.js';
 import { bareUndiciScript, cliScript as cli, repoRoot, simScript, usageHook } from './paths.js';
 import { type BenchPoint, benchPoints, comparePoints, FAULT_FREE_NAME, FAULT_MIX_NAME } from './points.js';
@@ -58,12 +63,14 @@ interface PointResult {
   notes?: string[];
 }
 
-const USAGE = `usage: npm run bench -- [--quick] [--cold] [--rounds N]     chatbatch against a bare undici loop, N rounds (default 3)
+const USAGE = `usage: npm run bench -- [--quick] [--cold] [--rounds N]     goodput against limiting endpoints, then the guard
+       npm run bench -- --goodput [--quick]                      goodput only: chatbatch, the openai SDK, the cookbook
+       npm run bench -- --guard [--quick] [--cold] [--rounds N]  the guard only: chatbatch against a bare undici loop
        npm run bench -- --points [--quick] [--cold] [--only NAME[,NAME...]]   chatbatch alone at each point
 `;
 
 interface Args {
-  mode: 'compare' | 'points';
+  mode: 'all' | 'goodput' | 'compare' | 'points';
   quick: boolean;
   cold: boolean;
   only: string[] | null;
@@ -80,6 +87,7 @@ function parseArgs(argv: string[]): Args {
   let cold = false;
   let points = false;
   let compare = false;
+  let goodput = false;
   let only: string[] | null = null;
   let rounds: number | null = null;
   const names = (text: string): string[] =>
@@ -97,7 +105,8 @@ function parseArgs(argv: string[]): Args {
     if (arg === '--quick') quick = true;
     else if (arg === '--cold') cold = true;
     else if (arg === '--points') points = true;
-    else if (arg === '--compare') compare = true;
+    else if (arg === '--compare' || arg === '--guard') compare = true;
+    else if (arg === '--goodput') goodput = true;
     else if (arg === '--only') only = names(argv[++i] ?? '');
     else if (arg.startsWith('--only=')) only = names(arg.slice(7));
     else if (arg === '--rounds') rounds = count(argv[++i]);
@@ -111,7 +120,9 @@ function parseArgs(argv: string[]): Args {
   if (only) points = true;
   if (points && compare) usageError('--compare and --points (or --only) are two different runs: choose one');
   if (points && rounds !== null) usageError('--rounds is for the comparison; the points run once each');
-  return { mode: points ? 'points' : 'compare', quick, cold, only, rounds: rounds ?? 3 };
+  if (goodput && (points || compare)) usageError('--goodput runs alone; without a mode flag the bench runs the goodput and then the guard');
+  const mode = points ? 'points' : compare ? 'compare' : goodput ? 'goodput' : 'all';
+  return { mode, quick, cold, only, rounds: rounds ?? 3 };
 }
 
 const log = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
@@ -267,6 +278,21 @@ async function writeReport(prefix: string, startedAt: Date, report: Record<strin
   process.stdout.write(`results written to ${relative(process.cwd(), file) || file}\n`);
 }
 
+async function goodputRun({ quick }: Args): Promise<void> {
+  const startedAt = new Date();
+  log(
+    `${quick ? 'quick' : 'full'} goodput: chatbatch, the openai SDK with p-limit and the cookbook's approach against a simulator playing a provider`,
+  );
+  const results = await runGoodput(quick, null);
+  process.stdout.write(`\ngoodput against a limiting endpoint, ${startedAt.toISOString().slice(0, 10)}:\n${formatGoodput(results)}\n\n`);
+  await writeReport('goodput', startedAt, {
+    mode: 'goodput',
+    quick,
+    situations: goodputSituations(quick).map(({ idealMs: _, ...rest }) => rest),
+    results,
+  });
+}
+
 async function comparison({ quick, cold, rounds }: Args): Promise<void> {
   if (!existsSync(bareUndiciScript)) throw new Error(`${bareUndiciScript} is missing: run npm run build first`);
   const points = comparePoints(quick);
@@ -358,8 +384,9 @@ async function pointsRun({ quick, cold, only }: Args): Promise<void> {
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`);
-  if (args.mode === 'compare') await comparison(args);
-  else await pointsRun(args);
+  if (args.mode === 'goodput' || args.mode === 'all') await goodputRun(args);
+  if (args.mode === 'compare' || args.mode === 'all') await comparison(args);
+  if (args.mode === 'points') await pointsRun(args);
 }
 
 try {

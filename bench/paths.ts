@@ -9,4 +9,5 @@ export const repoRoot = resolve(here, '..', '..', '..');
 export const cliScript = join(repoRoot, 'dist', 'cli', 'main.js');
 export const simScript = join(here, 'sim-process.js');
 export const bareUndiciScript = join(here, 'bare-undici.js');
+export const baselineClientsScript = join(here, 'baseline-clients.js');
 export const usageHook = pathToFileURL(join(here, 'usage-hook.js')).href;

@@ -1,30 +1,44 @@
-/** How far a 429 cuts the pace: to this share of what the endpoint was accepting. */
+import { EventMeter } from './event-meter.js';
+
+/** How far a 429 cuts the pace: to this share of what the endpoint was admitting (sent, less rejected)... */
 const CUT_TO = 0.9;
-/** ...and never below this share of what we were sending: one cut at most halves the pace (TCP's floor). */
-const CUT_FLOOR = 0.5;
-/** While no 429 comes, the pace grows by this share per second, to find out whether the limit went up. */
-const GROWTH_PER_SECOND = 0.1;
-/** The span over which accepted and sent requests are counted. */
-const METER_MS = 2_000;
 /**
- * A cut needs 429s to be at least this share of the answers over the meter's span, and at least
+ * ...but a pace already set is cut to no less than this share of itself: what was accepted
+ * over the last seconds includes slower moments, and one cut should not undo them all.
+ */
+const CUT_FLOOR = 0.85;
+/**
+ * While no 429 comes, the pace grows from where it was cut, slowly at first (near the limit it
+ * just met) and faster the longer none comes (the limit may have gone up, or a cut was noise):
+ * +6% after 1 s, +28% after 3 s, +150% after 10 s, as TCP CUBIC probes.
+ */
+const GROWTH_LINEAR = 0.05;
+const GROWTH_SQUARE = 0.01;
+/** The span over which sent, accepted and rejected requests are counted... */
+const METER_MS = 5_000;
+/** ...and the shortest a rate is measured over, early in a run (one bin of the meter). */
+const SHORTEST_SPAN_MS = 100;
+/**
+ * A cut needs 429s to be at least this share of the last RECENT answers, and at least
  * MIN_REJECTED of them: an endpoint that answers a few percent 429s at random (a noisy gateway,
  * a shared limit brushed now and then) is not saturated, and cutting for each of them would
- * ratchet the pace down to nothing.
+ * ratchet the pace down to nothing. Counted in answers, not seconds, so a fast endpoint is
+ * judged on its last fraction of a second and a slow one on enough answers to mean something.
  */
 const SATURATED_SHARE = 0.1;
-const MIN_REJECTED = 3;
+const MIN_REJECTED = 2;
+const RECENT = 100;
 /** The slowest pace a cut leaves: one request every 10 s. */
 const SLOWEST_PER_MS = 1 / 10_000;
 
 /**
  * The pace for an endpoint that answers 429 without saying its limit (nginx's `limit_req`, a
- * server capped at N requests in flight, a gateway's queue): additive-increase,
- * multiplicative-decrease on the request rate, as TCP does on its window. Until the first 429
- * there is no pace (the pool's concurrency alone limits). A 429 sets the pace to a little under
- * what the endpoint was accepting (its successes over the last two seconds), at most one cut
- * per round trip, since answers to requests sent before the cut are still arriving. Then the
- * pace grows slowly while successes come, until the next 429 says where the limit is now.
+ * server capped at N requests in flight, a gateway's queue): increase slowly, decrease at once,
+ * on the request rate, as TCP does on its window. Until the endpoint is saturated (429s at least
+ * a tenth of the answers) there is no pace: the pool's concurrency alone limits. Then the pace
+ * is cut to a little under what the endpoint was accepting (its successes over the last five
+ * seconds), at most one cut per round trip, since answers to requests sent before the cut are
+ * still arriving; and it grows again while successes come, until 429s say where the limit is now.
  *
  * Pacing the rate also bounds the requests in flight (rate x latency, Little's law), so a
  * server capped at N in flight is met the same way as a rate limit.
@@ -34,11 +48,15 @@ export class BackoffRate {
   private perMs: number | null = null;
   private next = 0;
   private cutAllowedAt = 0;
-  private grownAt = 0;
-  private readonly sentTimes: number[] = [];
-  private readonly acceptedTimes: number[] = [];
-  private readonly rejectedTimes: number[] = [];
+  /** The pace and time of the last cut: growth is measured from there. */
+  private cutPerMs = 0;
+  private cutAt = 0;
+  private readonly sentMeter = new EventMeter(METER_MS);
+  private readonly rejectedMeter = new EventMeter(METER_MS);
   private firstAt: number | null = null;
+  /** The last RECENT answers, true for a 429, and how many of them are. */
+  private readonly recent: boolean[] = [];
+  private recentRejected = 0;
 
   /** The pace in requests per minute; null when there is none. */
   get perMinute(): number | null {
@@ -54,53 +72,54 @@ export class BackoffRate {
   /** A request goes out now. */
   sent(now: number): void {
     this.firstAt ??= now;
-    remember(this.sentTimes, now);
-    if (this.perMs !== null) this.next = Math.max(this.next, now - 1 / this.perMs) + 1 / this.perMs;
+    this.sentMeter.add(now);
+    // Evenly spaced, never two at once after a pause: a limiter with no burst (nginx burst=0) refuses the second.
+    if (this.perMs !== null) this.next = Math.max(this.next, now) + 1 / this.perMs;
   }
 
   accepted(now: number): void {
-    remember(this.acceptedTimes, now);
+    this.remember(false);
     if (this.perMs === null) return;
-    const seconds = Math.max(0, now - this.grownAt) / 1000;
-    this.grownAt = now;
+    const seconds = Math.max(0, now - this.cutAt) / 1000;
+    const grown = this.cutPerMs * (1 + GROWTH_LINEAR * seconds + GROWTH_SQUARE * seconds * seconds);
     // Grow only a pace that is in use: one far above what is sent would let a burst through later.
-    const ceiling = 2 * this.perMsOver(this.sentTimes, now);
-    this.perMs = Math.min(Math.max(ceiling, this.perMs), this.perMs * (1 + GROWTH_PER_SECOND * seconds));
+    const ceiling = 2 * this.perMsOver(this.sentMeter, now);
+    this.perMs = Math.max(this.perMs, Math.min(grown, ceiling));
   }
 
-  /** A 429 that no advertised limit explains; `roundTripMs`: how long answers take now. */
-  rejected(now: number, roundTripMs: number): void {
-    remember(this.rejectedTimes, now);
-    if (now < this.cutAllowedAt || !this.saturated(now)) return;
-    const accepting = this.perMsOver(this.acceptedTimes, now);
-    const sending = this.perMsOver(this.sentTimes, now);
-    const cut = Math.max(accepting * CUT_TO, sending * CUT_FLOOR, SLOWEST_PER_MS);
+  /**
+   * A 429 that no advertised limit explains; `roundTripMs`: how long it took to come. The 429s
+   * of requests sent before a cut arrive within about that long: until then they say nothing
+   * about the new pace. True when it cut the pace.
+   */
+  rejected(now: number, roundTripMs: number): boolean {
+    this.rejectedMeter.add(now);
+    this.remember(true);
+    if (now < this.cutAllowedAt || !this.saturated()) return false;
+    // What the endpoint let through: answered or still in flight, all but the 429s.
+    const admitting = Math.max(0, this.perMsOver(this.sentMeter, now) - this.perMsOver(this.rejectedMeter, now));
+    const cut = Math.max(admitting * CUT_TO, (this.perMs ?? 0) * CUT_FLOOR, SLOWEST_PER_MS);
     this.perMs = this.perMs === null ? cut : Math.min(this.perMs, cut);
-    this.cutAllowedAt = now + Math.max(roundTripMs, 100);
-    this.grownAt = now;
+    this.cutPerMs = this.perMs;
+    this.cutAt = now;
+    this.cutAllowedAt = now + Math.max(2 * roundTripMs, 50);
     this.next = Math.max(this.next, now + 1 / this.perMs);
+    return true;
   }
 
-  private saturated(now: number): boolean {
-    const rejected = countSince(this.rejectedTimes, now);
-    const accepted = countSince(this.acceptedTimes, now);
-    return rejected >= MIN_REJECTED && rejected >= SATURATED_SHARE * (rejected + accepted);
+  private remember(rejected: boolean): void {
+    this.recent.push(rejected);
+    if (rejected) this.recentRejected++;
+    if (this.recent.length > RECENT && this.recent.shift()) this.recentRejected--;
+  }
+
+  private saturated(): boolean {
+    return this.recentRejected >= MIN_REJECTED && this.recentRejected >= SATURATED_SHARE * this.recent.length;
   }
 
   /** Events per ms over the meter's span (or since the first request, early in a run). */
-  private perMsOver(times: number[], now: number): number {
-    const span = Math.min(METER_MS, Math.max(1, now - (this.firstAt ?? now)));
-    return countSince(times, now) / span;
+  private perMsOver(meter: EventMeter, now: number): number {
+    const span = Math.min(METER_MS, Math.max(SHORTEST_SPAN_MS, now - (this.firstAt ?? now)));
+    return meter.count(now) / span;
   }
-}
-
-function remember(times: number[], now: number): void {
-  times.push(now);
-  while (times.length > 0 && times[0]! < now - METER_MS) times.shift();
-}
-
-function countSince(times: number[], now: number): number {
-  let count = 0;
-  for (let i = times.length - 1; i >= 0 && times[i]! >= now - METER_MS; i--) count++;
-  return count;
 }

@@ -9,6 +9,8 @@ export const AUTO_START = 8;
 export const AUTO_CEILING = 256;
 /** Room above rate x latency: answers vary in length, and a slot waiting for the pace holds no request. */
 const HEADROOM = 1.5;
+/** On saturation, the requests in flight are cut to this share of those out when it came. */
+const CAP_TO = 0.9;
 /** How much slower answers may get before growing stops: past it the endpoint is queueing our requests. */
 const QUEUEING = 2;
 
@@ -38,11 +40,14 @@ export class ConcurrencyTarget {
   private successesInRound = 0;
   private latencyMs: number | null = null;
   private fastestMs = Number.POSITIVE_INFINITY;
+  /** Set by saturation: at most this many in flight, growing by one per round of successes. */
+  private cap: number | null = null;
+  private successesAtCap = 0;
 
   constructor(private readonly options: ConcurrencyOptions) {}
 
   get value(): number {
-    return this.current;
+    return this.cap === null ? this.current : Math.min(this.current, this.cap);
   }
 
   /** How long answers take now (a moving average of successes); null before the first. */
@@ -58,22 +63,42 @@ export class ConcurrencyTarget {
       this.probing = false;
       return this.set(this.options.fixed ? this.options.ceiling : AUTO_START);
     }
-    if (this.options.fixed) return this.current;
+    this.growCap();
+    if (this.options.fixed) return this.value;
     if (pacePerMs !== null) return this.set(Math.ceil(pacePerMs * this.latencyMs * HEADROOM) + 2);
-    if (++this.successesInRound < this.current) return this.current;
+    if (++this.successesInRound < this.current) return this.value;
     this.successesInRound = 0;
     const queueing = this.latencyMs > QUEUEING * Math.max(this.fastestMs, 1);
-    return queueing ? this.current : this.set(this.current * 2);
+    return queueing ? this.value : this.set(this.current * 2);
+  }
+
+  /**
+   * The endpoint is saturated with `inFlight` requests out: it may be capped at about that many
+   * (a self-hosted server, a gateway's queue), so no more go out than a little under it, whatever
+   * the ceiling; the cap grows by one per round of successes, as TCP's window does.
+   */
+  saturated(inFlight: number): number {
+    if (this.probing) return this.value;
+    this.cap = Math.max(1, Math.min(this.value, Math.floor(inFlight * CAP_TO)));
+    this.successesAtCap = 0;
+    return this.value;
+  }
+
+  private growCap(): void {
+    if (this.cap === null || ++this.successesAtCap < this.cap) return;
+    this.successesAtCap = 0;
+    this.cap++;
+    if (this.cap >= this.options.ceiling) this.cap = null;
   }
 
   /** The pace changed (a 429 taught one): what it needs now, when not fixed. */
   paced(pacePerMs: number): number {
-    if (this.options.fixed || this.probing || this.latencyMs === null) return this.current;
+    if (this.options.fixed || this.probing || this.latencyMs === null) return this.value;
     return this.set(Math.ceil(pacePerMs * this.latencyMs * HEADROOM) + 2);
   }
 
   private set(value: number): number {
     this.current = Math.min(this.options.ceiling, Math.max(1, value));
-    return this.current;
+    return this.value;
   }
 }

@@ -159,6 +159,11 @@ export class Pacer {
       if (this.stopping) return null;
       const permit = this.options.controller.permit(cost);
       if (typeof permit !== 'number') return permit;
+      const tooLong = this.options.controller.rateLimitedTooLong();
+      if (tooLong) {
+        this.options.onFatal(tooLong, 'rate-limited');
+        return null;
+      }
       if (!(await this.nap(permit))) return null;
     }
   }

@@ -1,4 +1,4 @@
-import type { AttemptOutcome } from '../http/attempt.js';
+import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import { readRateLimits } from '../http/rate-limit-headers.js';
 import { BackoffRate } from './backoff-rate.js';
 import { ConcurrencyTarget } from './concurrency-target.js';
@@ -57,9 +57,12 @@ export class RateController {
   private readonly sentSoFar: SendMark = { at: 0, requests: 0, tokens: 0 };
   private cooldownUntil = 0;
   private rateLimitedSince: number | null = null;
+  private lastRateLimited: AttemptFailure | null = null;
   private rateLimitedCount = 0;
   private listeners: Array<(concurrency: number) => void> = [];
   private announced = 1;
+  /** Requests sent and not yet answered. */
+  private inFlight = 0;
 
   constructor(private readonly options: RateControllerOptions) {
     this.target = new ConcurrencyTarget({ ceiling: options.maxConcurrency, fixed: options.fixedConcurrency });
@@ -89,6 +92,7 @@ export class RateController {
       this.requestBudget?.waitFor(1) ?? 0,
     );
     if (wait > 0) return wait;
+    this.inFlight++;
     this.learned.take(cost);
     this.tokenBudget?.take(cost.tokens);
     this.requestBudget?.take(1);
@@ -103,6 +107,7 @@ export class RateController {
   /** An answer to the request sent at `mark`. For a rate-limit 429, what the row does next. */
   answered(outcome: AttemptOutcome, mark: SendMark, cost: RequestCost): RateLimitVerdict | null {
     const now = this.options.now();
+    this.inFlight--;
     const reading = readRateLimits(outcome.headers);
     this.learned.follow(reading, mark, { ...this.sentSoFar, at: now }, now);
     if (outcome.ok) {
@@ -112,6 +117,7 @@ export class RateController {
       return null;
     }
     if (!isSlowDown(outcome)) return null;
+    this.lastRateLimited = outcome as AttemptFailure;
     this.rateLimitedCount++;
     this.rateLimitedSince ??= now;
     // Past this wait the limit does not come back in time: a daily quota, hours from its reset.
@@ -119,8 +125,8 @@ export class RateController {
     if (waitMs > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'quota' };
     if (now - this.rateLimitedSince > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'streak' };
     // A 429 no advertised limit explains: find the pace the endpoint takes.
-    if (this.learned.waitFor(cost, now) === 0) {
-      this.backoff.rejected(now, this.target.latency ?? 0);
+    if (this.learned.waitFor(cost, now) === 0 && this.backoff.rejected(now, outcome.durationMs)) {
+      this.target.saturated(this.inFlight + 1);
       this.setConcurrency(this.target.paced(this.pacePerMs()!));
     }
     // Nothing gets through (no success since this streak began): the whole run waits as asked,
@@ -129,6 +135,15 @@ export class RateController {
       this.cooldownUntil = Math.max(this.cooldownUntil, now + Math.min(reading.retryAfterMs, this.options.maxPauseMs));
     }
     return { kind: 'again', delayMs: Math.min(reading.retryAfterMs ?? 0, this.options.maxPauseMs) };
+  }
+
+  /**
+   * The last 429 when nothing but 429s has come for longer than the limit: asked while requests
+   * wait for the pace, which 429s may have slowed so far that the next answer is long in coming.
+   */
+  rateLimitedTooLong(): AttemptFailure | null {
+    const since = this.rateLimitedSince;
+    return since !== null && this.options.now() - since > this.options.maxRateLimitedMs ? this.lastRateLimited : null;
   }
 
   get state(): PaceState {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RowRecord } from '../../src/record/record.js';
+import { startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
 import { runAgainstProvider } from '../support/provider-run.js';
 import { type Responder, replyWithEcho, sendJson, startScriptedServer } from '../support/scripted-server.js';
@@ -83,6 +84,57 @@ describe('rate limits pace the run and never fail a row', () => {
     expect(run.stats.maxAdmittedInFlight).toBeLessThanOrEqual(4);
   });
 
+  it('told the limit with --rpm, stays under it: every row on one attempt', async () => {
+    const run = await runAgainstProvider({ rpm: 1200, burstMs: 500, latencyMs: 20, limitHeaders: 'openai' }, 40, [
+      '--rpm',
+      '1200',
+      '--max-attempts',
+      '1',
+    ]);
+    expect(run.result.code, run.result.stderr).toBe(0);
+    expect(run.output).toHaveLength(40);
+    expect(rejected(run.stats)).toBeLessThanOrEqual(2);
+  });
+
+  it('meets a server that takes 4 at once and 429s the rest with retry-after: 1, asked for 16: every row succeeds', async () => {
+    let serving = 0;
+    const server = await startScriptedServer((request, response, index) => {
+      if (serving >= 4) return sendJson(response, 429, { error: { code: 'rate_limit_exceeded', message: 'busy' } }, { 'retry-after': '1' });
+      serving++;
+      setTimeout(() => {
+        serving--;
+        replyWithEcho(request, response, index);
+      }, 50);
+    });
+    const dir = await makeTempDir();
+    try {
+      await dir.write('in.jsonl', jsonlOf(Array.from({ length: 24 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
+      const result = await runCli(
+        [
+          'run',
+          'in.jsonl',
+          '--base-url',
+          server.baseUrl,
+          '--model',
+          'm',
+          '--out',
+          'out',
+          '--quiet',
+          '--concurrency',
+          '16',
+          '--max-attempts',
+          '1',
+        ],
+        { cwd: dir.path, env: { CHATBATCH_API_KEY: 'sk-busy-server-test-key-000' }, timeoutMs: 30_000 },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(await dir.jsonl('out/output.jsonl')).toHaveLength(24);
+    } finally {
+      await server.close();
+      await dir.remove();
+    }
+  });
+
   it('records the 429s a row waited through in its history, with the wait, and succeeds within --max-attempts 1', async () => {
     const run = await runAgainstProvider({ rpm: 600, burstMs: 100, latencyMs: 5, limitHeaders: 'openai' }, 8, [
       '--concurrency',
@@ -100,6 +152,26 @@ describe('rate limits pace the run and never fail a row', () => {
         expect(earlier).toMatchObject({ status: 429, code: 'rate_limit_exceeded' });
         expect(earlier.wait_ms).toBeGreaterThanOrEqual(0);
       }
+    }
+  });
+});
+
+describe('the progress line', () => {
+  it('says what paces the run: the limit learned from the headers, and the 429s taken', async () => {
+    const simulator = await startSimulator({ rpm: 600, burstMs: 100, latencyMs: 5, limitHeaders: 'openai' });
+    const dir = await makeTempDir();
+    try {
+      await dir.write('in.jsonl', jsonlOf(Array.from({ length: 12 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
+      const result = await runCli(['run', 'in.jsonl', '--base-url', simulator.url, '--model', 'sim', '--out', 'out'], {
+        cwd: dir.path,
+        env: { CHATBATCH_API_KEY: 'sk-progress-pace-test-key-0', CHATBATCH_PROGRESS_MS: '100' },
+        timeoutMs: 20_000,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/limited by the provider: 600 RPM \(from headers\)/);
+    } finally {
+      await simulator.close();
+      await dir.remove();
     }
   });
 });
