@@ -68,9 +68,10 @@ function viewRow(record: RowRecord, ok: boolean): ViewRow {
 
 function inputOf(input: unknown): Record<string, string> | null {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return null;
-  const fields: Record<string, string> = {};
-  for (const [name, value] of Object.entries(input)) fields[name] = short(typeof value === 'string' ? value : JSON.stringify(value)) ?? '';
-  return fields;
+  // fromEntries defines own properties: a field named __proto__ stays a field.
+  return Object.fromEntries(
+    Object.entries(input).map(([name, value]) => [name, short(typeof value === 'string' ? value : (JSON.stringify(value) ?? '')) ?? '']),
+  );
 }
 
 function short(text: string | null): string | null {

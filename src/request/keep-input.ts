@@ -19,7 +19,6 @@ export function keepInputOf(value: string | readonly string[] | null | undefined
 export function keptFields(fields: Readonly<Record<string, unknown>> | undefined, keep: KeepInput): Record<string, unknown> | undefined {
   if (keep === null || fields === undefined) return undefined;
   if (keep === 'all') return { ...fields };
-  const kept: Record<string, unknown> = {};
-  for (const name of keep) if (Object.hasOwn(fields, name)) kept[name] = fields[name];
-  return kept;
+  // fromEntries defines own properties: a field named __proto__ stays a field.
+  return Object.fromEntries(keep.filter((name) => Object.hasOwn(fields, name)).map((name) => [name, fields[name]]));
 }
