@@ -75,23 +75,3 @@ function bareLimits(headers: Readonly<Record<string, string>>, now: number): Adv
     { unit: 'requests', limit, remaining, resetMs, windowMs: null, source: limit !== null ? 'x-ratelimit-limit' : 'x-ratelimit-remaining' },
   ];
 }
-
-/** The per-minute OpenAI limits, the shape the run's controller reads today. */
-export interface RateLimitHint {
-  remainingRequests?: number;
-  remainingTokens?: number;
-  resetRequestsMs?: number;
-  resetTokensMs?: number;
-}
-
-/** Reads `x-ratelimit-remaining-*` and `x-ratelimit-reset-*` (forms: "1s", "6m0s", "20ms", "0.5", "2"). */
-export function readRateLimitHeaders(headers: Readonly<Record<string, string>>): RateLimitHint | null {
-  const hint: RateLimitHint = {};
-  for (const limit of openAiLimits(headers)) {
-    if (!/^x-ratelimit-[a-z]+-(requests|tokens)$/.test(limit.source)) continue;
-    const unit = limit.unit === 'requests' ? 'Requests' : 'Tokens';
-    if (limit.remaining !== null) hint[`remaining${unit}`] = limit.remaining;
-    if (limit.resetMs !== null) hint[`reset${unit}Ms`] = limit.resetMs;
-  }
-  return Object.keys(hint).length > 0 ? hint : null;
-}

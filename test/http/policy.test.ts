@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AttemptFailure } from '../../src/http/attempt.js';
 import { classifyFailure, isAccountCode } from '../../src/http/classify.js';
 import { readErrorBody } from '../../src/http/error-body.js';
-import { duration, readRateLimitHeaders } from '../../src/http/rate-limit-headers.js';
+import { duration, readRateLimits } from '../../src/http/rate-limit-headers.js';
 import { decideRetry, defaultRetryPolicy, serverRequestedDelayMs } from '../../src/http/retry-policy.js';
 import { pickTraceId, TRACE_ID_HEADERS } from '../../src/http/trace-id.js';
 import { maskKey } from '../../src/record/key-mask.js';
@@ -262,30 +262,32 @@ describe('pickTraceId', () => {
   });
 });
 
-describe('readRateLimitHeaders', () => {
+describe('rate-limit headers', () => {
+  const NOW = Date.parse('2026-01-01T00:00:00Z');
+  const read = (headers: Record<string, string>) =>
+    readRateLimits(headers, NOW).limits.map((l) => ({ unit: l.unit, remaining: l.remaining, resetMs: l.resetMs }));
+
   it('reads remaining counts and Go-style reset durations', () => {
     expect(
-      readRateLimitHeaders({
+      read({
         'x-ratelimit-remaining-requests': '0',
         'x-ratelimit-reset-requests': '1m2.5s',
         'x-ratelimit-remaining-tokens': '900',
         'x-ratelimit-reset-tokens': '20ms',
       }),
-    ).toEqual({
-      remainingRequests: 0,
-      resetRequestsMs: 62_500,
-      remainingTokens: 900,
-      resetTokensMs: 20,
-    });
+    ).toEqual([
+      { unit: 'requests', remaining: 0, resetMs: 62_500 },
+      { unit: 'tokens', remaining: 900, resetMs: 20 },
+    ]);
   });
   it.each([
-    [{}, null],
-    [{ 'x-ratelimit-remaining-requests': 'lots' }, null],
-    [{ 'x-ratelimit-remaining-tokens': '15' }, { remainingTokens: 15 }],
-    [{ 'x-ratelimit-reset-tokens': '6m0s' }, { resetTokensMs: 360_000 }],
-    [{ 'x-ratelimit-reset-requests': 'later' }, null],
-  ])('%j → %j', (headers, hint) => {
-    expect(readRateLimitHeaders(headers)).toEqual(hint);
+    [{}, []],
+    [{ 'x-ratelimit-remaining-requests': 'lots' }, []],
+    [{ 'x-ratelimit-remaining-tokens': '15' }, [{ unit: 'tokens', remaining: 15, resetMs: null }]],
+    [{ 'x-ratelimit-reset-tokens': '6m0s' }, [{ unit: 'tokens', remaining: null, resetMs: 360_000 }]],
+    [{ 'x-ratelimit-reset-requests': 'later' }, []],
+  ])('%j → %j', (headers, limits) => {
+    expect(read(headers)).toEqual(limits);
   });
   it.each([
     ['1s', 1000],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AdvertisedLimit, readRateLimitHeaders, readRateLimits } from '../../src/http/rate-limit-headers.js';
+import { type AdvertisedLimit, readRateLimits } from '../../src/http/rate-limit-headers.js';
 
 const NOW = Date.parse('2025-03-07T00:00:00Z');
 const limit = (fields: Partial<AdvertisedLimit> & Pick<AdvertisedLimit, 'unit' | 'source'>): AdvertisedLimit => ({
@@ -199,17 +199,5 @@ describe('readRateLimits: garbage is left out, never thrown', () => {
       ['requests', 3000, 2999, 20],
       ['tokens', 250_000, 249_494, 86_400],
     ]);
-    expect(readRateLimitHeaders(headers)).toEqual({
-      remainingRequests: 2999,
-      resetRequestsMs: 20,
-      remainingTokens: 249_494,
-      resetTokensMs: 86_400,
-    });
-  });
-
-  it('keeps readRateLimitHeaders to the unsuffixed per-minute limits', () => {
-    expect(readRateLimitHeaders({ 'x-ratelimit-remaining-requests-day': '5', 'x-ratelimit-remaining-tokens': '7' })).toEqual({
-      remainingTokens: 7,
-    });
   });
 });
