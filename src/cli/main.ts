@@ -3,13 +3,15 @@ import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { TOOL_VERSION } from '../output/tool-version.js';
 import { diskFailureOf } from '../output/write-failed.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { reportInternalError } from './internal-error.js';
+import { logFormatOf, messageLine } from './log-format.js';
 import { mergeCommand } from './merge.js';
 import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 import { schemaCommand } from './schema.js';
 import { simulateCommand } from './simulate.js';
+import { knownFlags, withFlagHints } from './unknown-flags.js';
 import { validateCommand } from './validate.js';
 
 // The last resort: whatever escapes every command, even from a callback nothing awaits, ends in
@@ -45,12 +47,7 @@ const cli = yargs(hideBin(process.argv))
   .example("$0 run 'data/*.jsonl' --base-url URL --model NAME --out out/today", 'a real endpoint; the key is read from CHATBATCH_API_KEY')
   .example('$0 validate jobs/enrich-products.json', 'check a job file and every row of its inputs, sending nothing')
   .example('$0 report out/today --html report.html', 'summarise a finished run')
-  .epilog(
-    'Settings come from flags, then the environment (CHATBATCH_BASE_URL, the key variable), then the job file.\n' +
-      'Exit codes: 0 every row succeeded; 1 some rows failed; 2 usage or configuration error, nothing sent;\n' +
-      '3 the endpoint refused the run (key, model, base URL, quota); 5 a write failed (disk full, I/O error),\n' +
-      'resume with --resume once fixed; 70 internal error (please report); 130 interrupted, resume with --resume.',
-  )
+  .epilog(`Settings come from flags, then the environment (CHATBATCH_BASE_URL, the key variable), then the job file.\n${EXIT_CODES_HELP}`)
   .strict()
   .demandCommand(1, 'Name a command: run, validate, report, merge, simulate, schema.')
   .recommendCommands()
@@ -66,7 +63,8 @@ const cli = yargs(hideBin(process.argv))
   // Usage errors are exit 2 (the contract), not yargs' default 1.
   .fail((message, error) => {
     if (error && !message) throw error;
-    process.stderr.write(`chatbatch: ${message ?? error?.message}\nRun 'chatbatch --help' for usage.\n`);
+    const hinted = withFlagHints(message ?? error?.message ?? '', knownFlags(hideBin(process.argv)[0]));
+    process.stderr.write(messageLine(logFormatOf(process.argv), `${hinted}\nRun 'chatbatch --help' for usage.`, 'error'));
     process.exit(2);
   });
 

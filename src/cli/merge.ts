@@ -20,19 +20,16 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
       .example('$0 merge out/shard-0 out/shard-1 out/shard-2 out/shard-3 --out out/all', 'Join four shards') as unknown as Argv<MergeArgs>,
   handler: async (args) => {
     // Loaded here, not at start-up: every other command would pay for them.
-    const [{ MergeError, mergeShards }, { MergeTargetError }, { WriteFailedError }, { USAGE_CAVEAT }, { usageSummary }] = await Promise.all(
-      [
-        import('../output/merge.js'),
-        import('../output/merge-target.js'),
-        import('../output/write-failed.js'),
-        import('../output/usage-totals.js'),
-        import('../report/usage-text.js'),
-      ],
-    );
+    const [{ MergeError, mergeShards }, { MergeTargetError }, { WriteFailedError }, { usageSummary }] = await Promise.all([
+      import('../output/merge.js'),
+      import('../output/merge-target.js'),
+      import('../output/write-failed.js'),
+      import('../report/usage-text.js'),
+    ]);
     try {
       const report = await mergeShards(args.dirs, args.out);
       process.stderr.write(`chatbatch: merged ${report.shards} shard(s): ${report.succeeded} ok, ${report.failed} failed → ${args.out}\n`);
-      process.stderr.write(`  tokens: ${usageSummary(report.manifest.usage!)}, over every shard and session\n  ${USAGE_CAVEAT}\n`);
+      process.stderr.write(`  tokens: ${usageSummary(report.manifest.usage!)}, over every shard and session (the endpoint's figures)\n`);
       for (const file of report.derivedFiles) process.stderr.write(`  also:   ${file}\n`);
       process.exitCode = report.failed > 0 ? EXIT.rowsFailed : EXIT.ok;
     } catch (error) {

@@ -1,5 +1,6 @@
 import { clockTime } from '../pace/outage-notice.js';
 import type { RunProgress } from '../run/progress.js';
+import { jsonLogLine, type LogFormat, progressFields } from './log-format.js';
 
 export interface ProgressReporter {
   /** Writes a whole line (a log message) without gluing it to the end of the live status line. */
@@ -9,20 +10,24 @@ export interface ProgressReporter {
 
 /**
  * On a terminal: one live status line, redrawn a few times a second. Off a terminal (cron, CI),
- * or on TERM=dumb: a plain line every 10 seconds, suitable for logs.
+ * or on TERM=dumb: a plain line every 10 seconds, suitable for logs, starting with an ISO time.
+ * With `--log-format json`: a progress object every 10 seconds, never a live line.
  */
 export function startProgressReporter(
   progress: RunProgress,
   stream: Pick<NodeJS.WriteStream, 'write' | 'isTTY'>,
   env = process.env,
+  format: LogFormat = 'text',
 ): ProgressReporter {
-  const live = stream.isTTY === true && env.TERM !== 'dumb';
+  const live = stream.isTTY === true && env.TERM !== 'dumb' && format === 'text';
   const plainEveryMs = Number(env.CHATBATCH_PROGRESS_MS) || 10_000;
   const timer = setInterval(
     () => {
-      const line = formatProgress(progress, performance.now());
-      if (live) stream.write(`\r\x1b[2K${line}`);
-      else stream.write(`chatbatch: ${line}\n`);
+      const now = performance.now();
+      if (format === 'json') stream.write(jsonLogLine(progressFields(progress, now)));
+      else if (live) stream.write(`\r\x1b[2K${formatProgress(progress, now)}`);
+      // A log file's lines say when: an ISO time on each plain line.
+      else stream.write(`chatbatch: ${new Date().toISOString()} ${formatProgress(progress, now)}\n`);
     },
     live ? 250 : plainEveryMs,
   );

@@ -32,9 +32,10 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       { writeUserFile },
       { asWriteFailure },
       { renderHtmlReport },
-      { pendingRows, samplesPerRow },
+      { pendingRows, samplesPerRow, usageOf },
       { computeStats, withPending },
       { formatTextReport },
+      { readViewRows },
     ] = await Promise.all([
       import('../output/manifest.js'),
       import('../output/user-file.js'),
@@ -43,6 +44,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       import('../report/pending.js'),
       import('../report/stats.js'),
       import('../report/text-report.js'),
+      import('../report/rows-view.js'),
     ]);
     const paths = outDirPaths(args.dir);
     const manifest = await readManifest(paths.manifest);
@@ -53,15 +55,18 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     }
     const stats = {
       ...withPending(await computeStats(paths.output, paths.errors), pendingRows(manifest)),
-      usage: manifest.usage ?? null,
+      usage: usageOf(manifest),
       repeat: samplesPerRow(manifest),
     };
-    for (const problem of stats.damaged ?? []) process.stderr.write(`chatbatch: ${terminalSafe(problem)}\n`);
-    const title = `${manifest.job ?? args.dir} (${manifest.status})`;
+    for (const problem of stats.damaged ?? [])
+      process.stderr.write(`chatbatch: ${terminalSafe(problem)}
+`);
+    const title = `${typeof manifest.job === 'string' ? manifest.job : args.dir} (${String(manifest.status)})`;
     // Every value in it comes from files anyone may have edited, and from servers.
     process.stdout.write(terminalSafe(formatTextReport(stats, title)));
     if (args.html) {
-      await writeUserFile(args.html, renderHtmlReport(stats, title)).catch((error: unknown) => {
+      const rows = await readViewRows(paths.output, paths.errors);
+      await writeUserFile(args.html, renderHtmlReport(stats, title, rows)).catch((error: unknown) => {
         throw asWriteFailure(error, args.html!);
       });
       process.stderr.write(`chatbatch: wrote ${args.html}\n`);

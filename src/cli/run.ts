@@ -13,9 +13,13 @@ import type { RunningSimulator } from '../simulator/server.js';
 import { ResponseCache } from '../state/response-cache.js';
 import { budgetStopMessage } from './budget-stop.js';
 import { formatDryRun } from './dry-run-report.js';
-import { EXIT, exitCodeFor } from './exit-codes.js';
+import { EXIT, EXIT_CODES_HELP, exitCodeFor } from './exit-codes.js';
+import { groupRunHelp } from './help-groups.js';
 import { reportInternalError } from './internal-error.js';
+import { invocation, shellQuote } from './invocation.js';
+import { jsonLogLine, LOG_FORMATS, type LogFormat, messageLine, summaryFields } from './log-format.js';
 import { flagsFromArgs, yargsOption } from './options.js';
+import { paramsFromFlags } from './param-flags.js';
 import { type ProgressReporter, startProgressReporter } from './progress.js';
 import { namesStandardInput, STANDARD_INPUT_REFUSAL } from './standard-input.js';
 import { formatSummary } from './summary.js';
@@ -28,26 +32,46 @@ interface RunArgs extends Record<string, unknown> {
   simulate?: boolean;
   quiet?: boolean;
   'dry-run'?: boolean;
+  'log-format'?: LogFormat;
+  /** `--param NAME=VALUE`, parsed (param-flags.ts). */
+  param?: Record<string, unknown>;
 }
 
 export const runCommand: CommandModule<object, RunArgs> = {
   command: 'run [inputs..]',
   describe: 'Send every row of the input files to the endpoint; write output.jsonl, errors.jsonl and manifest.json',
   builder: (yargs: Argv) =>
-    yargs
+    groupRunHelp(yargs)
       .positional('inputs', { type: 'string', array: true, describe: 'Input files or glob patterns (JSONL, CSV); quote globs' })
       .option('job', { type: 'string', describe: 'JSON job file; flags override it' })
       .options(Object.fromEntries(flagOptions().map(([, spec]) => [spec.flag, yargsOption(spec)])))
       .option('simulate', { type: 'boolean', describe: 'Start the built-in simulator and send to it (replies are simulated)' })
       .option('quiet', { type: 'boolean', describe: 'No progress output' })
       .option('dry-run', { type: 'boolean', describe: 'Read and check every row, build every request, send nothing' })
+      .option('log-format', {
+        choices: LOG_FORMATS,
+        describe: 'stderr as text (default) or json: one JSON object a line, each with an ISO time, the summary last',
+      })
+      .option('param', {
+        type: 'string',
+        requiresArg: true,
+        coerce: paramsFromFlags,
+        describe:
+          "Request parameter NAME=VALUE, e.g. temperature=0.2 (repeatable; VALUE as JSON when it parses, else text); over the job's params",
+      })
       .example('$0 run prompts.jsonl --base-url https://api.example.com/v1 --model my-model --out out/today', 'Run a JSONL file')
-      .example("$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich.json", 'Run a glob of CSV files with a template')
+      .example(
+        "$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich-products.json",
+        'Run a glob of CSV files with a template',
+      )
       .example('$0 run --job jobs/quickstart.json --simulate', 'Try it against the built-in simulator')
-      .example('$0 run --job jobs/nightly.json --out out/2026-11-22 --resume', 'Resume an interrupted run')
+      .example('$0 run --job jobs/enrich-products.json --out out/2026-11-22 --resume', 'Resume an interrupted run')
       .example(
         "$0 run in.jsonl --base-url https://api.portkey.ai/v1 --header 'x-portkey-provider: openai' --header 'x-portkey-api-key: ${PORTKEY_API_KEY}' ...",
         'Send through a gateway',
+      )
+      .epilog(
+        `Tokens in summaries and reports are the endpoint's own usage figures: its spec leaves usage unconfirmed, and billing to the provider's console.\n${EXIT_CODES_HELP}`,
       ) as unknown as Argv<RunArgs>,
   handler: async (args) => {
     process.exitCode = await runFromCli(args);
@@ -56,9 +80,12 @@ export const runCommand: CommandModule<object, RunArgs> = {
 
 async function runFromCli(args: RunArgs): Promise<number> {
   let reporter: ProgressReporter | null = null;
+  const format: LogFormat = args['log-format'] ?? 'text';
   const log = (line: string): void => {
-    if (reporter) reporter.writeLine(`chatbatch: ${terminalSafe(redactSecrets(line))}`);
-    else process.stderr.write(`chatbatch: ${terminalSafe(redactSecrets(line))}\n`);
+    const redacted = redactSecrets(line);
+    const text = messageLine(format, format === 'json' ? redacted : terminalSafe(redacted));
+    if (reporter) reporter.writeLine(text.slice(0, -1));
+    else process.stderr.write(text);
   };
   let simulator: RunningSimulator | null = null;
   try {
@@ -104,18 +131,20 @@ async function runFromCli(args: RunArgs): Promise<number> {
     process.on('SIGTERM', onSignal);
 
     const progress = newProgress(performance.now());
-    reporter = args.quiet ? null : startProgressReporter(progress, process.stderr);
+    reporter = args.quiet ? null : startProgressReporter(progress, process.stderr, process.env, format);
     try {
       const report = await runBatch({ config, stop: stop.signal, log, progress });
       reporter?.stop();
       if (report.fatalMessage) log(report.fatalMessage);
-      process.stderr.write(`${formatSummary(report)}\n`);
+      if (format === 'text') process.stderr.write(`${formatSummary(report)}\n`);
       if (report.status === 'interrupted') {
         log(`interrupted; to continue, run:\n  ${resumeCommand(config.outDir)}`);
       }
       if (report.status === 'stopped_at_limit' && report.budget) {
         log(budgetStopMessage(report.budget, report.pending, (budgetFlag) => resumeCommand(config.outDir, budgetFlag)));
       }
+      // The summary is the last line a log collector reads.
+      if (format === 'json') process.stderr.write(jsonLogLine(summaryFields(report, exitCodeFor(report.status))));
       return exitCodeFor(report.status);
     } finally {
       reporter?.stop();
@@ -144,7 +173,8 @@ async function runFromCli(args: RunArgs): Promise<number> {
 }
 
 function flagsFrom(args: RunArgs): RunFlags {
-  return flagsFromArgs(args, args.inputs ?? []);
+  const flags = flagsFromArgs(args, args.inputs ?? []);
+  return args.param === undefined ? flags : { ...flags, params: args.param };
 }
 
 /** The user's own command line with --resume added (and --force removed); `budgetFlag` replaces any --max-total-tokens. */
@@ -155,9 +185,5 @@ function resumeCommand(outDir: string, budgetFlag: string[] = []): string {
     if (at >= 0) argv.splice(at, argv[at] === '--max-total-tokens' ? 2 : 1);
   }
   if (!argv.includes('--out') && !argv.some((a) => a.startsWith('--out='))) argv.push('--out', outDir);
-  return ['chatbatch', ...argv, '--resume', ...budgetFlag].map(shellQuote).join(' ');
-}
-
-function shellQuote(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+  return [invocation(), ...[...argv, '--resume', ...budgetFlag].map(shellQuote)].join(' ');
 }

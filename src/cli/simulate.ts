@@ -2,6 +2,7 @@ import type { Argv, CommandModule } from 'yargs';
 import type { FaultRates, LimitHeaders, SimulatorOptions } from '../simulator/options.js';
 import { LIMIT_HEADERS } from '../simulator/options.js';
 import { EXIT } from './exit-codes.js';
+import { listenFailure } from './listen-failure.js';
 import { nonNegativeInteger, positiveInteger } from './options.js';
 
 interface SimulateArgs {
@@ -134,7 +135,16 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
     }
     // Loaded here, not at start-up: a run has no use for the simulator.
     const { startSimulator } = await import('../simulator/server.js');
-    const simulator = await startSimulator(options);
+    let simulator: Awaited<ReturnType<typeof startSimulator>>;
+    try {
+      simulator = await startSimulator(options);
+    } catch (error) {
+      const problem = listenFailure(error, options.host ?? '127.0.0.1', options.port);
+      if (problem === null) throw error;
+      process.stderr.write(`chatbatch: ${problem}\n`);
+      process.exitCode = EXIT.usage;
+      return;
+    }
     process.stderr.write(`chatbatch simulator listening on ${simulator.url} (replies are simulated)\n`);
     process.stdout.write(`${simulator.url}\n`);
     await new Promise<void>((resolve) => {

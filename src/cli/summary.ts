@@ -1,4 +1,3 @@
-import { USAGE_CAVEAT } from '../output/usage-totals.js';
 import { formatTokens, usageSummary } from '../report/usage-text.js';
 import type { RunReport } from '../run/report.js';
 
@@ -9,8 +8,7 @@ export function formatSummary(report: RunReport): string {
     `chatbatch: ${counted(report)}: ${report.succeeded} ok, ${report.failed} failed` +
       (report.pending > 0 ? `, ${report.pending} pending` : '') +
       ` — ${report.rowsSettledNow} settled in this run in ${seconds.toFixed(1)} s (${rate.toFixed(1)} rows/s, ${report.attempts} attempt(s))`,
-    `  tokens:   ${usageSummary(report.usage.session)} in this run; ${formatTokens(report.usage.total.total_tokens)} in this directory`,
-    `            ${USAGE_CAVEAT}`,
+    `  tokens:   ${usageSummary(report.usage.session)} in this run; ${formatTokens(report.usage.total.total_tokens)} in this directory (the endpoint's figures: see --help)`,
     ...(report.budget ? [`  budget:   ${budgetLine(report.budget)}`] : []),
     `  output:   ${report.paths.output}`,
     `  errors:   ${report.paths.errors}`,

@@ -22,6 +22,8 @@ export interface AttemptSuccess {
   traceId: string | null;
   headers: Record<string, string>;
   durationMs: number;
+  /** The parsed response body, when the client keeps bodies (`--format openai-batch`); redacted like every server string. */
+  body?: unknown;
 }
 
 export interface AttemptFailure {
@@ -43,6 +45,8 @@ export interface AttemptFailure {
   traceId: string | null;
   headers: Record<string, string>;
   durationMs: number;
+  /** An HTTP error's body parsed as JSON, when the client keeps bodies; absent when none came or it was not JSON. */
+  body?: unknown;
 }
 
 export type AttemptOutcome = AttemptSuccess | AttemptFailure;

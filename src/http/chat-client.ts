@@ -23,6 +23,8 @@ export interface ChatClientOptions {
   userAgent?: string;
   /** The forward proxy requests go through (see proxy-env.ts); none: direct. */
   proxy?: ProxyChoice | null;
+  /** Keep each response's parsed body (redacted) in its outcome, for `--format openai-batch`. */
+  keepResponseBody?: boolean;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -59,6 +61,7 @@ export class ChatClient {
       proxy: proxy && { shown: proxy.shown, variable: proxy.variable },
       timeoutMs: options.timeoutMs,
       maxBodyBytes,
+      keepBody: options.keepResponseBody === true,
     };
     this.dispatcher = proxy ? proxyDispatcher(proxy, options) : new Pool(this.origin, poolOptions(options));
 

@@ -12,6 +12,8 @@ export interface ExchangeSettings extends RequestTarget {
   /** The full request URL: redirects are resolved against it. */
   url: string;
   maxBodyBytes: number;
+  /** Keep each response's parsed body in its outcome (`--format openai-batch`). */
+  keepBody: boolean;
 }
 
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -101,7 +103,7 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
     }
     const chunks = this.chunks;
     const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, this.size).toString('utf8');
-    this.finish(interpret(this.status!, this.headers, text, this.started, this.settings.url));
+    this.finish(interpret(this.status!, this.headers, text, this.started, this.settings.url, this.settings.keepBody));
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
@@ -117,7 +119,8 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
   }
 
   onDecoded(end: DecodeEnd): void {
-    if (end.kind === 'text') this.finish(interpret(this.status!, this.headers, end.text, this.started, this.settings.url));
+    if (end.kind === 'text')
+      this.finish(interpret(this.status!, this.headers, end.text, this.started, this.settings.url, this.settings.keepBody));
     else if (end.kind === 'too_large')
       this.fail(
         'response_too_large',

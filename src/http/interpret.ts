@@ -40,6 +40,23 @@ export function interpret(
   text: string,
   started: bigint,
   requestUrl: string,
+  keepBody = false,
+): AttemptOutcome {
+  const outcome = interpretStatus(status, headers, text, started, requestUrl);
+  // `--format openai-batch` writes the body as received: parsed again only then, never by default.
+  if (keepBody && !REDIRECTS.has(status)) {
+    const body = jsonObject(text);
+    if (body !== undefined) outcome.body = body;
+  }
+  return outcome;
+}
+
+function interpretStatus(
+  status: number,
+  headers: Record<string, string>,
+  text: string,
+  started: bigint,
+  requestUrl: string,
 ): AttemptOutcome {
   if (status >= 200 && status < 300) return interpretSuccess(status, headers, text, started);
   if (REDIRECTS.has(status)) return redirected(status, headers, started, requestUrl);
@@ -57,6 +74,16 @@ export function interpret(
 }
 
 const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/** The text as a JSON object; undefined when it is not one (an HTML error page, an empty body). */
+function jsonObject(text: string): object | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * A redirect answers the configuration, not the row: every row would get it. It is never

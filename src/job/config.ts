@@ -9,7 +9,7 @@ import { checkBaseUrl, shownBaseUrl } from './base-url.js';
 import { resolveHeaders } from './headers.js';
 import type { LoadedJob } from './job-file.js';
 import { libraryOptions, type PlainSettings, type RunFlags, resolvePlainSettings, valueProblem } from './options.js';
-import { checkParams } from './params.js';
+import { checkParams, mergedParams } from './params.js';
 
 export { DEFAULT_API_KEY_ENV };
 export const BASE_URL_ENV = 'CHATBATCH_BASE_URL';
@@ -95,7 +95,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   const headers = resolveHeaders(flags.headers, j.headers, context.env);
   problems.push(...headers.problems);
 
-  const params = flags.params ?? j.params ?? {};
+  const params = mergedParams(flags.params, j.params) as Record<string, unknown>;
   problems.push(...checkParams(params));
 
   const out = flags.out ?? (j.out ? relativeToCwd(j.out, context.cwd) : undefined);

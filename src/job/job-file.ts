@@ -2,6 +2,7 @@ import path from 'node:path';
 import { NothingSentError } from '../errors.js';
 import { NotARegularFileError, readRegularFile } from '../state/regular-file.js';
 import { headerLabel, headerProblem } from './headers.js';
+import { nearestName } from './nearest-name.js';
 import { inputFileAsJob, notJson } from './not-a-job-file.js';
 import { type JobFile, jobOptions, type OptionSpec, valueProblem } from './options.js';
 import { checkParams, OPTIONAL_PARAMS } from './params.js';
@@ -118,32 +119,10 @@ export function checkJob(value: unknown, file: string): JobProblem[] {
 
 function closestField(key: string): string | null {
   // A request parameter at the top level (`"temperature": 0.2`) belongs under params.
-  const candidates: Array<[compareWith: string, suggest: string]> = [
+  const suggestions = new Map<string, string>([
     ...[...JOB_FIELDS.keys()].map((name): [string, string] => [name, name]),
     ...Object.keys(OPTIONAL_PARAMS).map((name): [string, string] => [name, `params.${name}`]),
-  ];
-  let best: string | null = null;
-  let bestDistance = 3;
-  for (const [name, suggest] of candidates) {
-    const distance = editDistance(key.toLowerCase(), name);
-    if (distance < bestDistance) {
-      best = suggest;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = row[j]!;
-      row[j] = Math.min(above + 1, row[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return row[b.length]!;
+  ]);
+  const nearest = nearestName(key, suggestions.keys());
+  return nearest === null ? null : suggestions.get(nearest)!;
 }

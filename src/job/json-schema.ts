@@ -27,6 +27,12 @@ export function jobJsonSchema(): Record<string, unknown> {
       case 'params':
         properties[name] = { type: 'object', additionalProperties: false, properties: paramSchemas(), ...doc };
         break;
+      case 'fields':
+        properties[name] = {
+          oneOf: [{ const: 'all' }, { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 }],
+          ...doc,
+        };
+        break;
       case 'headers':
         properties[name] = {
           type: 'object',

@@ -9,7 +9,7 @@ import { DEFAULT_REPLY_RETRIES, REPLY_FORMATS } from '../reply/reply-check.js';
  * config.ts).
  */
 
-export type ValueKind = 'string' | 'strings' | 'positive-integer' | 'non-negative-integer' | 'boolean' | 'headers' | 'params';
+export type ValueKind = 'string' | 'strings' | 'fields' | 'positive-integer' | 'non-negative-integer' | 'boolean' | 'headers' | 'params';
 
 export interface OptionSpec {
   readonly kind: ValueKind;
@@ -132,6 +132,13 @@ export const RUN_OPTIONS = {
     help: 'Send the optional parameters OpenAI Batch lines hold in body (temperature, max_tokens, ...)',
     doc: 'Also send the optional parameters an OpenAI Batch line holds in body (temperature, max_tokens, ...); without it only model and messages are sent.',
   },
+  keepInput: {
+    flag: 'keep-input',
+    job: 'keep_input',
+    kind: 'fields',
+    help: "Each record carries the row's own fields as input: all, or the fields named (comma-separated: --keep-input question,expected)",
+    doc: 'Each record carries the row\'s own fields as `input`: "all", or a list of field (column) names.',
+  },
   system: {
     flag: 'system',
     job: 'system',
@@ -237,6 +244,12 @@ export const RUN_OPTIONS = {
     custom: true,
     help: 'Continue the run in --out, skipping settled rows',
   },
+  allowDroppedRows: {
+    flag: 'allow-dropped-rows',
+    kind: 'boolean',
+    default: false,
+    help: "With --resume: go on even when this run's inputs no longer hold rows the earlier run settled (their records are dropped)",
+  },
   retryFailed: {
     flag: 'retry-failed',
     kind: 'strings',
@@ -260,7 +273,7 @@ export const RUN_OPTIONS = {
     flag: 'escape-formulas',
     kind: 'boolean',
     default: true,
-    help: 'CSV: escape cells a spreadsheet would execute (default on; --no-escape-formulas turns it off)',
+    help: 'CSV: escape the cells the model or server wrote, and header cells, that a spreadsheet would run as formulas; your input cells stay verbatim (default on; --no-escape-formulas turns it off)',
   },
   bom: { flag: 'bom', kind: 'boolean', default: false, help: 'CSV: start with a UTF-8 BOM for Excel' },
   replyFormat: {
@@ -318,9 +331,11 @@ type KindValue<S> = S extends { choices: readonly (infer C)[] }
         ? number
         : S extends { kind: 'boolean' }
           ? boolean
-          : S extends { kind: 'params' }
-            ? Record<string, unknown>
-            : never;
+          : S extends { kind: 'fields' }
+            ? string | string[]
+            : S extends { kind: 'params' }
+              ? Record<string, unknown>
+              : never;
 
 /** `--header 'Name: value'` on the command line, `{"Name": "value"}` in the job file. */
 type FlagValue<S> = S extends { kind: 'headers' } ? string[] : KindValue<S>;
@@ -371,6 +386,11 @@ export function valueProblem(value: unknown, spec: OptionSpec, from: 'job' | 'fl
       return aboveMaximum(value as number, spec);
     case 'boolean':
       return typeof value === 'boolean' ? null : `expected true or false, got ${JSON.stringify(value)}`;
+    case 'fields':
+      if (typeof value === 'string' && (value === 'all' || from === 'flag')) return null;
+      return Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string' && item.length > 0)
+        ? null
+        : `expected "all" or a non-empty list of field names, got ${JSON.stringify(value)}`;
     case 'headers':
       // `--header 'Name: value'` (repeatable) on the command line and in the library; an object in a job file.
       if (from === 'flag') {

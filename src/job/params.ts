@@ -104,3 +104,15 @@ function excerpt(value: unknown): string {
 function describeKind(kind: Exclude<(typeof OPTIONAL_PARAMS)[OptionalParamName], 'response-format'>): string {
   return kind === 'string-or-strings' ? 'a string or a list of strings' : `a ${kind === 'integer' ? 'positive integer' : 'number'}`;
 }
+
+/**
+ * The run's params: the job file's, with the command line's (`--param`, or the library's
+ * `params`) over them, name by name. A value that is not an object is passed on as it is, for
+ * checkParams to refuse.
+ */
+export function mergedParams(fromFlags: unknown, fromJob: unknown): unknown {
+  const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (fromFlags === undefined) return fromJob ?? {};
+  if (fromJob === undefined || !isObject(fromFlags) || !isObject(fromJob)) return fromFlags;
+  return { ...(fromJob as object), ...(fromFlags as object) };
+}

@@ -5,6 +5,7 @@ import type { InputRow } from '../input/row.js';
 import { dataCells, dataColumnNames, scanReplyData } from './data-columns.js';
 import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
 import type { FormatContext, FormatWriter } from './format-writer.js';
+import { escapeFormula, FOREIGN_COLUMNS } from './formula-cells.js';
 
 const RESULT_COLUMNS = ['reply', 'status', 'code', 'duration_ms', 'trace_id', 'attempts'] as const;
 const ERROR_COLUMNS = [...RESULT_COLUMNS, 'category', 'message'] as const;
@@ -21,11 +22,9 @@ export async function csvWriter({ inputs, outDir, sampled, csv }: FormatContext)
   const errorColumns: readonly string[] = sampled ? ['sample', ...ERROR_COLUMNS] : ERROR_COLUMNS;
   // Header cells are escaped too: an input's column name (or a reply's data key) such as
   // `=HYPERLINK(...)` is a formula to a spreadsheet wherever it stands.
+  const guard = (text: string): string => (csv.escapeFormulas ? escapeFormula(text) : text);
   const header = (columns: readonly string[]) =>
-    stringify([[...inputColumns, ...resultColumnNames(inputColumns, columns)]], {
-      bom: csv.bom,
-      escape_formulas: csv.escapeFormulas,
-    });
+    stringify([[...inputColumns, ...resultColumnNames(inputColumns, columns)].map(guard)], { bom: csv.bom });
   return {
     headers: [
       header([...resultColumns, ...dataColumnNames(data)]),
@@ -33,13 +32,16 @@ export async function csvWriter({ inputs, outDir, sampled, csv }: FormatContext)
     ],
     line(row, record, ok) {
       const fields = record as unknown as Record<string, unknown>;
+      // Input cells verbatim; the model's and the server's escaped (see formula-cells.ts).
       const cells: Array<string | number> = [
         ...inputCells(row, shared, record.id),
-        ...(ok ? resultColumns : errorColumns).map((column) => cell(fields[column])),
+        ...(ok ? resultColumns : errorColumns).map((column) =>
+          FOREIGN_COLUMNS.has(column) ? guard(cell(fields[column])) : cell(fields[column]),
+        ),
       ];
-      if (ok) cells.push(...dataCells(record.data, data));
-      else if (data.replyText) cells.push(cell(record.reply_text));
-      return stringify([cells], { escape_formulas: csv.escapeFormulas });
+      if (ok) cells.push(...dataCells(record.data, data).map((value) => (typeof value === 'string' ? guard(value) : value)));
+      else if (data.replyText) cells.push(guard(cell(record.reply_text)));
+      return stringify([cells]);
     },
   };
 }

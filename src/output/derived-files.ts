@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { readRows } from '../input/read-rows.js';
 import { AtomicFile } from './atomic-file.js';
@@ -69,4 +70,13 @@ async function hasSamples(...files: RecordLines[]): Promise<boolean> {
     if (first !== null) return first.sample !== undefined;
   }
   return false;
+}
+
+/**
+ * Removes the derived files of an earlier session: a run that stopped with rows pending writes
+ * none (a CSV of the rows settled so far would look like the whole result), and an earlier
+ * one no longer describes this output directory. They are written when every row has settled.
+ */
+export async function removeDerivedFiles(format: DerivedFormat, outDir: string): Promise<void> {
+  await Promise.all(DERIVED_FILES[format].map((name) => rm(path.join(outDir, name), { force: true })));
 }

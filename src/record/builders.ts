@@ -17,6 +17,8 @@ export interface RowOrigin {
   line: number;
   /** The sample index, with `--repeat` above 1. */
   sample?: number;
+  /** With --keep-input: the row's own fields, written after `line` (and `sample`). */
+  input?: Record<string, unknown> | undefined;
 }
 
 export interface AttemptsSoFar {
@@ -32,11 +34,12 @@ type Outcome = Pick<RowRecord, 'reply' | 'status' | 'code' | 'trace_id' | 'attem
 /** The contract fields in the guide's order, shared by every kind of record. */
 function record(origin: RowOrigin, model: string, outcome: Outcome): RowRecord {
   if (origin.sample !== undefined)
-    return withSample(record({ id: origin.id, file: origin.file, line: origin.line }, model, outcome), origin.sample);
+    return withSample(record({ id: origin.id, file: origin.file, line: origin.line, input: origin.input }, model, outcome), origin.sample);
   return {
     id: origin.id,
     file: origin.file,
     line: origin.line,
+    ...(origin.input === undefined ? {} : { input: origin.input }),
     model,
     reply: outcome.reply,
     status: outcome.status,
@@ -71,6 +74,7 @@ export function successRecord(origin: RowOrigin, outcome: AttemptSuccess, run: A
     },
     context,
   );
+  if (outcome.body !== undefined) result.response_body = outcome.body;
   return withAttemptDetails(result, run, context);
 }
 
@@ -87,6 +91,7 @@ export function failureRecord(origin: RowOrigin, outcome: AttemptFailure, run: A
   // Already redacted: the chat client hands out no server text that is not.
   result.message = outcome.message;
   result.category = outcome.category;
+  if (outcome.body !== undefined) result.response_body = outcome.body;
   return withAttemptDetails(result, run, context);
 }
 

@@ -29,6 +29,8 @@ export interface RowRecord {
   line: number;
   /** With `--repeat N` above 1: which of the row's samples this is (0..N-1); absent otherwise. */
   sample?: number;
+  /** With --keep-input: the row's own fields (all, or the ones named), as read. */
+  input?: Record<string, unknown>;
   model: string;
   reply: string | null;
   status: number | null;
@@ -59,4 +61,9 @@ export interface RowRecord {
   data?: unknown;
   /** An `invalid_reply` failure: the reply that did not parse or validate (`reply` is null). */
   reply_text?: string;
+  /**
+   * With `--format openai-batch`: the response body as received (parsed, after redaction), so
+   * the Batch output line carries it whole (logprobs, refusal, every choice's finish_reason).
+   */
+  response_body?: unknown;
 }

@@ -9,8 +9,24 @@ import type { CheckedReply } from './reply-check.js';
  * the reply was paid for.
  */
 export function withCheckedReply(success: RowRecord, checked: CheckedReply): RowRecord {
-  const { id, file, line, model, reply, status, trace_id, attempts, started_at, duration_ms, code: _code, ...details } = success;
-  const contract = { id, file, line, model };
+  const {
+    id,
+    file,
+    line,
+    sample,
+    input,
+    model,
+    reply,
+    status,
+    trace_id,
+    attempts,
+    started_at,
+    duration_ms,
+    code: _code,
+    ...details
+  } = success;
+  // `sample` and `input` stay where the record builders put them: after `line`.
+  const contract = { id, file, line, ...(sample === undefined ? {} : { sample }), ...(input === undefined ? {} : { input }), model };
   const timing = { trace_id, attempts, started_at, duration_ms };
   if (checked.ok) return { ...contract, reply, status, code: null, ...timing, data: checked.data, ...details };
   return {

@@ -12,8 +12,9 @@ const MAX_BELIEVABLE_DURATION_MS = 365 * 24 * 3_600_000;
 
 /**
  * The records of one of our record files, treated as untrusted input: a line that is not JSON,
- * or lacks the fields a report relies on with sane values, is skipped and named to `onDamage`
- * (file and line), never fatal. A missing file holds no records.
+ * or lacks the numbers a report computes with (attempts, duration_ms, started_at) with sane
+ * values, is skipped and named to `onDamage` (file and line), never fatal. A missing file holds
+ * no records.
  */
 export async function* readCheckedRecords(file: string, onDamage: (problem: string) => void): AsyncGenerator<RowRecord> {
   let lineNumber = 0;
@@ -54,7 +55,6 @@ export function recordProblem(line: string): string | null {
   }
   if (typeof record.started_at !== 'string' || Number.isNaN(Date.parse(record.started_at)))
     return `started_at is ${JSON.stringify(record.started_at)}`;
-  if (record.status !== null && !Number.isSafeInteger(record.status)) return `status is ${JSON.stringify(record.status)}`;
-  if (record.code !== null && typeof record.code !== 'string') return `code is ${JSON.stringify(record.code)}`;
+  // Text where a status or code should be is shown as written (escaped): it breaks no sum.
   return null;
 }

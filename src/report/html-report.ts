@@ -1,49 +1,94 @@
 import { USAGE_CAVEAT } from '../output/usage-totals.js';
+import { datasetLines } from './dataset-text.js';
+import { type Html, html, jsonScript, trustedHtml } from './html.js';
 import { describePending } from './pending.js';
+import { ROWS_SCRIPT } from './rows-script.js';
+import type { ViewRow } from './rows-view.js';
 import type { RunStats } from './stats.js';
-import { type Axis, chartFrame, escapeXml, heightOf, niceAxis, xOf, yOf } from './svg-chart.js';
+import { type Axis, chartFrame, heightOf, niceAxis, xOf, yOf } from './svg-chart.js';
 import { formatTokens, usageSummary } from './usage-text.js';
 
-/** A self-contained page: inline CSS and SVG, no scripts, nothing fetched. */
-export function renderHtmlReport(stats: RunStats, title: string): string {
+/** A self-contained page: inline CSS, SVG and script, nothing fetched; every value from a file escaped. */
+export function renderHtmlReport(stats: RunStats, title: string, rows: readonly ViewRow[] = []): string {
   const latency = stats.latency;
   const pendingNote = describePending(stats.pending, stats.repeat > 1 ? 'sample' : 'row');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>chatbatch report: ${escapeXml(title)}</title>
-<style>
-body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1000px}
+  return html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>chatbatch report: ${title}</title>
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<style>${trustedHtml(STYLE)}</style></head><body>
+<h1>chatbatch report: ${title}</h1>
+<div class="cards">
+<div class="card"><b>${stats.rows}</b>${stats.repeat > 1 ? `samples (${stats.repeat} per row)` : 'rows'}</div>
+<div class="card"><b style="color:#2a7">${stats.succeeded}</b>succeeded</div>
+<div class="card"><b style="color:#c33">${stats.failed}</b>failed</div>
+<div class="card"><b>${stats.pending ?? 'unknown'}</b>pending</div>
+${stats.usage ? html`<div class="card"><b>${formatTokens(stats.usage.total_tokens)}</b>tokens</div>` : ''}
+${latency ? html`<div class="card"><b>${latency.p50} ms</b>p50 latency</div><div class="card"><b>${latency.p99} ms</b>p99 latency</div>` : ''}
+</div>
+${pendingNote === null ? '' : html`<p>${pendingNote}</p>`}
+${stats.damagedLines > 0 ? html`<p>${stats.damagedLines} line(s) of the records files are not records (torn or edited): skipped.</p>` : ''}
+<p>${stats.usage ? `Tokens: ${usageSummary(stats.usage)}, over every session; ${USAGE_CAVEAT}.` : 'Tokens: not recorded (the manifest was written before chatbatch kept usage).'}</p>
+<h2>Replies</h2>
+<ul>${datasetLines(stats.dataset).map((line) => html`<li>${line}</li>`)}</ul>
+${leastConsistent(stats)}
+${rowsSection(rows)}
+<h2>Latency over time</h2>
+${trustedHtml(latencyChart(stats))}
+<h2>Rows settled over time (per ${stats.throughput.bucketSeconds} s)</h2>
+${trustedHtml(throughputChart(stats))}
+<h2>Status</h2>${countTable(stats.byStatus, 'status')}
+${stats.failed ? html`<h2>Failures by category</h2>${countTable(stats.byCategory, 'category')}<h2>Failures by code</h2>${countTable(stats.byCode, 'code')}` : ''}
+${latency ? html`<h2>Latency percentiles (ms)</h2><table><tr><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>max</th></tr><tr>${[latency.p50, latency.p90, latency.p95, latency.p99, latency.max].map((v) => html`<td class="n">${v}</td>`)}</tr></table>` : ''}
+<h2>Attempts per row</h2>${countTable(stats.attempts, 'attempts')}
+${stats.topErrors.length ? html`<h2>Most common errors</h2><table><tr><th>count</th><th>status</th><th>code</th><th>example row</th><th>trace id</th><th>message</th></tr>${stats.topErrors.map((g) => html`<tr><td class="n">${g.count}</td><td>${g.status ?? '-'}</td><td>${g.code ?? '-'}</td><td>${g.example.id}</td><td>${g.example.trace_id ?? '-'}</td><td>${(g.example.message ?? '').slice(0, 160)}</td></tr>`)}</table>` : ''}
+${stats.slowest.length ? html`<h2>Slowest rows</h2><table><tr><th>row</th><th>ms</th><th>attempts</th><th>trace id</th></tr>${stats.slowest.map((s) => html`<tr><td>${s.id}</td><td class="n">${s.duration_ms}</td><td class="n">${s.attempts}</td><td>${s.trace_id ?? '-'}</td></tr>`)}</table>` : ''}
+</body></html>
+`.text;
+}
+
+const STYLE = `
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
 h1{font-size:20px}h2{font-size:16px;margin-top:28px}
-table{border-collapse:collapse}td,th{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left}
+table{border-collapse:collapse}td,th{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
 .cards{display:flex;gap:16px}.card{border:1px solid #ddd;border-radius:6px;padding:10px 16px}
 .card b{display:block;font-size:22px}
 svg{border:1px solid #eee;background:#fcfcfc}
 svg text{font:11px system-ui,sans-serif;fill:#444}svg text.title{font-size:12px;fill:#222}svg text.legend{font-size:12px;fill:#222}svg text.guide{fill:#555}
 figure{margin:8px 0}figcaption{color:#555;font-size:13px;margin-top:4px}
-</style></head><body>
-<h1>chatbatch report: ${escapeXml(title)}</h1>
-<div class="cards">
-<div class="card"><b>${stats.rows}</b>${stats.repeat > 1 ? `samples (${stats.repeat} per row)` : 'rows'}</div>
-<div class="card"><b style="color:#2a7">${stats.succeeded}</b>succeeded</div>
-<div class="card"><b style="color:#c33">${stats.failed}</b>failed</div>
-<div class="card"><b>${stats.pending ?? 'unknown'}</b>pending</div>
-${stats.usage ? `<div class="card"><b>${formatTokens(stats.usage.total_tokens)}</b>tokens</div>` : ''}
-${latency ? `<div class="card"><b>${latency.p50} ms</b>p50 latency</div><div class="card"><b>${latency.p99} ms</b>p99 latency</div>` : ''}
-</div>
-${pendingNote === null ? '' : `<p>${escapeXml(pendingNote)}</p>`}
-<p>${stats.usage ? `Tokens: ${escapeXml(usageSummary(stats.usage))}, over every session; ${escapeXml(USAGE_CAVEAT)}.` : 'Tokens: not recorded (the manifest was written before chatbatch kept usage).'}</p>
-<h2>Latency over time</h2>
-${latencyChart(stats)}
-<h2>Rows settled over time (per ${stats.throughput.bucketSeconds} s)</h2>
-${throughputChart(stats)}
-<h2>Status</h2>${countTable(stats.byStatus, 'status')}
-${stats.failed ? `<h2>Failures by category</h2>${countTable(stats.byCategory, 'category')}<h2>Failures by code</h2>${countTable(stats.byCode, 'code')}` : ''}
-${latency ? `<h2>Latency percentiles (ms)</h2><table><tr><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>max</th></tr><tr>${[latency.p50, latency.p90, latency.p95, latency.p99, latency.max].map((v) => `<td class="n">${v}</td>`).join('')}</tr></table>` : ''}
-<h2>Attempts per row</h2>${countTable(stats.attempts, 'attempts')}
-${stats.topErrors.length ? `<h2>Most common errors</h2><table><tr><th>count</th><th>status</th><th>code</th><th>example row</th><th>trace id</th><th>message</th></tr>${stats.topErrors.map((g) => `<tr><td class="n">${g.count}</td><td>${g.status ?? '-'}</td><td>${escapeXml(g.code ?? '-')}</td><td>${escapeXml(g.example.id)}</td><td>${escapeXml(g.example.trace_id ?? '-')}</td><td>${escapeXml((g.example.message ?? '').slice(0, 160))}</td></tr>`).join('')}</table>` : ''}
-${stats.slowest.length ? `<h2>Slowest rows</h2><table><tr><th>row</th><th>ms</th><th>attempts</th><th>trace id</th></tr>${stats.slowest.map((s) => `<tr><td>${escapeXml(s.id)}</td><td class="n">${s.duration_ms}</td><td class="n">${s.attempts}</td><td>${escapeXml(s.trace_id ?? '-')}</td></tr>`).join('')}</table>` : ''}
-</body></html>
+.controls{display:flex;gap:10px;align-items:center;flex-wrap:wrap;margin:8px 0}.controls input[type=search]{width:320px;padding:4px}
+#rows-table{width:100%;table-layout:fixed}#rows-table td.cut{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+#rows-table tr.row{cursor:pointer}#rows-table tr.row:hover{background:#f4f7ff}#rows-table tr.failed td:nth-child(3){color:#c33}
+tr.detail dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:4px 0}tr.detail dt{color:#555}tr.detail dd{margin:0}
+tr.detail pre{margin:0;white-space:pre-wrap;word-break:break-word;font:12px/1.35 ui-monospace,monospace}
 `;
+
+function leastConsistent(stats: RunStats): Html | string {
+  const least = stats.dataset.agreement?.least ?? [];
+  if (least.length === 0) return '';
+  return html`<h2>Least consistent rows</h2><table><tr><th>row</th><th>agreement</th><th>different answers</th><th>samples</th></tr>${least.map(
+    (row) =>
+      html`<tr><td>${row.id}</td><td class="n">${Math.round(row.agreement * 100)}%</td><td class="n">${row.distinct}</td><td class="n">${row.samples}</td></tr>`,
+  )}</table>`;
+}
+
+/** The searchable, filterable list of every row; the rows travel as JSON the script reads. */
+function rowsSection(rows: readonly ViewRow[]): Html | string {
+  if (rows.length === 0) return '';
+  return html`<h2>Rows</h2>
+<div class="controls">
+<input type="search" id="f-search" placeholder="Search ids, inputs, replies, messages" aria-label="search rows">
+<select id="f-outcome" aria-label="outcome"><option value="">every outcome</option><option value="ok">ok</option><option value="failed">failed</option></select>
+<select id="f-category" aria-label="failure category"><option value="">every category</option></select>
+<select id="f-finish" aria-label="finish reason"><option value="">every finish_reason</option></select>
+<label id="f-disagree-label"><input type="checkbox" id="f-disagree"> samples disagree</label>
+<span id="rows-count"></span>
+</div>
+<table id="rows-table"><colgroup><col style="width:14%"><col style="width:5%"><col style="width:12%"><col style="width:6%"><col style="width:28%"><col style="width:29%"><col style="width:6%"></colgroup>
+<thead><tr><th>id</th><th>sample</th><th>outcome</th><th>status</th><th>input</th><th>reply / data</th><th>attempts</th></tr></thead><tbody id="rows-body"></tbody></table>
+<p><button id="rows-prev" type="button">previous</button> <span id="rows-page"></span> <button id="rows-next" type="button">next</button> (click a row to open it)</p>
+${jsonScript('rows-data', rows)}
+<script>${trustedHtml(ROWS_SCRIPT)}</script>`;
 }
 
 const GREEN = '#2a7';
@@ -132,7 +177,7 @@ function throughputChart(stats: RunStats): string {
   );
 }
 
-function countTable(counts: Record<string, number>, label: string): string {
+function countTable(counts: Record<string, number>, label: string): Html {
   const rows = Object.entries(counts).sort(([, a], [, b]) => b - a);
-  return `<table><tr><th>${label}</th><th>rows</th></tr>${rows.map(([key, count]) => `<tr><td>${escapeXml(key)}</td><td class="n">${count}</td></tr>`).join('')}</table>`;
+  return html`<table><tr><th>${label}</th><th>rows</th></tr>${rows.map(([key, count]) => html`<tr><td>${key}</td><td class="n">${count}</td></tr>`)}</table>`;
 }

@@ -1,4 +1,5 @@
 import type { Manifest } from '../output/manifest.js';
+import type { UsageTotals } from '../output/usage-totals.js';
 
 /**
  * Rows of the input with no record (never sent, or cut off when the run stopped), as the
@@ -22,4 +23,14 @@ export function describePending(pending: number | null, unit: 'row' | 'sample' =
 export function samplesPerRow(manifest: { config?: Record<string, unknown> }): number {
   const repeat = manifest.config?.repeat;
   return typeof repeat === 'number' && Number.isSafeInteger(repeat) && repeat > 1 ? repeat : 1;
+}
+
+/** The manifest's token totals when every figure is a number; null otherwise (none kept, or a damaged file). */
+export function usageOf(manifest: { usage?: unknown }): UsageTotals | null {
+  const usage = manifest.usage;
+  if (typeof usage !== 'object' || usage === null) return null;
+  const figures = Object.values(usage as Record<string, unknown>);
+  return figures.length > 0 && figures.every((value) => typeof value === 'number' && Number.isFinite(value))
+    ? (usage as UsageTotals)
+    : null;
 }

@@ -1,8 +1,12 @@
 import type { UsageTotals } from '../output/usage-totals.js';
+import type { RowRecord } from '../record/record.js';
 import { readCheckedRecords } from './checked-records.js';
+import { type DatasetSummary, DatasetTally } from './dataset-stats.js';
+import { numberOr0, stringOrNull } from './record-file.js';
 
 export interface ErrorGroup {
-  status: number | null;
+  /** The HTTP status; a string only when a hand-edited file says so (shown as written, escaped). */
+  status: number | string | null;
   code: string | null;
   count: number;
   example: { id: string; trace_id: string | null; message: string | undefined };
@@ -30,156 +34,170 @@ export interface RunStats {
   slowest: Array<{ id: string; duration_ms: number; attempts: number; trace_id: string | null }>;
   topErrors: ErrorGroup[];
   /** For charts: one point per row that got an answer. */
-  points: Array<{ t: number; duration_ms: number; status: number | null; ok: boolean; attempts: number }>;
-  /** Record lines skipped as damaged, each naming its file and line. */
+  points: Array<{ t: number; duration_ms: number; status: number | string | null; ok: boolean; attempts: number }>;
+  /** What an evaluation asks of the replies: schema validity, refusals, truncations, sample agreement. */
+  dataset: DatasetSummary;
+  /** Lines of the records files that were not records (torn or hand-edited), skipped. */
+  damagedLines: number;
+  /** The same lines, each naming its file and line and what is wrong. */
   damaged?: string[];
 }
 
 interface LightRecord {
   /** The row's id, with `#<sample>` for a sample: what the report names it by. */
   id: string;
-  status: number | null;
+  status: number | string | null;
   code: string | null;
-  category: string | undefined;
+  category: string | null;
   attempts: number;
   duration_ms: number;
-  started_at: string;
+  started_at: number;
   trace_id: string | null;
   message: string | undefined;
-  cached: boolean | undefined;
+  cached: boolean;
   ok: boolean;
 }
 
 /** Reads output.jsonl and errors.jsonl of a run and computes what `chatbatch report` shows. */
 export async function computeStats(outputFile: string, errorsFile: string, maxPoints = 20_000): Promise<RunStats> {
+  const { records, dataset, damaged } = await readLightRecords(outputFile, errorsFile);
+  const answered = records.filter((r) => r.attempts > 0);
+  return {
+    rows: records.length,
+    repeat: 1,
+    pending: null,
+    usage: null,
+    ...tally(records),
+    latency: latencyOf(answered),
+    slowest: [...answered]
+      .sort((a, b) => b.duration_ms - a.duration_ms)
+      .slice(0, 10)
+      .map((r) => ({ id: r.id, duration_ms: r.duration_ms, attempts: r.attempts, trace_id: r.trace_id })),
+    ...timeline(answered, maxPoints),
+    dataset,
+    damagedLines: damaged.length,
+    damaged,
+  };
+}
+
+/** Each record as the few fields the operations view needs; the dataset view tallied on the way. */
+async function readLightRecords(outputFile: string, errorsFile: string) {
   const records: LightRecord[] = [];
+  const dataset = new DatasetTally();
   const damaged: string[] = [];
   for (const [file, ok] of [
     [outputFile, true],
     [errorsFile, false],
   ] as const) {
     for await (const record of readCheckedRecords(file, (problem) => damaged.push(problem))) {
-      records.push({
-        id: record.sample === undefined ? record.id : `${record.id}#${record.sample}`,
+      records.push(lightRecord(record, ok));
+      dataset.add(record, ok);
+    }
+  }
+  return { records, dataset: dataset.summary(), damaged };
+}
+
+/** Every field checked for its type: the files may have been edited by hand. */
+function lightRecord(record: RowRecord, ok: boolean): LightRecord {
+  const id = String(stringOrNull(record.id));
+  const status = record.status as unknown;
+  return {
+    id: typeof record.sample === 'number' ? `${id}#${record.sample}` : id,
+    status: typeof status === 'number' ? status : stringOrNull(status),
+    code: stringOrNull(record.code),
+    category: stringOrNull(record.category),
+    attempts: numberOr0(record.attempts),
+    duration_ms: numberOr0(record.duration_ms),
+    started_at: Date.parse(String(record.started_at)),
+    trace_id: stringOrNull(record.trace_id),
+    message: stringOrNull(record.message) ?? undefined,
+    cached: record.cached === true,
+    ok,
+  };
+}
+
+type Tally = Pick<RunStats, 'succeeded' | 'failed' | 'cached' | 'byStatus' | 'byCategory' | 'byCode' | 'attempts' | 'topErrors'>;
+
+function tally(records: readonly LightRecord[]): Tally {
+  const counts: Tally = { succeeded: 0, failed: 0, cached: 0, byStatus: {}, byCategory: {}, byCode: {}, attempts: {}, topErrors: [] };
+  const errors = new Map<string, ErrorGroup>();
+  for (const record of records) {
+    if (record.ok) counts.succeeded++;
+    else counts.failed++;
+    if (record.cached) counts.cached++;
+    increment(counts.byStatus, record.status === null ? 'none' : String(record.status));
+    increment(counts.attempts, String(record.attempts));
+    if (record.ok) continue;
+    increment(counts.byCategory, record.category ?? 'unknown');
+    increment(counts.byCode, record.code ?? 'unknown');
+    const key = `${record.status}|${record.code}`;
+    const group = errors.get(key);
+    if (group) group.count++;
+    else
+      errors.set(key, {
         status: record.status,
         code: record.code,
-        category: record.category,
-        attempts: record.attempts,
-        duration_ms: record.duration_ms,
-        started_at: record.started_at,
-        trace_id: record.trace_id,
-        message: record.message,
-        cached: record.cached,
-        ok,
+        count: 1,
+        example: { id: record.id, trace_id: record.trace_id, message: record.message },
       });
-    }
   }
-  const stats: RunStats = {
-    rows: records.length,
-    repeat: 1,
-    succeeded: 0,
-    failed: 0,
-    pending: null,
-    cached: 0,
-    usage: null,
-    byStatus: {},
-    byCategory: {},
-    byCode: {},
-    latency: null,
-    attempts: {},
-    throughput: { bucketSeconds: 1, buckets: [] },
-    slowest: [],
-    topErrors: [],
-    points: [],
-    ...(damaged.length > 0 ? { damaged } : {}),
-  };
-  const errors = new Map<string, ErrorGroup>();
-  const answered: number[] = [];
-  for (const record of records) {
-    if (record.ok) stats.succeeded++;
-    else stats.failed++;
-    if (record.cached) stats.cached++;
-    increment(stats.byStatus, record.status === null ? 'none' : String(record.status));
-    increment(stats.attempts, String(record.attempts));
-    if (!record.ok) {
-      increment(stats.byCategory, record.category ?? 'unknown');
-      increment(stats.byCode, record.code ?? 'unknown');
-      const key = `${record.status}|${record.code}`;
-      const group = errors.get(key);
-      if (group) group.count++;
-      else
-        errors.set(key, {
-          status: record.status,
-          code: record.code,
-          count: 1,
-          example: { id: record.id, trace_id: record.trace_id, message: record.message },
-        });
-    }
-    if (record.attempts > 0) answered.push(record.duration_ms);
-  }
-  answered.sort((a, b) => a - b);
-  if (answered.length > 0) {
-    stats.latency = {
-      p50: quantile(answered, 0.5),
-      p90: quantile(answered, 0.9),
-      p95: quantile(answered, 0.95),
-      p99: quantile(answered, 0.99),
-      max: answered.at(-1)!,
-    };
-  }
-  stats.topErrors = [...errors.values()].sort((a, b) => b.count - a.count).slice(0, 10);
-  stats.slowest = records
-    .filter((r) => r.attempts > 0)
-    .sort((a, b) => b.duration_ms - a.duration_ms)
-    .slice(0, 10)
-    .map((r) => ({ id: r.id, duration_ms: r.duration_ms, attempts: r.attempts, trace_id: r.trace_id }));
+  counts.topErrors = [...errors.values()].sort((a, b) => b.count - a.count).slice(0, 10);
+  return counts;
+}
 
-  const timed = records.filter((r) => r.attempts > 0).map((r) => ({ start: Date.parse(r.started_at), record: r }));
-  if (timed.length > 0) {
-    // Loops, not Math.min(...spread): a spread of every row overflows the stack past ~125k rows.
-    let first = Infinity;
-    let last = -Infinity;
-    for (const { start, record } of timed) {
-      first = Math.min(first, start);
-      last = Math.max(last, start + record.duration_ms);
-    }
-    const span = Math.max(1, (last - first) / 1000);
-    // About 60 buckets; rows started years apart (edited records) still get at most MAX_BUCKETS.
-    const bucketSeconds = Math.max(niceBucket(span / 60), Math.ceil(span / MAX_BUCKETS));
-    const buckets = Array.from({ length: Math.floor(span / bucketSeconds) + 1 }, (_, i) => ({
-      start: i * bucketSeconds,
-      ok: 0,
-      failed: 0,
-    }));
-    for (const { start, record } of timed) {
-      const end = (start + record.duration_ms - first) / 1000;
-      const bucket = buckets[Math.min(buckets.length - 1, Math.floor(end / bucketSeconds))]!;
-      if (record.ok) bucket.ok++;
-      else bucket.failed++;
-    }
-    stats.throughput = { bucketSeconds, buckets };
-    const step = Math.max(1, Math.ceil(timed.length / maxPoints));
-    for (let i = 0; i < timed.length; i += step) {
-      const { start, record } = timed[i]!;
-      stats.points.push({
-        t: (start - first) / 1000,
-        duration_ms: record.duration_ms,
-        status: record.status,
-        ok: record.ok,
-        attempts: record.attempts,
-      });
-    }
+function latencyOf(answered: readonly LightRecord[]): RunStats['latency'] {
+  if (answered.length === 0) return null;
+  const sorted = answered.map((r) => r.duration_ms).sort((a, b) => a - b);
+  return {
+    p50: quantile(sorted, 0.5),
+    p90: quantile(sorted, 0.9),
+    p95: quantile(sorted, 0.95),
+    p99: quantile(sorted, 0.99),
+    max: sorted.at(-1)!,
+  };
+}
+
+/** Rows settled per time bucket, and the chart's points (at most `maxPoints`). */
+function timeline(answered: readonly LightRecord[], maxPoints: number): Pick<RunStats, 'throughput' | 'points'> {
+  const timed = answered.filter((r) => Number.isFinite(r.started_at));
+  if (timed.length === 0) return { throughput: { bucketSeconds: 1, buckets: [] }, points: [] };
+  // Loops, not Math.min(...spread): a spread of every row overflows the stack past ~125k rows.
+  let first = Infinity;
+  let last = -Infinity;
+  for (const record of timed) {
+    first = Math.min(first, record.started_at);
+    last = Math.max(last, record.started_at + record.duration_ms);
   }
-  return stats;
+  const span = Math.max(1, (last - first) / 1000);
+  const bucketSeconds = niceBucket(span / 60);
+  // A span from a hand-edited date decades away would ask for millions of buckets: capped.
+  const bucketCount = Math.min(10_000, Math.floor(span / bucketSeconds) + 1);
+  const buckets = Array.from({ length: bucketCount }, (_, i) => ({ start: i * bucketSeconds, ok: 0, failed: 0 }));
+  for (const record of timed) {
+    const end = (record.started_at + record.duration_ms - first) / 1000;
+    const bucket = buckets[Math.min(buckets.length - 1, Math.floor(end / bucketSeconds))]!;
+    if (record.ok) bucket.ok++;
+    else bucket.failed++;
+  }
+  const points: RunStats['points'] = [];
+  const step = Math.max(1, Math.ceil(timed.length / maxPoints));
+  for (let i = 0; i < timed.length; i += step) {
+    const record = timed[i]!;
+    points.push({
+      t: (record.started_at - first) / 1000,
+      duration_ms: record.duration_ms,
+      status: record.status,
+      ok: record.ok,
+      attempts: record.attempts,
+    });
+  }
+  return { throughput: { bucketSeconds, buckets }, points };
 }
 
 /** The stats with the rows the records do not show: those still pending. */
 export function withPending(stats: RunStats, pending: number | null): RunStats {
   return { ...stats, pending, rows: stats.succeeded + stats.failed + (pending ?? 0) };
 }
-
-/** The most throughput buckets a report draws, whatever the records' times say. */
-const MAX_BUCKETS = 1000;
 
 function increment(counts: Record<string, number>, key: string): void {
   counts[key] = (counts[key] ?? 0) + 1;

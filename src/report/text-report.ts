@@ -1,4 +1,4 @@
-import { USAGE_CAVEAT } from '../output/usage-totals.js';
+import { datasetLines, leastConsistentLines } from './dataset-text.js';
 import { describePending } from './pending.js';
 import type { RunStats } from './stats.js';
 import { usageSummary } from './usage-text.js';
@@ -13,9 +13,13 @@ export function formatTextReport(stats: RunStats, title: string): string {
   if (pendingNote) lines.push(pendingNote);
   lines.push(
     stats.usage
-      ? `tokens: ${usageSummary(stats.usage)}, over every session\n  ${USAGE_CAVEAT}`
+      ? `tokens: ${usageSummary(stats.usage)}, over every session (as the endpoint reported them)`
       : 'tokens: not recorded (the manifest was written before chatbatch kept usage)',
   );
+  if (stats.damagedLines > 0) lines.push(`${stats.damagedLines} line(s) of the records files are not records (torn or edited): skipped`);
+  lines.push('', 'replies:', ...datasetLines(stats.dataset).map((line) => `  ${line}`));
+  const least = leastConsistentLines(stats.dataset);
+  if (least.length > 0) lines.push('', 'least consistent rows:', ...least.map((line) => `  ${line}`));
   lines.push('', 'by status:', ...table(stats.byStatus));
   if (stats.failed > 0) {
     lines.push('', 'failures by category:', ...table(stats.byCategory));

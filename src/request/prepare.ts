@@ -6,6 +6,7 @@ import { inShard, type Shard } from '../input/shard.js';
 import { headersIdentity } from '../job/headers.js';
 import type { BatchNotes } from './batch-notes.js';
 import { buildChatRequest, type RequestSettings } from './chat-request.js';
+import { type KeepInput, keepInputOf, keptFields } from './keep-input.js';
 import { rowToMessages } from './messages.js';
 import { bodyFields, withRowParams } from './row-params.js';
 import type { RowTask } from './row-task.js';
@@ -20,6 +21,8 @@ export interface PrepareSettings extends RequestSettings {
   rowParams: boolean;
   /** Only rows whose id hashes to this shard; the others are yielded as `other-shard`. */
   shard: Shard | null;
+  /** `--keep-input` as given: which of the row's fields its record carries as `input`. */
+  keepInput?: string | readonly string[] | null;
 }
 
 /** A run's configuration as row-preparation settings: the extra headers as their identity. */
@@ -33,6 +36,7 @@ interface RowOrigin {
   id: string;
   file: string;
   line: number;
+  input?: Record<string, unknown>;
 }
 
 /**
@@ -55,14 +59,16 @@ export async function* prepareRows(
   notes: BatchNotes,
   seen: SeenIds = new SeenIds(),
 ): AsyncGenerator<PreparedRow> {
+  const keep = keepInputOf(settings.keepInput);
   for await (const batch of readRowBatches(files)) {
-    for (const row of batch) yield prepareRow(row, settings, notes, seen);
+    for (const row of batch) yield prepareRow(row, settings, keep, notes, seen);
   }
 }
 
 /** One input row, ready: see PreparedRow. */
-function prepareRow(row: InputRow, settings: PrepareSettings, notes: BatchNotes, seen: SeenIds): PreparedRow {
-  const origin = { id: rowId(row, settings.idField ?? undefined), file: row.file, line: row.line };
+function prepareRow(row: InputRow, settings: PrepareSettings, keep: KeepInput, notes: BatchNotes, seen: SeenIds): PreparedRow {
+  const input = keptFields(row.fields, keep);
+  const origin: RowOrigin = { id: rowId(row, settings.idField ?? undefined), file: row.file, line: row.line, ...(input ? { input } : {}) };
   if (settings.shard && !inShard(origin.id, settings.shard)) return { kind: 'other-shard', origin };
   if (!seen.add(origin.id)) {
     return invalid(origin, `dup:${row.file}:${row.line}`, `duplicate id "${origin.id}": an earlier row has the same id`);
@@ -93,6 +99,7 @@ function prepareRow(row: InputRow, settings: PrepareSettings, notes: BatchNotes,
       key: origin.id,
       request,
       clientRequestIdBase: `cb-${shortHash(origin.id)}`,
+      input,
     },
   };
 }
@@ -117,8 +124,8 @@ export function forSample(
   if (prepared.kind === 'invalid') return { ...prepared, key, sample };
   const fingerprint = sampleFingerprint(prepared.fingerprint, sample);
   const request = { ...prepared.task.request, fingerprint };
-  const { id, file, line } = prepared.task;
-  const task: RowTask = { id, file, line, position, key, request, clientRequestIdBase: `cb-${shortHash(key)}`, sample };
+  const { id, file, line, input } = prepared.task;
+  const task: RowTask = { id, file, line, position, key, request, clientRequestIdBase: `cb-${shortHash(key)}`, sample, input };
   return { kind: 'task', key, fingerprint, task };
 }
 

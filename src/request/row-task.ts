@@ -12,6 +12,8 @@ export interface RowTask {
   request: ChatRequest;
   /** Stable per row; the attempt number is appended for the X-Client-Request-Id header. */
   clientRequestIdBase: string;
+  /** With --keep-input: the row's fields its record carries as `input`. */
+  input?: Record<string, unknown> | undefined;
   /** This same request failed in an earlier session and is sent again (`--retry-failed`). */
   failedBefore?: boolean;
 }

@@ -2,7 +2,7 @@ import { sourceTextOf } from '../input/source-text.js';
 import { ownField } from './own-field.js';
 
 /** `{{name}}` placeholders, filled from a row's fields. Whitespace inside the braces is allowed. */
-const PLACEHOLDER = /\{\{\s*([^{}\s]+)\s*\}\}/g;
+export const PLACEHOLDER = /\{\{\s*([^{}\s]+)\s*\}\}/g;
 
 /**
  * Deepest nesting of a list or object filled into a template as JSON. JSON.stringify recurses

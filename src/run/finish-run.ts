@@ -47,7 +47,7 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
   });
   writeFailure ??= results.damage;
   await countUnreadRows(run, admission, tally);
-  const derivedFiles = config.format === 'jsonl' || writeFailure ? [] : await writeDerivedFiles(run);
+  const derivedFiles = config.format === 'jsonl' || writeFailure ? [] : await derivedFilesOf(run, tally.pending, log);
   const status = runStatus(run, sending, admission, tally, writeFailure !== null);
   await run.stopCheckpoints();
   run.endSession(status);
@@ -139,6 +139,17 @@ async function countUnreadRows(run: OpenedRun, admission: Admission, tally: Resu
   const unread = [...admission.rowsPerFile.values()].reduce((sum, rows) => sum + rows, 0) * run.config.repeat - tally.rows;
   tally.rows += unread;
   tally.pending += unread;
+}
+
+/** The derived files, written only once every row has settled (see removeDerivedFiles). */
+async function derivedFilesOf(run: OpenedRun, pending: number, log: (line: string) => void): Promise<string[]> {
+  if (pending === 0) return writeDerivedFiles(run);
+  const { removeDerivedFiles } = await import('../output/derived-files.js');
+  await removeDerivedFiles(run.config.format as 'csv' | 'openai-batch', run.paths.outDir).catch((error: unknown) =>
+    log(`could not remove the earlier --format ${run.config.format} files: ${(error as Error).message}`),
+  );
+  log(`--format ${run.config.format}: not written while ${pending} row(s) are pending; it is written when --resume finishes them`);
+  return [];
 }
 
 /** The CSV writer is loaded only for --format csv / openai-batch. */

@@ -2,6 +2,7 @@ import { countRows } from '../input/count.js';
 import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
 import { SeenIds } from '../input/row-id.js';
+import { checkTemplateColumns } from '../input/template-columns.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
 import { type Manifest, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
 import { readManifestAsWritten } from '../output/manifest-unchanged.js';
@@ -17,6 +18,7 @@ import { JournalWriter } from '../state/journal.js';
 import { acquireLock } from '../state/lock.js';
 import { clearRunFiles, inspectOutDir, type OutDirPaths, outDirPaths, prepareOutDir, removeLeftoverTempFiles } from '../state/out-dir.js';
 import { loadPreviousResults, type PreviousResults } from '../state/previous-results.js';
+import { refuseDroppedRows } from './dropped-rows.js';
 import { OutDirInUseError } from './errors.js';
 import { ManifestCheckpoints } from './manifest-checkpoints.js';
 import { runOwnDirs } from './own-dirs.js';
@@ -95,6 +97,7 @@ export async function openRun(options: RunOptions): Promise<OpenedRun> {
   });
   try {
     const earlier = await readEarlierRun(options, paths);
+    await refuseDroppedRows(options.config, inputs.files, earlier, paths, options.log);
     return await startSession({ options, now, progress, startedAt, inputs, paths, earlier, releaseLock });
   } catch (error) {
     await releaseLock();
@@ -106,6 +109,7 @@ async function checkInputs(options: RunOptions, progress: RunProgress): Promise<
   const { config, log } = options;
   const files = await expandInputs(config.inputs, process.cwd(), { exclude: runOwnDirs(config), signal: options.stop, notice: log });
   await preflightInputs(files);
+  await checkTemplateColumns(config.template, files);
   // A reply schema that cannot be used stops the run here, before the output directory is touched.
   const replyCheck = await replyCheckFor(config);
   // Counted beside the run, never waited for: the progress total, and the size of the id set.

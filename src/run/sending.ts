@@ -4,6 +4,7 @@ import type { AttemptFailure } from '../http/attempt.js';
 import { ChatClient } from '../http/chat-client.js';
 import { defaultRetryPolicy } from '../http/retry-policy.js';
 import { keyName as keyNameOf } from '../job/config.js';
+import { keepsResponseBodies } from '../output/openai-batch.js';
 import { AUTO_CEILING } from '../pace/concurrency-target.js';
 import type { FatalCause } from '../pace/fatal-hint.js';
 import { OutageBreaker } from '../pace/outage-breaker.js';
@@ -84,6 +85,7 @@ export class Sending {
       maxSockets: ceiling,
       timeoutMs: config.timeoutMs,
       proxy: config.proxy,
+      keepResponseBody: keepsResponseBodies(config),
     });
     this.proxy = config.proxy && `${config.proxy.shown} (from ${config.proxy.variable})`;
     if (this.proxy) log(`requests go through the proxy ${this.proxy}`);

@@ -36,11 +36,21 @@ export function sendJson(
   res.end(text);
 }
 
-/** A completion with `reply` as choice 0, its trace ID under `traceHeader` (none when null). */
-export function sendSuccess(context: SimContext, exchange: Exchange, traceHeader: string | null, reply: string, choices = 1): void {
+/**
+ * A completion with `reply` as choice 0 (or every choice's, as simulatedChoices made them), its
+ * trace ID under `traceHeader` (none when null).
+ */
+export function sendSuccess(
+  context: SimContext,
+  exchange: Exchange,
+  traceHeader: string | null,
+  reply: string | readonly string[],
+  choices = 1,
+): void {
   const { res, requestId, messages, model, n } = exchange;
   // Choice 0 is the reply; with `n` > 1 the others are distinct and as deterministic.
-  const replies = [reply, ...Array.from({ length: choices - 1 }, (_, index) => simulatedReply(messages, index + 1))];
+  const replies =
+    typeof reply === 'string' ? [reply, ...Array.from({ length: choices - 1 }, (_, index) => simulatedReply(messages, index + 1))] : reply;
   const prompt = promptTokens(messages);
   let completion = 0;
   for (const text of replies) completion += Math.ceil(text.length / 4);

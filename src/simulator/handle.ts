@@ -5,9 +5,9 @@ import { admitted } from './admission.js';
 import { later, sendJson, sendSuccess } from './answers.js';
 import type { Exchange, SimContext } from './context.js';
 import { type DirectiveKind, findDirective } from './directive.js';
-import { requestedJson, simulatedJson } from './json-reply.js';
+import { sampleSeedOf, simulatedChoices } from './json-reply.js';
 import { errorBody } from './openai-bodies.js';
-import { type SimMessage, simulatedReply } from './reply.js';
+import type { SimMessage } from './reply.js';
 
 const PATHS = new Set(['/chat/completions', '/v1/chat/completions']);
 /** Most choices (`n`) one request may ask for, as OpenAI allows. */
@@ -18,6 +18,7 @@ type ChatRequest = {
   messages: SimMessage[];
   n?: number;
   response_format?: unknown;
+  temperature?: unknown;
   max_tokens?: unknown;
   max_completion_tokens?: unknown;
 };
@@ -37,14 +38,19 @@ export function handleChat(context: SimContext, req: IncomingMessage, res: Serve
   }
   if (!admitted(context, request, res, requestId)) return;
   // JSON when the request asks for it (response_format); a directive below may say otherwise.
-  const asked = requestedJson(request.response_format);
-  const reply = asked ? JSON.stringify(simulatedJson(body, asked.schema)) : simulatedReply(request.messages);
+  // Every choice JSON when asked; samples differ above temperature 0 (simulatedChoices).
   const choices = request.n ?? 1;
+  const sampleSeed = sampleSeedOf(req.headers['x-client-request-id'], n);
+  const replies = simulatedChoices(
+    { body, messages: request.messages, temperature: request.temperature, responseFormat: request.response_format, sampleSeed },
+    choices,
+  );
+  const reply = replies[0]!;
   const exchange: Exchange = { res, requestId, n, messages: request.messages, model: request.model, body, reply, choices };
 
   const action = activeDirective(context, body) ?? context.drawFault();
   if (action) act(context, action, exchange);
-  else later(context, () => sendSuccess(context, exchange, 'x-request-id', reply, choices));
+  else later(context, () => sendSuccess(context, exchange, 'x-request-id', replies));
 }
 
 /** The parsed request when the route, key, body and parameters are acceptable; else why not. */

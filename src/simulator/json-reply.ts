@@ -1,4 +1,4 @@
-import { fnv1a } from './reply.js';
+import { fnv1a, type SimMessage, simulatedReply } from './reply.js';
 
 /**
  * The simulator's JSON answers (a request's `response_format`, or `[[sim:json]]`): the same
@@ -109,4 +109,50 @@ function resolveLocal(ref: string, root: unknown): unknown {
     node = (node as Record<string, unknown>)[part];
   }
   return node;
+}
+
+/** What a request's replies depend on: its body, messages, parameters and which sample it is. */
+export interface ReplyRequest {
+  body: string;
+  messages: ReadonlyArray<SimMessage>;
+  /** The request's `temperature` and `response_format`, as sent. */
+  temperature: unknown;
+  responseFormat: unknown;
+  /** Which sample of a row this request is: stable across a row's retries, different between its samples. */
+  sampleSeed: string;
+}
+
+/**
+ * Every choice's content (`n` of them). At temperature 0 (or none) a request always gets the
+ * same replies. Above 0 a sample may answer differently, more often the higher the temperature
+ * (half the samples at 1, all at 2), deterministically per row and sample, so self-consistency
+ * (`--repeat`) can be rehearsed. When JSON is asked, every choice is JSON.
+ */
+export function simulatedChoices(request: ReplyRequest, count: number): string[] {
+  const asked = requestedJson(request.responseFormat);
+  return Array.from({ length: count }, (_, choice) => {
+    const variant = variantOf(request, choice);
+    if (asked) {
+      const seedText = choice === 0 && variant === 0 ? request.body : `${request.body}\u0000${choice}\u0000${variant}`;
+      return JSON.stringify(simulatedJson(seedText, asked.schema));
+    }
+    return simulatedReply(request.messages, choice, variant);
+  });
+}
+
+/** 0 for the request's usual answer; else which other answer this sample (and choice) gives. */
+function variantOf(request: ReplyRequest, choice: number): number {
+  const temperature = typeof request.temperature === 'number' && request.temperature > 0 ? request.temperature : 0;
+  if (temperature === 0) return 0;
+  const draw = fnv1a(`${request.sampleSeed}\u0000${choice}`);
+  return (draw % 1000) / 1000 < Math.min(1, temperature / 2) ? 1 + (draw % 7) : 0;
+}
+
+/**
+ * The sample seed of a request from chatbatch: its X-Client-Request-Id without the attempt
+ * number (`cb-<row and sample hash>-<attempt>`); a request without one is its own sample.
+ */
+export function sampleSeedOf(clientRequestId: string | string[] | undefined, sequence: number): string {
+  const id = Array.isArray(clientRequestId) ? clientRequestId[0] : clientRequestId;
+  return id ? id.replace(/-\d+$/, '') : `request-${sequence}`;
 }

@@ -14,7 +14,7 @@ export function fnv1a(text: string): number {
  * A deterministic reply derived from the messages, so tests and re-runs can check replies.
  * `choice` (with `n` > 1) makes each choice's reply distinct; choice 0 is the reply of `n` = 1.
  */
-export function simulatedReply(messages: ReadonlyArray<SimMessage>, choice = 0): string {
+export function simulatedReply(messages: ReadonlyArray<SimMessage>, choice = 0, variant = 0): string {
   let lastUser = '';
   let all = '';
   for (const message of messages) {
@@ -23,5 +23,6 @@ export function simulatedReply(messages: ReadonlyArray<SimMessage>, choice = 0):
   }
   const excerpt = lastUser.length > 60 ? `${lastUser.slice(0, 60)}…` : lastUser;
   if (choice > 0) all += `choice\u0000${choice}`;
+  if (variant > 0) all += `variant\u0000${variant}`;
   return `Simulated reply${choice > 0 ? ` ${choice + 1}` : ''} to "${excerpt}" (#${fnv1a(all).toString(16).padStart(8, '0')})`;
 }

@@ -67,16 +67,17 @@ describe('--dry-run', () => {
 });
 
 describe('--format csv', () => {
-  it('writes the input columns then the results, escapes formulas, keeps multi-line replies in one cell', async () => {
+  it('writes the input columns verbatim then the results, keeps multi-line replies in one cell', async () => {
     await dir.write('in.csv', 'id,name,prompt\n1,=cmd|calc,"first\nline two"\n2,plain,@SUM(A1)\n3,bad\n');
     const result = await runOn('in.csv', '--out', 'out', '--format', 'csv', '--quiet');
     expect(result.code).toBe(1);
     const output = await dir.read('out/output.csv');
     const lines = output.split('\n');
     expect(lines[0]).toBe('id,name,prompt,reply,status,code,duration_ms,trace_id,attempts');
-    expect(output).toContain(`\n1,'=cmd|calc,`);
+    // The user's own cells are theirs: copied as written, formulas included.
+    expect(output).toContain(`\n1,=cmd|calc,`);
     expect(output).toContain('"first\nline two"');
-    expect(output).toContain(`'@SUM(A1)`);
+    expect(output).toContain(`\n2,plain,@SUM(A1),`);
     const errors = await dir.read('out/errors.csv');
     expect(errors.split('\n')[0]).toBe('id,name,prompt,reply,status,code,duration_ms,trace_id,attempts,category,message');
     expect(errors).toContain('invalid_input');
@@ -138,7 +139,12 @@ describe('--format openai-batch', () => {
     expect(ok!.response.body.choices[0].message.content).toContain('Simulated reply to "hi"');
     // biome-ignore lint/suspicious/noExplicitAny: as above
     const [failed] = await dir.jsonl<Record<string, any>>('out/batch-errors.jsonl');
-    expect(failed).toMatchObject({ custom_id: 'req-2', response: { status_code: 400 }, error: { code: 'http_400_sim' } });
+    // An HTTP error has a response, its body as received; `error` is for requests with no HTTP response.
+    expect(failed).toMatchObject({
+      custom_id: 'req-2',
+      response: { status_code: 400, body: { error: { code: 'http_400_sim' } } },
+      error: null,
+    });
   });
 });
 
@@ -165,7 +171,7 @@ describe('progress', () => {
     expect(loud.code, loud.stderr).toBe(0);
     const lines = loud.stderr.split('\n').filter((l) => /rows\/s/.test(l) && l.includes('done'));
     expect(lines.length).toBeGreaterThan(0);
-    expect(lines.at(-1)).toMatch(/^chatbatch: \d+\/30 done \(\d+ ok, \d+ failed\)/);
+    expect(lines.at(-1)).toMatch(/^chatbatch: \d{4}-\d\d-\d\dT[\d:.]+Z \d+\/30 done \(\d+ ok, \d+ failed\)/);
     expect(loud.stderr).not.toContain('\x1b[');
     const quiet = await run(['in.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'o2', '--concurrency', '1', '--quiet'], {
       CHATBATCH_PROGRESS_MS: '300',
@@ -197,7 +203,7 @@ describe('report', () => {
     expect(report.stdout).toMatch(/2 × status 400 http_400_sim: e\.g\. row bad1, trace req_sim_\d+/);
     const html = await dir.read('report.html');
     expect(html).toContain('<svg');
-    expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
+    expect(html).not.toMatch(/<script[^>]*\ssrc=|<link|https?:\/\/(?!www\.w3\.org)/);
   });
 
   it('refuses a directory without a run', async () => {

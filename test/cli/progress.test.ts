@@ -39,7 +39,7 @@ describe('progress reporter', () => {
       vi.advanceTimersByTime(120);
       reporter.writeLine('chatbatch: a log line');
       reporter.stop();
-      expect(writes.some((w) => /^chatbatch: 0 done \(0 ok, 0 failed\)/.test(w))).toBe(true);
+      expect(writes.some((w) => /^chatbatch: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z 0 done \(0 ok, 0 failed\)/.test(w))).toBe(true);
       expect(writes).toContain('chatbatch: a log line\n');
       expect(writes.join('')).not.toMatch(/[\r\x1b]/);
     }

@@ -19,6 +19,7 @@ function sampleValue(spec: OptionSpec): unknown {
     case 'non-negative-integer':
       return 7;
     case 'strings':
+    case 'fields':
       return ['a', 'b'];
     default:
       return 'x';

@@ -1,0 +1,117 @@
+import { hash } from 'node:crypto';
+import type { RowRecord } from '../record/record.js';
+
+/** A row whose samples disagree most (`--repeat`). */
+export interface RowAgreement {
+  id: string;
+  samples: number;
+  /** Share of the row's samples equal to its most common answer (reply, or `data` when parsed). */
+  agreement: number;
+  /** How many different answers the samples gave. */
+  distinct: number;
+}
+
+/** What an evaluation user asks of a run's replies, beyond whether the requests worked. */
+export interface DatasetSummary {
+  /** Replies checked as JSON (--reply-format json): parsed (and valid under --reply-schema) or `invalid_reply`. */
+  checked: number;
+  valid: number;
+  /** Rows the model declined to answer (category `refused`). */
+  refused: number;
+  /** Replies that stopped at the token limit (`finish_reason: length`). */
+  truncated: number;
+  /** Replies that came (successes and invalid replies): what `truncated` is a share of. */
+  replies: number;
+  /** With samples: how the samples of each row agree; null when rows were sent once. */
+  agreement: {
+    rows: number;
+    /** Mean over rows of each row's agreement. */
+    mean: number;
+    /** Rows whose samples all gave the same answer. */
+    unanimous: number;
+    /** The least consistent rows, least first (at most 10). */
+    least: RowAgreement[];
+  } | null;
+}
+
+/** Counts the dataset summary one record at a time. */
+export class DatasetTally {
+  private checked = 0;
+  private valid = 0;
+  private refused = 0;
+  private truncated = 0;
+  private replies = 0;
+  /** Per row id: how many samples gave each answer (answers kept as short hashes). */
+  private readonly answers = new Map<string, Map<string, number>>();
+
+  add(record: RowRecord, ok: boolean): void {
+    const invalidReply = record.code === 'invalid_reply';
+    if ((ok && record.data !== undefined) || invalidReply) this.checked++;
+    if (ok && record.data !== undefined) this.valid++;
+    if (record.category === 'refused') this.refused++;
+    if (ok || invalidReply) this.replies++;
+    if (record.finish_reason === 'length') this.truncated++;
+    if (typeof record.sample === 'number') this.addSample(String(record.id), answerOf(record, ok));
+  }
+
+  private addSample(id: string, answer: string): void {
+    let counts = this.answers.get(id);
+    if (!counts) this.answers.set(id, (counts = new Map()));
+    counts.set(answer, (counts.get(answer) ?? 0) + 1);
+  }
+
+  summary(): DatasetSummary {
+    return {
+      checked: this.checked,
+      valid: this.valid,
+      refused: this.refused,
+      truncated: this.truncated,
+      replies: this.replies,
+      agreement: this.answers.size === 0 ? null : agreementOf(this.answers),
+    };
+  }
+}
+
+/** What two samples must share to agree: the parsed `data` when there is one, else the reply; a failure is its code. */
+function answerOf(record: RowRecord, ok: boolean): string {
+  const text = !ok
+    ? `failed:${String(record.code)}`
+    : record.data !== undefined
+      ? `data:${canonicalJson(record.data)}`
+      : `reply:${String(record.reply).trim()}`;
+  return hash('sha1', text).slice(0, 16);
+}
+
+/** JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same answer. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function agreementOf(answers: Map<string, Map<string, number>>): NonNullable<DatasetSummary['agreement']> {
+  const rows: RowAgreement[] = [];
+  for (const [id, counts] of answers) {
+    let samples = 0;
+    let top = 0;
+    for (const count of counts.values()) {
+      samples += count;
+      top = Math.max(top, count);
+    }
+    rows.push({ id, samples, agreement: top / samples, distinct: counts.size });
+  }
+  let sum = 0;
+  let unanimous = 0;
+  for (const row of rows) {
+    sum += row.agreement;
+    if (row.distinct === 1) unanimous++;
+  }
+  const least = rows
+    .filter((row) => row.distinct > 1)
+    .sort((a, b) => a.agreement - b.agreement || b.distinct - a.distinct)
+    .slice(0, 10);
+  return { rows: rows.length, mean: sum / rows.length, unanimous, least };
+}

@@ -1,0 +1,86 @@
+/**
+ * The rows view's script, inlined in the page (no network). It reads the rows from the page's
+ * JSON data element and shows one page of them at a time, so 100,000 rows cost one JSON.parse
+ * and 100 table rows, not 100,000 DOM nodes. Every value reaches the page through textContent,
+ * never innerHTML: a reply or an input field is text, whatever it contains.
+ */
+export const ROWS_SCRIPT = `(() => {
+  const PAGE = 100;
+  const rows = JSON.parse(document.getElementById('rows-data').textContent);
+  const $ = (id) => document.getElementById(id);
+  const body = $('rows-body');
+  let shown = rows;
+  let page = 0;
+  const text = (row) => row.hay || (row.hay = [row.id, row.msg, row.r, row.d, row.code, row.cat, row.tr, row.in ? Object.values(row.in).join(' ') : ''].join(' ').toLowerCase());
+  const el = (tag, content, cls) => { const e = document.createElement(tag); if (content !== undefined && content !== null) e.textContent = String(content); if (cls) e.className = cls; return e; };
+  const outcome = (row) => row.ok ? 'ok' : 'failed';
+  const answer = (row) => row.d !== null ? row.d : (row.r === null ? '' : row.r);
+  const fill = (select, values) => { for (const v of [...new Set(values)].filter((v) => v !== null).sort()) select.append(el('option', v)); };
+  fill($('f-category'), rows.map((r) => r.cat));
+  fill($('f-finish'), rows.map((r) => r.fr));
+  if (!rows.some((r) => r.ag !== undefined)) $('f-disagree-label').hidden = true;
+  function matches(row, q, o, c, f, d) {
+    if (o && outcome(row) !== o) return false;
+    if (c && row.cat !== c) return false;
+    if (f && row.fr !== f) return false;
+    if (d && !(row.ag < 1)) return false;
+    return !q || text(row).includes(q);
+  }
+  function apply() {
+    const q = $('f-search').value.trim().toLowerCase();
+    const o = $('f-outcome').value, c = $('f-category').value, f = $('f-finish').value, d = $('f-disagree').checked;
+    shown = rows.filter((row) => matches(row, q, o, c, f, d));
+    page = 0;
+    render();
+  }
+  function detail(row) {
+    const tr = el('tr', null, 'detail');
+    const td = el('td');
+    td.colSpan = 7;
+    const dl = el('dl');
+    const add = (name, value, pre) => { if (value === null || value === undefined || value === '') return; dl.append(el('dt', name)); const dd = el('dd'); dd.append(el(pre ? 'pre' : 'span', value)); dl.append(dd); };
+    add('id', row.id);
+    if (row.s !== undefined) add('sample', row.s);
+    if (row.in) for (const [k, v] of Object.entries(row.in)) add('input.' + k, v, true);
+    else add('input', '(not in the records: run with --keep-input to keep the row\\'s fields)');
+    add('reply', row.r, true);
+    add('data', row.d, true);
+    add('outcome', outcome(row));
+    add('status', row.st === null ? 'none' : row.st);
+    add('category', row.cat);
+    add('code', row.code);
+    add('message', row.msg, true);
+    add('finish_reason', row.fr);
+    add('attempts', row.att);
+    add('trace id', row.tr);
+    if (row.ag !== undefined) add('sample agreement', Math.round(row.ag * 100) + '%');
+    td.append(dl);
+    tr.append(td);
+    return tr;
+  }
+  function render() {
+    body.replaceChildren();
+    const pages = Math.max(1, Math.ceil(shown.length / PAGE));
+    page = Math.min(page, pages - 1);
+    for (const row of shown.slice(page * PAGE, page * PAGE + PAGE)) {
+      const tr = el('tr', null, row.ok ? 'row ok' : 'row failed');
+      const input = row.in ? Object.entries(row.in).map(([k, v]) => k + ': ' + v).join('  ') : '';
+      tr.append(el('td', row.id), el('td', row.s === undefined ? '' : row.s), el('td', outcome(row) + (row.cat ? ' (' + row.cat + ')' : '')), el('td', row.st === null ? 'none' : row.st), el('td', input.slice(0, 200), 'cut'), el('td', answer(row).slice(0, 200), 'cut'), el('td', row.att));
+      tr.tabIndex = 0;
+      const toggle = () => { const next = tr.nextSibling; if (next && next.classList && next.classList.contains('detail')) next.remove(); else tr.after(detail(row)); };
+      tr.addEventListener('click', toggle);
+      tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') toggle(); });
+      body.append(tr);
+    }
+    $('rows-count').textContent = shown.length + ' of ' + rows.length + ' shown';
+    $('rows-page').textContent = 'page ' + (page + 1) + ' of ' + pages;
+    $('rows-prev').disabled = page === 0;
+    $('rows-next').disabled = page >= pages - 1;
+  }
+  let timer = null;
+  $('f-search').addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(apply, 150); });
+  for (const id of ['f-outcome', 'f-category', 'f-finish', 'f-disagree']) $(id).addEventListener('change', apply);
+  $('rows-prev').addEventListener('click', () => { page--; render(); });
+  $('rows-next').addEventListener('click', () => { page++; render(); });
+  render();
+})();`;

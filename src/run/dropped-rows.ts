@@ -1,0 +1,78 @@
+import type { RunConfig } from '../job/config.js';
+import type { Manifest } from '../output/manifest.js';
+import { readRecordFile } from '../report/record-file.js';
+import { BatchNotes } from '../request/batch-notes.js';
+import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
+import { sampleIndexes, sampleKey } from '../request/samples.js';
+import type { OutDirPaths } from '../state/out-dir.js';
+import type { PreviousResults } from '../state/previous-results.js';
+import { ResultTable } from '../state/result-table.js';
+import { OutDirInUseError } from './errors.js';
+
+const NOWHERE = { offset: 0, length: 0 };
+/** A fingerprint the table stores in place (32 hex digits): the table is used as a set here. */
+const NO_FINGERPRINT = '0'.repeat(32);
+
+/**
+ * `--resume` writes output.jsonl and errors.jsonl anew from this run's inputs: a record there
+ * whose row these inputs no longer hold (other files, a shorter file, another id field, fewer
+ * samples) would be lost. Such a resume is refused, before anything is sent or written, unless
+ * `--allow-dropped-rows` says so. Appending rows, fixing a line or growing --repeat keep every
+ * record, and go on as before: `invalid_input` records are not counted (a fixed line's record is
+ * replaced by its row's), and a record of a row sent once is kept by the row's samples.
+ *
+ * The inputs' keys go into a compact hash table (see ResultTable, ~40 bytes a key), then each
+ * written record is looked up in it.
+ */
+export async function refuseDroppedRows(
+  config: RunConfig,
+  files: readonly string[],
+  earlier: { previous: PreviousResults | null; previousWritten: { manifest: Manifest } | null },
+  paths: Pick<OutDirPaths, 'output' | 'errors'>,
+  log: (line: string) => void,
+): Promise<void> {
+  if (!config.resume || !earlier.previous || earlier.previous.byKey.size === 0) return;
+  const current = await inputKeys(config, files);
+  let dropped = 0;
+  for (const file of [paths.output, paths.errors]) {
+    for await (const record of readRecordFile(file)) {
+      if (record.code === 'invalid_input') continue;
+      const sample = typeof record.sample === 'number' ? record.sample : undefined;
+      const id = String(record.id);
+      const kept =
+        current.get(sampleKey(id, sample)) !== undefined ||
+        (sample === undefined && config.repeat > 1 && current.get(sampleKey(id, 0)) !== undefined);
+      if (!kept) dropped++;
+    }
+  }
+  if (dropped === 0) return;
+  const what = `${dropped} record(s) the earlier run wrote in ${config.outDir} are of rows not in this run's inputs (${describeInputs(earlier.previousWritten?.manifest, files)})`;
+  if (config.allowDroppedRows) {
+    log(`${what}: they are dropped from output.jsonl and errors.jsonl (--allow-dropped-rows)`);
+    return;
+  }
+  throw new OutDirInUseError(
+    `${what}; resuming would drop them from output.jsonl and errors.jsonl. Nothing was sent or changed.\n` +
+      `  resume with the earlier inputs (appending rows, fixing a line or a larger --repeat are fine),\n` +
+      `  use another --out for these inputs, or add --allow-dropped-rows to drop those records.`,
+  );
+}
+
+/** Every journal key this run's inputs give (a row's, or each sample's with --repeat). */
+async function inputKeys(config: RunConfig, files: readonly string[]): Promise<ResultTable> {
+  const keys = new ResultTable();
+  const samples = sampleIndexes(config.repeat);
+  for await (const row of prepareRows(files, prepareSettingsOf(config), new BatchNotes(config.model))) {
+    if (row.kind === 'other-shard') continue;
+    for (const sample of samples) keys.set(sampleKey(row.key, sample), NO_FINGERPRINT, 0, NOWHERE);
+  }
+  return keys;
+}
+
+function describeInputs(manifest: Manifest | undefined, files: readonly string[]): string {
+  const earlier = manifest?.inputs.map((input) => input.path) ?? [];
+  const now = files.join(', ') || 'none';
+  if (earlier.length === 0) return `now: ${now}`;
+  const gone = earlier.filter((file) => !files.includes(file));
+  return `earlier: ${earlier.join(', ')}; now: ${now}${gone.length > 0 ? `; no longer given: ${gone.join(', ')}` : ''}`;
+}

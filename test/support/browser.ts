@@ -1,0 +1,37 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+
+/** Debian's Chromium (`apt-get install chromium`); tests that need a browser are skipped without it. */
+export const CHROMIUM = '/usr/bin/chromium';
+export const HAVE_BROWSER = existsSync(CHROMIUM);
+
+/**
+ * A headless Chromium with a fresh profile and nothing that reaches out on its own (updates,
+ * sync, background networking): the machine has no network, and a report must not need one.
+ */
+export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  const profile = await mkdtemp(path.join(tmpdir(), 'chatbatch-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
