@@ -8,8 +8,11 @@ import type { AttemptOutcome } from './attempt.js';
 export const MAX_SERVER_STRING = 64 * 1024;
 
 /**
- * The outcome fields that are the user's data, kept verbatim: the reply and, with `n` > 1, every
- * choice's content. Named here, explicitly: every other field is redacted.
+ * The outcome fields that are the user's data: the reply and, with `n` > 1, every choice's
+ * content. They are kept whole (never cut at MAX_SERVER_STRING), but a secret in them is masked
+ * like anywhere else: a gateway that quotes the request's headers in a 200, or a model that
+ * repeats what a proxy put in its prompt, must not write the key to disk. A key is long and
+ * random, so masking it changes nothing else in a reply.
  */
 const USER_DATA_FIELDS: ReadonlySet<string> = new Set(['reply', 'replies']);
 
@@ -18,9 +21,8 @@ const USER_DATA_FIELDS: ReadonlySet<string> = new Set(['reply', 'replies']);
  * returns outcomes only through here. Every field is walked, whatever its name (status line
  * excerpts, `error.code`, trace ids, `finish_reason`, `usage` keys and values, response id, all
  * header names and values, Node's error texts, the answering model and `system_fingerprint`), so
- * a field added later is redacted too. The exceptions are a success's `reply` and `replies`
- * (USER_DATA_FIELDS): they are the user's data and are kept verbatim, even where the model
- * repeats text that looks like the key.
+ * a field added later is redacted too. A success's `reply` and `replies` (USER_DATA_FIELDS) are
+ * the user's data: masked of secrets but never cut.
  *
  * Why the parsed fields and not the raw body: the body is mostly the reply, which must stay as it
  * is, and JSON.parse has already undone its escapes. The walk covers a few dozen short strings
@@ -30,7 +32,7 @@ export function redactOutcome(outcome: AttemptOutcome): AttemptOutcome {
   if (!hasSecrets()) return outcome;
   const fields = outcome as unknown as Record<string, unknown>;
   for (const name of Object.keys(fields)) {
-    if (!USER_DATA_FIELDS.has(name)) fields[name] = redactStrings(fields[name]);
+    fields[name] = USER_DATA_FIELDS.has(name) ? redactUserData(fields[name]) : redactStrings(fields[name]);
   }
   return outcome;
 }
@@ -59,6 +61,12 @@ function redactStrings<T>(value: T): T {
     }
   }
   return value;
+}
+
+/** A reply, or the list of choices' replies: secrets masked, nothing cut. */
+function redactUserData(value: unknown): unknown {
+  if (typeof value === 'string') return redactSecrets(value);
+  return Array.isArray(value) ? value.map((item) => (typeof item === 'string' ? redactSecrets(item) : item)) : value;
 }
 
 function redactServerString(text: string): string {

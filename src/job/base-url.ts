@@ -73,10 +73,13 @@ const CREDENTIAL_WORDS: ReadonlySet<string> = new Set([
   'sessionid',
 ]);
 
+/** Query parameters whose values are public and worth keeping in the manifest: Azure's API version, a date. */
+const PUBLIC_PARAMETERS: ReadonlySet<string> = new Set(['api-version']);
+
 /**
- * The base URL as written down (manifest, messages): every query value replaced by `***`. A value
- * that passed `isCredentialParameter` may still be one (a gateway's `?tenant=` token), and
- * `api-version` is read from its name.
+ * The base URL as written down (manifest, messages): every query value replaced by `***` but
+ * those of PUBLIC_PARAMETERS. A value that passed `isCredentialParameter` may still be one (a
+ * gateway's `?tenant=` token).
  */
 export function shownBaseUrl(baseUrl: string): string {
   const query = baseUrl.indexOf('?');
@@ -84,6 +87,9 @@ export function shownBaseUrl(baseUrl: string): string {
   const names = baseUrl
     .slice(query + 1)
     .split('&')
-    .map((pair) => `${pair.split('=')[0]}${pair.includes('=') ? '=***' : ''}`);
+    .map((pair) => {
+      const name = pair.split('=')[0]!;
+      return PUBLIC_PARAMETERS.has(name.toLowerCase()) || !pair.includes('=') ? pair : `${name}=***`;
+    });
   return `${baseUrl.slice(0, query)}?${names.join('&')}`;
 }

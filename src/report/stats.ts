@@ -58,6 +58,9 @@ interface LightRecord {
   ok: boolean;
 }
 
+/** The most throughput buckets a report draws, however far apart (edited) records say rows started. */
+const MAX_BUCKETS = 1000;
+
 /** Reads output.jsonl and errors.jsonl of a run and computes what `chatbatch report` shows. */
 export async function computeStats(outputFile: string, errorsFile: string, maxPoints = 20_000): Promise<RunStats> {
   const { records, dataset, damaged } = await readLightRecords(outputFile, errorsFile);
@@ -169,9 +172,9 @@ function timeline(answered: readonly LightRecord[], maxPoints: number): Pick<Run
     last = Math.max(last, record.started_at + record.duration_ms);
   }
   const span = Math.max(1, (last - first) / 1000);
-  const bucketSeconds = niceBucket(span / 60);
-  // A span from a hand-edited date decades away would ask for millions of buckets: capped.
-  const bucketCount = Math.min(10_000, Math.floor(span / bucketSeconds) + 1);
+  // About 60 buckets; rows started years apart (edited records) still get at most MAX_BUCKETS.
+  const bucketSeconds = Math.max(niceBucket(span / 60), Math.ceil(span / MAX_BUCKETS));
+  const bucketCount = Math.floor(span / bucketSeconds) + 1;
   const buckets = Array.from({ length: bucketCount }, (_, i) => ({ start: i * bucketSeconds, ok: 0, failed: 0 }));
   for (const record of timed) {
     const end = (record.started_at + record.duration_ms - first) / 1000;

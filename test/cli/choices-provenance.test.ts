@@ -104,7 +104,7 @@ describe('n > 1: every choice kept', () => {
     expect(server!.received.at(-1)!.json!.n).toBe(2);
   });
 
-  it('keeps the key in a non-first choice verbatim, like the reply, while every other field is redacted', async () => {
+  it('masks the key in every choice, like in the reply and every other field', async () => {
     const { result, records } = await runAgainst((request, response) => {
       const key = String(request.headers.authorization).replace(/^Bearer /, '');
       sendJson(response, 200, {
@@ -117,12 +117,11 @@ describe('n > 1: every choice kept', () => {
     });
     expect(result.code, result.stderr).toBe(0);
     const record = records[0]!;
-    expect(record.reply).toBe(`first ${KEY}`);
-    expect(record.replies).toEqual([`first ${KEY}`, `second ${KEY}`]);
+    expect(record.reply).toBe('first [key sk-c…cdef]');
+    expect(record.replies).toEqual(['first [key sk-c…cdef]', 'second [key sk-c…cdef]']);
     expect(record.response_model).toBe('model [key sk-c…cdef]');
     expect(record.system_fingerprint).toBe('fp [key sk-c…cdef]');
-    const { reply: _reply, replies: _replies, ...rest } = record;
-    expect(JSON.stringify(rest)).not.toContain(KEY);
+    expect(JSON.stringify(record)).not.toContain(KEY);
   });
 });
 

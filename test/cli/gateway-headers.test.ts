@@ -205,8 +205,8 @@ describe('Azure-style base URLs keep their query string', () => {
     }
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
     // Query values are written masked, whatever their name: the name says which ones were there.
-    expect(manifest.config.baseUrl).toBe(`${origin}/openai/deployments/gpt-4o-mini?api-version=***`);
-    expect(manifest.config.requestUrl).toBe(`${origin}/openai/deployments/gpt-4o-mini/chat/completions?api-version=***`);
+    expect(manifest.config.baseUrl).toBe(`${origin}/openai/deployments/gpt-4o-mini?api-version=2024-06-01`);
+    expect(manifest.config.requestUrl).toBe(`${origin}/openai/deployments/gpt-4o-mini/chat/completions?api-version=2024-06-01`);
     expect(await everythingWritten(dir.file('out'))).not.toContain(azureKey);
   });
 

@@ -53,13 +53,13 @@ describe('numbers as the row wrote them', () => {
 });
 
 describe('CSV output of a hostile input', () => {
-  it("a formula in the input's header is escaped in output.csv, like one in a cell", async () => {
+  it("a formula in the input's header is escaped in output.csv; the user's own cells stay as written", async () => {
     await dir.write('in.csv', 'id,"=HYPERLINK(""http://evil.example"",""x"")",prompt\nr1,=1+1,hello\n');
     const result = await run(['in.csv', '--format', 'csv']);
     expect(result.code, result.stderr).toBe(0);
     const [header, row] = parse(await dir.read('out/output.csv')) as string[][];
     expect(header![1]).toBe(`'=HYPERLINK("http://evil.example","x")`);
-    expect(row![1]).toBe("'=1+1");
+    expect(row![1]).toBe('=1+1');
   });
 });
 

@@ -84,7 +84,7 @@ describe('credentials in the base URL query string', () => {
     ]);
     expect(result.code).toBe(3);
     const manifest = await readFile(dir.file('out/manifest.json'), 'utf8');
-    expect(manifest).toContain('http://127.0.0.1:9/v1?api-version=***&tenant=***');
+    expect(manifest).toContain('http://127.0.0.1:9/v1?api-version=2024-06-01&tenant=***');
     for (const text of [manifest, result.stderr, result.stdout]) expect(text).not.toContain(value);
   });
 });

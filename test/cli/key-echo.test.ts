@@ -133,7 +133,7 @@ describe('a server that echoes the key', () => {
     }, 60_000);
   }
 
-  it("in the model's reply: kept verbatim, the reply is the user's data", async () => {
+  it("in the model's reply: masked there too (a gateway quoting the request's headers in a 200), the rest of the reply kept", async () => {
     server = await startScriptedServer((request, response) =>
       sendJson(response, 200, {
         id: 'c-1',
@@ -146,6 +146,8 @@ describe('a server that echoes the key', () => {
       env: { CHATBATCH_API_KEY: KEY },
     });
     expect(result.code).toBe(0);
-    expect(await dir.jsonl('out/output.jsonl')).toMatchObject([{ id: 'a', reply: `You wrote ${KEY}` }]);
+    const [record] = await dir.jsonl<{ id: string; reply: string }>('out/output.jsonl');
+    expect(record!.reply).toMatch(/^You wrote \[key .+\]$/);
+    for (const file of ['out/output.jsonl', 'out/errors.jsonl', 'out/manifest.json']) expect(await dir.read(file)).not.toContain(KEY);
   });
 });

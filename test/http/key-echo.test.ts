@@ -31,7 +31,7 @@ describe('ChatClient: a server that echoes the key', () => {
     });
   }
 
-  it("keeps the reply verbatim, even where the model repeats the key: it is the user's data", async () => {
+  it('masks the key in the reply too, and keeps the rest of it', async () => {
     const key = KEYS[2]!;
     server = await startScriptedServer((request, response) =>
       sendJson(response, 200, {
@@ -42,7 +42,12 @@ describe('ChatClient: a server that echoes the key', () => {
     const client = new ChatClient({ url: `${server.baseUrl}/chat/completions`, apiKey: key, maxSockets: 1, timeoutMs: 5_000 });
     const outcome = await client.send('{"model":"m","messages":[]}', 'cb-1');
     client.close();
-    expect(outcome).toMatchObject({ ok: true, reply: `You said ${key}`, traceId: '[key sk-"…6789]', responseId: '[key sk-"…6789]' });
+    expect(outcome).toMatchObject({
+      ok: true,
+      reply: 'You said [key sk-"…6789]',
+      traceId: '[key sk-"…6789]',
+      responseId: '[key sk-"…6789]',
+    });
   });
 
   it('cuts a server string over 64 KiB, after redacting it', async () => {
