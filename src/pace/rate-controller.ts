@@ -156,6 +156,20 @@ export class RateController {
     return since !== null && this.options.now() - since > this.options.maxRateLimitedMs ? this.lastRateLimited : null;
   }
 
+  /** The pace as numbers, cheap enough to copy after every row. */
+  get concurrencyNow(): number {
+    return this.target.value;
+  }
+
+  get cooldownEnd(): number {
+    return this.cooldownUntil;
+  }
+
+  get rateLimited(): number {
+    return this.rateLimitedCount;
+  }
+
+  /** The pace in words and the limits learned: for the progress line and the manifest. */
   get state(): PaceState {
     return {
       concurrency: this.target.value,

@@ -43,11 +43,13 @@ export function newProgress(now: number): RunProgress {
   };
 }
 
-/** Copies the pace the controller keeps now into the progress. */
-export function syncProgress(progress: RunProgress, controller: RateController): void {
-  const pace = controller.state;
-  progress.concurrency = pace.concurrency;
-  progress.cooldownUntil = pace.cooldownUntil;
-  progress.limitedBy = pace.limitedBy;
-  progress.rateLimited = pace.rateLimited;
+/**
+ * Copies the pace the controller keeps now into the progress: the numbers after every row, the
+ * words (what limits the pace) only when `withWords`: the progress line asks a few times a second.
+ */
+export function syncProgress(progress: RunProgress, controller: RateController, withWords = false): void {
+  progress.concurrency = controller.concurrencyNow;
+  progress.cooldownUntil = controller.cooldownEnd;
+  progress.rateLimited = controller.rateLimited;
+  if (withWords) progress.limitedBy = controller.state.limitedBy;
 }

@@ -52,6 +52,8 @@ export class Sending {
   private fatalStop: FatalStop | null = null;
   private stoppedBySignal = false;
   private graceTimer: NodeJS.Timeout | null = null;
+  /** Refreshes what the progress says limits the pace: words a few times a second, not after every row. */
+  private readonly paceWords: NodeJS.Timeout;
   private readonly onStop = (): void => {
     this.stoppedBySignal = true;
     this.stopDispatch.abort();
@@ -147,6 +149,8 @@ export class Sending {
       settle: (task, record) => this.settle(task.position, task.key, task.request.fingerprint, record),
     };
     run.onWriteFailure = () => this.stopOnWriteFailure();
+    this.paceWords = setInterval(() => syncProgress(progress, this.controller, true), 250);
+    this.paceWords.unref();
   }
 
   /** Set once no new row may start: a stop signal, a fatal answer, a failed write. */
@@ -188,7 +192,8 @@ export class Sending {
     if (this.graceTimer) clearTimeout(this.graceTimer);
     this.stop.removeEventListener('abort', this.onStop);
     this.client.close();
-    syncProgress(this.run.progress, this.controller);
+    clearInterval(this.paceWords);
+    syncProgress(this.run.progress, this.controller, true);
   }
 
   private track(work: Promise<unknown>): void {
