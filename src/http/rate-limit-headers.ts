@@ -36,13 +36,25 @@ export interface RateLimitReading {
  */
 export function readRateLimits(headers: Readonly<Record<string, string>>, now = Date.now()): RateLimitReading {
   const lower: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) if (typeof value === 'string') lower[name.toLowerCase()] = value;
+  let any = false;
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value !== 'string') continue;
+    const key = name.toLowerCase();
+    lower[key] = value;
+    any ||= LIMIT_HEADER.test(key);
+  }
+  // Most answers of most endpoints say nothing of limits: read them no further.
+  if (!any) return NOTHING_SAID;
   const retryAfterMs = serverRequestedDelayMs(lower, now);
   return {
     limits: [...openAiLimits(lower), ...bareLimits(lower, now), ...ietfLimits(lower, now)],
     retryAfterMs: retryAfterMs !== null && retryAfterMs <= LONGEST_BELIEVABLE_MS ? retryAfterMs : null,
   };
 }
+
+/** A header name that may say something of a rate limit, in any of the families read here. */
+const LIMIT_HEADER = /ratelimit|retry-after/;
+const NOTHING_SAID: RateLimitReading = Object.freeze({ limits: Object.freeze([]) as unknown as AdvertisedLimit[], retryAfterMs: null });
 
 const OPENAI = /^x-ratelimit-(limit|remaining|reset)-(requests|tokens)(?:-([a-z0-9]+))?$/;
 
