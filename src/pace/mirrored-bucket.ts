@@ -20,13 +20,21 @@ export interface SendMark {
  *
  * A request waits for the refill of what it needs, never for the full reset. The copy refills
  * a little slower than the provider says (MARGIN), so rounding and clock drift land on our
- * side of the limit.
+ * side of the limit; and slower still by what others take from the same bucket (shards, other
+ * jobs on the key): between two answers a second or more apart, the provider's count fell by
+ * more than we sent and the refill explains (learnOthers).
  */
 export class MirroredBucket {
   private level: number;
   private at: number;
   private perMs: number;
   private capacity: number;
+  /** What others take from the bucket, per ms, as the answers show it. */
+  private othersPerMs = 0;
+  /** The answer others' share is measured from: when its request went, what we had sent, what remained. */
+  private reference: { at: number; sent: number; remaining: number } | null = null;
+  /** The first reference's time: the first measurement is taken whole, the later ones averaged. */
+  private firstAt = 0;
 
   constructor(
     readonly unit: LimitUnit,
@@ -68,11 +76,39 @@ export class MirroredBucket {
    */
   follow(limit: number, remaining: number, mark: SendMark, sent: SendMark, now: number): void {
     this.capacity = limit;
-    this.perMs = (limit / this.windowMs) * (1 - MARGIN);
+    const advertisedPerMs = limit / this.windowMs;
+    this.learnOthers(advertisedPerMs, remaining, mark);
+    // A few percent is the count's own rounding, not others; and never below a twentieth of the
+    // limit: a wrong guess of others' share must not stall the run.
+    const others = this.othersPerMs > advertisedPerMs * OTHERS_NOISE ? this.othersPerMs : 0;
+    this.perMs = Math.max(advertisedPerMs * MIN_SHARE, advertisedPerMs * (1 - MARGIN) - others);
     const sentSince = this.unit === 'requests' ? sent.requests - mark.requests : sent.tokens - mark.tokens;
     const refilled = Math.max(0, now - mark.at) * this.perMs;
     this.level = Math.min(this.capacity, remaining + refilled - sentSince);
     this.at = now;
+  }
+
+  /** Others' take from the bucket, from two answers at least OTHERS_SPAN_MS apart (their requests' marks). */
+  private learnOthers(advertisedPerMs: number, remaining: number, mark: SendMark): void {
+    const ours = this.unit === 'requests' ? mark.requests : mark.tokens;
+    const reference = this.reference;
+    if (reference === null) {
+      this.reference = { at: mark.at, sent: ours, remaining };
+      this.firstAt = mark.at;
+      return;
+    }
+    const spanMs = mark.at - reference.at;
+    if (spanMs < OTHERS_SPAN_MS) return;
+    const refill = advertisedPerMs * spanMs;
+    // A bucket that may have been full meanwhile wasted refill: nothing can be told then.
+    if (reference.remaining + refill < this.capacity) {
+      // Each sample clamped at 0: an overestimate only slows us a little (and OTHERS_NOISE
+      // ignores the rounding of the count), while an underestimate lets two processes sharing the
+      // key each take the whole refill.
+      const sample = Math.max(0, reference.remaining + refill - (ours - reference.sent) - remaining) / spanMs;
+      this.othersPerMs = reference.at === this.firstAt ? sample : this.othersPerMs * 0.7 + sample * 0.3;
+    }
+    this.reference = { at: mark.at, sent: ours, remaining };
   }
 
   private refill(now: number): void {
@@ -84,3 +120,9 @@ export class MirroredBucket {
 
 /** How far below the advertised rate we pace: a small margin, so the provider's own rounding does not reject us. */
 export const MARGIN = 0.02;
+/** The least share of the limit we pace to, whatever others seem to take. */
+const MIN_SHARE = 0.05;
+/** Below this share of the limit, what others seem to take is the provider's rounding. */
+const OTHERS_NOISE = 0.08;
+/** Others' share is measured over answers at least this far apart: one answer's count is too coarse. */
+const OTHERS_SPAN_MS = 1_000;
