@@ -28,8 +28,11 @@ export class LearnedLimits {
     return this.buckets.size > 0;
   }
 
-  /** Updates the buckets from an answer to the request marked `mark`; `sent` is what has gone out since. */
-  follow(reading: RateLimitReading, mark: SendMark, sent: SendMark, now: number): void {
+  /**
+   * Updates the buckets from an answer to the request marked `mark`; `sent` is what has gone out
+   * up to now, `rejected` what of it came back 429.
+   */
+  follow(reading: RateLimitReading, mark: SendMark, sent: SendMark, rejected: SendMark, now: number): void {
     for (const advertised of reading.limits) {
       const usable = usableLimit(advertised);
       if (usable === null) continue;
@@ -41,7 +44,7 @@ export class LearnedLimits {
         });
         this.buckets.set(key, bucket);
       }
-      bucket.follow(usable.limit, usable.remaining, mark, sent, now);
+      bucket.follow(usable.limit, usable.remaining, mark, sent, rejected, now);
     }
   }
 

@@ -31,10 +31,10 @@ export class MirroredBucket {
   private capacity: number;
   /** What others take from the bucket, per ms, as the answers show it. */
   private othersPerMs = 0;
-  /** The answer others' share is measured from: when its request went, what we had sent, what remained. */
-  private reference: { at: number; sent: number; remaining: number } | null = null;
-  /** The first reference's time: the first measurement is taken whole, the later ones averaged. */
-  private firstAt = 0;
+  /** The answer others' share is measured from: when its request went, what of ours the provider had taken, what remained. */
+  private reference: { at: number; taken: number; remaining: number } | null = null;
+  /** Set by the first measurement of others' take, which is taken whole; the later ones are averaged. */
+  private learned = false;
 
   constructor(
     readonly unit: LimitUnit,
@@ -72,12 +72,13 @@ export class MirroredBucket {
 
   /**
    * Follows what an answer says: the limit (it may change: a tier upgrade) and what remained
-   * when the provider admitted the request marked `mark`, with `sent` what we have sent up to now.
+   * when the provider admitted the request marked `mark`, with `sent` what we have sent up to now
+   * and `rejected` what of it the provider turned away (a 429 takes nothing from the bucket).
    */
-  follow(limit: number, remaining: number, mark: SendMark, sent: SendMark, now: number): void {
+  follow(limit: number, remaining: number, mark: SendMark, sent: SendMark, rejected: SendMark, now: number): void {
     this.capacity = limit;
     const advertisedPerMs = limit / this.windowMs;
-    this.learnOthers(advertisedPerMs, remaining, mark);
+    this.learnOthers(advertisedPerMs, remaining, mark, rejected);
     // A few percent is the count's own rounding, not others; and never below a twentieth of the
     // limit: a wrong guess of others' share must not stall the run.
     const others = this.othersPerMs > advertisedPerMs * OTHERS_NOISE ? this.othersPerMs : 0;
@@ -89,26 +90,27 @@ export class MirroredBucket {
   }
 
   /** Others' take from the bucket, from two answers at least OTHERS_SPAN_MS apart (their requests' marks). */
-  private learnOthers(advertisedPerMs: number, remaining: number, mark: SendMark): void {
-    const ours = this.unit === 'requests' ? mark.requests : mark.tokens;
+  private learnOthers(advertisedPerMs: number, remaining: number, mark: SendMark, rejected: SendMark): void {
+    const ours = this.unit === 'requests' ? mark.requests - rejected.requests : mark.tokens - rejected.tokens;
     const reference = this.reference;
     if (reference === null) {
-      this.reference = { at: mark.at, sent: ours, remaining };
-      this.firstAt = mark.at;
+      this.reference = { at: mark.at, taken: ours, remaining };
       return;
     }
     const spanMs = mark.at - reference.at;
     if (spanMs < OTHERS_SPAN_MS) return;
-    const refill = advertisedPerMs * spanMs;
-    // A bucket that may have been full meanwhile wasted refill: nothing can be told then.
-    if (reference.remaining + refill < this.capacity) {
+    // Only while the bucket runs low (under half a second of refill at both ends): a bucket with
+    // room may have been full meanwhile and wasted refill, and then nothing can be told.
+    const low = advertisedPerMs * LOW_MS;
+    if (reference.remaining < low && remaining < low) {
       // Each sample clamped at 0: an overestimate only slows us a little (and OTHERS_NOISE
-      // ignores the rounding of the count), while an underestimate lets two processes sharing the
-      // key each take the whole refill.
-      const sample = Math.max(0, reference.remaining + refill - (ours - reference.sent) - remaining) / spanMs;
-      this.othersPerMs = reference.at === this.firstAt ? sample : this.othersPerMs * 0.7 + sample * 0.3;
+      // ignores the rounding of the count), while an underestimate lets two processes sharing
+      // the key each take the whole refill.
+      const sample = Math.max(0, reference.remaining + advertisedPerMs * spanMs - (ours - reference.taken) - remaining) / spanMs;
+      this.othersPerMs = this.learned ? this.othersPerMs * 0.7 + sample * 0.3 : sample;
+      this.learned = true;
     }
-    this.reference = { at: mark.at, sent: ours, remaining };
+    this.reference = { at: mark.at, taken: ours, remaining };
   }
 
   private refill(now: number): void {
@@ -124,5 +126,7 @@ export const MARGIN = 0.02;
 const MIN_SHARE = 0.05;
 /** Below this share of the limit, what others seem to take is the provider's rounding. */
 const OTHERS_NOISE = 0.08;
+/** A bucket holding less than this much refill is running low: it cannot have been full since. */
+const LOW_MS = 500;
 /** Others' share is measured over answers at least this far apart: one answer's count is too coarse. */
 const OTHERS_SPAN_MS = 1_000;

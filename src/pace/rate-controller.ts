@@ -55,6 +55,8 @@ export class RateController {
   private readonly requestBudget: TokenBucket | null;
   private readonly tokenBudget: TokenBucket | null;
   private readonly sentSoFar: SendMark = { at: 0, requests: 0, tokens: 0 };
+  /** What of it came back 429: the provider took nothing for it. */
+  private readonly rejectedSoFar: SendMark = { at: 0, requests: 0, tokens: 0 };
   private cooldownUntil = 0;
   private rateLimitedSince: number | null = null;
   private lastRateLimited: AttemptFailure | null = null;
@@ -109,7 +111,11 @@ export class RateController {
     const now = this.options.now();
     this.inFlight--;
     const reading = readRateLimits(outcome.headers);
-    this.learned.follow(reading, mark, { ...this.sentSoFar, at: now }, now);
+    if (isSlowDown(outcome)) {
+      this.rejectedSoFar.requests += cost.requests;
+      this.rejectedSoFar.tokens += cost.tokens;
+    }
+    this.learned.follow(reading, mark, { ...this.sentSoFar, at: now }, this.rejectedSoFar, now);
     if (outcome.ok) {
       this.rateLimitedSince = null;
       this.backoff.accepted(now);

@@ -15,6 +15,28 @@ function rejected(stats: { limited: Record<string, number> }): number {
   return Object.values(stats.limited).reduce((sum, count) => sum + count, 0);
 }
 
+/**
+ * Runs the built chatbatch over `rows` rows against a scripted server answering with `respond`,
+ * with `args` after the usual flags; returns the result and the output records. Server and
+ * folder are gone after.
+ */
+async function runScripted(respond: Responder, rows: number, args: string[]) {
+  const server = await startScriptedServer(respond);
+  const dir = await makeTempDir();
+  try {
+    await dir.write('in.jsonl', jsonlOf(Array.from({ length: rows }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
+    const result = await runCli(['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', '--quiet', ...args], {
+      cwd: dir.path,
+      env: { CHATBATCH_API_KEY: 'sk-rate-limits-test-key-000' },
+      timeoutMs: 30_000,
+    });
+    return { result, output: await dir.jsonl<RowRecord>('out/output.jsonl') };
+  } finally {
+    await server.close();
+    await dir.remove();
+  }
+}
+
 interface Session {
   rate_limited?: number;
   limits_learned?: Array<{ unit: string; limit: number; window_ms: number; source: string }>;
@@ -98,41 +120,17 @@ describe('rate limits pace the run and never fail a row', () => {
 
   it('meets a server that takes 4 at once and 429s the rest with retry-after: 1, asked for 16: every row succeeds', async () => {
     let serving = 0;
-    const server = await startScriptedServer((request, response, index) => {
+    const serveFour: Responder = (request, response, index) => {
       if (serving >= 4) return sendJson(response, 429, { error: { code: 'rate_limit_exceeded', message: 'busy' } }, { 'retry-after': '1' });
       serving++;
       setTimeout(() => {
         serving--;
         replyWithEcho(request, response, index);
       }, 50);
-    });
-    const dir = await makeTempDir();
-    try {
-      await dir.write('in.jsonl', jsonlOf(Array.from({ length: 24 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
-      const result = await runCli(
-        [
-          'run',
-          'in.jsonl',
-          '--base-url',
-          server.baseUrl,
-          '--model',
-          'm',
-          '--out',
-          'out',
-          '--quiet',
-          '--concurrency',
-          '16',
-          '--max-attempts',
-          '1',
-        ],
-        { cwd: dir.path, env: { CHATBATCH_API_KEY: 'sk-busy-server-test-key-000' }, timeoutMs: 30_000 },
-      );
-      expect(result.code, result.stderr).toBe(0);
-      expect(await dir.jsonl('out/output.jsonl')).toHaveLength(24);
-    } finally {
-      await server.close();
-      await dir.remove();
-    }
+    };
+    const { result, output } = await runScripted(serveFour, 24, ['--concurrency', '16', '--max-attempts', '1']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(output).toHaveLength(24);
   });
 
   it('records the 429s a row waited through in its history, with the wait, and succeeds within --max-attempts 1', async () => {
@@ -187,34 +185,9 @@ describe('a limiter with no headers that allows one request per interval, as ngi
       replyWithEcho(request, response, index);
     };
     for (const concurrency of ['1', '8']) {
-      const server = await startScriptedServer(respond);
-      const dir = await makeTempDir();
-      try {
-        await dir.write('in.jsonl', jsonlOf(Array.from({ length: 12 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
-        const result = await runCli(
-          [
-            'run',
-            'in.jsonl',
-            '--base-url',
-            server.baseUrl,
-            '--model',
-            'm',
-            '--out',
-            'out',
-            '--quiet',
-            '--concurrency',
-            concurrency,
-            '--max-attempts',
-            '2',
-          ],
-          { cwd: dir.path, env: { CHATBATCH_API_KEY: 'sk-limit-req-test-key-0000' }, timeoutMs: 20_000 },
-        );
-        expect(result.code, result.stderr).toBe(0);
-        expect(byId(await dir.jsonl<RowRecord>('out/output.jsonl')).size).toBe(12);
-      } finally {
-        await server.close();
-        await dir.remove();
-      }
+      const { result, output } = await runScripted(respond, 12, ['--concurrency', concurrency, '--max-attempts', '2']);
+      expect(result.code, result.stderr).toBe(0);
+      expect(byId(output).size).toBe(12);
     }
   });
 });

@@ -127,15 +127,16 @@ describe('RateController', () => {
 
   it("slows to what others leave when the provider's count falls faster than we send (shards sharing a key)", () => {
     const { controller: made, time } = controller();
-    // 3,000 RPM is 50 a second. We send 20 a second; the count says someone else takes 25 a second.
-    let remaining = 2_000;
+    // 3,000 RPM is 50 a second. We send 20 a second; the count says someone else takes 35 a
+    // second, so the bucket runs low (it refills 50 a second, 55 are taken).
+    let remaining = 20;
     for (let i = 0; i < 100; i++) {
       time.now += 50;
       const mark = sendWhenAllowed(made, time);
-      remaining = remaining + 50 * 0.05 - 1 - 25 * 0.05;
+      remaining = Math.max(0, remaining + 50 * 0.05 - 1 - 35 * 0.05);
       made.answered(ok(OPENAI_3000_RPM(Math.floor(remaining))), mark, ONE);
     }
-    // About 25 a second are left for us, not 50: drain what the bucket holds, then count what refills.
+    // About 15 a second are left for us, not 50: drain what the bucket holds, then count what refills.
     while (typeof made.permit(ONE) !== 'number');
     let sent = 0;
     const until = time.now + 2_000;
@@ -144,8 +145,8 @@ describe('RateController', () => {
       if (typeof permit === 'number') time.now += permit;
       else sent++;
     }
-    expect(sent / 2).toBeGreaterThan(15);
-    expect(sent / 2).toBeLessThan(35);
+    expect(sent / 2).toBeGreaterThan(8);
+    expect(sent / 2).toBeLessThan(30);
   });
 
   it('paces tokens by the cost of each request at admission', () => {
