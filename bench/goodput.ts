@@ -40,15 +40,19 @@ export function goodputSituations(quick: boolean): GoodputSituation[] {
   const tpmRows = rows(1_000);
   const inFlightRows = rows(3_000);
   const nginxRows = quick ? 16 : 38;
+  // The three situations at 3,000 requests a minute share all but the headers, flags and target.
+  const rpm3000 = {
+    rows: rpmRows,
+    latencyMs: 500,
+    sdkConcurrency: 64,
+    idealMs: rpmIdeal(rpmRows, 3_000),
+  };
   return [
     {
+      ...rpm3000,
       name: 'RPM limit, headers, no flags',
-      rows: rpmRows,
-      latencyMs: 500,
       provider: { rpm: 3_000, burstMs: BURST_MS, limitHeaders: 'openai' },
       chatbatchArgs: [],
-      sdkConcurrency: 64,
-      idealMs: rpmIdeal(rpmRows, 3_000),
       target: { share: 0.9, rejected: 0.03 },
     },
     {
@@ -63,23 +67,17 @@ export function goodputSituations(quick: boolean): GoodputSituation[] {
       target: { share: 0.9, rejected: 0.03 },
     },
     {
+      ...rpm3000,
       name: 'RPM limit, headers, told --rpm 3000',
-      rows: rpmRows,
-      latencyMs: 500,
       provider: { rpm: 3_000, burstMs: BURST_MS, limitHeaders: 'openai' },
       chatbatchArgs: ['--rpm', '3000'],
-      sdkConcurrency: 64,
-      idealMs: rpmIdeal(rpmRows, 3_000),
       target: { share: 0.95, rejected: 0.02 },
     },
     {
+      ...rpm3000,
       name: 'RPM limit, bare 429s, --concurrency 64',
-      rows: rpmRows,
-      latencyMs: 500,
       provider: { rpm: 3_000, burstMs: BURST_MS, limitHeaders: 'none' },
       chatbatchArgs: ['--concurrency', '64'],
-      sdkConcurrency: 64,
-      idealMs: rpmIdeal(rpmRows, 3_000),
       target: { share: 0.85, rejected: 0.1 },
     },
     {

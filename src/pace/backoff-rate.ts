@@ -38,10 +38,11 @@ const SLOWEST_PER_MS = 1 / 10_000;
  * The pace for an endpoint that answers 429 without saying its limit (nginx's `limit_req`, a
  * server capped at N requests in flight, a gateway's queue): increase slowly, decrease at once,
  * on the request rate, as TCP does on its window. Until the endpoint is saturated (429s at least
- * a tenth of the answers) there is no pace: the pool's concurrency alone limits. Then the pace
- * is cut to a little under what the endpoint was accepting (its successes over the last five
- * seconds), at most one cut per round trip, since answers to requests sent before the cut are
- * still arriving; and it grows again while successes come, until 429s say where the limit is now.
+ * a tenth of the last hundred answers) there is no pace: the pool's concurrency alone limits.
+ * Then the pace is cut to a little under what the endpoint was admitting (sent, less rejected,
+ * over the last five seconds), at most once per two 429 round trips, since the 429s of requests
+ * sent before the cut are still arriving; and it grows again while successes come, until 429s
+ * say where the limit is now.
  *
  * Pacing the rate also bounds the requests in flight (rate x latency, Little's law), so a
  * server capped at N in flight is met the same way as a rate limit.

@@ -1,5 +1,5 @@
 import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
-import { readRateLimits } from '../http/rate-limit-headers.js';
+import { type RateLimitReading, readRateLimits } from '../http/rate-limit-headers.js';
 import { BackoffRate } from './backoff-rate.js';
 import { ConcurrencyTarget } from './concurrency-target.js';
 import { type LearnedLimit, LearnedLimits, type RequestCost } from './learned-limits.js';
@@ -27,10 +27,8 @@ export type RateLimitVerdict =
   /** The limit will not come back in time: a quota spent, or nothing but 429s for too long. */
   | { kind: 'give-up'; why: 'quota' | 'streak' };
 
-/** The pace as the progress line and the manifest show it. */
+/** The pace in words and the limits learned, as the progress line and the manifest show them. */
 export interface PaceState {
-  concurrency: number;
-  cooldownUntil: number;
   /** What limits the pace now, in words; null when nothing does (only concurrency). */
   limitedBy: string | null;
   learned: LearnedLimit[];
@@ -110,28 +108,33 @@ export class RateController {
   answered(outcome: AttemptOutcome, mark: SendMark, cost: RequestCost): RateLimitVerdict | null {
     const now = this.options.now();
     this.inFlight--;
-    const reading = readRateLimits(outcome.headers);
-    if (isSlowDown(outcome)) {
+    const slowDown = isSlowDown(outcome);
+    if (slowDown) {
       this.rejectedSoFar.requests += cost.requests;
       this.rejectedSoFar.tokens += cost.tokens;
     }
-    this.learned.follow(reading, mark, { ...this.sentSoFar, at: now }, this.rejectedSoFar, now);
+    const reading = readRateLimits(outcome.headers);
+    this.learned.follow(reading, mark, this.sentSoFar, this.rejectedSoFar, now);
     if (outcome.ok) {
       this.rateLimitedSince = null;
       this.backoff.accepted(now);
       this.setConcurrency(this.target.succeeded(outcome.durationMs, this.pacePerMs()));
       return null;
     }
-    if (!isSlowDown(outcome)) return null;
-    this.lastRateLimited = outcome as AttemptFailure;
+    return slowDown ? this.rateLimitedBy(outcome, reading, cost, now) : null;
+  }
+
+  /** A rate-limit 429: the row waits again, or the run stops when the limit will not come back in time. */
+  private rateLimitedBy(outcome: AttemptFailure, reading: RateLimitReading, cost: RequestCost, now: number): RateLimitVerdict {
+    this.lastRateLimited = outcome;
     this.rateLimitedCount++;
     this.rateLimitedSince ??= now;
+    const refillMs = this.learned.waitFor(cost, now);
     // Past this wait the limit does not come back in time: a daily quota, hours from its reset.
-    const waitMs = Math.max(reading.retryAfterMs ?? 0, this.learned.waitFor(cost, now));
-    if (waitMs > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'quota' };
+    if (Math.max(reading.retryAfterMs ?? 0, refillMs) > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'quota' };
     if (now - this.rateLimitedSince > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'streak' };
     // A 429 no advertised limit explains: find the pace the endpoint takes.
-    if (this.learned.waitFor(cost, now) === 0) this.backoffFrom(now, outcome.durationMs);
+    if (refillMs === 0) this.backoffFrom(now, outcome.durationMs);
     // Nothing gets through (no success since this streak began): the whole run waits as asked,
     // instead of every row trying again on its own.
     if (reading.retryAfterMs !== null && this.rateLimitedSince < now - (this.target.latency ?? 0)) {
@@ -162,15 +165,12 @@ export class RateController {
     return since !== null && this.options.now() - since > this.options.maxRateLimitedMs ? this.lastRateLimited : null;
   }
 
-  /** The pace as numbers, cheap enough to copy after every row. */
-  get concurrencyNow(): number {
-    return this.target.value;
-  }
-
+  /** When the run-wide pause a 429's retry-after asked for ends (in the past when none). */
   get cooldownEnd(): number {
     return this.cooldownUntil;
   }
 
+  /** Rate-limit 429s taken so far. */
   get rateLimited(): number {
     return this.rateLimitedCount;
   }
@@ -178,8 +178,6 @@ export class RateController {
   /** The pace in words and the limits learned: for the progress line and the manifest. */
   get state(): PaceState {
     return {
-      concurrency: this.target.value,
-      cooldownUntil: this.cooldownUntil,
       limitedBy: this.limitedBy(),
       learned: this.learned.list(),
       rateLimited: this.rateLimitedCount,
@@ -216,7 +214,7 @@ export class RateController {
 }
 
 /** A 429 that asks the run to slow down (not a quota or a refusal the server says not to retry). */
-export function isSlowDown(outcome: AttemptOutcome): boolean {
+export function isSlowDown(outcome: AttemptOutcome): outcome is AttemptFailure {
   return !outcome.ok && outcome.status === 429 && outcome.retryable && !outcome.fatalForRun;
 }
 

@@ -48,7 +48,7 @@ export function newProgress(now: number): RunProgress {
  * words (what limits the pace) only when `withWords`: the progress line asks a few times a second.
  */
 export function syncProgress(progress: RunProgress, controller: RateController, withWords = false): void {
-  progress.concurrency = controller.concurrencyNow;
+  progress.concurrency = controller.concurrency;
   progress.cooldownUntil = controller.cooldownEnd;
   progress.rateLimited = controller.rateLimited;
   if (withWords) progress.limitedBy = controller.state.limitedBy;
