@@ -1,4 +1,21 @@
 import type { FailureCategory, Usage } from '../record/record.js';
+import type { AnswerRuleName } from './answer-table.js';
+
+/**
+ * What a 200 says beside its reply, kept on a failure too: a 200 with no text (a reasoning model
+ * that spent max_tokens thinking, an output filter, a refusal) is paid for and final.
+ */
+export interface CompletionFacts {
+  finishReason: string | null;
+  usage?: Usage;
+  /** The model's reasoning text (`reasoning_content`: DeepSeek, vLLM; `reasoning`: Ollama, OpenRouter). User data, like the reply. */
+  reasoning?: string;
+  responseId?: string;
+  /** Provenance: the body's `model`, `system_fingerprint` and `created`, when present. */
+  responseModel?: string;
+  systemFingerprint?: string;
+  created?: number;
+}
 
 /**
  * The result of one HTTP attempt. Sending never throws: every way an attempt can end is a value.
@@ -6,17 +23,10 @@ import type { FailureCategory, Usage } from '../record/record.js';
  * Every string in an outcome the client returns, but the reply, has had the run's secrets masked
  * (redact-outcome.ts): what a server sent can be written and printed as it is.
  */
-export interface AttemptSuccess {
+export interface AttemptSuccess extends CompletionFacts {
   ok: true;
   status: number;
   reply: string;
-  finishReason: string | null;
-  usage?: Usage;
-  responseId?: string;
-  /** Provenance: the body's `model`, `system_fingerprint` and `created`, when present. */
-  responseModel?: string;
-  systemFingerprint?: string;
-  created?: number;
   /** Every choice's `message.content` (null when not a string), when more than one choice came. User data like `reply`. */
   replies?: Array<string | null>;
   traceId: string | null;
@@ -26,7 +36,7 @@ export interface AttemptSuccess {
   body?: unknown;
 }
 
-export interface AttemptFailure {
+export interface AttemptFailure extends Partial<CompletionFacts> {
   ok: false;
   /** null when no response arrived (timeout, connection error). */
   status: number | null;
@@ -36,6 +46,10 @@ export interface AttemptFailure {
   retryable: boolean;
   /** True when no row can succeed with this configuration (bad key, unknown model, quota). */
   fatalForRun: boolean;
+  /** The answer table's rule that gave an HTTP error its meaning (answer-table.ts); absent for our own codes. */
+  rule?: AnswerRuleName;
+  /** The request parameter the error names (OpenAI's `error.param`), when it named one. */
+  param?: string;
   /**
    * Node's error code (ECONNREFUSED, ENOTFOUND, EPROTO, CERT_HAS_EXPIRED, ...) when the request
    * itself failed (connecting, TLS, a reset socket); absent when a response or timeout ended it.

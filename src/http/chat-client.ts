@@ -4,7 +4,7 @@ import { registerBasicCredentials, registerQueryValues, registerSecret } from '.
 import type { AttemptFailure, AttemptOutcome } from './attempt.js';
 import { ACCEPTED_ENCODINGS } from './body-decoder.js';
 import { Exchange, type ExchangeSettings } from './exchange.js';
-import { failure } from './interpret.js';
+import { failure } from './failure.js';
 import type { ProxyChoice } from './proxy-env.js';
 import { redactOutcome } from './redact-outcome.js';
 
@@ -25,6 +25,11 @@ export interface ChatClientOptions {
   proxy?: ProxyChoice | null;
   /** Keep each response's parsed body (redacted) in its outcome, for `--format openai-batch`. */
   keepResponseBody?: boolean;
+  /**
+   * The parameters every request carries (job params, --param; not per-row ones): an error
+   * naming one of them is about every row, and stops the run (answer-table.ts).
+   */
+  sentParams?: readonly string[];
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -61,7 +66,7 @@ export class ChatClient {
       proxy: proxy && { shown: proxy.shown, variable: proxy.variable },
       timeoutMs: options.timeoutMs,
       maxBodyBytes,
-      keepBody: options.keepResponseBody === true,
+      answers: { keepBody: options.keepResponseBody === true, sentParams: new Set(options.sentParams ?? []) },
     };
     this.dispatcher = proxy ? proxyDispatcher(proxy, options) : new Pool(this.origin, poolOptions(options));
 

@@ -5,26 +5,43 @@ const MAX_DEPTH = 3;
 /** Never run the page regexes below over megabytes: the head of a page says what it is. */
 const HEAD_CHARS = 64 * 1024;
 
-export interface ErrorBody {
-  /** `error.code` (or a top-level `code`); numbers become strings; null when the body has none. */
+/** What an error body says, whichever envelope carried it. Decisions are never made on `message`. */
+export interface ErrorFacts {
+  /** `error.code` (or a top-level `code`, or the first of Cloudflare's `errors[]`); numbers become strings; null when none. */
   code: string | null;
   /** `error.message`, else a short excerpt of the body, else "empty response body". */
   message: string;
-  /** `error.type` when present: not the record's code, but it helps classify (OpenAI puts quota there too). */
+  /**
+   * `error.type` (OpenAI, Anthropic, LiteLLM, vLLM), else Google's `error.status`
+   * (`RESOURCE_EXHAUSTED`): not the record's code, but it classifies (OpenAI puts quota there
+   * too, LiteLLM its budget behind `code: "429"`).
+   */
   type: string | null;
+  /** The request parameter the error names: OpenAI's `error.param`, a validator's `detail[].loc`; null when none. */
+  param: string | null;
+  /** Google's `RetryInfo.retryDelay` ("13s") in ms; null when absent. */
+  retryDelayMs: number | null;
+  /** Moderation evidence: OpenRouter's `error.metadata.reasons` or `flagged_input`. */
+  flagged: boolean;
+}
+
+export interface ErrorBody extends ErrorFacts {
   /** The body's top-level `id`, when it was JSON: a last-resort trace ID. */
   bodyId: unknown;
 }
 
+const NO_FACTS = { type: null, param: null, retryDelayMs: null, flagged: false } as const;
+
 /**
  * Reads an error response body whatever its shape: `{error: {code, message}}`,
  * `{code, message}`, `{error: "text"}`, `{error: {error: {...}}}`, `[{error: ...}]`,
- * `{detail: "..."}`, HTML pages, plain text, or nothing. Decisions are never made on the message.
+ * `{errors: [{code, message}]}`, `{detail: "..."}`, `{detail: [{loc, msg}]}`, HTML pages, plain
+ * text, or nothing. Decisions are never made on the message.
  * `status` is part of the signature for callers; the body's shape alone decides what is read.
  */
 export function readErrorBody(_status: number | null, contentType: string | undefined, body: string): ErrorBody {
   const trimmed = body.trim();
-  if (trimmed === '') return { code: null, message: 'empty response body', type: null, bodyId: undefined };
+  if (trimmed === '') return { code: null, message: 'empty response body', ...NO_FACTS, bodyId: undefined };
   const first = trimmed.charCodeAt(0);
   // Only bodies that can be JSON are parsed: an HTML page is not worth a failing JSON.parse.
   if (first === 0x7b /* { */ || first === 0x5b /* [ */) {
@@ -32,38 +49,99 @@ export function readErrorBody(_status: number | null, contentType: string | unde
     try {
       json = JSON.parse(trimmed);
     } catch {
-      return { code: null, message: excerpt(contentType, trimmed), type: null, bodyId: undefined };
+      return { code: null, message: excerpt(contentType, trimmed), ...NO_FACTS, bodyId: undefined };
     }
     const bodyId = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as { id?: unknown }).id : undefined;
     const found = readErrorJson(json);
     if (found) return { ...found, bodyId };
-    return { code: null, message: excerpt('application/json', trimmed), type: null, bodyId };
+    return { code: null, message: excerpt('application/json', trimmed), ...NO_FACTS, bodyId };
   }
-  return { code: null, message: excerpt(contentType, trimmed), type: null, bodyId: undefined };
+  return { code: null, message: excerpt(contentType, trimmed), ...NO_FACTS, bodyId: undefined };
 }
 
-/** The error in an already parsed body, or null when it carries none of the known shapes. */
-export function readErrorJson(value: unknown, depth = 0): { code: string | null; message: string; type: string | null } | null {
+/** The error in an already parsed body, or null when it carries none of the known envelopes. */
+export function readErrorJson(value: unknown, depth = 0): ErrorFacts | null {
   if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return null;
-  // Some gateways wrap the error in a one-element array.
+  // Some gateways (and Gemini's OpenAI endpoint) wrap the error in a one-element array.
   if (Array.isArray(value)) return readErrorJson(value[0], depth + 1);
   const object = value as Record<string, unknown>;
   const inner = object.error;
   if (typeof inner === 'string') {
-    return { code: codeOf(object.code), message: stringOf(object.message) ?? inner, type: stringOf(object.type) };
+    return facts(object, { code: codeOf(object.code), message: stringOf(object.message) ?? inner, type: stringOf(object.type) });
   }
   if (typeof inner === 'object' && inner !== null && !Array.isArray(inner)) {
     const nested = inner as Record<string, unknown>;
     if (typeof nested.error === 'object' && nested.error !== null) return readErrorJson(nested, depth + 1);
-    return {
+    return facts(nested, {
       code: codeOf(nested.code) ?? codeOf(object.code),
       message: stringOf(nested.message) ?? stringOf(nested.error) ?? clip(compactJson(inner)),
-      type: stringOf(nested.type) ?? stringOf(object.type),
-    };
+      // Anthropic: {"type":"error","error":{"type":"rate_limit_error"}}; Google: {"error":{"status":"RESOURCE_EXHAUSTED"}}.
+      type: stringOf(nested.type) ?? stringOf(nested.status) ?? (object.type === 'error' ? null : stringOf(object.type)),
+    });
   }
-  if (typeof object.detail === 'string') return { code: codeOf(object.code), message: clip(object.detail), type: stringOf(object.type) };
+  // Cloudflare's API envelope: {"success":false,"errors":[{"code":3036,"message":"..."}]}.
+  if (Array.isArray(object.errors) && typeof object.errors[0] === 'object' && object.errors[0] !== null) {
+    const first = object.errors[0] as Record<string, unknown>;
+    return facts(first, { code: codeOf(first.code), message: stringOf(first.message) ?? clip(compactJson(first)), type: null });
+  }
+  if (typeof object.detail === 'string')
+    return facts(object, { code: codeOf(object.code), message: clip(object.detail), type: stringOf(object.type) });
+  if (Array.isArray(object.detail)) return validationDetail(object.detail);
+  // Mistral's 422: {"object":"error","message":{"detail":[{"type":"extra_forbidden","loc":[...]}]},...}.
+  const detailed =
+    typeof object.message === 'object' && object.message !== null ? (object.message as Record<string, unknown>).detail : undefined;
+  if (Array.isArray(detailed)) {
+    const found = validationDetail(detailed);
+    if (found) return { ...found, code: codeOf(object.code), type: stringOf(object.type) ?? found.type };
+  }
   if ('code' in object || 'message' in object) {
-    return { code: codeOf(object.code), message: stringOf(object.message) ?? clip(compactJson(object)), type: stringOf(object.type) };
+    return facts(object, {
+      code: codeOf(object.code),
+      message: stringOf(object.message) ?? clip(compactJson(object)),
+      type: stringOf(object.type),
+    });
+  }
+  return null;
+}
+
+/** The fields beside code, message and type, read from the object that holds them. */
+function facts(holder: Record<string, unknown>, base: Pick<ErrorFacts, 'code' | 'message' | 'type'>): ErrorFacts {
+  const metadata = holder.metadata;
+  const flagged = typeof metadata === 'object' && metadata !== null && ('reasons' in metadata || 'flagged_input' in metadata);
+  return { ...base, param: stringOf(holder.param), retryDelayMs: retryInfoDelay(holder.details), flagged };
+}
+
+/**
+ * A validator's 422 (FastAPI/pydantic, as vLLM and other Python servers answer):
+ * `{"detail":[{"type":"extra_forbidden","loc":["body","seed"],"msg":"Extra inputs are not permitted"}]}`.
+ * The parameter is the last element of `loc` after "body".
+ */
+function validationDetail(detail: unknown[]): ErrorFacts | null {
+  const first = detail[0];
+  if (typeof first !== 'object' || first === null) return null;
+  const item = first as Record<string, unknown>;
+  const loc = Array.isArray(item.loc) ? item.loc.filter((part): part is string => typeof part === 'string' && part !== 'body') : [];
+  return {
+    code: null,
+    message: stringOf(item.msg) ?? clip(compactJson(first)),
+    type: stringOf(item.type),
+    param: loc[0] ?? null,
+    retryDelayMs: null,
+    flagged: false,
+  };
+}
+
+const GOOGLE_DURATION = /^(\d+(?:\.\d+)?)s$/;
+
+/** Google's `details: [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "13s"}]`. */
+function retryInfoDelay(details: unknown): number | null {
+  if (!Array.isArray(details)) return null;
+  for (const detail of details.slice(0, 16)) {
+    if (typeof detail !== 'object' || detail === null) continue;
+    const entry = detail as Record<string, unknown>;
+    if (typeof entry['@type'] !== 'string' || !entry['@type'].endsWith('RetryInfo')) continue;
+    const match = typeof entry.retryDelay === 'string' ? GOOGLE_DURATION.exec(entry.retryDelay) : null;
+    if (match) return Math.round(Number(match[1]) * 1000);
   }
   return null;
 }

@@ -3,7 +3,8 @@ import { onAbort } from '../async/on-abort.js';
 import type { ClientCode } from '../record/client-codes.js';
 import type { AttemptOutcome } from './attempt.js';
 import { BodyDecoder, type DecodeEnd, type DecodeListener, parseContentEncoding } from './body-decoder.js';
-import { failure, interpret } from './interpret.js';
+import { failure } from './failure.js';
+import { type InterpretContext, interpret } from './interpret.js';
 import { redactOutcome } from './redact-outcome.js';
 import { describeRequestError, type RequestTarget } from './request-error.js';
 
@@ -12,8 +13,8 @@ export interface ExchangeSettings extends RequestTarget {
   /** The full request URL: redirects are resolved against it. */
   url: string;
   maxBodyBytes: number;
-  /** Keep each response's parsed body in its outcome (`--format openai-batch`). */
-  keepBody: boolean;
+  /** What answers are read against (the params every request carries; keep bodies for `--format openai-batch`). */
+  answers: InterpretContext;
 }
 
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -103,7 +104,7 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
     }
     const chunks = this.chunks;
     const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, this.size).toString('utf8');
-    this.finish(interpret(this.status!, this.headers, text, this.started, this.settings.url, this.settings.keepBody));
+    this.finish(interpret(this.status!, this.headers, text, this.started, this.settings.url, this.settings.answers));
   }
 
   onResponseError(_controller: Dispatcher.DispatchController | null, error: Error): void {
@@ -120,7 +121,7 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
 
   onDecoded(end: DecodeEnd): void {
     if (end.kind === 'text')
-      this.finish(interpret(this.status!, this.headers, end.text, this.started, this.settings.url, this.settings.keepBody));
+      this.finish(interpret(this.status!, this.headers, end.text, this.started, this.settings.url, this.settings.answers));
     else if (end.kind === 'too_large')
       this.fail(
         'response_too_large',

@@ -8,13 +8,13 @@ import type { AttemptOutcome } from './attempt.js';
 export const MAX_SERVER_STRING = 64 * 1024;
 
 /**
- * The outcome fields that are the user's data: the reply and, with `n` > 1, every choice's
- * content. They are kept whole (never cut at MAX_SERVER_STRING), but a secret in them is masked
+ * The outcome fields that are the user's data: the reply, the model's reasoning and, with `n` > 1,
+ * every choice's content. They are kept whole (never cut at MAX_SERVER_STRING), but a secret in them is masked
  * like anywhere else: a gateway that quotes the request's headers in a 200, or a model that
  * repeats what a proxy put in its prompt, must not write the key to disk. A key is long and
  * random, so masking it changes nothing else in a reply.
  */
-const USER_DATA_FIELDS: ReadonlySet<string> = new Set(['reply', 'replies']);
+const USER_DATA_FIELDS: ReadonlySet<string> = new Set(['reply', 'replies', 'reasoning']);
 
 /**
  * The boundary every server-sent string crosses before anything else sees it: the chat client

@@ -12,6 +12,14 @@ export interface UsageTotals {
   responses_without_usage: number;
   /** What the responses without usage were estimated at; the token budget counts them by it. */
   estimated_tokens: number;
+  /** Of completion_tokens, those spent reasoning (`completion_tokens_details.reasoning_tokens`), where reported. */
+  reasoning_tokens: number;
+  /**
+   * Of prompt_tokens, those served from the provider's prompt cache, where reported: OpenAI's
+   * `prompt_tokens_details.cached_tokens`, DeepSeek's `prompt_cache_hit_tokens`
+   * (https://api-docs.deepseek.com/guides/kv_cache).
+   */
+  cached_tokens: number;
 }
 
 /** A response's usage, when it reports one we can count: whole numbers of tokens, a total. */
@@ -19,6 +27,8 @@ export interface CountedUsage {
   prompt: number;
   completion: number;
   total: number;
+  reasoning: number;
+  cached: number;
 }
 
 export function emptyUsage(): UsageTotals {
@@ -29,6 +39,8 @@ export function emptyUsage(): UsageTotals {
     responses_with_usage: 0,
     responses_without_usage: 0,
     estimated_tokens: 0,
+    reasoning_tokens: 0,
+    cached_tokens: 0,
   };
 }
 
@@ -44,19 +56,27 @@ export function countedUsage(usage: unknown): CountedUsage | null {
   const completion = tokenCount(fields.completion_tokens);
   const total = tokenCount(fields.total_tokens) ?? (prompt !== null && completion !== null ? prompt + completion : null);
   if (total === null) return null;
-  return { prompt: prompt ?? 0, completion: completion ?? 0, total };
+  const reasoning = tokenCount(detail(fields.completion_tokens_details, 'reasoning_tokens')) ?? 0;
+  const cached = tokenCount(detail(fields.prompt_tokens_details, 'cached_tokens')) ?? tokenCount(fields.prompt_cache_hit_tokens) ?? 0;
+  return { prompt: prompt ?? 0, completion: completion ?? 0, total, reasoning, cached };
+}
+
+function detail(details: unknown, name: string): unknown {
+  return typeof details === 'object' && details !== null ? (details as Record<string, unknown>)[name] : undefined;
 }
 
 export function tokenCount(value: unknown): number | null {
   return Number.isSafeInteger(value) && (value as number) >= 0 ? (value as number) : null;
 }
 
-/** Adds one successful response: its usage, or (none reported) the estimate it was sent with. */
+/** Adds one paid response: its usage, or (none reported) the estimate it was sent with. */
 export function addResponse(totals: UsageTotals, usage: CountedUsage | null, estimate: number): void {
   if (usage) {
     totals.prompt_tokens += usage.prompt;
     totals.completion_tokens += usage.completion;
     totals.total_tokens += usage.total;
+    totals.reasoning_tokens += usage.reasoning;
+    totals.cached_tokens += usage.cached;
     totals.responses_with_usage++;
   } else {
     totals.responses_without_usage++;

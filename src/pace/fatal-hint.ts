@@ -99,6 +99,15 @@ function advice(outcome: AttemptFailure): string {
   if (outcome.code === 'proxy_auth') {
     return 'the user name and password in the proxy URL (http://user:password@host:port, with special characters %-escaped) in the variable named above';
   }
+  if (outcome.rule === 'unknown-parameter') {
+    return (
+      `the parameter '${outcome.param}' that every request carries: the endpoint refuses it (not supported by this endpoint or model, ` +
+      'or a value it does not take); remove it from the params (--param, the job file) or change its value'
+    );
+  }
+  if (outcome.rule === 'account' || outcome.rule === 'budget-412' || outcome.status === 402) {
+    return "the account's balance, quota or budget in the provider's (or gateway's) console; rows not yet sent stay pending for --resume";
+  }
   if (outcome.status === 401 || outcome.status === 403) {
     return `that ${'the key'} is complete and active and was issued for this base URL; the key is read from the environment variable or file named above`;
   }

@@ -59,6 +59,16 @@ export class LearnedLimits {
     for (const bucket of this.buckets.values()) bucket.take(amountOf(cost, bucket.unit));
   }
 
+  /** A limit whose whole window holds less than `cost`: a request that can never be admitted; null when none. */
+  exceeded(cost: RequestCost): LearnedLimit | null {
+    for (const bucket of this.buckets.values()) {
+      if (amountOf(cost, bucket.unit) > bucket.limit) {
+        return { unit: bucket.unit, limit: bucket.limit, window_ms: bucket.windowMs, source: bucket.source };
+      }
+    }
+    return null;
+  }
+
   /** Requests per minute we pace to, when a requests limit is known (the tightest). */
   get requestsPerMinute(): number | null {
     let tightest: number | null = null;

@@ -84,6 +84,7 @@ export class OutageBreaker {
   /** Ids of streaks: a new one after each success that ended one. */
   private streakId = 0;
   private count = 0;
+  private successCount = 0;
   /** The current streak's rows, kept only until there are OUTAGE_ROWS of them. */
   private readonly rows = new Set<string>();
   private spansRows = false;
@@ -153,19 +154,27 @@ export class OutageBreaker {
     this.probeOut = false;
   }
 
+  /** Successes so far: a row's answers are judged against it (RowAttempts.failsAlone). */
+  get successes(): number {
+    return this.successCount;
+  }
+
   /**
-   * Takes an attempt's outcome. `row` identifies its row; `probe`: `gate` sent it as the probe.
+   * Takes an attempt's outcome. `row` identifies its row; `probe`: `gate` sent it as the probe;
+   * `failsAlone`: the row failed before while other rows succeeded (its answer is not counted).
    * Returns the id of the streak an outage answer belongs to (for `uncounted`), else null.
    */
-  observe(outcome: AttemptOutcome, row: string, probe: boolean): number | null {
+  observe(outcome: AttemptOutcome, row: string, probe: boolean, failsAlone = false): number | null {
     if (probe) this.probeOut = false;
+    if (outcome.ok) this.successCount++;
     if (!this.enabled) return null;
     if (outcome.ok) {
       if (this.count > 0) this.endStreak();
       return null;
     }
     const now = this.options.now();
-    if (!isOutageAnswer(outcome)) {
+    // A row that failed while others succeeded says nothing of the endpoint: like a 4xx here.
+    if (!isOutageAnswer(outcome) || failsAlone) {
       // The endpoint answered the probe, just not with a success: the next probe may go now
       // (or when a 429 says), without waiting longer.
       if (probe && this.open) this.nextProbeAt = now + (serverRequestedDelayMs(outcome.headers, this.wallNow()) ?? 0);

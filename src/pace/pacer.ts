@@ -3,10 +3,11 @@ import { sleep } from '../async/sleep.js';
 import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import type { ChatClient } from '../http/chat-client.js';
 import type { RetryPolicy } from '../http/retry-policy.js';
+import { CLIENT_CODES } from '../record/client-codes.js';
 import type { RowTask } from '../request/row-task.js';
 import type { RowAttempts } from '../run/row-attempts.js';
 import type { FatalCause } from './fatal-hint.js';
-import type { RequestCost } from './learned-limits.js';
+import type { LearnedLimit, RequestCost } from './learned-limits.js';
 import type { SendMark } from './mirrored-bucket.js';
 import type { OutageBreaker } from './outage-breaker.js';
 import { budgetSpent, decideRetryThroughOutage } from './outage-budget.js';
@@ -35,6 +36,24 @@ export interface PacerOptions {
   onAttemptSent(): void;
   now(): number;
   random(): number;
+}
+
+/**
+ * A 429 for a request larger than the whole learned limit, as the row's final failure: with our
+ * own code (the server's is in the message), since 429s would otherwise come for ever.
+ */
+function neverFits(outcome: AttemptFailure, verdict: { limit: LearnedLimit; cost: RequestCost }): AttemptFailure {
+  const { limit, cost } = verdict;
+  const needs = limit.unit === 'requests' ? cost.requests : cost.tokens;
+  const window = limit.window_ms === 60_000 ? 'a minute' : `${limit.window_ms / 1000} s`;
+  return {
+    ...outcome,
+    code: 'request_too_large',
+    ...CLIENT_CODES.request_too_large,
+    message:
+      `the request needs about ${needs} ${limit.unit}, more than the provider's whole limit of ${limit.limit} ${limit.unit} in ${window} ` +
+      `(${limit.source}): it can never be admitted; shorten the prompt or lower max_tokens (the server said ${outcome.code}: ${outcome.message})`,
+  };
 }
 
 /** What a row does after an answer. */
@@ -114,11 +133,14 @@ export class Pacer {
     attempts.sending();
     this.options.onAttemptSent();
     const answer = await client.send(task.request.body, attempts.nextRequestId, abortInFlight);
-    const outcome = this.unreachable.observe(answer);
+    let outcome = this.unreachable.observe(answer);
     attempts.slowDown = this.paceBy(outcome, sent.mark, sent.cost);
+    if (attempts.slowDown?.kind === 'never-fits' && !outcome.ok) outcome = neverFits(outcome, attempts.slowDown);
     // Both watches judge rows by their id, not their key: a row's samples (`--repeat`) send the
     // same request, so a request the server always fails is one row's failure, not the endpoint's.
-    attempts.outageAnswer(outage.observe(outcome, task.id, probe));
+    // A row that failed before while other rows succeeded fails alone: not an outage answer.
+    const alone = attempts.failsAlone(outage.successes);
+    attempts.outageAnswer(outage.observe(outcome, task.id, probe, alone), outage.successes);
     const refusedEveryTime = this.refusals.observe(outcome, task.failedBefore, task.id);
     // Stop the run before this slot is given back, so the next queued row is not sent. A refusal
     // streak's last row still settles as failed: its answer was about it too.
@@ -185,6 +207,8 @@ export class Pacer {
       // A rate limit paces the run; it never spends the row's attempts. The run stopping for it
       // (a quota spent, nothing but 429s for too long) leaves the row pending.
       if (attempts.slowDown?.kind !== 'again' || this.stopping) return { kind: 'pending' };
+      // ...but a row's deadline bounds its 429s too: nothing loops.
+      if (attempts.soFar().durationMs + attempts.slowDown.delayMs > this.options.rowDeadlineMs) return { kind: 'settle' };
       attempts.rateLimited++;
       attempts.history.at(-1)!.wait_ms = Math.round(attempts.slowDown.delayMs);
       return { kind: 'retry', delayMs: attempts.slowDown.delayMs };

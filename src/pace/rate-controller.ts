@@ -25,7 +25,9 @@ export interface RateControllerOptions {
 export type RateLimitVerdict =
   | { kind: 'again'; delayMs: number }
   /** The limit will not come back in time: a quota spent, or nothing but 429s for too long. */
-  | { kind: 'give-up'; why: 'quota' | 'streak' };
+  | { kind: 'give-up'; why: 'quota' | 'streak' }
+  /** The request costs more than the whole learned limit: it can never be admitted. */
+  | { kind: 'never-fits'; limit: LearnedLimit; cost: RequestCost };
 
 /** The pace in words and the limits learned, as the progress line and the manifest show them. */
 export interface PaceState {
@@ -126,6 +128,11 @@ export class RateController {
 
   /** A rate-limit 429: the row waits again, or the run stops when the limit will not come back in time. */
   private rateLimitedBy(outcome: AttemptFailure, reading: RateLimitReading, cost: RequestCost, now: number): RateLimitVerdict {
+    // OpenAI answers a request larger than the whole TPM limit with an ordinary-looking 429
+    // ("Request too large ... must be reduced": https://github.com/TheR1D/shell_gpt/issues/653);
+    // its limit headers say so without reading the message. Not a sign about the endpoint.
+    const exceeded = this.learned.exceeded(cost);
+    if (exceeded) return { kind: 'never-fits', limit: exceeded, cost };
     this.lastRateLimited = outcome;
     this.rateLimitedCount++;
     this.rateLimitedSince ??= now;
@@ -213,9 +220,12 @@ export class RateController {
   }
 }
 
-/** A 429 that asks the run to slow down (not a quota or a refusal the server says not to retry). */
+/**
+ * An answer that asks the run to slow down: the answer table's rate-limit meaning (a 429, or
+ * OpenRouter's 402 with Retry-After), not a quota or a refusal the server says not to retry.
+ */
 export function isSlowDown(outcome: AttemptOutcome): outcome is AttemptFailure {
-  return !outcome.ok && outcome.status === 429 && outcome.retryable && !outcome.fatalForRun;
+  return !outcome.ok && outcome.category === 'rate_limited' && outcome.retryable && !outcome.fatalForRun;
 }
 
 function perMinuteText(value: number): string {

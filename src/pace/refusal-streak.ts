@@ -12,13 +12,23 @@ import type { AttemptOutcome } from '../http/attempt.js';
 export const REFUSAL_STREAK = 5;
 
 /**
+ * Once the run has had a success, the same refusal must come for this many different rows with
+ * no success between: a block of rows that are each wrong the same way (too long for the context,
+ * one after another in a sorted file) is likelier there, and the configuration has been shown to
+ * work. A refusal every row gets from then on (a key that lost access: a 403 naming nothing, a
+ * firewall's page) still stops the run within this many rows instead of failing every row left.
+ */
+export const REFUSAL_STREAK_AFTER_SUCCESS = 20;
+
+/**
  * Watches the run's answers for an endpoint that refuses every request the same way, so that
  * a misconfigured run stops after a few rows (exit 3, like a bad key) instead of sending every
- * row to get the same 400. One per run, fed every attempt's outcome. Unlike 401/403/404, each
- * refusal is a real answer about its row: the rows keep their failed records.
+ * row to get the same 400 or 403: the same refusal across different rows with no success between
+ * is evidence that holds for every row. One per run, fed every attempt's outcome. Unlike a 401,
+ * each refusal is a real answer about its row: the rows keep their failed records.
  */
 export class RefusalStreakWatch {
-  private succeeded = false;
+  private needed = REFUSAL_STREAK;
   /** The rows refused the same way in a row: a row's samples (`--repeat`) are one row. */
   private readonly rows = new Set<string>();
   private unnamed = 0;
@@ -31,9 +41,11 @@ export class RefusalStreakWatch {
    * request, so their refusals are one row's (an answer without it counts as a row of its own).
    */
   observe(outcome: AttemptOutcome, failedBefore = false, row?: string): boolean {
-    if (this.succeeded) return false;
     if (outcome.ok) {
-      this.succeeded = true;
+      // A success between refusals: they were not every row's.
+      this.needed = REFUSAL_STREAK_AFTER_SUCCESS;
+      this.rows.clear();
+      this.last = '';
       return false;
     }
     if (!isRefusal(outcome) || failedBefore) {
@@ -44,7 +56,7 @@ export class RefusalStreakWatch {
     if (kind !== this.last) this.rows.clear();
     this.last = kind;
     this.rows.add(row ?? `\u0000${this.unnamed++}`);
-    return this.rows.size >= REFUSAL_STREAK;
+    return this.rows.size >= this.needed;
   }
 }
 

@@ -62,13 +62,21 @@ export class TokenAccount {
     return estimate;
   }
 
-  /** The attempt reserved at `reserved` ended; a successful response is counted and teaches the estimator. */
-  release(request: SizedRequest, reserved: number, outcome: { ok: boolean; usage?: unknown } | null): void {
+  /**
+   * The attempt reserved at `reserved` ended. A paid answer is counted, whatever becomes of the
+   * row: every completion (a reply, and one without text: a refusal, a stop at max_tokens, a
+   * filtered reply), by its usage or else its estimate, and any other answer that reports usage. A reply
+   * teaches the estimator.
+   */
+  release(request: SizedRequest, reserved: number, outcome: { ok: boolean; finishReason?: string | null; usage?: unknown } | null): void {
     this.inFlight -= reserved;
-    if (!outcome?.ok) return;
+    if (outcome === null) return;
     const usage = countedUsage(outcome.usage);
+    // A completion came (it has a finish reason, null or not): paid, even with no reply text.
+    const paid = outcome.ok || outcome.finishReason !== undefined;
+    if (!paid && usage === null) return;
     addResponse(this.session, usage, reserved);
     addResponse(this.total, usage, reserved);
-    this.options.estimator.observe(request.promptChars, outcome.usage);
+    if (outcome.ok) this.options.estimator.observe(request.promptChars, outcome.usage);
   }
 }

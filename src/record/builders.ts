@@ -1,4 +1,4 @@
-import type { AttemptFailure, AttemptSuccess } from '../http/attempt.js';
+import type { AttemptFailure, AttemptSuccess, CompletionFacts } from '../http/attempt.js';
 import type { AttemptSummary, RowRecord, Usage } from '../record/record.js';
 import type { CachedResponse } from '../state/response-cache.js';
 import { CLIENT_CODES, type ClientCode } from './client-codes.js';
@@ -61,19 +61,7 @@ export function successRecord(origin: RowOrigin, outcome: AttemptSuccess, run: A
     started_at: run.startedAt.toISOString(),
     duration_ms: run.durationMs,
   });
-  withResponseDetails(
-    result,
-    {
-      finish_reason: outcome.finishReason,
-      usage: outcome.usage,
-      response_id: outcome.responseId,
-      response_model: outcome.responseModel,
-      system_fingerprint: outcome.systemFingerprint,
-      created: outcome.created,
-      replies: outcome.replies,
-    },
-    context,
-  );
+  withResponseDetails(result, { ...completionDetails(outcome), replies: outcome.replies }, context);
   if (outcome.body !== undefined) result.response_body = outcome.body;
   return withAttemptDetails(result, run, context);
 }
@@ -91,6 +79,9 @@ export function failureRecord(origin: RowOrigin, outcome: AttemptFailure, run: A
   // Already redacted: the chat client hands out no server text that is not.
   result.message = outcome.message;
   result.category = outcome.category;
+  // A 200 without reply text (a stop at max_tokens, a filter, a refusal) was paid: keep what it said.
+  if (outcome.finishReason !== undefined)
+    withResponseDetails(result, completionDetails({ ...outcome, finishReason: outcome.finishReason }), context);
   if (outcome.body !== undefined) result.response_body = outcome.body;
   return withAttemptDetails(result, run, context);
 }
@@ -128,9 +119,23 @@ export function invalidInputRecord(origin: RowOrigin, problem: string, model: st
   return result;
 }
 
+/** The record's names for what a completion said beside its text. */
+function completionDetails(outcome: CompletionFacts): ResponseDetails {
+  return {
+    finish_reason: outcome.finishReason,
+    reasoning: outcome.reasoning,
+    usage: outcome.usage,
+    response_id: outcome.responseId,
+    response_model: outcome.responseModel,
+    system_fingerprint: outcome.systemFingerprint,
+    created: outcome.created,
+  };
+}
+
 /** What the response said beyond the reply, in the record's field order; absent parts stay absent. */
 interface ResponseDetails {
   finish_reason: string | null;
+  reasoning?: string | undefined;
   usage?: Usage | undefined;
   response_id?: string | undefined;
   response_model?: string | undefined;
@@ -141,6 +146,7 @@ interface ResponseDetails {
 
 function withResponseDetails(result: RowRecord, details: ResponseDetails, context: RecordContext): void {
   result.finish_reason = details.finish_reason;
+  if (details.reasoning !== undefined) result.reasoning = details.reasoning;
   if (details.usage) result.usage = details.usage;
   if (details.response_id !== undefined) result.response_id = details.response_id;
   if (details.response_model !== undefined) result.response_model = details.response_model;

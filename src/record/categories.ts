@@ -16,6 +16,11 @@ export const FAILURE_CATEGORIES = [
   'refused',
   /** With --reply-format json: a reply that does not parse or match --reply-schema. */
   'invalid_reply',
+  /**
+   * A 200 without reply text that is not a refusal: the model stopped at max_tokens (a reasoning
+   * model that spent them thinking), or answered nothing. Paid for and final.
+   */
+  'incomplete',
 ] as const;
 
 export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];

@@ -22,6 +22,21 @@ export const CLIENT_CODES = {
   unsupported_encoding: { category: 'bad_response', retryable: false },
   /** The model declined (a `refusal` instead of content): the same request gets the same answer. */
   refused: { category: 'refused', retryable: false },
+  /**
+   * A 200 with no reply text and `finish_reason: "length"`: the model spent max_tokens before
+   * writing any (a reasoning model that spent them thinking). Paid, final: the same request
+   * stops the same way; raise max_tokens and run with --retry-failed.
+   */
+  length: { category: 'incomplete', retryable: false },
+  /** A 200 with no reply text and `finish_reason: "content_filter"` (Azure's output filter). Paid, final. */
+  content_filter: { category: 'refused', retryable: false },
+  /** A 200 whose reply text is empty or null, for no reason it names. Paid, final, never a silent empty success. */
+  empty_reply: { category: 'incomplete', retryable: false },
+  /**
+   * The request can never fit the provider's rate limit (its estimated tokens are more than the
+   * whole learned per-window limit, or a 429 said so): 429s would come for ever, so the row fails.
+   */
+  request_too_large: { category: 'client_error', retryable: false },
   /** A 3xx: the base URL is not the endpoint's own address. Never followed; stops the run. */
   redirect: { category: 'client_error', retryable: false },
   /** The proxy asks for credentials (407): the same for every request; stops the run. */

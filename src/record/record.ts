@@ -21,6 +21,9 @@ export interface Usage {
   prompt_tokens?: number;
   completion_tokens?: number;
   total_tokens?: number;
+  /** OpenAI's details: reasoning tokens (part of completion_tokens) and cached prompt tokens. */
+  completion_tokens_details?: { reasoning_tokens?: number };
+  prompt_tokens_details?: { cached_tokens?: number };
 }
 
 export interface RowRecord {
@@ -42,6 +45,8 @@ export interface RowRecord {
   duration_ms: number;
   category?: FailureCategory;
   finish_reason?: string | null;
+  /** The model's reasoning text, when the endpoint returned it (`reasoning_content` or `reasoning`). */
+  reasoning?: string;
   usage?: Usage;
   response_id?: string;
   /** The model the response says answered (can differ from `model`, the name sent). */

@@ -12,7 +12,11 @@ export function formatTokens(tokens: number): string {
 export function usageSummary(usage: UsageTotals): string {
   const responses = usage.responses_with_usage + usage.responses_without_usage;
   if (responses === 0) return '0 tokens (no response)';
-  const reported = `${formatTokens(usage.total_tokens)} tokens (prompt ${formatTokens(usage.prompt_tokens)}, completion ${formatTokens(usage.completion_tokens)}) from ${usage.responses_with_usage} response(s)`;
+  const details = [
+    usage.cached_tokens > 0 ? `, ${formatTokens(usage.cached_tokens)} of the prompt cached` : '',
+    usage.reasoning_tokens > 0 ? `, ${formatTokens(usage.reasoning_tokens)} of the completion reasoning` : '',
+  ].join('');
+  const reported = `${formatTokens(usage.total_tokens)} tokens (prompt ${formatTokens(usage.prompt_tokens)}, completion ${formatTokens(usage.completion_tokens)}${details}) from ${usage.responses_with_usage} response(s)`;
   const without =
     usage.responses_without_usage === 0
       ? ''

@@ -22,6 +22,8 @@ export class RowAttempts {
   readonly outageStreaks: number[] = [];
   /** The outage streak of the last answer; null when it was not an outage answer. */
   lastStreak: number | null = null;
+  /** The run's success count at this row's last outage answer; null before any. */
+  private outageMark: number | null = null;
   /** What the rate controller said of the last answer, when it was a rate-limit 429. */
   slowDown: RateLimitVerdict | null = null;
   /** Answers that were rate-limit 429s: they paced the run and do not count against --max-attempts. */
@@ -60,10 +62,24 @@ export class RowAttempts {
     this.startedMs = this.now();
   }
 
-  /** Notes the outage streak an answer belongs to (null: not an outage answer). */
-  outageAnswer(streak: number | null): void {
+  /**
+   * Notes the outage streak an answer belongs to (null: not an outage answer, or one of a row
+   * that fails alone), and the run's success count when it came.
+   */
+  outageAnswer(streak: number | null, successes: number): void {
     this.lastStreak = streak;
     if (streak !== null) this.outageStreaks.push(streak);
+    if (streak !== null || this.outageMark !== null) this.outageMark = successes;
+  }
+
+  /**
+   * Whether this row fails alone: it had an outage answer (5xx, reset, timeout) and other rows
+   * succeeded since. Its next such answer is about its own request, not the endpoint: it counts
+   * against --max-attempts and never toward pausing the run (LiteLLM in front of rows that always
+   * get a 500 paused runs for five minutes, then stopped them with those rows pending).
+   */
+  failsAlone(successes: number): boolean {
+    return this.outageMark !== null && successes > this.outageMark;
   }
 
   /** Adds the answer to the row's history; returns its summary (retry decisions add `wait_ms`). */

@@ -88,6 +88,7 @@ export class Sending {
       timeoutMs: config.timeoutMs,
       proxy: config.proxy,
       keepResponseBody: keepsResponseBodies(config),
+      sentParams: Object.keys(config.params),
     });
     this.proxy = config.proxy && `${config.proxy.shown} (from ${config.proxy.variable})`;
     if (this.proxy) log(`requests go through the proxy ${this.proxy}`);

@@ -158,10 +158,11 @@ describe('ChatClient: requests and successes', () => {
   });
 
   it('records optional fields only when present, and falls back to the body id as trace id', async () => {
-    const { url } = await serve((_req, res) => json(res, 200, { id: 'gen-5', choices: [{ message: { content: '' } }], usage: 'n/a' }));
+    const { url } = await serve((_req, res) => json(res, 200, { id: 'gen-5', choices: [{ message: { content: 'a' } }], usage: 'n/a' }));
     const outcome = await client(url).send(BODY, 'x');
-    expect(outcome).toEqual(expect.objectContaining({ ok: true, reply: '', finishReason: null, traceId: 'gen-5', responseId: 'gen-5' }));
+    expect(outcome).toEqual(expect.objectContaining({ ok: true, reply: 'a', finishReason: null, traceId: 'gen-5', responseId: 'gen-5' }));
     expect(outcome).not.toHaveProperty('usage');
+    expect(outcome).not.toHaveProperty('reasoning');
   });
 
   it("keeps a provider's nested usage, and leaves out one nested too deeply to write (not a crash later)", async () => {
@@ -283,7 +284,13 @@ describe('ChatClient: HTTP errors', () => {
       { error: { code: 'unauthorized', message: 'bad key' } },
       { code: 'unauthorized', category: 'auth', fatalForRun: true, retryable: false },
     ],
-    [403, { error: { message: 'forbidden' } }, { code: 'http_403', category: 'auth', fatalForRun: true, retryable: false }],
+    // One row's 403 (a moderation flag, a context length: Together) is that row's; the refusal streak judges repeats.
+    [403, { error: { message: 'forbidden' } }, { code: 'http_403', category: 'client_error', fatalForRun: false, retryable: false }],
+    [
+      403,
+      { error: { code: 'invalid_api_key', message: 'forbidden' } },
+      { code: 'invalid_api_key', category: 'auth', fatalForRun: true, retryable: false },
+    ],
     [
       404,
       { error: { code: 'model_not_found', message: 'no such model' } },
@@ -336,17 +343,15 @@ describe('ChatClient: HTTP errors', () => {
 
 describe('ChatClient: 2xx that are not completions', () => {
   it.each([
+    ['empty choices', { id: 'c1', choices: [] }, 'bad_response', '200 response has no choices[0].message'],
+    ['no choices', { id: 'c1' }, 'bad_response', '200 response has no choices[0].message'],
+    ['a null choice', { choices: [null] }, 'bad_response', '200 response has no choices[0].message'],
     [
-      'an error object',
-      { id: 'e-1', error: { code: 'upstream_error', message: 'model crashed' } },
-      'upstream_error',
-      '200 response carries an error: model crashed',
+      'content that is not text',
+      { choices: [{ message: { content: [{ type: 'text' }] } }] },
+      'bad_response',
+      "200 response's choices[0].message.content is not a string",
     ],
-    ['an error object without code', { error: { message: 'oops' } }, 'bad_response', '200 response carries an error: oops'],
-    ['empty choices', { id: 'c1', choices: [] }, 'bad_response', '200 response has no choices[0].message.content string'],
-    ['no choices', { id: 'c1' }, 'bad_response', '200 response has no choices[0].message.content string'],
-    ['null content', completion(null), 'bad_response', '200 response has no choices[0].message.content string'],
-    ['a null choice', { choices: [null] }, 'bad_response', '200 response has no choices[0].message.content string'],
     ['a JSON array', [1, 2], 'bad_response', '200 response is not a JSON object'],
     ['JSON null', null, 'bad_response', '200 response is not a JSON object'],
   ])('treats a 200 with %s as bad_response (retryable)', async (_name, body, code, message) => {
@@ -603,8 +608,13 @@ describe('ChatClient: refusals', () => {
   it.each([
     ['an empty refusal', ''],
     ['a refusal that is not text', { reason: 'x' }],
-  ])('%s with no content is still bad_response', async (_name, value) => {
+  ])('%s with no content is an empty reply: paid and final, not retried', async (_name, value) => {
     const { url } = await serve((_req, res) => json(res, 200, refusal(value)));
-    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({ code: 'bad_response', retryable: true });
+    expect(asFailure(await client(url).send(BODY, 'x'))).toMatchObject({
+      code: 'empty_reply',
+      category: 'incomplete',
+      retryable: false,
+      finishReason: 'stop',
+    });
   });
 });

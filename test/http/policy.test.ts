@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { meaningOf } from '../../src/http/answer-table.js';
 import type { AttemptFailure } from '../../src/http/attempt.js';
-import { classifyFailure, isAccountCode } from '../../src/http/classify.js';
 import { readErrorBody } from '../../src/http/error-body.js';
 import { duration, readRateLimits } from '../../src/http/rate-limit-headers.js';
 import { decideRetry, defaultRetryPolicy, serverRequestedDelayMs } from '../../src/http/retry-policy.js';
@@ -27,7 +27,10 @@ function failure(overrides: Partial<AttemptFailure> = {}): AttemptFailure {
 
 /** An attempt outcome for an HTTP status as the client would build it: classification included. */
 function httpFailure(status: number, code: string | null, headers: Record<string, string>): AttemptFailure {
-  return failure({ status, code: code ?? `http_${status}`, headers, ...classifyFailure(status, code, headers) });
+  const shouldRetry = headers['x-should-retry'] === 'true' ? true : headers['x-should-retry'] === 'false' ? false : null;
+  const facts = { status, code, type: null, param: null, flagged: false, asksToWait: false, shouldRetry };
+  const { rule: _rule, ...meaning } = meaningOf(facts, { sentParams: new Set() });
+  return failure({ status, code: code ?? `http_${status}`, headers, ...meaning });
 }
 
 describe('decideRetry', () => {
@@ -111,49 +114,6 @@ describe('decideRetry', () => {
   });
 });
 
-describe('classifyFailure', () => {
-  it.each([
-    [400, null, {}, { category: 'client_error', retryable: false, fatalForRun: false }],
-    [401, 'unauthorized', {}, { category: 'auth', retryable: false, fatalForRun: true }],
-    [402, null, {}, { category: 'auth', retryable: false, fatalForRun: true }],
-    [403, null, {}, { category: 'auth', retryable: false, fatalForRun: true }],
-    [404, 'model_not_found', {}, { category: 'client_error', retryable: false, fatalForRun: true }],
-    [408, null, {}, { category: 'client_error', retryable: true, fatalForRun: false }],
-    [409, null, {}, { category: 'client_error', retryable: true, fatalForRun: false }],
-    [413, null, {}, { category: 'client_error', retryable: false, fatalForRun: false }],
-    [422, null, {}, { category: 'client_error', retryable: false, fatalForRun: false }],
-    [429, null, {}, { category: 'rate_limited', retryable: true, fatalForRun: false }],
-    [429, 'rate_limit_exceeded', {}, { category: 'rate_limited', retryable: true, fatalForRun: false }],
-    [429, 'insufficient_quota', {}, { category: 'auth', retryable: false, fatalForRun: true }],
-    [429, 'billing_hard_limit_reached', {}, { category: 'auth', retryable: false, fatalForRun: true }],
-    [429, 'quota_exceeded', {}, { category: 'auth', retryable: false, fatalForRun: true }],
-    [429, 'billing_not_active', {}, { category: 'auth', retryable: false, fatalForRun: true }],
-    [429, 'insufficient_balance', {}, { category: 'auth', retryable: false, fatalForRun: true }],
-    [429, 'Throttling.RateQuota', {}, { category: 'rate_limited', retryable: true, fatalForRun: false }],
-    [402, 'insufficient_balance', {}, { category: 'auth', retryable: false, fatalForRun: true }],
-    [500, null, {}, { category: 'server_error', retryable: true, fatalForRun: false }],
-    [503, null, {}, { category: 'server_error', retryable: true, fatalForRun: false }],
-    [500, 'quota_service_down', {}, { category: 'server_error', retryable: true, fatalForRun: false }],
-    [500, null, { 'x-should-retry': 'false' }, { category: 'server_error', retryable: false, fatalForRun: false }],
-    [429, null, { 'x-should-retry': 'false' }, { category: 'rate_limited', retryable: false, fatalForRun: false }],
-    [400, null, { 'x-should-retry': 'true' }, { category: 'client_error', retryable: true, fatalForRun: false }],
-    [400, null, { 'x-should-retry': 'maybe' }, { category: 'client_error', retryable: false, fatalForRun: false }],
-    [401, null, { 'x-should-retry': 'true' }, { category: 'auth', retryable: false, fatalForRun: true }],
-  ])('%i %s %j', (status, code, headers, expected) => {
-    expect(classifyFailure(status, code, headers)).toEqual(expected);
-  });
-
-  it.each([
-    ['insufficient_quota', true],
-    ['CREDITS_EXHAUSTED', true],
-    ['rate_limit_exceeded', false],
-    ['tokens_per_minute_quota', false],
-    [null, false],
-  ])('account code %s → %s', (code, expected) => {
-    expect(isAccountCode(code)).toBe(expected);
-  });
-});
-
 describe('readErrorBody', () => {
   it.each([
     ['flat error object', 'application/json', '{"error":{"code":"unauthorized","message":"bad key"}}', 'unauthorized', 'bad key'],
@@ -200,6 +160,9 @@ describe('readErrorBody', () => {
       code: null,
       type: 'insufficient_quota',
       message: 'pay',
+      param: null,
+      retryDelayMs: null,
+      flagged: false,
       bodyId: 'r-1',
     });
   });

@@ -125,13 +125,28 @@ describe('usage totals', () => {
   it.each([
     [
       { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
-      { prompt: 3, completion: 2, total: 5 },
+      { prompt: 3, completion: 2, total: 5, reasoning: 0, cached: 0 },
     ],
     [
       { prompt_tokens: 3, completion_tokens: 2 },
-      { prompt: 3, completion: 2, total: 5 },
+      { prompt: 3, completion: 2, total: 5, reasoning: 0, cached: 0 },
     ],
-    [{ total_tokens: 9 }, { prompt: 0, completion: 0, total: 9 }],
+    [{ total_tokens: 9 }, { prompt: 0, completion: 0, total: 9, reasoning: 0, cached: 0 }],
+    [
+      // OpenAI's details (https://community.openai.com/t/o1-preview-empty-response-content/1108948).
+      {
+        prompt_tokens: 9,
+        completion_tokens: 5,
+        prompt_tokens_details: { cached_tokens: 4 },
+        completion_tokens_details: { reasoning_tokens: 5 },
+      },
+      { prompt: 9, completion: 5, total: 14, reasoning: 5, cached: 4 },
+    ],
+    // DeepSeek's cache hits (https://api-docs.deepseek.com/guides/kv_cache).
+    [
+      { prompt_tokens: 9, completion_tokens: 1, prompt_cache_hit_tokens: 6 },
+      { prompt: 9, completion: 1, total: 10, reasoning: 0, cached: 6 },
+    ],
     [{ prompt_tokens: 3 }, null],
     [{ prompt_tokens: '3', completion_tokens: 2, total_tokens: 1e300 }, null],
     [{ total_tokens: -1 }, null],
