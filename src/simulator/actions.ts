@@ -3,6 +3,7 @@ import type { Exchange, SimContext } from './context.js';
 import type { DirectiveKind } from './directive.js';
 import { simulatedJson } from './json-reply.js';
 import { completionBody, errorBody } from './openai-bodies.js';
+import { sendProviderAnswer } from './provider-answers.js';
 import { simulatedReply } from './reply.js';
 
 /** Answers `exchange` the way a directive or a drawn fault says. */
@@ -14,6 +15,9 @@ export function act(context: SimContext, action: DirectiveKind, exchange: Exchan
   } else if (action.kind === 'hang') {
     context.counters.count('hang');
     context.hanging.add(res);
+  } else if (action.kind === 'provider') {
+    const name = action.name;
+    later(context, () => sendProviderAnswer(context, exchange, name));
   } else {
     const kind = action.kind;
     const status = action.kind === 'status' ? action.status : 500;
@@ -21,7 +25,7 @@ export function act(context: SimContext, action: DirectiveKind, exchange: Exchan
   }
 }
 
-type Later = Exclude<DirectiveKind['kind'], 'reset' | 'hang'>;
+type Later = Exclude<DirectiveKind['kind'], 'reset' | 'hang' | 'provider'>;
 
 /** The answers that come after the simulated latency, by kind (`status`: the directive's status). */
 const ANSWERS: { [Kind in Later]: (context: SimContext, exchange: Exchange, status: number) => void } = {

@@ -1,3 +1,5 @@
+import { isProviderAnswer, type ProviderAnswerName } from './provider-answers.js';
+
 /**
  * Per-row behaviour for tests, written into a message: `[[sim:500]]` always answers 500,
  * `[[sim:429x2]]` answers 429 to the first two requests with that exact body, then normally.
@@ -7,6 +9,8 @@
  */
 export type DirectiveKind =
   | { kind: 'status'; status: number }
+  /** A provider's own answer (provider-answers.ts): `[[sim:cerebras-429]]`, `[[sim:reasoning-length]]`... */
+  | { kind: 'provider'; name: ProviderAnswerName }
   | {
       kind:
         | 'reset'
@@ -58,6 +62,7 @@ export function findDirective(body: string): Directive | null {
   const [, name, count] = match;
   const times = count !== undefined ? Number(count) : ONCE_BY_DEFAULT.has(name!) ? 1 : Infinity;
   if (/^\d{3}$/.test(name!)) return { action: { kind: 'status', status: Number(name) }, times };
-  if (NAMED.has(name!)) return { action: { kind: name as Exclude<DirectiveKind['kind'], 'status'> } as DirectiveKind, times };
+  if (isProviderAnswer(name!)) return { action: { kind: 'provider', name }, times };
+  if (NAMED.has(name!)) return { action: { kind: name as Exclude<DirectiveKind['kind'], 'status' | 'provider'> } as DirectiveKind, times };
   return null;
 }

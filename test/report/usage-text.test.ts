@@ -11,10 +11,25 @@ describe('usageSummary', () => {
       responses_with_usage: 10,
       responses_without_usage: 2,
       estimated_tokens: 3_000,
+      reasoning_tokens: 0,
+      cached_tokens: 0,
     });
     expect(line).toBe(
       '1,234,567 tokens (prompt 1,000,000, completion 234,567) from 10 response(s); 2 response(s) without usage, estimated at 3,000',
     );
+  });
+
+  it('says how much of the prompt was cached and of the completion was reasoning, when reported', () => {
+    const line = usageSummary({
+      ...emptyUsage(),
+      prompt_tokens: 90,
+      completion_tokens: 10,
+      total_tokens: 100,
+      responses_with_usage: 1,
+      reasoning_tokens: 8,
+      cached_tokens: 64,
+    });
+    expect(line).toBe('100 tokens (prompt 90, completion 10, 64 of the prompt cached, 8 of the completion reasoning) from 1 response(s)');
   });
 
   it('says when no response came', () => {
