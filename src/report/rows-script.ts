@@ -44,6 +44,7 @@ export const ROWS_SCRIPT = `(() => {
     if (row.in) for (const [k, v] of Object.entries(row.in)) add('input.' + k, v, true);
     else add('input', '(not in the records: run with --keep-input to keep the row\\'s fields)');
     add('reply', row.r, true);
+    add('reasoning', row.rs, true);
     add('data', row.d, true);
     add('outcome', outcome(row));
     add('status', row.st === null ? 'none' : row.st);

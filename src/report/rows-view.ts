@@ -23,6 +23,8 @@ export interface ViewRow {
   r: string | null;
   /** `data` as indented JSON. */
   d: string | null;
+  /** The model's reasoning, when the record kept it; absent otherwise. */
+  rs?: string;
   /** With samples: the share of this row's samples that agree with its most common answer. */
   ag?: number;
 }
@@ -63,6 +65,8 @@ function viewRow(record: RowRecord, ok: boolean): ViewRow {
     d: record.data === undefined ? null : short(JSON.stringify(record.data, null, 2)),
   };
   if (typeof record.sample === 'number') row.s = record.sample;
+  const reasoning = short(stringOrNull(record.reasoning));
+  if (reasoning !== null) row.rs = reasoning;
   return row;
 }
 

@@ -46,7 +46,12 @@ describe.skipIf(!HAVE_BROWSER)('report --html rows view in Chromium', () => {
   it('searches, filters, pages and opens a row of a real run', async () => {
     const rows = Array.from({ length: 120 }, (_, i) => ({
       id: `q${i}`,
-      question: i % 40 === 7 ? `broken [[sim:400]] question ${i}` : `question number ${i}`,
+      question:
+        i % 40 === 7
+          ? `broken [[sim:400]] question ${i}`
+          : i === 13
+            ? `[[sim:reasoning-length]] question number ${i}`
+            : `question number ${i}`,
       expected: `answer ${i}`,
     }));
     await dir.write('q.jsonl', jsonlOf(rows));
@@ -79,7 +84,7 @@ describe.skipIf(!HAVE_BROWSER)('report --html rows view in Chromium', () => {
     await expect.poll(() => countText(page)).toBe('11 of 120 shown'); // answer 11, 110..119
     await page.fill('#f-search', '');
     await page.selectOption('#f-outcome', 'failed');
-    await expect.poll(() => countText(page)).toBe('3 of 120 shown');
+    await expect.poll(() => countText(page)).toBe('4 of 120 shown');
     await page.selectOption('#f-category', 'client_error');
     await expect.poll(() => countText(page)).toBe('3 of 120 shown');
     await page.selectOption('#f-outcome', 'ok');
@@ -100,6 +105,15 @@ describe.skipIf(!HAVE_BROWSER)('report --html rows view in Chromium', () => {
     expect(text).toContain('attempts');
     await page.click('#rows-body tr.row');
     expect(await page.locator('#rows-body tr.detail').count()).toBe(0);
+
+    // A reasoning model that spent max_tokens thinking: its reasoning is shown with the row.
+    await page.fill('#f-search', 'question number 13');
+    await expect.poll(() => countText(page)).toBe('1 of 120 shown');
+    await page.click('#rows-body tr.row');
+    await expect.poll(() => page.locator('#rows-body tr.detail').textContent()).toContain('reasoning');
+    const thought = (await page.locator('#rows-body tr.detail').textContent())!;
+    expect(thought).toContain('Thinking it through...');
+    expect(thought).toContain('length');
     expect(requests).toEqual([]);
     expect(dialogs).toEqual([]);
     await page.close();
