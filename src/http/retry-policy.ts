@@ -1,5 +1,3 @@
-import type { AttemptFailure } from './attempt.js';
-
 export interface RetryPolicy {
   /** Attempts per row, the first included. */
   maxAttempts: number;
@@ -18,30 +16,13 @@ export const defaultRetryPolicy: RetryPolicy = Object.freeze({
   maxServerWaitMs: 60_000,
 });
 
-export type RetryDecision = { retry: false; reason: string } | { retry: true; delayMs: number; fromServer: boolean };
-
 /**
- * Whether and when to try a failed attempt again. Pure: clock and randomness are passed in.
- * `attempt` is the 1-based attempt that just failed.
+ * Exponential backoff with full jitter (openai-node, ky): a random wait up to `baseDelayMs`
+ * doubled per attempt, capped at `maxDelayMs`. `attempt` is the 1-based attempt that just failed.
  */
-export function decideRetry(
-  outcome: AttemptFailure,
-  attempt: number,
-  policy: RetryPolicy,
-  now: number,
-  random: () => number,
-): RetryDecision {
-  if (!outcome.retryable) return { retry: false, reason: `${outcome.code} is not retryable` };
-  if (attempt >= policy.maxAttempts) return { retry: false, reason: `gave up after ${attempt} of ${policy.maxAttempts} attempts` };
-  const requested = serverRequestedDelayMs(outcome.headers, now);
-  if (requested !== null) {
-    if (requested > policy.maxServerWaitMs) {
-      return { retry: false, reason: `the server asked to wait ${requested} ms, more than the ${policy.maxServerWaitMs} ms limit` };
-    }
-    return { retry: true, delayMs: requested, fromServer: true };
-  }
+export function backoffMs(attempt: number, policy: RetryPolicy, random: () => number): number {
   const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-  return { retry: true, delayMs: Math.round(random() * ceiling), fromServer: false };
+  return Math.round(random() * ceiling);
 }
 
 const NUMBER = /^\s*-?\d+(\.\d+)?\s*$/;

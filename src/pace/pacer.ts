@@ -2,28 +2,22 @@ import pLimit, { type LimitFunction } from 'p-limit';
 import { sleep } from '../async/sleep.js';
 import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import type { ChatClient } from '../http/chat-client.js';
-import type { RetryPolicy } from '../http/retry-policy.js';
 import { CLIENT_CODES } from '../record/client-codes.js';
-import type { RowTask } from '../request/row-task.js';
-import type { RowAttempts } from '../run/row-attempts.js';
 import type { FatalCause } from './fatal-hint.js';
 import type { LearnedLimit, RequestCost } from './learned-limits.js';
 import type { SendMark } from './mirrored-bucket.js';
 import type { OutageBreaker } from './outage-breaker.js';
-import { budgetSpent, decideRetryThroughOutage } from './outage-budget.js';
-import { isSlowDown, type RateController, type RateLimitVerdict } from './rate-controller.js';
+import type { RateController, RateLimitVerdict } from './rate-controller.js';
 import { RefusalStreakWatch } from './refusal-streak.js';
 import type { TokenAccount } from './token-account.js';
-import { UNREACHABLE_STREAK, UnreachableEndpointWatch } from './unreachable-endpoint.js';
+import type { SizedRequest } from './token-estimator.js';
+import { UnreachableEndpointWatch } from './unreachable-endpoint.js';
 
 export interface PacerOptions {
   client: ChatClient;
   controller: RateController;
   outage: OutageBreaker;
   tokens: TokenAccount;
-  retryPolicy: RetryPolicy;
-  /** The longest a row may take, first attempt to last answer, retry waits included. */
-  rowDeadlineMs: number;
   /** Aborts when the run stops admitting work (a signal, a fatal answer): no new attempt starts. */
   stopDispatch: AbortSignal;
   /** Aborts requests already in flight (grace period over, second signal). */
@@ -56,8 +50,37 @@ function neverFits(outcome: AttemptFailure, verdict: { limit: LearnedLimit; cost
   };
 }
 
-/** What a row does after an answer. */
-export type Next = { kind: 'settle' } | { kind: 'retry'; delayMs: number } | { kind: 'pending' };
+/** One attempt a row asks to send: only what the gates and watches need, not the row. */
+export interface AttemptRequest {
+  /** The row's id: the watches judge rows, not requests (a row's samples are one row). */
+  rowId: string;
+  /** The serialized request body, sent verbatim, and its size for the token estimate. */
+  body: string;
+  sized: SizedRequest;
+  clientRequestId: string;
+  /** The row's first attempt: the token budget admits new rows only while it has room. */
+  newRow: boolean;
+  /** The same request failed in an earlier session (--retry-failed): its refusal says nothing new. */
+  failedBefore: boolean;
+  /** The breaker's success count at the row's last outage answer; null before any (RowAttempts.failsAlone). */
+  outageMark: number | null;
+}
+
+/** An answer, and what the run's gates and watches said of it: what the row's decision needs. */
+export interface Answer {
+  outcome: AttemptOutcome;
+  /** When the request went out, on the run's clock and the wall clock (the row's clock starts at its first). */
+  sentAt: number;
+  sentWall: Date;
+  /** The rate controller's verdict on a rate-limit answer; null otherwise. */
+  slowDown: RateLimitVerdict | null;
+  /** The outage streak the answer belongs to (OutageBreaker.observe); null when not an outage answer. */
+  outageStreak: number | null;
+  /** The breaker's success count when the answer came. */
+  successes: number;
+  /** The endpoint had not answered once and this attempt found nobody there. */
+  nobodyThereYet: boolean;
+}
 
 /**
  * The run's pace and its stopping rules, behind the questions a row asks: may my next attempt
@@ -89,24 +112,20 @@ export class Pacer {
     return this.options.stopDispatch.aborted;
   }
 
-  /** A reply of `durationMs` so far may still be asked for again (an invalid reply) within the row's deadline. */
-  withinDeadline(durationMs: number): boolean {
-    return durationMs <= this.options.rowDeadlineMs;
-  }
-
   /**
-   * Sends the row's next attempt once the pool, the token budget, the outage breaker and the
-   * rate allow it. Null when it is not sent: the run is stopping, or the budget refused a new row.
+   * Sends one attempt once the pool, the token budget, the outage breaker and the rate allow it,
+   * and tells every watch the answer. Null when it is not sent: the run is stopping, or the
+   * budget refused a new row.
    */
-  send(task: RowTask, attempts: RowAttempts): Promise<AttemptOutcome | null> {
-    return this.pool(() => this.sendInSlot(task, attempts));
+  send(attempt: AttemptRequest): Promise<Answer | null> {
+    return this.pool(() => this.sendInSlot(attempt));
   }
 
-  private async sendInSlot(task: RowTask, attempts: RowAttempts): Promise<AttemptOutcome | null> {
+  private async sendInSlot(attempt: AttemptRequest): Promise<Answer | null> {
     const { tokens } = this.options;
-    const reserved = tokens.reserve(task.request, attempts.next === 1);
+    const reserved = tokens.reserve(attempt.sized, attempt.newRow);
     if (reserved === null) return null;
-    let outcome: AttemptOutcome | null = null;
+    let answer: Answer | null = null;
     try {
       const probe = await this.outagePermit();
       if (probe === null) return null;
@@ -116,37 +135,34 @@ export class Pacer {
         if (probe) this.options.outage.cancelProbe();
         return null;
       }
-      outcome = await this.sendNow(task, attempts, probe, { mark, cost });
-      return outcome;
+      answer = await this.sendNow(attempt, probe, { mark, cost });
+      return answer;
     } finally {
-      tokens.release(task.request, reserved, outcome);
+      tokens.release(attempt.sized, reserved, answer?.outcome ?? null);
     }
   }
 
-  private async sendNow(
-    task: RowTask,
-    attempts: RowAttempts,
-    probe: boolean,
-    sent: { mark: SendMark; cost: RequestCost },
-  ): Promise<AttemptOutcome> {
+  private async sendNow(attempt: AttemptRequest, probe: boolean, sent: { mark: SendMark; cost: RequestCost }): Promise<Answer> {
     const { client, outage, abortInFlight } = this.options;
-    attempts.sending();
+    const sentAt = this.options.now();
+    const sentWall = new Date();
     this.options.onAttemptSent();
-    const answer = await client.send(task.request.body, attempts.nextRequestId, abortInFlight);
-    let outcome = this.unreachable.observe(answer);
-    attempts.slowDown = this.paceBy(outcome, sent.mark, sent.cost);
-    if (attempts.slowDown?.kind === 'never-fits' && !outcome.ok) outcome = neverFits(outcome, attempts.slowDown);
+    const raw = await client.send(attempt.body, attempt.clientRequestId, abortInFlight);
+    const nobodyThereYet = this.unreachable.foundNobodyYet(raw);
+    let outcome = this.unreachable.observe(raw);
+    const slowDown = this.paceBy(outcome, sent.mark, sent.cost);
+    if (slowDown?.kind === 'never-fits' && !outcome.ok) outcome = neverFits(outcome, slowDown);
     // Both watches judge rows by their id, not their key: a row's samples (`--repeat`) send the
     // same request, so a request the server always fails is one row's failure, not the endpoint's.
     // A row that failed before while other rows succeeded fails alone: not an outage answer.
-    const alone = attempts.failsAlone(outage.successes);
-    attempts.outageAnswer(outage.observe(outcome, task.id, probe, alone), outage.successes);
-    const refusedEveryTime = this.refusals.observe(outcome, task.failedBefore, task.id);
+    const alone = attempt.outageMark !== null && outage.successes > attempt.outageMark;
+    const outageStreak = outage.observe(outcome, attempt.rowId, probe, alone);
+    const refusedEveryTime = this.refusals.observe(outcome, attempt.failedBefore, attempt.rowId);
     // Stop the run before this slot is given back, so the next queued row is not sent. A refusal
     // streak's last row still settles as failed: its answer was about it too.
     if (!outcome.ok && outcome.fatalForRun) this.options.onFatal(outcome, 'endpoint');
     else if (!outcome.ok && refusedEveryTime) this.options.onFatal(outcome, 'refusal-streak');
-    return outcome;
+    return { outcome, sentAt, sentWall, slowDown, outageStreak, successes: outage.successes, nobodyThereYet };
   }
 
   /** Tells the rate controller the answer; a rate limit that will not come back in time stops the run. */
@@ -196,52 +212,21 @@ export class Pacer {
   }
 
   /**
-   * What a failed attempt leads to: the row settles as failed, waits and tries again, or stays
-   * pending for a resume (our own shutdown cancelled it, or the answer stops the whole run).
-   * Sets `wait_ms` on the attempt's summary when it retries.
+   * Of a row's outage answers (their streaks), how many do not count against --max-attempts now
+   * (OutageBreaker.uncounted); and how the breaker counts the last of them, `streak`.
    */
-  afterFailure(outcome: AttemptFailure, attempts: RowAttempts): Next {
-    const { abortInFlight, outage } = this.options;
-    if (outcome.fatalForRun || abortInFlight.aborted || outcome.code === 'aborted') return { kind: 'pending' };
-    if (isSlowDown(outcome)) {
-      // A rate limit paces the run; it never spends the row's attempts. The run stopping for it
-      // (a quota spent, nothing but 429s for too long) leaves the row pending.
-      if (attempts.slowDown?.kind !== 'again' || this.stopping) return { kind: 'pending' };
-      // ...but a row's deadline bounds its 429s too: nothing loops.
-      if (attempts.soFar().durationMs + attempts.slowDown.delayMs > this.options.rowDeadlineMs) return { kind: 'settle' };
-      attempts.rateLimited++;
-      attempts.history.at(-1)!.wait_ms = Math.round(attempts.slowDown.delayMs);
-      return { kind: 'retry', delayMs: attempts.slowDown.delayMs };
-    }
-
-    const attempt = attempts.counted;
-    const policy = this.policyFor(outcome, attempts);
-    const uncounted = outage.uncounted(attempts.outageStreaks);
-    const last = this.lastStreakCounted(attempts);
-    const decision = decideRetryThroughOutage(outcome, attempt, policy, uncounted, last, Date.now(), this.options.random);
-    const soFar = attempts.soFar();
-    if (!decision.retry || soFar.durationMs + decision.delayMs > this.options.rowDeadlineMs) return { kind: 'settle' };
-    attempts.outageRetry = last !== null || uncounted > 0 ? { outcome, soFar, maxAttempts: policy.maxAttempts } : null;
-    attempts.history.at(-1)!.wait_ms = Math.round(decision.delayMs);
-    return { kind: 'retry', delayMs: decision.delayMs };
+  uncounted(streaks: readonly number[]): number {
+    return this.options.outage.uncounted(streaks);
   }
 
-  /**
-   * Until the watch has judged the base URL, a row that found nobody there is not failed, even
-   * with --max-attempts 1 or 2: it tries again (UNREACHABLE_STREAK attempts at most), so a wrong
-   * URL leaves every row pending, and a server that comes up meanwhile gets it. A reply that
-   * failed the reply check was retried apart from --max-attempts.
-   */
-  private policyFor(outcome: AttemptFailure, attempts: RowAttempts): RetryPolicy {
-    const base = this.options.retryPolicy;
-    const unreachable = this.unreachable.foundNobodyYet(outcome) ? Math.max(base.maxAttempts, UNREACHABLE_STREAK) : base.maxAttempts;
-    return { ...base, maxAttempts: unreachable + attempts.invalidReplies };
+  lastOutage(streak: number | null): 'counted' | 'uncounted' | null {
+    if (streak === null) return null;
+    return this.options.outage.uncounted([streak]) > 0 ? 'uncounted' : 'counted';
   }
 
-  /** How the breaker counts the row's last answer: null when it was not an outage answer. */
-  private lastStreakCounted(attempts: RowAttempts): 'counted' | 'uncounted' | null {
-    if (attempts.lastStreak === null) return null;
-    return this.options.outage.uncounted([attempts.lastStreak]) > 0 ? 'uncounted' : 'counted';
+  /** Whether requests in flight are being cancelled (the grace period is over). */
+  get cancelling(): boolean {
+    return this.options.abortInFlight.aborted;
   }
 
   /**
@@ -253,15 +238,5 @@ export class Pacer {
     const slept = await sleep(delayMs, this.options.stopDispatch);
     this.options.onRetryWait(false);
     return slept;
-  }
-
-  /**
-   * After waiting to retry a failure while some of its outage answers did not count, whether the
-   * row has used up its attempts after all, as the outage looks now (see outage-budget.ts).
-   */
-  spentAfterWait(attempts: RowAttempts): boolean {
-    const retry = attempts.outageRetry;
-    if (retry === null || this.stopping) return false;
-    return budgetSpent(attempts.counted, retry.maxAttempts, this.options.outage.uncounted(attempts.outageStreaks));
   }
 }

@@ -1,33 +1,32 @@
-import type { AttemptOutcome, AttemptSuccess } from '../http/attempt.js';
-import type { Pacer } from '../pace/pacer.js';
-import { cachedRecord, failureRecord, type RecordContext, successRecord } from '../record/builders.js';
+import type { AttemptFailure, AttemptOutcome, AttemptSuccess } from '../http/attempt.js';
+import type { Answer, Pacer } from '../pace/pacer.js';
+import { type AttemptsSoFar, cachedRecord, failureRecord, type RecordContext, successRecord } from '../record/builders.js';
 import type { RowRecord } from '../record/record.js';
-import type { ReplyCheck } from '../reply/reply-check.js';
+import type { CheckedReply, ReplyCheck } from '../reply/reply-check.js';
 import { withCheckedReply } from '../reply/reply-records.js';
 import type { RowTask } from '../request/row-task.js';
 import type { ResponseCache } from '../state/response-cache.js';
+import { type Decision, decide, type RowRules, type RunWord, spentAfterWait } from './decide.js';
 import { RowAttempts } from './row-attempts.js';
 
-/** What a row needs besides its task: the run's pace, and how its answers become records. */
+/** What a row needs besides its task: the run's pace, its rules, and how its answers become records. */
 export interface RowServices {
   pacer: Pacer;
+  rules: RowRules;
+  random(): number;
   recordContext: RecordContext;
   cache: ResponseCache | null;
   /** How a reply becomes `data` (--reply-format json); null: every reply is taken as text. */
   replyCheck: ReplyCheck | null;
-  /** How many times a reply that fails `replyCheck` is sent again. */
-  replyRetries: number;
   /** Makes a settled row durable (its journal line written to the OS). */
   settle(task: RowTask, record: RowRecord): Promise<void>;
 }
 
-/** A row's end after an answer: its record, and a reply worth caching. */
-type Step = { kind: 'settle'; record: RowRecord; reply?: AttemptSuccess } | { kind: 'retry'; delayMs: number } | { kind: 'pending' };
-
 /**
- * Runs one row to its end: wait for a permit and send, judge the answer (settle, retry after a
- * wait, or leave the row pending because the run stops), and make the record durable. Returns
- * false when the row is left pending.
+ * Runs one row to its end: send (the pacer waits for a permit), decide what the answer means
+ * for the row (decide.ts: settle, retry after a wait, or pending because the run stops), and
+ * make the record durable. The only code that writes the row's history. Returns false when the
+ * row is left pending.
  */
 export async function processRow(task: RowTask, row: RowServices): Promise<boolean> {
   const cached = await fromCache(task, row);
@@ -37,23 +36,78 @@ export async function processRow(task: RowTask, row: RowServices): Promise<boole
   }
   const attempts = new RowAttempts(task, row.pacer.now);
   for (;;) {
-    const outcome = await row.pacer.send(task, attempts);
-    if (outcome === null) return false;
-    const step = judge(task, outcome, attempts, row);
-    if (step.kind === 'pending') return false;
-    if (step.kind === 'settle') {
-      if (step.reply && row.cache) await row.cache.put(task.request.fingerprint, step.reply);
-      await row.settle(task, step.record);
+    const answer = await row.pacer.send(attempts.next());
+    if (answer === null) return false;
+    const summary = attempts.answered(answer);
+    const checked = checkReply(answer.outcome, row);
+    if (checked?.ok === false) summary.code = 'invalid_reply';
+    const decision = decide(
+      attempts.forDecision(),
+      answer.outcome,
+      checked?.ok !== false,
+      runWord(answer, attempts, row.pacer),
+      row.rules,
+      Date.now(),
+      row.random,
+    );
+    if (decision.kind === 'pending') return false;
+    if (decision.kind === 'settle') {
+      await settle(task, answer.outcome, checked, attempts.soFar(), row);
       return true;
     }
-    if (!(await row.pacer.rest(step.delayMs))) return false;
-    if (row.pacer.spentAfterWait(attempts)) {
-      const { outcome: failure, soFar } = attempts.outageRetry!;
-      delete attempts.history.at(-1)!.wait_ms; // no attempt followed the wait
-      await row.settle(task, failureRecord(task, failure, soFar, row.recordContext));
+    const judgedAt = decision.judgeAgainAfterWait === null ? null : { outcome: answer.outcome as AttemptFailure, soFar: attempts.soFar() };
+    attempts.retrying(decision.reason, decision.delayMs);
+    if (!(await row.pacer.rest(decision.delayMs))) return false;
+    if (judgedAt && spentAfterWaiting(decision, attempts, row.pacer)) {
+      attempts.noAttemptAfterWait();
+      await row.settle(task, failureRecord(task, judgedAt.outcome, judgedAt.soFar, row.recordContext));
       return true;
     }
   }
+}
+
+/** What the run's gates and watches said of the answer, as the decision reads it. */
+function runWord(answer: Answer, attempts: RowAttempts, pacer: Pacer): RunWord {
+  return {
+    stopping: pacer.stopping,
+    cancelling: pacer.cancelling,
+    slowDown: answer.slowDown,
+    nobodyThereYet: answer.nobodyThereYet,
+    uncounted: pacer.uncounted(attempts.outageStreaks),
+    lastOutage: pacer.lastOutage(answer.outageStreak),
+  };
+}
+
+/** After a wait with some outage answers undecided: spent after all, as the outage looks now (the run going on). */
+function spentAfterWaiting(decision: Extract<Decision, { kind: 'retry' }>, attempts: RowAttempts, pacer: Pacer): boolean {
+  if (pacer.stopping) return false;
+  return spentAfterWait(attempts.counted, decision.judgeAgainAfterWait!, pacer.uncounted(attempts.outageStreaks));
+}
+
+function checkReply(outcome: AttemptOutcome, row: RowServices): CheckedReply | null {
+  return outcome.ok ? (row.replyCheck?.check(outcome.reply, outcome.finishReason) ?? null) : null;
+}
+
+/**
+ * The row's record, made durable: a failure, a reply (cached for later runs), or a reply that
+ * failed the check after its retries (not cached: a later run sends it again rather than being
+ * served this reply).
+ */
+async function settle(
+  task: RowTask,
+  outcome: AttemptOutcome,
+  checked: CheckedReply | null,
+  soFar: AttemptsSoFar,
+  row: RowServices,
+): Promise<void> {
+  if (!outcome.ok) return row.settle(task, failureRecord(task, outcome, soFar, row.recordContext));
+  const record = successRecord(task, outcome, soFar, row.recordContext);
+  if (checked === null || checked.ok) await cacheReply(task, outcome, row);
+  return row.settle(task, checked ? withCheckedReply(record, checked) : record);
+}
+
+async function cacheReply(task: RowTask, reply: AttemptSuccess, row: RowServices): Promise<void> {
+  if (row.cache) await row.cache.put(task.request.fingerprint, reply);
 }
 
 /**
@@ -67,30 +121,4 @@ async function fromCache(task: RowTask, row: RowServices): Promise<RowRecord | n
   if (checked?.ok === false) return null;
   const record = cachedRecord(task, cached, new Date(), row.recordContext);
   return checked ? withCheckedReply(record, checked) : record;
-}
-
-/** What an answer means for its row. */
-function judge(task: RowTask, outcome: AttemptOutcome, attempts: RowAttempts, row: RowServices): Step {
-  const summary = attempts.answered(outcome);
-  const soFar = attempts.soFar();
-  if (!outcome.ok) {
-    const next = row.pacer.afterFailure(outcome, attempts);
-    if (next.kind !== 'settle') return next;
-    return { kind: 'settle', record: failureRecord(task, outcome, soFar, row.recordContext) };
-  }
-  const checked = row.replyCheck?.check(outcome.reply, outcome.finishReason) ?? null;
-  if (checked?.ok === false) {
-    summary.code = 'invalid_reply';
-    // Like any retry, one cut short by a stop (Ctrl-C, fail-fast) leaves the row pending.
-    if (attempts.invalidReplies < row.replyRetries && row.pacer.withinDeadline(soFar.durationMs)) {
-      attempts.invalidReplies++;
-      attempts.outageRetry = null;
-      summary.wait_ms = 0;
-      return { kind: 'retry', delayMs: 0 };
-    }
-    // Not cached: a later run sends it again rather than being served this reply.
-    return { kind: 'settle', record: withCheckedReply(successRecord(task, outcome, soFar, row.recordContext), checked) };
-  }
-  const record = successRecord(task, outcome, soFar, row.recordContext);
-  return { kind: 'settle', record: checked ? withCheckedReply(record, checked) : record, reply: outcome };
 }

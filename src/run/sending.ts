@@ -117,8 +117,6 @@ export class Sending {
       controller: this.controller,
       outage,
       tokens: run.tokens,
-      retryPolicy: { ...defaultRetryPolicy, maxAttempts: config.maxAttempts, maxServerWaitMs: config.maxRetryWaitMs },
-      rowDeadlineMs: config.rowDeadlineMs,
       stopDispatch: this.stopDispatch.signal,
       abortInFlight: this.abortInFlight.signal,
       onFatal: (outcome, cause) => {
@@ -146,7 +144,12 @@ export class Sending {
       },
       cache: config.cacheDir ? new ResponseCache(config.cacheDir, log) : null,
       replyCheck: run.replyCheck,
-      replyRetries: config.replyRetries,
+      rules: {
+        retry: { ...defaultRetryPolicy, maxAttempts: config.maxAttempts, maxServerWaitMs: config.maxRetryWaitMs },
+        rowDeadlineMs: config.rowDeadlineMs,
+        replyRetries: config.replyRetries,
+      },
+      random: run.random,
       settle: (task, record) => this.settle(task.position, task.key, task.request.fingerprint, record),
     };
     run.onWriteFailure = () => this.stopOnWriteFailure();

@@ -1,114 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { meaningOf } from '../../src/http/answer-table.js';
-import type { AttemptFailure } from '../../src/http/attempt.js';
 import { readErrorBody } from '../../src/http/error-body.js';
 import { duration, readRateLimits } from '../../src/http/rate-limit-headers.js';
-import { decideRetry, defaultRetryPolicy, serverRequestedDelayMs } from '../../src/http/retry-policy.js';
+import { serverRequestedDelayMs } from '../../src/http/retry-policy.js';
 import { pickTraceId, TRACE_ID_HEADERS } from '../../src/http/trace-id.js';
 import { maskKey } from '../../src/record/key-mask.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 
-function failure(overrides: Partial<AttemptFailure> = {}): AttemptFailure {
-  return {
-    ok: false,
-    status: 500,
-    code: 'server_error',
-    message: 'm',
-    category: 'server_error',
-    retryable: true,
-    fatalForRun: false,
-    traceId: null,
-    headers: {},
-    durationMs: 1,
-    ...overrides,
-  };
-}
-
-/** An attempt outcome for an HTTP status as the client would build it: classification included. */
-function httpFailure(status: number, code: string | null, headers: Record<string, string>): AttemptFailure {
-  const shouldRetry = headers['x-should-retry'] === 'true' ? true : headers['x-should-retry'] === 'false' ? false : null;
-  const facts = { status, code, type: null, param: null, flagged: false, asksToWait: false, shouldRetry };
-  const { rule: _rule, ...meaning } = meaningOf(facts, { sentParams: new Set() });
-  return failure({ status, code: code ?? `http_${status}`, headers, ...meaning });
-}
-
-describe('decideRetry', () => {
-  const policy = { ...defaultRetryPolicy, maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1000, maxServerWaitMs: 5000 };
-
-  it.each([
-    ['retry-after-ms wins over retry-after', { 'retry-after-ms': '250', 'retry-after': '9' }, 250],
-    ['fractional retry-after-ms is rounded', { 'retry-after-ms': '12.6' }, 13],
-    ['retry-after in seconds', { 'retry-after': '2' }, 2000],
-    ['fractional retry-after seconds', { 'retry-after': '0.25' }, 250],
-    ['retry-after as an HTTP date', { 'retry-after': new Date(NOW + 3000).toUTCString() }, 3000],
-    ['a date in the past means now', { 'retry-after': new Date(NOW - 3000).toUTCString() }, 0],
-    ['a negative retry-after means now', { 'retry-after': '-5' }, 0],
-    ['a negative retry-after-ms means now', { 'retry-after-ms': '-5' }, 0],
-    ['unreadable retry-after-ms falls back to retry-after', { 'retry-after-ms': 'x', 'retry-after': '1' }, 1000],
-    ['exactly the limit is allowed', { 'retry-after': '5' }, 5000],
-  ])('%s', (_name, headers, delay) => {
-    expect(decideRetry(failure({ headers }), 1, policy, NOW, () => 0.5)).toEqual({ retry: true, delayMs: delay, fromServer: true });
-  });
-
-  it.each([
-    [1, 0.5, 50],
-    [2, 0.5, 100],
-    [3, 1, 400],
-    [1, 0, 0],
-    [3, 0.999, 400],
-  ])('backs off with full jitter: attempt %i, random %f → %i ms', (attempt, random, delay) => {
-    expect(decideRetry(failure(), attempt, policy, NOW, () => random)).toEqual({ retry: true, delayMs: delay, fromServer: false });
-  });
-
-  it('caps the backoff at maxDelayMs', () => {
-    const big = { ...policy, maxAttempts: 40 };
-    expect(decideRetry(failure(), 15, big, NOW, () => 1)).toEqual({ retry: true, delayMs: 1000, fromServer: false });
-    expect(decideRetry(failure(), 39, big, NOW, () => 1)).toEqual({ retry: true, delayMs: 1000, fromServer: false });
-  });
-
-  it.each([['soon'], ['in 5 seconds'], ['12abc'], [''], ['Tomorrow']])('falls back to backoff on an unreadable retry-after %j', (value) => {
-    expect(decideRetry(failure({ headers: { 'retry-after': value } }), 1, policy, NOW, () => 1)).toEqual({
-      retry: true,
-      fromServer: false,
-      delayMs: 100,
-    });
-  });
-
-  it('gives up when the server asks for more than the allowed wait', () => {
-    expect(decideRetry(failure({ headers: { 'retry-after': '60' } }), 1, policy, NOW, () => 1)).toEqual({
-      retry: false,
-      reason: 'the server asked to wait 60000 ms, more than the 5000 ms limit',
-    });
-    expect(decideRetry(failure({ headers: { 'retry-after-ms': '5001' } }), 1, policy, NOW, () => 1).retry).toBe(false);
-  });
-
-  it('stops at maxAttempts', () => {
-    expect(decideRetry(failure(), 3, policy, NOW, () => 1).retry).toBe(true);
-    expect(decideRetry(failure(), 4, policy, NOW, () => 1)).toEqual({ retry: false, reason: 'gave up after 4 of 4 attempts' });
-    expect(decideRetry(failure(), 1, { ...policy, maxAttempts: 1 }, NOW, () => 1).retry).toBe(false);
-  });
-
-  it('never retries a non-retryable failure, even with a retry-after', () => {
-    expect(
-      decideRetry(failure({ retryable: false, code: 'bad_request', headers: { 'retry-after': '1' } }), 1, policy, NOW, () => 1),
-    ).toEqual({
-      retry: false,
-      reason: 'bad_request is not retryable',
-    });
-  });
-
-  it.each([
-    ['x-should-retry: false stops a 500', 500, null, { 'x-should-retry': 'false' }, false],
-    ['x-should-retry: true retries a 400', 400, null, { 'x-should-retry': 'true' }, true],
-    ['a plain 400 is not retried', 400, null, {}, false],
-    ['a plain 503 is retried', 503, null, {}, true],
-    ['a 429 is retried', 429, 'rate_limit_exceeded', {}, true],
-    ['a quota 429 is not retried even when the header says so', 429, 'insufficient_quota', { 'x-should-retry': 'true' }, false],
-  ])('via classify: %s', (_name, status, code, headers, retry) => {
-    expect(decideRetry(httpFailure(status, code, headers), 1, policy, NOW, () => 0.5).retry).toBe(retry);
-  });
-
+describe('serverRequestedDelayMs', () => {
   it('reads no delay when there is no header', () => {
     expect(serverRequestedDelayMs({}, NOW)).toBeNull();
   });

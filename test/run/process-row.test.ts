@@ -38,8 +38,6 @@ function rowServices(client: ChatClient, concurrency: number, settle: RowService
     }),
     outage: new OutageBreaker({ maxOutageMs: 60_000, now, random: () => 0.5 }),
     tokens: new TokenAccount({ limit: null, before: undefined, estimator: new TokenEstimator(null) }),
-    retryPolicy: { ...defaultRetryPolicy, maxAttempts: 2 },
-    rowDeadlineMs: 60_000,
     stopDispatch: new AbortController().signal,
     abortInFlight: new AbortController().signal,
     onFatal: () => {},
@@ -48,7 +46,15 @@ function rowServices(client: ChatClient, concurrency: number, settle: RowService
     now,
     random: () => 0.5,
   });
-  return { pacer, recordContext: { model: 'm', keyName: 'KEY', keyMask: '***' }, cache: null, replyCheck: null, replyRetries: 0, settle };
+  return {
+    pacer,
+    rules: { retry: { ...defaultRetryPolicy, maxAttempts: 2 }, rowDeadlineMs: 60_000, replyRetries: 0 },
+    random: () => 0.5,
+    recordContext: { model: 'm', keyName: 'KEY', keyMask: '***' },
+    cache: null,
+    replyCheck: null,
+    settle,
+  };
 }
 
 describe('processRow', () => {

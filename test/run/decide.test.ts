@@ -1,0 +1,256 @@
+import { describe, expect, it } from 'vitest';
+import { meaningOf } from '../../src/http/answer-table.js';
+import type { AttemptFailure, AttemptOutcome } from '../../src/http/attempt.js';
+import { defaultRetryPolicy } from '../../src/http/retry-policy.js';
+import { type Decision, decide, type RowRules, type RunWord, spentAfterWait } from '../../src/run/decide.js';
+import { badGateway } from '../support/bad-gateway.js';
+
+const NOW = Date.parse('2026-11-22T12:00:00Z');
+const rules: RowRules = {
+  retry: { ...defaultRetryPolicy, maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1000, maxServerWaitMs: 5000 },
+  rowDeadlineMs: 60_000,
+  replyRetries: 2,
+};
+const calm: RunWord = { stopping: false, cancelling: false, slowDown: null, nobodyThereYet: false, uncounted: 0, lastOutage: null };
+
+function failure(overrides: Partial<AttemptFailure> = {}): AttemptFailure {
+  return {
+    ok: false,
+    status: 500,
+    code: 'server_error',
+    message: 'm',
+    category: 'server_error',
+    retryable: true,
+    fatalForRun: false,
+    traceId: null,
+    headers: {},
+    durationMs: 1,
+    ...overrides,
+  };
+}
+
+/** An HTTP error as the client builds it: its meaning from the answer table. */
+function httpFailure(status: number, code: string | null, headers: Record<string, string> = {}): AttemptFailure {
+  const shouldRetry = headers['x-should-retry'] === 'true' ? true : headers['x-should-retry'] === 'false' ? false : null;
+  const { rule: _rule, ...meaning } = meaningOf(
+    { status, code, type: null, param: null, flagged: false, asksToWait: false, shouldRetry },
+    { sentParams: new Set() },
+  );
+  return failure({ status, code: code ?? `http_${status}`, headers, ...meaning });
+}
+
+const retry = (delayMs: number, reason = 'failure', judgeAgainAfterWait: number | null = null): Decision =>
+  ({ kind: 'retry', delayMs, reason, judgeAgainAfterWait }) as Decision;
+const SETTLE = { kind: 'settle' };
+const PENDING = { kind: 'pending' };
+
+/** The decision after the `counted`-th counted attempt failed with `outcome`. */
+function after(
+  outcome: AttemptOutcome,
+  counted = 1,
+  run: Partial<RunWord> = {},
+  random = 0.5,
+  row: { invalidReplies?: number; durationMs?: number } = {},
+) {
+  return decide(
+    { counted, invalidReplies: row.invalidReplies ?? 0, durationMs: row.durationMs ?? 0 },
+    outcome,
+    true,
+    { ...calm, ...run },
+    rules,
+    NOW,
+    () => random,
+  );
+}
+
+describe('decide: how long to wait', () => {
+  it.each([
+    ['retry-after-ms wins over retry-after', { 'retry-after-ms': '250', 'retry-after': '9' }, 250],
+    ['fractional retry-after-ms is rounded', { 'retry-after-ms': '12.6' }, 13],
+    ['retry-after in seconds', { 'retry-after': '2' }, 2000],
+    ['fractional retry-after seconds', { 'retry-after': '0.25' }, 250],
+    ['retry-after as an HTTP date', { 'retry-after': new Date(NOW + 3000).toUTCString() }, 3000],
+    ['a date in the past means now', { 'retry-after': new Date(NOW - 3000).toUTCString() }, 0],
+    ['a negative retry-after means now', { 'retry-after': '-5' }, 0],
+    ['a negative retry-after-ms means now', { 'retry-after-ms': '-5' }, 0],
+    ['unreadable retry-after-ms falls back to retry-after', { 'retry-after-ms': 'x', 'retry-after': '1' }, 1000],
+    ['exactly the limit is allowed', { 'retry-after': '5' }, 5000],
+  ])('%s', (_name, headers, delay) => {
+    expect(after(failure({ headers }))).toEqual(retry(delay));
+  });
+
+  it.each([
+    [1, 0.5, 50],
+    [2, 0.5, 100],
+    [3, 1, 400],
+    [1, 0, 0],
+    [3, 0.999, 400],
+  ])('backs off with full jitter: attempt %i, random %f → %i ms', (attempt, random, delay) => {
+    expect(after(failure(), attempt, {}, random)).toEqual(retry(delay));
+  });
+
+  it('caps the backoff at maxDelayMs', () => {
+    const big = { ...rules, retry: { ...rules.retry, maxAttempts: 40 } };
+    const at = (attempt: number) =>
+      decide({ counted: attempt, invalidReplies: 0, durationMs: 0 }, failure(), true, calm, big, NOW, () => 1);
+    expect(at(15)).toEqual(retry(1000));
+    expect(at(39)).toEqual(retry(1000));
+  });
+
+  it.each([['soon'], ['in 5 seconds'], ['12abc'], [''], ['Tomorrow']])('falls back to backoff on an unreadable retry-after %j', (value) => {
+    expect(after(failure({ headers: { 'retry-after': value } }), 1, {}, 1)).toEqual(retry(100));
+  });
+});
+
+describe('decide: whether to try again', () => {
+  it('fails the row when the server asks for more than the allowed wait', () => {
+    expect(after(failure({ headers: { 'retry-after': '60' } }))).toEqual(SETTLE);
+    expect(after(failure({ headers: { 'retry-after-ms': '5001' } }))).toEqual(SETTLE);
+  });
+
+  it('stops at --max-attempts, plus the replies the check refused', () => {
+    expect(after(failure(), 3)).toMatchObject({ kind: 'retry' });
+    expect(after(failure(), 4)).toEqual(SETTLE);
+    expect(after(failure(), 4, {}, 0.5, { invalidReplies: 1 })).toMatchObject({ kind: 'retry' });
+  });
+
+  it('never retries a non-retryable failure, even with a retry-after', () => {
+    expect(after(failure({ retryable: false, code: 'bad_request', headers: { 'retry-after': '1' } }))).toEqual(SETTLE);
+  });
+
+  it('keeps a wait within the row deadline', () => {
+    expect(after(failure({ headers: { 'retry-after': '2' } }), 1, {}, 0.5, { durationMs: 58_500 })).toEqual(SETTLE);
+  });
+
+  it.each([
+    ['x-should-retry: false stops a 500', httpFailure(500, null, { 'x-should-retry': 'false' }), SETTLE],
+    ['x-should-retry: true retries a 400', httpFailure(400, null, { 'x-should-retry': 'true' }), retry(50)],
+    ['a plain 400 is not retried', httpFailure(400, null), SETTLE],
+    ['a plain 503 is retried', httpFailure(503, null), retry(50)],
+    [
+      'a quota 429 leaves the row pending: the run stops for it',
+      httpFailure(429, 'insufficient_quota', { 'x-should-retry': 'true' }),
+      PENDING,
+    ],
+    ['a 401 leaves the row pending', httpFailure(401, 'unauthorized'), PENDING],
+  ])('by the answer table: %s', (_name, outcome, expected) => {
+    expect(after(outcome)).toEqual(expected);
+  });
+
+  it('our own shutdown leaves the row pending', () => {
+    expect(after(failure({ code: 'aborted', retryable: false }))).toEqual(PENDING);
+    expect(after(failure(), 1, { cancelling: true })).toEqual(PENDING);
+  });
+
+  it('until the endpoint has answered once, a row that found nobody there tries 3 times even with --max-attempts 1', () => {
+    const one = { ...rules, retry: { ...rules.retry, maxAttempts: 1 } };
+    const refused = failure({ status: null, code: 'network_error', category: 'network' });
+    const at = (counted: number, nobodyThereYet: boolean) =>
+      decide({ counted, invalidReplies: 0, durationMs: 0 }, refused, true, { ...calm, nobodyThereYet }, one, NOW, () => 0.5);
+    expect(at(1, true).kind).toBe('retry');
+    expect(at(2, true).kind).toBe('retry');
+    expect(at(3, true).kind).toBe('settle');
+    expect(at(1, false).kind).toBe('settle');
+  });
+});
+
+describe('decide: rate limits', () => {
+  const limited = httpFailure(429, 'rate_limit_exceeded');
+
+  it('a 429 waits as the rate controller says, whatever the attempts made', () => {
+    expect(after(limited, 40, { slowDown: { kind: 'again', delayMs: 250 } })).toEqual(retry(250, 'rate-limit'));
+  });
+
+  it('is bounded by the row deadline: nothing loops', () => {
+    expect(after(limited, 1, { slowDown: { kind: 'again', delayMs: 2000 } }, 0.5, { durationMs: 59_000 })).toEqual(SETTLE);
+  });
+
+  it('leaves the row pending when the controller gave up (the run stops) or the run is stopping', () => {
+    expect(after(limited, 1, { slowDown: { kind: 'give-up', why: 'quota' } })).toEqual(PENDING);
+    expect(after(limited, 1, { slowDown: { kind: 'again', delayMs: 1 }, stopping: true })).toEqual(PENDING);
+  });
+});
+
+describe('decide: replies the check refused', () => {
+  const reply: AttemptOutcome = {
+    ok: true,
+    status: 200,
+    reply: 'not json',
+    finishReason: 'stop',
+    traceId: null,
+    headers: {},
+    durationMs: 1,
+  };
+  const invalid = (invalidReplies: number, durationMs = 0) =>
+    decide({ counted: 1, invalidReplies, durationMs }, reply, false, calm, rules, NOW, () => 0.5);
+
+  it('sends again --reply-retries times at once, then settles', () => {
+    expect(invalid(0)).toEqual(retry(0, 'invalid-reply'));
+    expect(invalid(1)).toEqual(retry(0, 'invalid-reply'));
+    expect(invalid(2)).toEqual(SETTLE);
+    expect(invalid(0, 60_001)).toEqual(SETTLE);
+  });
+
+  it('a reply that passed settles', () => {
+    expect(decide({ counted: 1, invalidReplies: 0, durationMs: 0 }, reply, true, calm, rules, NOW, () => 0.5)).toEqual(SETTLE);
+  });
+});
+
+describe('decide: outage answers and the attempts they spend', () => {
+  const two = { ...rules, retry: { ...rules.retry, maxAttempts: 2, maxServerWaitMs: 60_000 } };
+  const outage = (attempt: number, uncounted: number, lastOutage: 'counted' | 'uncounted' | null, headers: Record<string, string> = {}) =>
+    decide(
+      { counted: attempt, invalidReplies: 0, durationMs: 0 },
+      badGateway({ headers }),
+      true,
+      { ...calm, uncounted, lastOutage },
+      two,
+      0,
+      () => 0.5,
+    );
+
+  // Each case: the attempt that just failed (of --max-attempts 2), how many of the row's outage
+  // answers do not count, what this one is for the breaker, and whether the row waits to try again.
+  const table: Array<[string, number, number, 'counted' | 'uncounted' | null, boolean]> = [
+    ['other failures spend the attempts as usual', 2, 0, null, false],
+    ['...minus the uncounted outage answers among them', 2, 1, null, true],
+    ['an uncounted answer leaves the attempt to the row', 2, 1, 'uncounted', true],
+    ['as many uncounted answers as attempts made: still the whole budget left', 3, 2, 'uncounted', true],
+    ['a counted outage answer on the last attempt: the row waits, to be judged again after the wait', 2, 0, 'counted', true],
+    ['...and so it does past the budget (spentAfterWait ends it)', 4, 1, 'counted', true],
+  ];
+  it.each(table)('%s', (_name, attempt, uncounted, last, retries) => {
+    expect(outage(attempt, uncounted, last).kind).toBe(retries ? 'retry' : 'settle');
+  });
+
+  it("says to judge again after the wait, with the row's own budget, when some outage answers were undecided", () => {
+    expect(outage(2, 0, 'counted')).toMatchObject({ kind: 'retry', judgeAgainAfterWait: 2 });
+    expect(outage(1, 0, null)).toMatchObject({ kind: 'retry', judgeAgainAfterWait: null });
+  });
+
+  it('an outage answer the server says not to retry (x-should-retry: false) ends the row as usual', () => {
+    const decision = decide(
+      { counted: 1, invalidReplies: 0, durationMs: 0 },
+      { ...badGateway(), retryable: false },
+      true,
+      { ...calm, uncounted: 1, lastOutage: 'uncounted' },
+      two,
+      0,
+      () => 0.5,
+    );
+    expect(decision).toEqual(SETTLE);
+  });
+
+  it('a retry-after past --max-retry-wait-ms on an uncounted outage answer delays the row (up to that limit) instead of failing it', () => {
+    expect(outage(1, 0, 'counted', { 'retry-after': '300' })).toEqual(SETTLE);
+    expect(outage(1, 0, null, { 'retry-after': '300' })).toEqual(SETTLE);
+    expect(outage(1, 1, 'uncounted', { 'retry-after': '300' })).toMatchObject({ kind: 'retry', delayMs: 60_000 });
+    expect(outage(1, 1, 'uncounted', { 'retry-after': '5' })).toMatchObject({ kind: 'retry', delayMs: 5000 });
+  });
+
+  it('spentAfterWait: spent once the attempts made reach the budget plus the uncounted ones', () => {
+    expect(spentAfterWait(2, 2, 1)).toBe(false);
+    expect(spentAfterWait(2, 2, 0)).toBe(true);
+    expect(spentAfterWait(3, 2, 1)).toBe(true);
+  });
+});
