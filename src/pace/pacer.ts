@@ -161,7 +161,7 @@ export class Pacer {
       if (typeof permit !== 'number') return permit;
       const tooLong = this.options.controller.rateLimitedTooLong();
       if (tooLong) {
-        this.options.onFatal(tooLong, 'rate-limited');
+        this.options.onFatal(tooLong.last, tooLong.cause);
         return null;
       }
       if (!(await this.nap(permit))) return null;
