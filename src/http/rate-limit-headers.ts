@@ -63,8 +63,12 @@ export function readRateLimits(headers: Readonly<Record<string, string>>, now = 
 const LIMIT_HEADER = /ratelimit|tokenlimit|retry-after/;
 const NOTHING_SAID: RateLimitReading = Object.freeze({ limits: Object.freeze([]) as unknown as AdvertisedLimit[], retryAfterMs: null });
 
-/** OpenAI's names, Mistral's `req` for requests, and any window suffix (`-day`, `-1h`, `-minute`, `-per-day`). */
-const OPENAI = /^x-ratelimit-(limit|remaining|reset)-(requests|req|tokens)(?:-([a-z0-9][a-z0-9-]*))?$/;
+/**
+ * OpenAI's names, Mistral's `req` for requests, and a window suffix (`-day`, `-1h`, `-minute`,
+ * `-per-day`) of a few characters: a header name is shown on the progress line and kept in the
+ * manifest, and a server's `-requests-0000…0001s` must not make either long.
+ */
+const OPENAI = /^x-ratelimit-(limit|remaining|reset)-(requests|req|tokens)(?:-([a-z0-9][a-z0-9-]{0,15}))?$/;
 
 function openAiLimits(headers: Readonly<Record<string, string>>): AdvertisedLimit[] {
   const groups = new Map<string, { unit: LimitUnit; spelled: string; suffix: string | undefined }>();

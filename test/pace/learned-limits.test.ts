@@ -51,6 +51,13 @@ describe('LearnedLimits', () => {
     expect(readRateLimits(headers, 0).limits).toHaveLength(MOST_LIMITS_PER_ANSWER);
   });
 
+  it('keeps what it shows short: a suffix of more than a few characters is no window', () => {
+    const long = `x-ratelimit-limit-requests-${'0'.repeat(5000)}1s`;
+    expect(readRateLimits({ [long]: '10', 'x-ratelimit-limit-requests-0001s': '10' }, 0).limits.map((limit) => limit.source)).toEqual([
+      'x-ratelimit-limit-requests-0001s',
+    ]);
+  });
+
   it("keeps a day's window a long reset showed when a later reset is short again (Groq refilled)", () => {
     const limits = new LearnedLimits();
     const groq = (remaining: string, reset: string) => ({
