@@ -24,6 +24,7 @@ interface SimulateArgs {
   'empty-choices'?: number;
   rpm?: number;
   tpm?: number;
+  rpd?: number;
   'limit-headers'?: LimitHeaders;
   'max-in-flight'?: number;
   'burst-ms'?: number;
@@ -70,6 +71,11 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
         coerce: positiveInteger('tpm'),
         describe: 'Play a provider: tokens per minute (prompt + max_tokens, counted at admission), then 429',
       })
+      .option('rpd', {
+        type: 'string',
+        coerce: positiveInteger('rpd'),
+        describe: 'Play a provider: requests per day (refilled continuously over the day), then 429',
+      })
       .option('burst-ms', {
         type: 'string',
         coerce: positiveInteger('burst-ms'),
@@ -78,7 +84,10 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
       .option('limit-headers', {
         choices: LIMIT_HEADERS,
         default: 'openai',
-        describe: "openai: x-ratelimit-* on every answer and retry-after on 429s; none: bare 429s, as nginx's limit_req",
+        describe:
+          "Whose rate-limit headers answers carry: openai (x-ratelimit-*, retry-after on 429s), groq (requests per day under OpenAI's names, from --rpd), " +
+          'mistral (-req-minute), together (per second, on 429s), anthropic (anthropic-ratelimit-*), cerebras (-requests-day, -tokens-minute), ' +
+          "ietf (RateLimit-Policy/RateLimit); none: bare 429s, as nginx's limit_req",
       })
       .option('max-in-flight', {
         type: 'string',
@@ -92,6 +101,7 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
       .example('$0 simulate --port 8080 --latency-ms 50', 'A steady endpoint on port 8080')
       .example('$0 simulate --rate-limit 0.05 --server-error 0.05 --hang 0.005', 'A flaky endpoint')
       .example('$0 simulate --rpm 3000 --tpm 250000 --latency-ms 500', 'A provider with OpenAI-style limits and headers')
+      .example('$0 simulate --rpd 14400 --tpm 18000 --limit-headers groq', "Groq's dialect: requests per day under OpenAI's names")
       .epilog(
         'Per-row faults for tests: a message containing [[sim:500]] (any status), [[sim:429x2]] (only the first two ' +
           'requests with that body), [[sim:hang]], [[sim:reset]], [[sim:html502]], [[sim:quota]], [[sim:okerror]], ' +
@@ -112,6 +122,7 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
     if (args.seed !== undefined) options.seed = args.seed;
     if (args.rpm !== undefined) options.rpm = args.rpm;
     if (args.tpm !== undefined) options.tpm = args.tpm;
+    if (args.rpd !== undefined) options.rpd = args.rpd;
     if (args['burst-ms'] !== undefined) options.burstMs = args['burst-ms'];
     if (args['max-in-flight'] !== undefined) options.maxInFlight = args['max-in-flight'];
     options.limitHeaders = args['limit-headers'] ?? 'openai';

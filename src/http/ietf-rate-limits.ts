@@ -1,5 +1,5 @@
 import type { AdvertisedLimit, LimitUnit } from './rate-limit-headers.js';
-import { count, resetFromNow } from './rate-limit-values.js';
+import { count, MOST_LIMITS_PER_ANSWER, resetFromNow } from './rate-limit-values.js';
 
 /**
  * The IETF draft's headers (draft-ietf-httpapi-ratelimit-headers), both forms in use:
@@ -35,7 +35,9 @@ function structuredLimits(headers: Readonly<Record<string, string>>): Advertised
       remaining,
       resetMs: reset === null ? null : reset * 1000,
       windowMs: window ? window * 1000 : null,
-      source: states.has(name) ? 'ratelimit' : 'ratelimit-policy',
+      windowBasis: window ? 'named' : null,
+      // Each policy is a limit of its own: named by the policy, whether this answer said its state or not.
+      source: `ratelimit-policy "${shownName(name)}"`,
     });
   }
   return limits;
@@ -57,6 +59,7 @@ function trioLimits(headers: Readonly<Record<string, string>>, now: number): Adv
       remaining,
       resetMs: resetFromNow(headers['ratelimit-reset'], now),
       windowMs: window ? window * 1000 : null,
+      windowBasis: window ? 'named' : null,
       source: limit !== null ? 'ratelimit-limit' : 'ratelimit-remaining',
     },
   ];
@@ -76,7 +79,7 @@ interface ListItem {
 /** A structured-field list, leniently: `"a";q=1;w=2, "b";q=3` → items with unquoted names and parameters. */
 function listItems(value: string | undefined): ListItem[] {
   if (value === undefined) return [];
-  const items = value.match(/(?:[^,"]|"(?:[^"\\]|\\.)*")+/g) ?? [];
+  const items = (value.match(/(?:[^,"]|"(?:[^"\\]|\\.)*")+/g) ?? []).slice(0, MOST_LIMITS_PER_ANSWER);
   return items.map((item) => {
     const [name = '', ...params] = item.split(';').map((part) => part.trim());
     const entries = params.map((param) => {
@@ -85,6 +88,11 @@ function listItems(value: string | undefined): ListItem[] {
     });
     return { name: unquote(name), params: Object.fromEntries(entries) as Record<string, string> };
   });
+}
+
+/** A policy's name as the manifest and the progress line show it: short, and nothing a terminal would act on. */
+function shownName(name: string): string {
+  return name.replace(/[^\w.-]/g, '').slice(0, 32);
 }
 
 function unquote(text: string): string {

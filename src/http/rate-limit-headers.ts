@@ -1,8 +1,11 @@
 import { ietfLimits } from './ietf-rate-limits.js';
-import { count, duration, LONGEST_BELIEVABLE_MS, resetFromNow, windowOfSuffix } from './rate-limit-values.js';
+import { checkedWindow, PER_MINUTE, type WindowBasis } from './limit-window.js';
+import { count, duration, LONGEST_BELIEVABLE_MS, MOST_LIMITS_PER_ANSWER, windowOfSuffix } from './rate-limit-values.js';
 import { serverRequestedDelayMs } from './retry-policy.js';
+import { anthropicLimits, bareLimits } from './vendor-rate-limits.js';
 
-export { duration } from './rate-limit-values.js';
+export type { WindowBasis } from './limit-window.js';
+export { duration, MOST_LIMITS_PER_ANSWER } from './rate-limit-values.js';
 
 export type LimitUnit = 'requests' | 'tokens';
 
@@ -15,8 +18,9 @@ export interface AdvertisedLimit {
   remaining: number | null;
   /** Milliseconds until the limit is whole again (OpenAI: refilled; IETF: the window resets); null when not said. */
   resetMs: number | null;
-  /** The window's length: from a suffix (`-day`, `-1h`), a policy (`w=60`), 60 s for OpenAI's unsuffixed; null when unknown. */
+  /** The window's length (see WindowBasis for how it is known); null when it cannot be known. */
   windowMs: number | null;
+  windowBasis: WindowBasis | null;
   /** The (lower-case) header it was read from: the limit's, else the remaining's, else the reset's. */
   source: string;
 }
@@ -28,11 +32,13 @@ export interface RateLimitReading {
 }
 
 /**
- * Every rate limit a response advertises: OpenAI's `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`
- * and their suffixed windows (`-requests-day`, `-tokens-1h`: each suffix its own limit), the
- * bare `x-ratelimit-{limit,remaining,reset}` of gateways such as OpenRouter (requests; the reset
- * may be an epoch time), the IETF `RateLimit`/`RateLimit-Policy`, and the retry-after wait.
- * Values it cannot believe are left out, never thrown.
+ * Every rate limit a response advertises, in each dialect providers speak (docs/endpoints.md,
+ * "Rate-limit headers by provider"): OpenAI's `x-ratelimit-{limit,remaining,reset}-{requests,tokens}`
+ * and the suffixed windows of Cerebras and Mistral (`-requests-day`, `-tokens-minute`,
+ * `-req-minute`: each suffix its own limit), Anthropic's `anthropic-ratelimit-*`, Together's
+ * `x-ratelimit-*` with `x-tokenlimit-*` (per second), the bare `x-ratelimit-{limit,remaining,reset}`
+ * of gateways such as OpenRouter (no window said), the IETF `RateLimit`/`RateLimit-Policy`, and the
+ * retry-after wait. Values it cannot believe are left out, never thrown.
  */
 export function readRateLimits(headers: Readonly<Record<string, string>>, now = Date.now()): RateLimitReading {
   const lower: Record<string, string> = {};
@@ -46,44 +52,52 @@ export function readRateLimits(headers: Readonly<Record<string, string>>, now = 
   // Most answers of most endpoints say nothing of limits: read them no further.
   if (!any) return NOTHING_SAID;
   const retryAfterMs = serverRequestedDelayMs(lower, now);
+  const limits = [...openAiLimits(lower), ...anthropicLimits(lower, now), ...bareLimits(lower, now), ...ietfLimits(lower, now)];
   return {
-    limits: [...openAiLimits(lower), ...bareLimits(lower, now), ...ietfLimits(lower, now)],
+    limits: limits.slice(0, MOST_LIMITS_PER_ANSWER),
     retryAfterMs: retryAfterMs !== null && retryAfterMs <= LONGEST_BELIEVABLE_MS ? retryAfterMs : null,
   };
 }
 
 /** A header name that may say something of a rate limit, in any of the families read here. */
-const LIMIT_HEADER = /ratelimit|retry-after/;
+const LIMIT_HEADER = /ratelimit|tokenlimit|retry-after/;
 const NOTHING_SAID: RateLimitReading = Object.freeze({ limits: Object.freeze([]) as unknown as AdvertisedLimit[], retryAfterMs: null });
 
-const OPENAI = /^x-ratelimit-(limit|remaining|reset)-(requests|tokens)(?:-([a-z0-9]+))?$/;
+/**
+ * OpenAI's names, Mistral's `req` for requests, and a window suffix (`-day`, `-1h`, `-minute`,
+ * `-per-day`) of a few characters: a header name is shown on the progress line and kept in the
+ * manifest, and a server's `-requests-0000…0001s` must not make either long.
+ */
+const OPENAI = /^x-ratelimit-(limit|remaining|reset)-(requests|req|tokens)(?:-([a-z0-9][a-z0-9-]{0,15}))?$/;
 
 function openAiLimits(headers: Readonly<Record<string, string>>): AdvertisedLimit[] {
-  const groups = new Map<string, { unit: LimitUnit; suffix: string | undefined }>();
+  const groups = new Map<string, { unit: LimitUnit; spelled: string; suffix: string | undefined }>();
   for (const name of Object.keys(headers)) {
     const match = OPENAI.exec(name);
-    if (match) groups.set(`${match[2]}-${match[3] ?? ''}`, { unit: match[2] as LimitUnit, suffix: match[3] });
+    if (!match || groups.size >= MOST_LIMITS_PER_ANSWER) continue;
+    const spelled = match[2]!;
+    groups.set(`${spelled}-${match[3] ?? ''}`, { unit: spelled === 'tokens' ? 'tokens' : 'requests', spelled, suffix: match[3] });
   }
   const limits: AdvertisedLimit[] = [];
-  for (const { unit, suffix } of groups.values()) {
-    const header = (part: string) => `x-ratelimit-${part}-${unit}${suffix ? `-${suffix}` : ''}`;
+  for (const { unit, spelled, suffix } of groups.values()) {
+    const header = (part: string) => `x-ratelimit-${part}-${spelled}${suffix ? `-${suffix}` : ''}`;
     const limit = count(headers[header('limit')]);
     const remaining = count(headers[header('remaining')]);
     const resetMs = duration(headers[header('reset')]);
     if (limit === null && remaining === null && resetMs === null) continue;
-    const windowMs = suffix === undefined ? 60_000 : windowOfSuffix(suffix);
+    const window = windowOf(suffix, limit, remaining, resetMs);
     const source = limit !== null ? header('limit') : remaining !== null ? header('remaining') : header('reset');
-    limits.push({ unit, limit, remaining, resetMs, windowMs, source });
+    limits.push({ unit, limit, remaining, resetMs, windowMs: window?.windowMs ?? null, windowBasis: window?.basis ?? null, source });
   }
   return limits;
 }
 
-function bareLimits(headers: Readonly<Record<string, string>>, now: number): AdvertisedLimit[] {
-  const limit = count(headers['x-ratelimit-limit']);
-  const remaining = count(headers['x-ratelimit-remaining']);
-  if (limit === null && remaining === null) return [];
-  const resetMs = resetFromNow(headers['x-ratelimit-reset'], now);
-  return [
-    { unit: 'requests', limit, remaining, resetMs, windowMs: null, source: limit !== null ? 'x-ratelimit-limit' : 'x-ratelimit-remaining' },
-  ];
+/**
+ * A suffix names the window (Cerebras's `-requests-day`, Mistral's `-req-minute`); without one,
+ * OpenAI documents a minute, which the reset may contradict (Groq: limit-window.ts).
+ */
+function windowOf(suffix: string | undefined, limit: number | null, remaining: number | null, resetMs: number | null) {
+  if (suffix === undefined) return checkedWindow(PER_MINUTE, limit, remaining, resetMs);
+  const named = windowOfSuffix(suffix);
+  return named === null ? null : { windowMs: named, basis: 'named' as const };
 }

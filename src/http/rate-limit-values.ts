@@ -5,6 +5,13 @@
 
 /** Longer than any window a provider advertises (a month): a wait past it is not believed. */
 export const LONGEST_BELIEVABLE_MS = 31 * 86_400_000;
+/**
+ * The most limits read from one answer (and policies from one IETF header). A server is not
+ * trusted to be sensible: one that named thousands of windows would otherwise cost a scan of them
+ * all on every request.
+ */
+export const MOST_LIMITS_PER_ANSWER = 16;
+
 /** More than any real allowance: a count past it is garbage. */
 const LARGEST_COUNT = 1e12;
 
@@ -43,11 +50,25 @@ export function resetFromNow(value: string | undefined, now: number): number | n
   return believable(number * 1000);
 }
 
-/** The window a header's suffix names ("day", "1h", "minute", "10s"); null when it names none. */
+/**
+ * A reset written as a date: RFC 3339 (`2025-08-21T12:40:59Z`, Anthropic's) or an HTTP date, in ms
+ * from `now` (0 when past); null when it is not a date or past belief.
+ */
+export function dateFromNow(value: string | undefined, now: number): number | null {
+  if (value === undefined || !/^\s*(\d{4}-\d{2}-\d{2}T|(mon|tue|wed|thu|fri|sat|sun))/i.test(value)) return null;
+  const at = Date.parse(value.trim());
+  return Number.isNaN(at) ? null : believable(Math.max(0, at - now));
+}
+
+/**
+ * The window a header's suffix names ("day", "1h", "minute", "10s", "per-day", DigitalOcean's
+ * "per-minute"); null when it names none.
+ */
 export function windowOfSuffix(suffix: string): number | null {
-  const named = NAMED_WINDOWS[suffix];
+  const name = suffix.replace(/^per-/, '');
+  const named = NAMED_WINDOWS[name];
   if (named !== undefined) return named;
-  const match = /^(\d+)(ms|s|sec|m|min|h|hr|d)$/.exec(suffix);
+  const match = /^(\d+)(ms|s|sec|m|min|h|hr|d)$/.exec(name);
   if (!match) return null;
   const unit = { ms: 1, s: 1000, sec: 1000, m: 60_000, min: 60_000, h: 3_600_000, hr: 3_600_000, d: 86_400_000 }[match[2]!]!;
   return believable(Number(match[1]) * unit) || null;
@@ -64,6 +85,7 @@ const NAMED_WINDOWS: Record<string, number> = {
   h: 3_600_000,
   day: 86_400_000,
   d: 86_400_000,
+  week: 7 * 86_400_000,
 };
 
 function believable(ms: number): number | null {

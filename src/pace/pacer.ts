@@ -39,14 +39,13 @@ export interface PacerOptions {
 function neverFits(outcome: AttemptFailure, verdict: { limit: LearnedLimit; cost: RequestCost }): AttemptFailure {
   const { limit, cost } = verdict;
   const needs = limit.unit === 'requests' ? cost.requests : cost.tokens;
-  const window = limit.window_ms === 60_000 ? 'a minute' : `${limit.window_ms / 1000} s`;
   return {
     ...outcome,
     code: 'request_too_large',
     ...CLIENT_CODES.request_too_large,
     message:
-      `the request needs about ${needs} ${limit.unit}, more than the provider's whole limit of ${limit.limit} ${limit.unit} in ${window} ` +
-      `(${limit.source}): it can never be admitted; shorten the prompt or lower max_tokens (the server said ${outcome.code}: ${outcome.message})`,
+      `the request needs about ${needs} ${limit.unit}, more than the provider's whole limit of ${limit.rate} (${limit.source}): ` +
+      `it can never be admitted; shorten the prompt or lower max_tokens (the server said ${outcome.code}: ${outcome.message})`,
   };
 }
 
@@ -199,7 +198,7 @@ export class Pacer {
       if (typeof permit !== 'number') return permit;
       const tooLong = this.options.controller.rateLimitedTooLong();
       if (tooLong) {
-        this.options.onFatal(tooLong, 'rate-limited');
+        this.options.onFatal(tooLong.last, tooLong.cause);
         return null;
       }
       if (!(await this.nap(permit))) return null;

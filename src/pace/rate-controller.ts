@@ -2,7 +2,8 @@ import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import { type RateLimitReading, readRateLimits } from '../http/rate-limit-headers.js';
 import { BackoffRate } from './backoff-rate.js';
 import { ConcurrencyTarget } from './concurrency-target.js';
-import { type LearnedLimit, LearnedLimits, type RequestCost } from './learned-limits.js';
+import { type Binding, type LearnedLimit, LearnedLimits, type RequestCost } from './learned-limits.js';
+import { exhaustedLimitAnswer, waitWords } from './long-wait.js';
 import type { SendMark } from './mirrored-bucket.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -19,6 +20,15 @@ export interface RateControllerOptions {
   /** How long a run may get nothing but 429s (or be told to wait) before it stops, rows pending. */
   maxRateLimitedMs: number;
   now: () => number;
+  /** The wall clock (ms since the epoch), for saying until when a limit holds the run: Date.now by default. */
+  wallNow?: () => number;
+}
+
+/** Why the run must stop for its rate limits, and the answer to show for it. */
+export interface RateLimitStop {
+  last: AttemptFailure;
+  /** `rate-quota`: a limit that will not come back in time; `rate-limited`: nothing but 429s for too long. */
+  cause: 'rate-quota' | 'rate-limited';
 }
 
 /** What a rate-limit 429 means for the run: the row goes back to wait, or the run stops. */
@@ -60,6 +70,10 @@ export class RateController {
   private cooldownUntil = 0;
   private rateLimitedSince: number | null = null;
   private lastRateLimited: AttemptFailure | null = null;
+  /** The learned limit the last request asking to go waited for, and until when (`now` time); null when none held it. */
+  private held: (Binding & { until: number }) | null = null;
+  /** The last answer that said a limit, for the stop a long wait for it leads to. */
+  private lastSaid: AttemptOutcome | null = null;
   private rateLimitedCount = 0;
   private listeners: Array<(concurrency: number) => void> = [];
   private announced = 1;
@@ -86,9 +100,11 @@ export class RateController {
    */
   permit(cost: RequestCost): number | SendMark {
     const now = this.options.now();
+    const binding = this.learned.binding(cost, now);
+    this.held = binding && { ...binding, until: now + binding.waitMs };
     const wait = Math.max(
       this.cooldownUntil - now,
-      this.learned.waitFor(cost, now),
+      binding?.waitMs ?? 0,
       this.backoff.waitFor(now),
       this.tokenBudget?.waitFor(cost.tokens) ?? 0,
       this.requestBudget?.waitFor(1) ?? 0,
@@ -117,6 +133,7 @@ export class RateController {
     }
     const reading = readRateLimits(outcome.headers);
     this.learned.follow(reading, mark, this.sentSoFar, this.rejectedSoFar, now);
+    if (reading.limits.length > 0) this.lastSaid = outcome;
     if (outcome.ok) {
       this.rateLimitedSince = null;
       this.backoff.accepted(now);
@@ -164,12 +181,24 @@ export class RateController {
   }
 
   /**
-   * The last 429 when nothing but 429s has come for longer than the limit: asked while requests
-   * wait for the pace, which 429s may have slowed so far that the next answer is long in coming.
+   * Asked while a request waits for the pace: whether the run must stop instead.
+   * - A learned limit holds it longer than the limit (--max-outage-ms): a long window spent, said
+   *   on a success as well as on a 429 (`x-ratelimit-remaining-requests-day: 0`, an IETF policy
+   *   of a year with nothing left). The wait is the refill one request needs, the least the
+   *   provider can make us wait: past the limit, no request can go in time, so the run stops as
+   *   a 429 asking as long would stop it (`rate-quota`), rather than sitting silent for hours.
+   * - Nothing but 429s for longer than the limit (`rate-limited`): 429s may have slowed the pace
+   *   so far that the next answer is long in coming.
    */
-  rateLimitedTooLong(): AttemptFailure | null {
+  rateLimitedTooLong(): RateLimitStop | null {
+    const now = this.options.now();
+    const held = this.held;
+    if (held && held.until - now > this.options.maxRateLimitedMs) {
+      return { last: exhaustedLimitAnswer(held, this.lastSaid), cause: 'rate-quota' };
+    }
     const since = this.rateLimitedSince;
-    return since !== null && this.options.now() - since > this.options.maxRateLimitedMs ? this.lastRateLimited : null;
+    if (since === null || now - since <= this.options.maxRateLimitedMs || !this.lastRateLimited) return null;
+    return { last: this.lastRateLimited, cause: 'rate-limited' };
   }
 
   /** When the run-wide pause a 429's retry-after asked for ends (in the past when none). */
@@ -203,7 +232,8 @@ export class RateController {
     const provider = this.learned.list();
     if (this.backoff.perMinute !== null) return `backing off: 429s, pacing at ${perMinuteText(this.backoff.perMinute)} RPM`;
     if (provider.length > 0) {
-      return `limited by the provider: ${provider.map((limit) => `${perMinuteText(limit.limit)} ${unitText(limit)}`).join(', ')} (from headers)`;
+      const rates = provider.map((limit) => `${perMinuteText(limit.limit)} ${unitText(limit)}`).join(', ');
+      return `limited by the provider: ${rates} (from headers)${this.heldWords()}`;
     }
     const user = [
       this.options.rpm && `${perMinuteText(this.options.rpm)} RPM`,
@@ -211,6 +241,14 @@ export class RateController {
     ];
     const told = user.filter(Boolean);
     return told.length > 0 ? `limited by --rpm/--tpm: ${told.join(', ')}` : null;
+  }
+
+  /** When a learned limit holds the run for long: which one, and until when. */
+  private heldWords(): string {
+    const held = this.held;
+    const now = this.options.now();
+    if (!held || held.until - now < LONG_WAIT_MS) return '';
+    return `; ${waitWords(held, held.until - now, (this.options.wallNow ?? Date.now)())}`;
   }
 
   private setConcurrency(next: number): void {
@@ -232,10 +270,11 @@ function perMinuteText(value: number): string {
   return Math.round(value).toLocaleString('en-US');
 }
 
-const WINDOW_NAMES: Record<number, string> = { 1000: 'per second', 60000: 'PM', 3600000: 'per hour', 86400000: 'per day' };
+/** A wait for a learned limit this long is said on the progress line, with until when. */
+const LONG_WAIT_MS = 10_000;
 
+/** "RPM", "TPM", or the rate's words past the amount ("requests per day"). */
 function unitText(limit: LearnedLimit): string {
-  const window = WINDOW_NAMES[limit.window_ms] ?? `per ${limit.window_ms / 1000} s`;
-  if (window === 'PM') return limit.unit === 'requests' ? 'RPM' : 'TPM';
-  return `${limit.unit} ${window}`;
+  if (limit.window_ms === 60_000) return limit.unit === 'requests' ? 'RPM' : 'TPM';
+  return limit.rate.slice(limit.rate.indexOf(' ') + 1);
 }

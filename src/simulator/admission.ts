@@ -21,7 +21,7 @@ export function admitted(
   const now = context.clock();
   const cost = admissionCost(promptTokens(request.messages), request);
   const refusal = limits.admit(cost, counters.admittedInFlight, now);
-  for (const [name, value] of Object.entries(limits.headers(now))) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(limits.headers(now, refusal !== null, cost))) res.setHeader(name, value);
   if (refusal) {
     sendLimited(context, res, requestId, refusal);
     return false;

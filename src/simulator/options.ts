@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 
-export type LimitHeaders = 'openai' | 'none';
-export const LIMIT_HEADERS: readonly LimitHeaders[] = ['openai', 'none'];
+import type { LimitHeaders } from './limit-dialects.js';
+
+export { LIMIT_HEADERS, type LimitHeaders } from './limit-dialects.js';
 
 export interface FaultRates {
   rateLimit: number;
@@ -38,7 +39,16 @@ export interface SimulatorOptions {
    * one second's worth. The headers still advertise the per-minute limit.
    */
   burstMs?: number;
-  /** `openai` (default): x-ratelimit-* on every answer, retry-after on 429s. `none`: bare 429s. */
+  /**
+   * Requests per day, in a continuously refilled bucket (a day's worth, refilled at rpd/24 h):
+   * past it, 429 `requests`. The `groq`, `cerebras` and `ietf` dialects advertise it.
+   */
+  rpd?: number;
+  /**
+   * The provider whose rate-limit headers every answer carries: `openai` (default: x-ratelimit-*,
+   * retry-after on 429s), `groq`, `mistral`, `together` (on 429s only), `anthropic`, `cerebras`,
+   * `ietf`; `none`: no header and bare 429s, as nginx's limit_req. See docs/simulator.md.
+   */
   limitHeaders?: LimitHeaders;
   /** A request arriving while this many are being served gets 429 at once. */
   maxInFlight?: number;

@@ -1,4 +1,5 @@
 import { goDuration } from './go-duration.js';
+import { type BucketState, dialectHeaders, type LimitState } from './limit-dialects.js';
 import type { SimulatorOptions } from './options.js';
 import { TokenBucket } from './token-bucket.js';
 
@@ -21,16 +22,19 @@ export interface Refusal {
 export class ProviderLimits {
   private readonly requests: TokenBucket | null;
   private readonly tokens: TokenBucket | null;
+  private readonly daily: TokenBucket | null;
 
   constructor(
-    private readonly options: Pick<SimulatorOptions, 'rpm' | 'tpm' | 'maxInFlight' | 'limitHeaders' | 'burstMs'>,
+    private readonly options: Pick<SimulatorOptions, 'rpm' | 'tpm' | 'rpd' | 'maxInFlight' | 'limitHeaders' | 'burstMs'>,
     now: number,
   ) {
-    const burstMs = options.burstMs ?? 60_000;
+    // Together enforces its limits per second (docs.together.ai/docs/rate-limits): a second's worth by default.
+    const burstMs = options.burstMs ?? (options.limitHeaders === 'together' ? 1000 : 60_000);
     // Holds `burstMs` worth of the per-minute limit and refills at the limit's rate.
     const bucket = (perMinute: number) => new TokenBucket((perMinute * burstMs) / 60_000, now, burstMs);
     this.requests = options.rpm ? bucket(options.rpm) : null;
     this.tokens = options.tpm ? bucket(options.tpm) : null;
+    this.daily = options.rpd ? new TokenBucket(options.rpd, now, DAY) : null;
   }
 
   /** Takes 1 request and `cost` tokens when all limits allow it (null); else says which one refused. */
@@ -41,26 +45,33 @@ export class ProviderLimits {
     }
     const requestWait = this.requests?.msUntil(1, now) ?? 0;
     if (requestWait > 0) return this.refusal('requests', 1, requestWait, now);
+    const dailyWait = this.daily?.msUntil(1, now) ?? 0;
+    if (dailyWait > 0) return this.refusal('daily', 1, dailyWait, now);
     const tokenWait = this.tokens?.msUntil(cost, now) ?? 0;
     if (tokenWait > 0) return this.refusal('tokens', cost, tokenWait, now);
     this.requests?.take(1, now);
+    this.daily?.take(1, now);
     this.tokens?.take(cost, now);
     return null;
   }
 
-  /** The `x-ratelimit-*` headers OpenAI sends on every answer; none with `limitHeaders: 'none'`. */
-  headers(now: number): Record<string, string> {
-    if (this.options.limitHeaders === 'none') return {};
-    return {
-      ...trio('requests', this.options.rpm, this.requests, now),
-      ...trio('tokens', this.options.tpm, this.tokens, now),
+  /**
+   * The rate-limit headers of an answer in the dialect asked (`limitHeaders`, OpenAI's by
+   * default), as the buckets stand after this request; `refused`: the answer is a 429 for `cost`.
+   */
+  headers(now: number, refused = false, cost = 1): Record<string, string> {
+    const state: LimitState = {
+      rpm: stateOf(this.options.rpm, this.requests, 1, now),
+      tpm: stateOf(this.options.tpm, this.tokens, cost, now),
+      rpd: stateOf(this.options.rpd, this.daily, 1, now),
     };
+    return dialectHeaders(this.options.limitHeaders ?? 'openai', state, now, refused);
   }
 
-  private refusal(cause: 'requests' | 'tokens', requested: number, waitMs: number, now: number): Refusal {
-    const bucket = (cause === 'requests' ? this.requests : this.tokens)!;
-    const name = cause === 'requests' ? 'requests per min (RPM)' : 'tokens per min (TPM)';
-    const limit = (cause === 'requests' ? this.options.rpm : this.options.tpm)!;
+  private refusal(cause: 'requests' | 'tokens' | 'daily', requested: number, waitMs: number, now: number): Refusal {
+    const bucket = (cause === 'requests' ? this.requests : cause === 'daily' ? this.daily : this.tokens)!;
+    const name = REFUSED_NAMES[cause];
+    const limit = (cause === 'requests' ? this.options.rpm : cause === 'daily' ? this.options.rpd : this.options.tpm)!;
     const used = Math.ceil(bucket.capacity - bucket.available(now));
     // A request larger than the whole bucket never fits: say when the bucket is full, as the
     // wait to announce, and let the message tell the truth.
@@ -68,16 +79,22 @@ export class ProviderLimits {
     const message = Number.isFinite(waitMs)
       ? `Rate limit reached for the simulated model on ${name}: Limit ${limit}, Used ${used}, Requested ${requested}. Please try again in ${goDuration(waitMs)}.`
       : `Request too large on ${name}: Limit ${bucket.capacity}, Requested ${requested}.`;
-    return { cause, retryAfterMs, message };
+    return { cause: cause === 'daily' ? 'requests' : cause, retryAfterMs, message };
   }
 }
 
-function trio(unit: 'requests' | 'tokens', perMinute: number | undefined, bucket: TokenBucket | null, now: number): Record<string, string> {
-  if (!bucket || !perMinute) return {};
+const DAY = 86_400_000;
+const REFUSED_NAMES = { requests: 'requests per min (RPM)', tokens: 'tokens per min (TPM)', daily: 'requests per day (RPD)' } as const;
+
+/** A bucket as the headers describe it: its advertised limit, what it holds, when it is full, when `amount` fits. */
+function stateOf(limit: number | undefined, bucket: TokenBucket | null, amount: number, now: number): BucketState | null {
+  if (!bucket || !limit) return null;
+  const untilNext = bucket.msUntil(amount, now);
   return {
-    [`x-ratelimit-limit-${unit}`]: String(perMinute),
-    [`x-ratelimit-remaining-${unit}`]: String(Math.floor(bucket.available(now))),
-    [`x-ratelimit-reset-${unit}`]: goDuration(bucket.msUntilFull(now)),
+    limit,
+    remaining: Math.floor(bucket.available(now)),
+    untilFullMs: bucket.msUntilFull(now),
+    untilNextMs: Number.isFinite(untilNext) ? untilNext : bucket.msUntilFull(now),
   };
 }
 

@@ -33,7 +33,7 @@ export interface RunningSimulator {
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const random = seededRandom(options.seed ?? 1);
   const clock = options.clock ?? Date.now;
-  const limited = options.rpm !== undefined || options.tpm !== undefined || options.maxInFlight !== undefined;
+  const limited = options.rpm !== undefined || options.tpm !== undefined || options.rpd !== undefined || options.maxInFlight !== undefined;
   const context: SimContext = {
     options,
     random,

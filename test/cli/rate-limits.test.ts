@@ -39,7 +39,7 @@ async function runScripted(respond: Responder, rows: number, args: string[]) {
 
 interface Session {
   rate_limited?: number;
-  limits_learned?: Array<{ unit: string; limit: number; window_ms: number; source: string }>;
+  limits_learned?: Array<{ unit: string; limit: number; window_ms: number; rate: string; source: string }>;
 }
 
 function lastSession(manifest: Record<string, unknown> | null): Session {
@@ -53,7 +53,9 @@ describe('rate limits pace the run and never fail a row', () => {
     expect(run.output).toHaveLength(60);
     expect(run.errors).toHaveLength(0);
     const session = lastSession(run.manifest);
-    expect(session.limits_learned).toEqual([{ unit: 'requests', limit: 1200, window_ms: 60_000, source: 'x-ratelimit-limit-requests' }]);
+    expect(session.limits_learned).toEqual([
+      { unit: 'requests', limit: 1200, window_ms: 60_000, rate: '1,200 requests per minute', source: 'x-ratelimit-limit-requests' },
+    ]);
     // Every 429 the simulator gave is counted, and none spent an attempt: --max-attempts 1 held.
     expect(session.rate_limited).toBe(rejected(run.stats));
     expect(run.stats.requests).toBe(60 + rejected(run.stats));

@@ -103,14 +103,16 @@ describe('RateController', () => {
     expect(made.concurrency).toBeGreaterThanOrEqual(25);
     expect(made.concurrency).toBeLessThanOrEqual(45);
     expect(made.state.limitedBy).toBe('limited by the provider: 3,000 RPM (from headers)');
-    expect(made.state.learned).toEqual([{ unit: 'requests', limit: 3000, window_ms: 60_000, source: 'x-ratelimit-limit-requests' }]);
+    expect(made.state.learned).toEqual([
+      { unit: 'requests', limit: 3000, window_ms: 60_000, rate: '3,000 requests per minute', source: 'x-ratelimit-limit-requests' },
+    ]);
   });
 
   it('with remaining at 0, waits for the refill one request needs, not for the full reset', () => {
     const { controller: made } = controller();
-    made.answered(ok(OPENAI_3000_RPM(0, '6m0s')), send(made), ONE);
+    made.answered(ok(OPENAI_3000_RPM(0, '1m0s')), send(made), ONE);
     const wait = made.permit(ONE);
-    // 3,000 RPM refills one request every 20 ms (a little slower with the margin); the reset says 6 minutes.
+    // 3,000 RPM refills one request every 20 ms (a little slower with the margin); the reset says a minute.
     expect(typeof wait).toBe('number');
     expect(wait).toBeGreaterThanOrEqual(20);
     expect(wait).toBeLessThanOrEqual(25);
@@ -247,5 +249,62 @@ describe('RateController', () => {
     expect(made.permit({ requests: 1, tokens: 10 })).toBe(5_000);
     time.now += 5_000;
     send(made, { requests: 1, tokens: 10 });
+  });
+
+  it("paces Groq's requests per day at a day's rate, not 14,400 a minute", () => {
+    const { controller: made } = controller();
+    // console.groq.com/docs/rate-limits: the unsuffixed requests limit is per day; its reset says so.
+    const groq = {
+      'x-ratelimit-limit-requests': '14400',
+      'x-ratelimit-remaining-requests': '0',
+      'x-ratelimit-reset-requests': '23h59m54s',
+      'x-ratelimit-limit-tokens': '18000',
+      'x-ratelimit-remaining-tokens': '17000',
+      'x-ratelimit-reset-tokens': '3.3s',
+    };
+    made.answered(ok(groq), send(made), ONE);
+    // One request of refill at 14,400 a day is 6 s (a little more with the margin), not 4 ms.
+    const wait = made.permit(ONE);
+    expect(wait).toBeGreaterThanOrEqual(6000);
+    expect(wait).toBeLessThanOrEqual(6200);
+    expect(made.state.limitedBy).toBe('limited by the provider: 14,400 requests per day, 18,000 TPM (from headers)');
+    expect(made.state.learned.map((limit) => limit.rate)).toEqual(['14,400 requests per day', '18,000 tokens per minute']);
+  });
+
+  it('a 200 saying a long window is spent stops the run (rate-quota) when its refill is past the limit', () => {
+    const { controller: made } = controller({ maxRateLimitedMs: 300_000 });
+    const spent = {
+      'x-ratelimit-limit-requests-day': '100',
+      'x-ratelimit-remaining-requests-day': '0',
+      'x-ratelimit-reset-requests-day': '5h',
+    };
+    made.answered({ ...ok(spent), traceId: 'req-spent' }, send(made), ONE);
+    expect(made.permit(ONE)).toBeGreaterThan(300_000);
+    const stop = made.rateLimitedTooLong();
+    expect(stop?.cause).toBe('rate-quota');
+    expect(stop?.last).toMatchObject({ status: 200, traceId: 'req-spent', fatalForRun: true });
+    expect(stop?.last.message).toBe('x-ratelimit-limit-requests-day says 100 requests per day, and the next request fits only in 15 min');
+  });
+
+  it('an IETF policy of a year with nothing left stops the run the same way', () => {
+    const { controller: made } = controller({ maxRateLimitedMs: 300_000 });
+    const yearly = { 'ratelimit-policy': '"yearly";q=1000;w=31536000', ratelimit: '"yearly";r=0;t=20000000' };
+    made.answered(ok(yearly), send(made), ONE);
+    made.permit(ONE);
+    expect(made.rateLimitedTooLong()?.cause).toBe('rate-quota');
+    expect(made.state.learned.map((limit) => limit.rate)).toEqual(['1,000 requests per 365 days']);
+  });
+
+  it('a spent window whose refill comes within the limit is waited for, and the wait is said with until when', () => {
+    const wall = new Date(2026, 0, 1, 10, 0, 0).getTime();
+    const { controller: made } = controller({ maxRateLimitedMs: 3_600_000, wallNow: () => wall });
+    const spent = { 'x-ratelimit-limit-requests-day': '100', 'x-ratelimit-remaining-requests-day': '0' };
+    made.answered(ok(spent), send(made), ONE);
+    expect(made.permit(ONE)).toBeGreaterThan(800_000);
+    expect(made.rateLimitedTooLong()).toBeNull();
+    expect(made.state.limitedBy).toBe(
+      'limited by the provider: 100 requests per day (from headers); ' +
+        'waiting 15 min for 100 requests per day (x-ratelimit-limit-requests-day), until 10:14:41',
+    );
   });
 });
