@@ -86,6 +86,8 @@ export class Sending {
       headers: config.sentHeaders,
       maxSockets: ceiling,
       timeoutMs: config.timeoutMs,
+      connectTimeoutMs: config.connectTimeoutMs,
+      headersTimeoutMs: config.headersTimeoutMs,
       proxy: config.proxy,
       keepResponseBody: keepsResponseBodies(config),
     });
