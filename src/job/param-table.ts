@@ -55,7 +55,8 @@ export const KNOWN_PARAMS: Readonly<Record<string, KnownParam>> = {
   response_format: { type: { kind: 'response-format' } },
   seed: { type: { kind: 'integer' }, ...NULLABLE },
   logprobs: { type: { kind: 'boolean' }, ...NULLABLE },
-  top_logprobs: { type: { kind: 'integer', min: 0, max: 20 }, ...NULLABLE },
+  // Not null: the document's allOf holds it to CreateModelResponseProperties' plain integer too.
+  top_logprobs: { type: { kind: 'integer', min: 0, max: 20 } },
   // The document describes each bias as "from -100 to 100"; its schema says only integer.
   logit_bias: { type: { kind: 'integer-map', min: -100, max: 100 }, ...NULLABLE },
   reasoning_effort: { type: { kind: 'string' }, ...NULLABLE },
