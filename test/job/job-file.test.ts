@@ -229,5 +229,9 @@ describe('jobJsonSchema (chatbatch schema) knows headers, api_key_file and row_p
     expect(validate({ headers: { 'bad name': 'x' } })).toBe(false);
     expect(validate({ headers: { 'x-a': 1 } })).toBe(false);
     expect(validate({ row_params: 'yes' })).toBe(false);
+    expect(validate({ params: { seed: 42, top_k: 40, safe_prompt: true }, allow_params: ['temprature'] })).toBe(true);
+    expect(validate({ params: { stream: true } })).toBe(false);
+    expect(validate({ params: { model: 'x' } })).toBe(false);
+    expect(validate({ params: { top_logprobs: 21 } })).toBe(false);
   });
 });
