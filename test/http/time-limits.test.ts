@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AttemptFailure, AttemptOutcome } from '../../src/http/attempt.js';
@@ -39,7 +39,7 @@ async function listening(server: Server | ReturnType<typeof createTcpServer>, so
 }
 
 /** An HTTP server answering every request with `respond`. */
-async function httpServer(respond: Parameters<typeof createServer>[0]): Promise<string> {
+async function httpServer(respond: RequestListener): Promise<string> {
   const port = await listening(createServer(respond), new Set());
   return `http://127.0.0.1:${port}/v1/chat/completions`;
 }
