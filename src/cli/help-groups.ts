@@ -6,7 +6,7 @@ import type { Argv } from 'yargs';
  */
 export const RUN_HELP_GROUPS: ReadonlyArray<readonly [title: string, flags: readonly string[]]> = [
   ['Input:', ['job', 'template', 'system', 'id-field', 'keep-input', 'row-params', 'repeat', 'shard']],
-  ['Endpoint:', ['base-url', 'model', 'api-key-env', 'api-key-file', 'header', 'param', 'simulate']],
+  ['Endpoint:', ['base-url', 'model', 'api-key-env', 'api-key-file', 'header', 'param', 'allow-param', 'simulate']],
   [
     'Pacing and limits:',
     [
@@ -15,6 +15,8 @@ export const RUN_HELP_GROUPS: ReadonlyArray<readonly [title: string, flags: read
       'tpm',
       'max-attempts',
       'timeout-ms',
+      'connect-timeout-ms',
+      'headers-timeout-ms',
       'row-deadline-ms',
       'max-retry-wait-ms',
       'max-outage-ms',

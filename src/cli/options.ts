@@ -38,7 +38,7 @@ export function yargsOption(spec: OptionSpec & { flag: string }): Options {
     case 'boolean':
       return { type: 'boolean', describe };
     case 'strings':
-      return { type: 'string', array: true, describe };
+      return spec.repeatable ? { type: 'string', requiresArg: true, describe } : { type: 'string', array: true, describe };
     case 'headers':
       return { type: 'string', requiresArg: true, describe, ...(spec.alias ? { alias: spec.alias } : {}) };
     default:
@@ -67,7 +67,7 @@ export function flagsFromArgs(args: Readonly<Record<string, unknown>>, inputs: s
   for (const [name, spec] of flagOptions()) {
     const value = args[spec.flag];
     // A repeatable flag given once is a string.
-    flags[name] = spec.kind === 'headers' && value !== undefined ? [value].flat() : value;
+    flags[name] = (spec.kind === 'headers' || spec.repeatable) && value !== undefined ? [value].flat() : value;
   }
   return flags as RunFlags;
 }

@@ -57,7 +57,7 @@ export const runCommand: CommandModule<object, RunArgs> = {
         requiresArg: true,
         coerce: paramsFromFlags,
         describe:
-          "Request parameter NAME=VALUE, e.g. temperature=0.2 (repeatable; VALUE as JSON when it parses, else text); over the job's params",
+          "Request parameter NAME=VALUE, sent as given, e.g. temperature=0.2, seed=42, top_k=40 (repeatable; VALUE as JSON when it parses, else text); over the job's params",
       })
       .example('$0 run prompts.jsonl --base-url https://api.example.com/v1 --model my-model --out out/today', 'Run a JSONL file')
       .example(

@@ -7,6 +7,7 @@ import { Exchange, type ExchangeSettings } from './exchange.js';
 import { failure } from './failure.js';
 import type { ProxyChoice } from './proxy-env.js';
 import { redactOutcome } from './redact-outcome.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS } from './time-limits.js';
 
 export interface ChatClientOptions {
   /** Full request URL, ending in /chat/completions. */
@@ -18,6 +19,10 @@ export interface ChatClientOptions {
   maxSockets: number;
   /** Hard limit on one attempt: connecting, headers and the whole body. */
   timeoutMs: number;
+  /** Longest wait for a connection, TCP and TLS (default DEFAULT_CONNECT_TIMEOUT_MS, never past timeoutMs). */
+  connectTimeoutMs?: number;
+  /** Longest wait from the request sent to the response headers; none (only timeoutMs) when absent or null. */
+  headersTimeoutMs?: number | null;
   /** Largest response body read, counted after decoding; default 16 MiB. */
   maxBodyBytes?: number;
   userAgent?: string;
@@ -54,6 +59,10 @@ export class ChatClient {
     }
     requirePositiveInteger('maxSockets', options.maxSockets);
     requirePositiveInteger('timeoutMs', options.timeoutMs);
+    const connectTimeoutMs = Math.min(options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS, options.timeoutMs);
+    requirePositiveInteger('connectTimeoutMs', connectTimeoutMs);
+    const headersTimeoutMs = options.headersTimeoutMs ?? null;
+    if (headersTimeoutMs !== null) requirePositiveInteger('headersTimeoutMs', headersTimeoutMs);
     const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     requirePositiveInteger('maxBodyBytes', maxBodyBytes);
 
@@ -65,10 +74,13 @@ export class ChatClient {
       request: `POST ${target.origin}${this.path}`,
       proxy: proxy && { shown: proxy.shown, variable: proxy.variable },
       timeoutMs: options.timeoutMs,
+      connectTimeoutMs,
+      headersTimeoutMs,
       maxBodyBytes,
       answers: { keepBody: options.keepResponseBody === true, sentParams: new Set(options.sentParams ?? []) },
     };
-    this.dispatcher = proxy ? proxyDispatcher(proxy, options) : new Pool(this.origin, poolOptions(options));
+    const pool = poolOptions(options.maxSockets, connectTimeoutMs, headersTimeoutMs);
+    this.dispatcher = proxy ? proxyDispatcher(proxy, pool, connectTimeoutMs) : new Pool(this.origin, pool);
 
     // Whoever builds a client with a key gets it masked in everything the server sends back.
     registerSecret(options.apiKey);
@@ -120,11 +132,24 @@ export class ChatClient {
 }
 
 /**
- * undici's own time limits are off (headers, body) or as long as ours (connecting): the
- * attempt's single timer (see exchange.ts) is the limit, with one message for every case.
+ * The attempt's own timer (exchange.ts) bounds the whole attempt, body included, with one
+ * message for every case. Within it, undici bounds the connection (TCP and TLS: a host that
+ * never answers) and, when asked, the wait for the response headers once the request is sent.
+ * Its body timeout is off: the body's only limit is the attempt's, because a server may stream
+ * its body slowly on purpose (DeepSeek sends blank lines for 10-30 minutes while a request is
+ * queued: https://api-docs.deepseek.com/quick_start/rate_limit). undici's default headers
+ * timeout (300 s) is off too unless asked: most servers send a non-streamed reply's headers only
+ * when the reply is done (OpenAI's `openai-processing-ms` header says how long that took:
+ * https://github.com/abetlen/llama-cpp-python/pull/748), so time to headers is generation time.
  */
-function poolOptions(options: ChatClientOptions): Pool.Options {
-  return { connections: options.maxSockets, pipelining: 1, headersTimeout: 0, bodyTimeout: 0, connectTimeout: options.timeoutMs };
+function poolOptions(maxSockets: number, connectTimeoutMs: number, headersTimeoutMs: number | null): Pool.Options {
+  return {
+    connections: maxSockets,
+    pipelining: 1,
+    headersTimeout: headersTimeoutMs ?? 0,
+    bodyTimeout: 0,
+    connectTimeout: connectTimeoutMs,
+  };
 }
 
 /**
@@ -132,14 +157,13 @@ function poolOptions(options: ChatClientOptions): Pool.Options {
  * (`POST http://host/...`), an https:// one a CONNECT tunnel, so TLS runs end to end and the
  * proxy never sees the key. Credentials in the proxy URL become `Proxy-Authorization`.
  */
-function proxyDispatcher(proxy: ProxyChoice, options: ChatClientOptions): Dispatcher {
-  const pool = poolOptions(options);
+function proxyDispatcher(proxy: ProxyChoice, pool: Pool.Options, connectTimeoutMs: number): Dispatcher {
   return new ProxyAgent({
     uri: proxy.url,
     proxyTunnel: false,
     ...pool,
-    proxyTls: { timeout: options.timeoutMs },
-    requestTls: { timeout: options.timeoutMs },
+    proxyTls: { timeout: connectTimeoutMs },
+    requestTls: { timeout: connectTimeoutMs },
     // Every pool it opens (to the endpoint through the tunnel, or to the proxy itself) is sized
     // and timed like the direct one.
     factory: (origin, factoryOptions) => new Pool(origin, { ...pool, ...factoryOptions }),

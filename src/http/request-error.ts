@@ -15,6 +15,10 @@ export interface RequestTarget {
   /** The proxy in use, password masked, and the variable naming it; null when direct. */
   proxy: { shown: string; variable: string } | null;
   timeoutMs: number;
+  /** The connection's bound (TCP and TLS); timeoutMs when absent. */
+  connectTimeoutMs?: number;
+  /** The bound from the request sent to the response headers; null or absent for none. */
+  headersTimeoutMs?: number | null;
 }
 
 interface ErrorLike {
@@ -52,7 +56,15 @@ export function describeRequestError(error: unknown, target: RequestTarget): Req
     };
   }
   if (ownCode === 'UND_ERR_CONNECT_TIMEOUT') {
-    return { code: 'timeout', fatalForRun: false, message: `no connection within ${target.timeoutMs} ms (${where})` };
+    const bound = target.connectTimeoutMs ?? target.timeoutMs;
+    return { code: 'timeout', fatalForRun: false, message: `no connection within ${bound} ms (--connect-timeout-ms; ${where})` };
+  }
+  if (ownCode === 'UND_ERR_HEADERS_TIMEOUT' && target.headersTimeoutMs) {
+    return {
+      code: 'timeout',
+      fatalForRun: false,
+      message: `no response headers within ${target.headersTimeoutMs} ms of sending the request (--headers-timeout-ms; ${where})`,
+    };
   }
   if (ownCode === 'UND_ERR_HEADERS_TIMEOUT' || ownCode === 'UND_ERR_BODY_TIMEOUT') {
     return { code: 'timeout', fatalForRun: false, message: `no complete response within the time limit (${ownCode}, ${where})` };

@@ -9,7 +9,7 @@ import { checkBaseUrl, shownBaseUrl } from './base-url.js';
 import { resolveHeaders } from './headers.js';
 import type { LoadedJob } from './job-file.js';
 import { libraryOptions, type PlainSettings, type RunFlags, resolvePlainSettings, valueProblem } from './options.js';
-import { checkParams, mergedParams } from './params.js';
+import { allowedParamsProblems, checkParams, mergedParams } from './params.js';
 
 export { DEFAULT_API_KEY_ENV };
 export const BASE_URL_ENV = 'CHATBATCH_BASE_URL';
@@ -96,7 +96,8 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   problems.push(...headers.problems);
 
   const params = mergedParams(flags.params, j.params) as Record<string, unknown>;
-  problems.push(...checkParams(params));
+  const allowed = plain.allowParams ?? [];
+  problems.push(...allowedParamsProblems(allowed).map((problem) => `--allow-param ${problem}`), ...checkParams(params, 'params', allowed));
 
   const out = flags.out ?? (j.out ? relativeToCwd(j.out, context.cwd) : undefined);
   if (!out && !context.dryRun) problems.push('no output directory: give --out DIR or "out" in the job file');

@@ -5,7 +5,8 @@ import { headerLabel, headerProblem } from './headers.js';
 import { nearestName } from './nearest-name.js';
 import { inputFileAsJob, notJson } from './not-a-job-file.js';
 import { type JobFile, jobOptions, type OptionSpec, valueProblem } from './options.js';
-import { checkParams, OPTIONAL_PARAMS } from './params.js';
+import { KNOWN_PARAMS } from './param-table.js';
+import { allowedParamsProblems, checkParams } from './params.js';
 
 export type { JobFile } from './options.js';
 
@@ -98,8 +99,10 @@ export function checkJob(value: unknown, file: string): JobProblem[] {
     if (kindProblem) problems.push({ where, problem: kindProblem });
   }
   const job = value as Record<string, unknown>;
+  const allowed = Array.isArray(job.allow_params) ? job.allow_params.filter((name) => typeof name === 'string') : [];
+  for (const problem of allowedParamsProblems(allowed)) problems.push({ where: `${file}: allow_params`, problem });
   if (job.params !== undefined && typeof job.params === 'object') {
-    for (const problem of checkParams(job.params)) problems.push({ where: file, problem });
+    for (const problem of checkParams(job.params, 'params', allowed)) problems.push({ where: file, problem });
   }
   if (typeof job.headers === 'object' && job.headers !== null) {
     for (const [name, header] of Object.entries(job.headers)) {
@@ -121,7 +124,7 @@ function closestField(key: string): string | null {
   // A request parameter at the top level (`"temperature": 0.2`) belongs under params.
   const suggestions = new Map<string, string>([
     ...[...JOB_FIELDS.keys()].map((name): [string, string] => [name, name]),
-    ...Object.keys(OPTIONAL_PARAMS).map((name): [string, string] => [name, `params.${name}`]),
+    ...Object.keys(KNOWN_PARAMS).map((name): [string, string] => [name, `params.${name}`]),
   ]);
   const nearest = nearestName(key, suggestions.keys());
   return nearest === null ? null : suggestions.get(nearest)!;

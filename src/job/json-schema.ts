@@ -1,7 +1,8 @@
 import { HEADER_NAME_PATTERN } from './headers.js';
 import { JOB_FIELDS } from './job-file.js';
 import { describeOption, maximumOf, type OptionSpec } from './options.js';
-import { OPTIONAL_PARAMS, RESPONSE_FORMAT_TYPES } from './params.js';
+import { KNOWN_PARAMS, NOT_PARAMS, REFUSED_PARAMS } from './param-table.js';
+import { paramJsonSchema } from './param-types.js';
 
 /** The job file's JSON Schema, so editors can complete and check job files. */
 export function jobJsonSchema(): Record<string, unknown> {
@@ -25,7 +26,7 @@ export function jobJsonSchema(): Record<string, unknown> {
         properties[name] = { type: 'boolean', ...doc };
         break;
       case 'params':
-        properties[name] = { type: 'object', additionalProperties: false, properties: paramSchemas(), ...doc };
+        properties[name] = paramsSchema(doc);
         break;
       case 'fields':
         properties[name] = {
@@ -59,37 +60,18 @@ function maximum(spec: OptionSpec): { maximum?: number } {
   return max === undefined ? {} : { maximum: max };
 }
 
-function paramSchemas(): Record<string, unknown> {
-  const schemas: Record<string, unknown> = {};
-  for (const [name, kind] of Object.entries(OPTIONAL_PARAMS)) {
-    schemas[name] =
-      kind === 'response-format'
-        ? responseFormatSchema()
-        : kind === 'number'
-          ? { type: 'number' }
-          : kind === 'integer'
-            ? { type: 'integer', minimum: 1 }
-            : { oneOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }] };
-  }
-  return schemas;
-}
-
-function responseFormatSchema(): Record<string, unknown> {
+/**
+ * `params`: any name (a vendor's field is sent as given), the known ones with their types, the
+ * refused ones and the request's own parts (`model`, `messages`) never. The typo rule (a name
+ * one or two letters from a known one) is chatbatch's own check: JSON Schema cannot say it.
+ */
+function paramsSchema(doc: Record<string, unknown>): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const [name, param] of Object.entries(KNOWN_PARAMS)) properties[name] = paramJsonSchema(param);
   return {
     type: 'object',
-    required: ['type'],
-    properties: {
-      type: { enum: [...RESPONSE_FORMAT_TYPES] },
-      json_schema: {
-        type: 'object',
-        required: ['name'],
-        properties: {
-          name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
-          description: { type: 'string' },
-          schema: { type: 'object' },
-          strict: { type: ['boolean', 'null'] },
-        },
-      },
-    },
+    propertyNames: { minLength: 1, not: { enum: [...Object.keys(REFUSED_PARAMS), ...Object.keys(NOT_PARAMS)] } },
+    properties,
+    ...doc,
   };
 }

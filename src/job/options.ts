@@ -1,3 +1,4 @@
+import { DEFAULT_CONNECT_TIMEOUT_MS } from '../http/time-limits.js';
 import { OUTPUT_FORMATS } from '../output/file-names.js';
 import { DEFAULT_REPLY_RETRIES, REPLY_FORMATS } from '../reply/reply-check.js';
 
@@ -39,6 +40,8 @@ export interface OptionSpec {
    * `--shard -1/2` reaches its check instead of being read as the short flags -1, -/ and -2.
    */
   readonly valueMayStartWithDash?: true;
+  /** A list flag given once per item (`--allow-param a --allow-param b`), never eating the next argument. */
+  readonly repeatable?: true;
 }
 
 /**
@@ -122,15 +125,24 @@ export const RUN_OPTIONS = {
     kind: 'params',
     custom: true,
     library: true,
-    doc: 'Optional request parameters to send (temperature, top_p, max_tokens, ...).',
+    doc: "Request parameters to send as given (temperature, seed, reasoning_effort, a vendor's top_k, ...); known ones are checked for their type, stream and tools are refused, a near-miss of a known name is refused as a typo.",
+  },
+  allowParams: {
+    flag: 'allow-param',
+    job: 'allow_params',
+    kind: 'strings',
+    items: 'parameter names',
+    repeatable: true,
+    help: 'Send this parameter as written even though its name is one or two letters from a known one, or its value is not of the known type (repeatable)',
+    doc: 'Parameter names sent as written, unchecked: a name one or two letters from a known one (otherwise refused as a typo), or a known one whose value is outside its known type.',
   },
   rowParams: {
     flag: 'row-params',
     job: 'row_params',
     kind: 'boolean',
     default: false,
-    help: 'Send the optional parameters OpenAI Batch lines hold in body (temperature, max_tokens, ...)',
-    doc: 'Also send the optional parameters an OpenAI Batch line holds in body (temperature, max_tokens, ...); without it only model and messages are sent.',
+    help: 'Send the parameters OpenAI Batch lines hold in body (temperature, seed, max_tokens, ...), checked like --param',
+    doc: 'Also send the parameters an OpenAI Batch line holds in body (temperature, seed, max_tokens, ...), checked like params; without it only model and messages are sent.',
   },
   keepInput: {
     flag: 'keep-input',
@@ -180,9 +192,29 @@ export const RUN_OPTIONS = {
     unit: 'ms',
     job: 'timeout_ms',
     kind: 'positive-integer',
-    default: 120_000,
-    help: 'Hard limit per attempt',
-    doc: 'Hard limit per attempt, headers and body.',
+    // The official SDKs' default (openai-node, openai-python: 10 minutes): reasoning models and
+    // queued requests (DeepSeek keeps one open 10-30 minutes) take this long. A dead endpoint is
+    // found by --connect-timeout-ms instead.
+    default: 600_000,
+    help: 'Hard limit per attempt: connecting, headers and the whole body',
+    doc: 'Hard limit per attempt: connecting, headers and the whole body.',
+  },
+  connectTimeoutMs: {
+    flag: 'connect-timeout-ms',
+    unit: 'ms',
+    job: 'connect_timeout_ms',
+    kind: 'positive-integer',
+    default: DEFAULT_CONNECT_TIMEOUT_MS,
+    help: 'Longest wait for a connection (TCP and TLS, to the endpoint or the proxy): a host that never answers fails this fast',
+    doc: 'Longest wait for a connection (TCP and TLS, to the endpoint or the proxy), so a host that never answers fails fast.',
+  },
+  headersTimeoutMs: {
+    flag: 'headers-timeout-ms',
+    unit: 'ms',
+    job: 'headers_timeout_ms',
+    kind: 'positive-integer',
+    help: 'Longest wait from sending a request to the response headers (default: --timeout-ms alone; most servers send headers only with the finished reply, so set it only when yours answers sooner)',
+    doc: 'Longest wait from sending a request to the response headers (default: none apart from timeout_ms). Most servers send headers only with the finished reply; set it only for one that answers sooner (DeepSeek sends headers at once, then blank lines while queued).',
   },
   rowDeadlineMs: {
     flag: 'row-deadline-ms',

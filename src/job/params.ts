@@ -1,108 +1,71 @@
-/**
- * Optional request parameters. The endpoint spec lists these as "support unconfirmed": they are
- * sent only when a job opts in through `params`. Anything else is refused, so that a typo or an
- * unsupported feature never reaches the endpoint silently.
- */
-export const OPTIONAL_PARAMS = {
-  temperature: 'number',
-  top_p: 'number',
-  max_tokens: 'integer',
-  max_completion_tokens: 'integer',
-  stop: 'string-or-strings',
-  n: 'integer',
-  presence_penalty: 'number',
-  frequency_penalty: 'number',
-  response_format: 'response-format',
-} as const;
-
-export type OptionalParamName = keyof typeof OPTIONAL_PARAMS;
-
-/** Features chatbatch does not support; named so the refusal can say why. */
-export const UNSUPPORTED_PARAMS: Readonly<Record<string, string>> = {
-  stream: 'streaming',
-  tools: 'tool calling',
-  tool_choice: 'tool calling',
-  functions: 'function calling',
-  function_call: 'function calling',
-};
+import { nearestName } from './nearest-name.js';
+import { KNOWN_PARAMS, knownParam, notAParam, REFUSED_PARAMS, refusedFeature } from './param-table.js';
+import { paramValueProblem } from './param-types.js';
 
 /**
- * Returns one problem per bad entry; an empty list means the params are usable. `where` names
- * the object in the problems: the job's `params`, or a Batch line's `body` (row-params.ts).
+ * Request parameters by opt-in: only what the user names (`--param`, the job's `params`, a Batch
+ * line's `body` under `--row-params`) is sent, and all of it is sent as given, with these
+ * exceptions:
+ * - `stream`, `tools` and the other features the spec rules out are refused (param-table.ts);
+ * - a known parameter (param-table.ts) must have a value of its type;
+ * - an unknown name within an edit or two of a known one (`temprature`, `max-tokens`,
+ *   `Temperature`) is refused as a typo with a "did you mean": sent, it would be ignored by
+ *   some servers and refused by others, on every row. `allowed` (`--allow-param NAME`, the
+ *   job's `allow_params`) sends such a name as written, and a known one unchecked.
+ * Any other name is a vendor's field (`chat_template_kwargs`, `safe_prompt`) and is sent.
  */
-export function checkParams(params: unknown, where = 'params'): string[] {
+export function checkParams(params: unknown, where = 'params', allowed: readonly string[] = []): string[] {
   if (params === undefined) return [];
   if (typeof params !== 'object' || params === null || Array.isArray(params)) {
-    return [`${where} must be an object of optional request parameters`];
+    return [`${where} must be an object of request parameters`];
   }
   const problems: string[] = [];
+  // Own names only (Object.entries): `__proto__` in a row's JSON is an own field, refused by name.
   for (const [name, value] of Object.entries(params)) {
-    // Own names only: `__proto__`, `constructor` or `toString` in a row's body are no parameters.
-    const unsupported = Object.hasOwn(UNSUPPORTED_PARAMS, name) ? UNSUPPORTED_PARAMS[name] : undefined;
-    if (unsupported !== undefined) {
-      problems.push(`${where}.${name}: chatbatch does not support ${unsupported}; remove it`);
-      continue;
-    }
-    if (!Object.hasOwn(OPTIONAL_PARAMS, name)) {
-      problems.push(`${where}.${name}: unknown parameter (accepted: ${Object.keys(OPTIONAL_PARAMS).join(', ')})`);
-      continue;
-    }
-    const kind = OPTIONAL_PARAMS[name as OptionalParamName];
-    if (kind === 'response-format') {
-      const problem = responseFormatProblem(value);
-      if (problem) problems.push(`params.${name}: ${problem}`);
-      continue;
-    }
-    if (!valueHasKind(value, kind)) {
-      problems.push(`${where}.${name}: expected ${describeKind(kind)}, got ${excerpt(value)}`);
-    }
+    const problem = paramProblem(name, value, allowed);
+    if (problem) problems.push(`${where}.${name}: ${problem}`);
   }
   return problems;
 }
 
-/** The JSON-mode and structured-output parameter's shapes, as OpenAI's API reference gives them. */
-export const RESPONSE_FORMAT_TYPES = ['text', 'json_object', 'json_schema'] as const;
-const SCHEMA_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
-function responseFormatProblem(value: unknown): string | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value))
-    return `expected an object such as {"type": "json_object"}, got ${JSON.stringify(value)}`;
-  const { type, json_schema: jsonSchema } = value as { type?: unknown; json_schema?: unknown };
-  if (!RESPONSE_FORMAT_TYPES.includes(type as (typeof RESPONSE_FORMAT_TYPES)[number])) {
-    return `type must be one of ${RESPONSE_FORMAT_TYPES.join(', ')}, got ${JSON.stringify(type)}`;
-  }
-  if (type !== 'json_schema') return null;
-  if (typeof jsonSchema !== 'object' || jsonSchema === null || Array.isArray(jsonSchema)) {
-    return 'type json_schema needs "json_schema": {"name": "...", "schema": {...}}';
-  }
-  const { name, schema } = jsonSchema as { name?: unknown; schema?: unknown };
-  if (typeof name !== 'string' || !SCHEMA_NAME.test(name))
-    return `json_schema.name must be 1-64 letters, digits, _ or -, got ${JSON.stringify(name)}`;
-  if (schema !== undefined && (typeof schema !== 'object' || schema === null || Array.isArray(schema)))
-    return 'json_schema.schema must be an object (a JSON Schema)';
-  return null;
+/** What is wrong with sending `name: value`, or null when it is sent as given. */
+export function paramProblem(name: string, value: unknown, allowed: readonly string[]): string | null {
+  if (name === '') return 'a parameter needs a name';
+  const notParam = notAParam(name);
+  if (notParam) return notParam;
+  const refused = refusedFeature(name);
+  if (refused) return `chatbatch does not support ${refused}; remove it`;
+  if (allowed.includes(name)) return null;
+  const known = knownParam(name);
+  if (known) return paramValueProblem(value, known);
+  const meant = likelyTypoOf(name);
+  if (meant === null) return null;
+  const why = refusedFeature(meant);
+  return (
+    `unknown parameter; did you mean ${meant}?${why ? ` (chatbatch does not support ${why})` : ''} ` +
+    `To send "${name}" as written, name it with --allow-param (job: "allow_params")`
+  );
 }
 
-function valueHasKind(value: unknown, kind: Exclude<(typeof OPTIONAL_PARAMS)[OptionalParamName], 'response-format'>): boolean {
-  switch (kind) {
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value);
-    case 'integer':
-      return Number.isInteger(value) && (value as number) > 0;
-    case 'string-or-strings':
-      return typeof value === 'string' || (Array.isArray(value) && value.length > 0 && value.every((s) => typeof s === 'string'));
+/**
+ * The known or refused parameter `name` is most likely a mistyped form of, or null. Case is
+ * ignored (JSON names are not: `Temperature` is not `temperature`). Up to one edit for names of
+ * four characters or fewer, else two: `seed`/`speed` and `top_p`/`top_k` stay apart only because
+ * `top_k` is in the table.
+ */
+export function likelyTypoOf(name: string): string | null {
+  const maxDistance = name.length <= 4 ? 1 : 2;
+  return nearestName(name, [...Object.keys(KNOWN_PARAMS), ...Object.keys(REFUSED_PARAMS)], maxDistance);
+}
+
+/** Problems with the names of `--allow-param` (the job's `allow_params`): the refused features and the request's own parts cannot be allowed. */
+export function allowedParamsProblems(allowed: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const name of allowed) {
+    const reason = notAParam(name) ?? (refusedFeature(name) && `chatbatch does not support ${refusedFeature(name)}`);
+    if (reason) problems.push(`${name} cannot be allowed: ${reason}`);
   }
-}
-
-/** A row's value may be large or deeply nested: never stringify it whole. */
-function excerpt(value: unknown): string {
-  if (typeof value === 'object' && value !== null) return Array.isArray(value) ? 'a list' : 'an object';
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 40 ? `${text.slice(0, 40)}…` : text;
-}
-
-function describeKind(kind: Exclude<(typeof OPTIONAL_PARAMS)[OptionalParamName], 'response-format'>): string {
-  return kind === 'string-or-strings' ? 'a string or a list of strings' : `a ${kind === 'integer' ? 'positive integer' : 'number'}`;
+  return problems;
 }
 
 /**

@@ -121,6 +121,7 @@ function rowSettingsOf(job: JobFile): PrepareSettings {
     system: text(job.system),
     template: text(job.template),
     rowParams: job.row_params === true,
+    allowParams: Array.isArray(job.allow_params) ? job.allow_params : null,
     shard: null,
     baseUrl: text(job.base_url) ?? '',
     model: text(job.model) ?? '',

@@ -3,7 +3,6 @@ import { sleep } from '../async/sleep.js';
 import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import type { ChatClient } from '../http/chat-client.js';
 import { CLIENT_CODES } from '../record/client-codes.js';
-import type { FatalCause } from './fatal-hint.js';
 import type { LearnedLimit, RequestCost } from './learned-limits.js';
 import type { SendMark } from './mirrored-bucket.js';
 import type { OutageBreaker } from './outage-breaker.js';
@@ -12,6 +11,14 @@ import { RefusalStreakWatch } from './refusal-streak.js';
 import type { TokenAccount } from './token-account.js';
 import type { SizedRequest } from './token-estimator.js';
 import { UnreachableEndpointWatch } from './unreachable-endpoint.js';
+
+/**
+ * Why the run stopped: an answer no row can get past (`endpoint`: bad key, unknown model, quota,
+ * nobody there), the same refusal for every row sent before any success (`refusal-streak`), an
+ * endpoint down for longer than --max-outage-ms (`outage`), a rate limit that will not come back
+ * within --max-outage-ms (`rate-quota`), or nothing but 429s for longer than that (`rate-limited`).
+ */
+export type FatalCause = 'endpoint' | 'refusal-streak' | 'outage' | 'rate-quota' | 'rate-limited';
 
 export interface PacerOptions {
   client: ChatClient;

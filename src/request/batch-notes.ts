@@ -1,7 +1,7 @@
 import type { BodyFields } from './row-params.js';
 
 export const ROW_PARAMS_HINT =
-  '--row-params (job: "row_params": true) sends the optional parameters among them (temperature, top_p, max_tokens, ...)';
+  '--row-params (job: "row_params": true) sends them as given (stream, tools and function calling stay refused)';
 
 type Found = Extract<BodyFields, { ok: true }>;
 

@@ -38,9 +38,14 @@ function contentChars(messages: readonly ChatMessage[]): number {
   return chars;
 }
 
-/** Param order must not change the fingerprint, so params are serialised by sorted name. */
+/**
+ * Param order must not change the fingerprint, so params are serialised by sorted name. Built
+ * with fromEntries: every name, whatever it is, becomes an own field of the body.
+ */
 function sortedParams(params: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const sorted: Record<string, unknown> = {};
-  for (const name of Object.keys(params).sort()) sorted[name] = params[name];
-  return sorted;
+  return Object.fromEntries(
+    Object.keys(params)
+      .sort()
+      .map((name) => [name, params[name]]),
+  );
 }

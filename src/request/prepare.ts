@@ -17,8 +17,10 @@ export interface PrepareSettings extends RequestSettings {
   idField: string | null;
   system: string | null;
   template: string | null;
-  /** Send the optional parameters an OpenAI Batch line holds in `body`. */
+  /** Send the parameters an OpenAI Batch line holds in `body`. */
   rowParams: boolean;
+  /** `--allow-param`: names sent as written, unchecked (job/params.ts). */
+  allowParams?: readonly string[] | null;
   /** Only rows whose id hashes to this shard; the others are yielded as `other-shard`. */
   shard: Shard | null;
   /** `--keep-input` as given: which of the row's fields its record carries as `input`. */
@@ -76,7 +78,7 @@ function prepareRow(row: InputRow, settings: PrepareSettings, keep: KeepInput, n
   if (row.kind === 'invalid') return invalid(origin, origin.id, row.problem);
   const messages = rowToMessages(row.fields, { system: settings.system, template: settings.template });
   if (!messages.ok) return invalid(origin, origin.id, messages.problem);
-  const body = bodyFields(row.fields, settings.rowParams);
+  const body = bodyFields(row.fields, settings.rowParams, settings.allowParams ?? []);
   if (!body.ok) return invalid(origin, origin.id, body.problem);
   notes.add(row, body);
   const request = buildChatRequest(messages.messages, {

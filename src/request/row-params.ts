@@ -3,11 +3,11 @@ import { ownField } from './own-field.js';
 
 /**
  * What an OpenAI Batch line holds in `body` besides `messages`: `model` and request parameters
- * (`temperature`, `max_tokens`, ...). The spec's rule is that only model and messages are sent
- * unless the user opts in, so the parameters are sent only with `--row-params` (job:
- * `"row_params": true`), checked against the same allow-list as the job's `params`; the run's
- * model is always the one sent. Without the opt-in, the fields are named (batch-notes.ts), never
- * dropped silently.
+ * (`temperature`, `seed`, `max_tokens`, ...). The spec's rule is that only model and messages are
+ * sent unless the user opts in, so the parameters are sent only with `--row-params` (job:
+ * `"row_params": true`), as given and checked by the same rules as the job's `params`
+ * (job/params.ts); the run's model is always the one sent. Without the opt-in, the fields are
+ * named (batch-notes.ts), never dropped silently.
  */
 export type BodyFields =
   | {
@@ -23,7 +23,7 @@ export type BodyFields =
 
 const NOTHING: BodyFields = Object.freeze({ ok: true, params: null, unsent: Object.freeze([]) as unknown as string[], model: null });
 
-export function bodyFields(fields: Readonly<Record<string, unknown>>, optIn: boolean): BodyFields {
+export function bodyFields(fields: Readonly<Record<string, unknown>>, optIn: boolean, allowed: readonly string[] = []): BodyFields {
   const body = ownField(fields, 'body');
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return NOTHING;
   const model = ownField(body, 'model');
@@ -33,7 +33,7 @@ export function bodyFields(fields: Readonly<Record<string, unknown>>, optIn: boo
   if (extra.length === 0) return { ok: true, params: null, unsent: [], model: modelName };
   if (!optIn) return { ok: true, params: null, unsent: extra.map(([name]) => name), model: modelName };
   const params = Object.fromEntries(extra);
-  const problems = checkParams(params, 'body');
+  const problems = checkParams(params, 'body', allowed);
   if (problems.length > 0) return { ok: false, problem: problems.join('; ') };
   return { ok: true, params, unsent: [], model: modelName };
 }

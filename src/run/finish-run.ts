@@ -6,8 +6,8 @@ import { describeInputs, jobFingerprint, type RunStatus, writeManifest } from '.
 import { sessionChangedNothing } from '../output/manifest-unchanged.js';
 import type { ResultCounts } from '../output/ordered-results.js';
 import { WriteFailedError } from '../output/write-failed.js';
-import { explainFatal } from '../pace/fatal-hint.js';
 import type { Admission } from './admit-rows.js';
+import { explainFatal } from './fatal-hint.js';
 import type { OpenedRun } from './open-run.js';
 import type { RunReport } from './report.js';
 import type { Sending } from './sending.js';
@@ -102,7 +102,15 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
       fatal &&
       explainFatal(
         fatal.outcome,
-        { baseUrl: shownBaseUrl(config.baseUrl), model: config.model, keyName, keyMask, proxy, maxOutageMs: config.maxOutageMs },
+        {
+          baseUrl: shownBaseUrl(config.baseUrl),
+          model: config.model,
+          keyName,
+          keyMask,
+          proxy,
+          maxOutageMs: config.maxOutageMs,
+          sentParams: Object.keys(config.params),
+        },
         fatal.cause,
       ),
     paths,

@@ -6,9 +6,9 @@ import { defaultRetryPolicy } from '../http/retry-policy.js';
 import { keyName as keyNameOf } from '../job/config.js';
 import { keepsResponseBodies } from '../output/openai-batch.js';
 import { AUTO_CEILING } from '../pace/concurrency-target.js';
-import type { FatalCause } from '../pace/fatal-hint.js';
 import { OutageBreaker } from '../pace/outage-breaker.js';
 import { outageNotice } from '../pace/outage-notice.js';
+import type { FatalCause } from '../pace/pacer.js';
 import { Pacer } from '../pace/pacer.js';
 import { RateController } from '../pace/rate-controller.js';
 import { maskKey } from '../record/key-mask.js';
@@ -86,6 +86,8 @@ export class Sending {
       headers: config.sentHeaders,
       maxSockets: ceiling,
       timeoutMs: config.timeoutMs,
+      connectTimeoutMs: config.connectTimeoutMs,
+      headersTimeoutMs: config.headersTimeoutMs,
       proxy: config.proxy,
       keepResponseBody: keepsResponseBodies(config),
       sentParams: Object.keys(config.params),

@@ -79,6 +79,34 @@ describe('OpenAI Batch lines: body.model and request parameters', () => {
     expect(result.stderr).not.toContain('OpenAI Batch body fields not sent');
   });
 
+  it('with --row-params sends what evaluation Batch files carry (seed, logprobs, a vendor field) as given, row by row', async () => {
+    const line = (id: string, extra: Record<string, unknown>) => ({
+      custom_id: id,
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: id }], ...extra },
+    });
+    await dir.write(
+      'seeded.jsonl',
+      jsonlOf([
+        line('s1', { seed: 1, temperature: 0 }),
+        line('s2', { seed: 2, logprobs: true, top_logprobs: 3 }),
+        line('s3', { seed: 3, top_k: 5 }),
+      ]),
+    );
+    const result = await runCli(['run', 'seeded.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', '--row-params'], {
+      cwd: dir.path,
+      env: { CHATBATCH_API_KEY: KEY },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const sent = server.received.map(({ json }) => json).sort((x, y) => Number(x?.seed) - Number(y?.seed));
+    expect(sent).toEqual([
+      { model: 'm', messages: [{ role: 'user', content: 's1' }], seed: 1, temperature: 0 },
+      { model: 'm', messages: [{ role: 'user', content: 's2' }], logprobs: true, seed: 2, top_logprobs: 3 },
+      { model: 'm', messages: [{ role: 'user', content: 's3' }], seed: 3, top_k: 5 },
+    ]);
+  });
+
   it("row parameters are part of the request's fingerprint: opting in on --resume sends those rows again", async () => {
     const first = await run([]);
     expect(first.code, first.stderr).toBe(0);

@@ -1,5 +1,5 @@
 import { createServer as createHttpServer } from 'node:http';
-import { type AddressInfo, createServer as createTcpServer } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { runCli } from '../support/cli.js';
@@ -151,4 +151,26 @@ describe('a base URL nobody answers at', () => {
     expect(manifest.status).toBe('finished_with_failures');
     expect(manifest.counts).toMatchObject({ rows: ROWS, succeeded: 0, failed: ROWS, pending: 0 });
   });
+});
+
+describe('a host that takes connections and never answers them', () => {
+  it('stops the run with exit 3 at --max-outage-ms, found by --connect-timeout-ms long before the 10-minute --timeout-ms', async () => {
+    await dir.write('in.jsonl', jsonlOf(rows(20)));
+    // TCP accepted, TLS never answered: a wedged load balancer, or a firewall that holds connections.
+    const silent = createTcpServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const sockets = new Set<Socket>();
+    silent.on('connection', (socket) => sockets.add(socket));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const result = await run(`https://127.0.0.1:${port}/v1`, '--connect-timeout-ms', '200', '--max-outage-ms', '1000');
+      expect(result.code, result.stderr).toBe(3);
+      expect(result.stderr).toContain('no connection within 200 ms (--connect-timeout-ms');
+      const manifest = JSON.parse(await dir.read('out/manifest.json')) as { config: { timeoutMs: number; connectTimeoutMs: number } };
+      expect(manifest.config).toMatchObject({ timeoutMs: 600_000, connectTimeoutMs: 200 });
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  }, 30_000);
 });

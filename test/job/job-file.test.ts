@@ -48,8 +48,9 @@ describe('checkBaseUrl', () => {
 });
 
 describe('checkParams', () => {
-  it('accepts the optional parameters', () => {
+  it('accepts the optional parameters, and any name that is not one of ours (sent as given)', () => {
     expect(checkParams({ temperature: 0.2, top_p: 1, max_tokens: 10, stop: ['\n'], n: 1 })).toEqual([]);
+    expect(checkParams({ seed: 42, logprobs: true, top_logprobs: 5, reasoning_effort: 'low', constructor: 1 })).toEqual([]);
   });
   it.each([
     [{ type: 'json_object' }],
@@ -65,11 +66,11 @@ describe('checkParams', () => {
     [{ response_format: 'json' }, 'params.response_format: expected an object such as {"type": "json_object"}'],
     [{ response_format: { type: 'json_schema' } }, 'type json_schema needs "json_schema"'],
     [{ response_format: { type: 'json_schema', json_schema: { name: 'has space' } } }, 'json_schema.name must be 1-64 letters'],
-    [{ temprature: 1 }, 'params.temprature: unknown parameter'],
+    [{ temprature: 1 }, 'params.temprature: unknown parameter; did you mean temperature?'],
     [{ max_tokens: -1 }, 'params.max_tokens: expected a positive integer'],
     [{ temperature: 'hot' }, 'params.temperature: expected a number'],
-    [{ constructor: 1 }, 'params.constructor: unknown parameter'],
-    [JSON.parse('{"__proto__": 1}'), 'params.__proto__: unknown parameter'],
+    [JSON.parse('{"__proto__": 1}'), 'params.__proto__: not a name a request can carry'],
+    [{ model: 'other' }, 'params.model: the model is set by --model'],
   ])('refuses %j', (params, problem) => {
     expect(checkParams(params).join('\n')).toContain(problem);
   });
@@ -228,5 +229,9 @@ describe('jobJsonSchema (chatbatch schema) knows headers, api_key_file and row_p
     expect(validate({ headers: { 'bad name': 'x' } })).toBe(false);
     expect(validate({ headers: { 'x-a': 1 } })).toBe(false);
     expect(validate({ row_params: 'yes' })).toBe(false);
+    expect(validate({ params: { seed: 42, top_k: 40, safe_prompt: true }, allow_params: ['temprature'] })).toBe(true);
+    expect(validate({ params: { stream: true } })).toBe(false);
+    expect(validate({ params: { model: 'x' } })).toBe(false);
+    expect(validate({ params: { top_logprobs: 21 } })).toBe(false);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure, AttemptOutcome } from '../../src/http/attempt.js';
-import { explainFatal } from '../../src/pace/fatal-hint.js';
 import { OUTAGE_ROWS, OUTAGE_STREAK, OutageBreaker, type OutageChange } from '../../src/pace/outage-breaker.js';
 import { clockTime, outageNotice } from '../../src/pace/outage-notice.js';
+import { explainFatal } from '../../src/run/fatal-hint.js';
 
 function failure(
   status: number | null,

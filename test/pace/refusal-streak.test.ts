@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure, AttemptOutcome } from '../../src/http/attempt.js';
-import { explainFatal } from '../../src/pace/fatal-hint.js';
-import { REFUSAL_STREAK, RefusalStreakWatch } from '../../src/pace/refusal-streak.js';
+import { REFUSAL_STREAK, REFUSAL_STREAK_AFTER_SUCCESS, RefusalStreakWatch } from '../../src/pace/refusal-streak.js';
+import { explainFatal } from '../../src/run/fatal-hint.js';
 
 function answer(status: number, code: string, extra: Partial<AttemptFailure> = {}): AttemptFailure {
   return {
@@ -39,8 +39,18 @@ describe('RefusalStreakWatch', () => {
       REFUSAL_STREAK - 1,
     ],
     ['one fewer is not enough', times(bad, REFUSAL_STREAK - 1), null],
-    ['a success first: refusals after it are rows of their own', [success, ...times(bad, REFUSAL_STREAK + 2)], null],
-    ['a success midway ends the watch for good', [...times(bad, REFUSAL_STREAK - 1), success, ...times(bad, REFUSAL_STREAK)], null],
+    ['a success first: refusals after it need the longer streak', [success, ...times(bad, REFUSAL_STREAK + 2)], null],
+    ['a success midway ends the streak', [...times(bad, REFUSAL_STREAK - 1), success, ...times(bad, REFUSAL_STREAK)], null],
+    [
+      `after a success, ${REFUSAL_STREAK_AFTER_SUCCESS} identical refusals with none accepted between stop the run (a key that lost access)`,
+      [success, ...times(bad, REFUSAL_STREAK_AFTER_SUCCESS + 1)],
+      REFUSAL_STREAK_AFTER_SUCCESS,
+    ],
+    [
+      'a success between refusals starts the count again',
+      [success, ...times(bad, REFUSAL_STREAK_AFTER_SUCCESS - 1), success, ...times(bad, REFUSAL_STREAK_AFTER_SUCCESS - 1)],
+      null,
+    ],
     ['another code starts a new streak', [...times(bad, REFUSAL_STREAK - 1), tooLong, ...times(bad, REFUSAL_STREAK - 1)], null],
     ['another status with the same code too', [...times(bad, REFUSAL_STREAK - 1), unprocessable], null],
     ['a 422 counts like a 400', times(unprocessable, REFUSAL_STREAK), REFUSAL_STREAK - 1],
@@ -74,7 +84,7 @@ describe('RefusalStreakWatch', () => {
     expect(watch.observe(bad, false, `row-${REFUSAL_STREAK - 1}`)).toBe(true);
   });
 
-  it('a success of a request that failed before still ends the watch', () => {
+  it('a success of a request that failed before still ends the streak', () => {
     const watch = new RefusalStreakWatch();
     watch.observe(success, true);
     for (let i = 0; i < REFUSAL_STREAK * 2; i++) expect(watch.observe(bad)).toBe(false);
@@ -86,7 +96,7 @@ describe('explainFatal for a refusal streak', () => {
     const context = { baseUrl: 'https://api.example.com/v1', model: 'm-1', keyName: 'CHATBATCH_API_KEY', keyMask: 'sk-a…3210' };
     const message = explainFatal(bad, context, 'refusal-streak');
     for (const fact of [
-      `first ${REFUSAL_STREAK} rows' requests the same way`,
+      `refused ${REFUSAL_STREAK} different rows' requests the same way with none accepted between`,
       'HTTP 400, code invalid_request: simulated 400',
       'trace id: req_1',
       context.baseUrl,
@@ -102,6 +112,11 @@ describe('explainFatal for a refusal streak', () => {
     ]) {
       expect(message).toContain(fact);
     }
+    // A parameter every request carries, named only in the message, is named (not decided on).
+    const unrecognized = { ...bad, message: 'Unrecognized request argument supplied: reasoning_effort' };
+    expect(explainFatal(unrecognized, { ...context, sentParams: ['reasoning_effort', 'seed'] }, 'refusal-streak')).toContain(
+      "names the parameter 'reasoning_effort' that every request carries",
+    );
     // The same answer without the streak reads as a configuration refusal, as before.
     expect(explainFatal(bad, context)).toContain('refuses this configuration');
   });

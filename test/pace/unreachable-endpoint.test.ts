@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure, AttemptOutcome } from '../../src/http/attempt.js';
-import { explainFatal } from '../../src/pace/fatal-hint.js';
 import {
   type NobodyThereKind,
   nobodyThereKind,
   UNREACHABLE_STREAK,
   UnreachableEndpointWatch,
 } from '../../src/pace/unreachable-endpoint.js';
+import { explainFatal } from '../../src/run/fatal-hint.js';
 
 describe('nobodyThereKind', () => {
   const table: Array<[string | undefined, NobodyThereKind | null]> = [

@@ -17,25 +17,38 @@ describe('bodyFields of an OpenAI Batch line', () => {
     });
   });
 
-  it('with the opt-in, takes the listed optional parameters', () => {
-    expect(bodyFields(batchLine({ model: 'gpt-4o', messages, temperature: 0.2, max_tokens: 9, stop: ['\n'] }), true)).toEqual({
+  it('with the opt-in, takes every parameter as given: known ones (seed included) and vendor fields', () => {
+    const body = { model: 'gpt-4o', messages, temperature: 0.2, max_tokens: 9, stop: ['\n'], seed: 42, top_k: 40, safe_prompt: true };
+    expect(bodyFields(batchLine(body), true)).toEqual({
       ok: true,
-      params: { temperature: 0.2, max_tokens: 9, stop: ['\n'] },
+      params: { temperature: 0.2, max_tokens: 9, stop: ['\n'], seed: 42, top_k: 40, safe_prompt: true },
       unsent: [],
       model: 'gpt-4o',
     });
+  });
+
+  it('with the opt-in, sends names that are no parameter of ours as own fields, never as a prototype', () => {
+    const found = bodyFields(batchLine({ messages, constructor: 1, toString: 2 }), true);
+    expect(found).toMatchObject({ ok: true, params: { constructor: 1, toString: 2 } });
+    if (!found.ok) return;
+    const request = buildChatRequest(messages, { baseUrl: 'http://x/v1', model: 'm', params: found.params! });
+    expect(JSON.parse(request.body)).toEqual({ model: 'm', messages, constructor: 1, toString: 2 });
+  });
+
+  it('with the opt-in and --allow-param, sends a near-miss of a known name as written', () => {
+    expect(bodyFields(batchLine({ messages, temprature: 1 }), true)).toMatchObject({ ok: false });
+    expect(bodyFields(batchLine({ messages, temprature: 1 }), true, ['temprature'])).toMatchObject({ ok: true, params: { temprature: 1 } });
   });
 
   it.each([
     [{ stream: true }, 'body.stream: chatbatch does not support streaming; remove it'],
     [{ tools: [{ type: 'function' }] }, 'body.tools: chatbatch does not support tool calling'],
     [{ tool_choice: 'auto' }, 'body.tool_choice: chatbatch does not support tool calling'],
-    [{ seed: 1 }, 'body.seed: unknown parameter (accepted: temperature'],
-    [{ temperature: 'hot' }, 'body.temperature: expected a number, got "hot"'],
+    [{ seed: 1.5 }, 'body.seed: expected an integer, got 1.5'],
+    [{ temprature: 1 }, 'body.temprature: unknown parameter; did you mean temperature?'],
+    [{ temperature: 'hot' }, 'body.temperature: expected a number from 0 to 2, got "hot"'],
     [{ max_tokens: { deep: [[[1]]] } }, 'body.max_tokens: expected a positive integer, got an object'],
-    [JSON.parse('{"__proto__": {"polluted": true}}') as Record<string, unknown>, 'body.__proto__: unknown parameter'],
-    [{ constructor: 1 }, 'body.constructor: unknown parameter'],
-    [{ toString: 1 }, 'body.toString: unknown parameter'],
+    [JSON.parse('{"__proto__": {"polluted": true}}') as Record<string, unknown>, 'body.__proto__: not a name a request can carry'],
   ])('with the opt-in, refuses %j', (extra, problem) => {
     const found = bodyFields(batchLine({ messages, ...extra }), true);
     expect(found.ok).toBe(false);
@@ -85,10 +98,10 @@ describe('BatchNotes', () => {
     for (const [index, model] of ['a', 'b', 'c', 'd'].entries())
       notes.add({ file: 'b.jsonl', line: 4 + index }, { ok: true, params: null, unsent: [], model });
     expect(said).toEqual([
-      'b.jsonl:1: OpenAI Batch body fields not sent: temperature; only model and messages are sent unless you opt in: --row-params (job: "row_params": true) sends the optional parameters among them (temperature, top_p, max_tokens, ...) (--dry-run lists every such field)',
+      'b.jsonl:1: OpenAI Batch body fields not sent: temperature; only model and messages are sent unless you opt in: --row-params (job: "row_params": true) sends them as given (stream, tools and function calling stay refused) (--dry-run lists every such field)',
     ]);
     expect(notes.unsentNotice()).toBe(
-      '2 row(s) carry OpenAI Batch body fields that are not sent: temperature (2), max_tokens (1); only model and messages are sent unless you opt in: --row-params (job: "row_params": true) sends the optional parameters among them (temperature, top_p, max_tokens, ...)',
+      '2 row(s) carry OpenAI Batch body fields that are not sent: temperature (2), max_tokens (1); only model and messages are sent unless you opt in: --row-params (job: "row_params": true) sends them as given (stream, tools and function calling stay refused)',
     );
     expect(notes.otherModelNotice()).toBe(
       '6 row(s) name another model in body.model: "gpt-4o" (2), "a" (1), "b" (1), 2 more (first at b.jsonl:2); every row is sent to the run\'s model "run-model" (--model or the job\'s "model")',

@@ -1,14 +1,8 @@
 import type { AttemptFailure } from '../http/attempt.js';
-import { REFUSAL_STREAK } from '../pace/refusal-streak.js';
+import type { FatalCause } from '../pace/pacer.js';
+import { REFUSAL_STREAK, REFUSAL_STREAK_AFTER_SUCCESS } from '../pace/refusal-streak.js';
 import { type NobodyThereKind, nobodyThereKind, UNREACHABLE_STREAK } from '../pace/unreachable-endpoint.js';
-
-/**
- * Why the run stopped: an answer no row can get past (`endpoint`: bad key, unknown model, quota,
- * nobody there), the same refusal for every row sent before any success (`refusal-streak`), an
- * endpoint down for longer than --max-outage-ms (`outage`), a rate limit that will not come back
- * within --max-outage-ms (`rate-quota`), or nothing but 429s for longer than that (`rate-limited`).
- */
-export type FatalCause = 'endpoint' | 'refusal-streak' | 'outage' | 'rate-quota' | 'rate-limited';
+import { sentParamNamed } from '../request/sent-params.js';
 
 export interface FatalContext {
   baseUrl: string;
@@ -19,6 +13,8 @@ export interface FatalContext {
   proxy?: string | null;
   /** --max-outage-ms, named when an outage stopped the run. */
   maxOutageMs?: number;
+  /** The parameters every request carries, to name the one a refusal names. */
+  sentParams?: readonly string[];
 }
 
 /**
@@ -49,13 +45,18 @@ function proxyLine(context: FatalContext): string {
 }
 
 function explainRefusalStreak(outcome: AttemptFailure, context: FatalContext): string {
+  // The message may name a parameter: used only to name it, the streak decided the stop.
+  const param = sentParamNamed(context.sentParams ?? [], [outcome.param, outcome.message]);
+  const named =
+    param === null ? '' : `  the answer names the parameter '${param}' that every request carries: remove it or change its value.\n`;
   return (
-    `the endpoint refused the first ${REFUSAL_STREAK} rows' requests the same way and accepted none, so the run stopped early.\n` +
-    `  ${answerFacts(outcome, context)}\n` +
+    `the endpoint refused ${REFUSAL_STREAK} different rows' requests the same way with none accepted between ` +
+    `(${REFUSAL_STREAK_AFTER_SUCCESS} once a row has succeeded), so the run stopped early.\n` +
+    `  ${answerFacts(outcome, context)}\n${named}` +
     '  check: what every request shares: params, the system message and template, the model and what it requires ' +
     '(--dry-run checks every row and builds every request without sending), and the base URL ' +
     '(a web server answers 400 to plain http:// sent to its https:// port).\n' +
-    `  those ${REFUSAL_STREAK} rows are in errors.jsonl; rows not sent stay pending: run again with --resume ` +
+    '  those rows are in errors.jsonl; rows not sent stay pending: run again with --resume ' +
     '(rows whose request changed are sent again; if only these rows were bad, --resume goes on past them)'
   );
 }
