@@ -86,7 +86,6 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
   const unchanged = previous !== null && sessionChangedNothing(previous.manifest, manifest, session);
   await (unchanged ? writeFileAtomic(paths.manifest, previous.text) : writeManifest(paths.manifest, manifest));
 
-  const { fatal, keyName, keyMask, proxy } = sending;
   const { limits, tokens } = run;
   return {
     status,
@@ -98,21 +97,7 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
     attempts: run.attempts,
     durationMs: Date.parse(session.ended_at!) - run.startedAt.getTime(),
     rowsSettledNow: session.rows_settled,
-    fatalMessage:
-      fatal &&
-      explainFatal(
-        fatal.outcome,
-        {
-          baseUrl: shownBaseUrl(config.baseUrl),
-          model: config.model,
-          keyName,
-          keyMask,
-          proxy,
-          maxOutageMs: config.maxOutageMs,
-          sentParams: Object.keys(config.params),
-        },
-        fatal.cause,
-      ),
+    fatalMessage: fatalMessage(sending, config),
     paths,
     derivedFiles,
     usage: { session: tokens.session, total: tokens.total },
@@ -121,6 +106,22 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
         ? null
         : { limit: limits.maxTotalTokens, spent: tokens.spent, jobLimit: config.maxTotalTokens, shards: config.shard?.count ?? 1 },
   };
+}
+
+/** Why the run stopped early, in words, when an answer stopped it. */
+function fatalMessage(sending: Sending, config: OpenedRun['config']): string | null {
+  const { fatal, keyName, keyMask, proxy } = sending;
+  if (!fatal) return null;
+  const context = {
+    baseUrl: shownBaseUrl(config.baseUrl),
+    model: config.model,
+    keyName,
+    keyMask,
+    proxy,
+    maxOutageMs: config.maxOutageMs,
+    sentParams: Object.keys(config.params),
+  };
+  return explainFatal(fatal.outcome, context, fatal.cause);
 }
 
 function runStatus(
