@@ -1,3 +1,6 @@
+import { readRowBatches } from './read-rows.js';
+import { rowId } from './row-id.js';
+
 /**
  * `--shard K/N`: this process takes only the rows whose id hashes to K, so N processes on N
  * machines (a Kubernetes Indexed Job, a CI matrix, a Slurm array) split one input with no
@@ -29,4 +32,25 @@ export function shardOf(id: string, count: number): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
   return (hash >>> 0) % count;
+}
+
+/**
+ * How many rows of `files` are this shard's (their id, as the run computes it, hashes to it),
+ * and how many rows each file has in all: the counts of a shard stopped before the end of its
+ * input, whose unread rows are pending. Reads the rows as the run does (ids need the fields).
+ */
+export async function countShardRows(
+  files: readonly string[],
+  shard: Shard,
+  idField: string | null,
+): Promise<{ inShard: number; rowsPerFile: Map<string, number> }> {
+  const rowsPerFile = new Map<string, number>();
+  let inShardRows = 0;
+  for await (const batch of readRowBatches(files)) {
+    for (const row of batch) {
+      rowsPerFile.set(row.file, (rowsPerFile.get(row.file) ?? 0) + 1);
+      if (inShard(rowId(row, idField ?? undefined), shard)) inShardRows++;
+    }
+  }
+  return { inShard: inShardRows, rowsPerFile };
 }

@@ -4,7 +4,7 @@ import { preflightInputs } from '../input/preflight.js';
 import { SeenIds } from '../input/row-id.js';
 import { checkTemplateColumns } from '../input/template-columns.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
-import { type Manifest, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
+import { describeInputs, type Manifest, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
 import { readManifestAsWritten } from '../output/manifest-unchanged.js';
 import { OrderedResults } from '../output/ordered-results.js';
 import type { UsageTotals } from '../output/usage-totals.js';
@@ -20,9 +20,11 @@ import { clearRunFiles, inspectOutDir, type OutDirPaths, outDirPaths, prepareOut
 import { loadPreviousResults, type PreviousResults } from '../state/previous-results.js';
 import { refuseDroppedRows } from './dropped-rows.js';
 import { OutDirInUseError } from './errors.js';
+import { jobIdentity } from './job-identity.js';
 import { ManifestCheckpoints } from './manifest-checkpoints.js';
 import { runOwnDirs } from './own-dirs.js';
 import { newProgress, type RunProgress } from './progress.js';
+import { refuseChangedRowSet } from './resume-rules.js';
 import type { RunOptions } from './run-options.js';
 
 /** A run whose inputs are checked, whose output directory is locked, and whose journal, results and manifest are open. */
@@ -97,6 +99,7 @@ export async function openRun(options: RunOptions): Promise<OpenedRun> {
   });
   try {
     const earlier = await readEarlierRun(options, paths);
+    refuseChangedRowSet(options.config, earlier.previousWritten?.manifest ?? null);
     await refuseDroppedRows(options.config, inputs.files, earlier, paths, options.log);
     return await startSession({ options, now, progress, startedAt, inputs, paths, earlier, releaseLock });
   } catch (error) {
@@ -204,9 +207,16 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
     manifest.ended_at = session.ended_at;
     countAttempts();
   };
+  // The job's fingerprint, hashed beside the run, and the checkpoints write nothing once the
+  // session's last write is near.
+  const identity = new AbortController();
+  const stopBackgroundWrites = async (): Promise<void> => {
+    identity.abort();
+    await checkpoints.stop();
+  };
   // Stopped before the session's last write; markError and markWriteFailed end the session once.
   const endOnce = async (status: 'error' | 'write_failed'): Promise<boolean> => {
-    await checkpoints.stop();
+    await stopBackgroundWrites();
     // Once the session has its final status, the finishing write is under way: it tells the story.
     if (manifest.status !== 'running') return false;
     endSession(status);
@@ -226,7 +236,7 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
     attempts: 0,
     onWriteFailure: () => {},
     endSession,
-    stopCheckpoints: async () => checkpoints.stop(),
+    stopCheckpoints: stopBackgroundWrites,
     markError: async (message) => {
       if (!(await endOnce('error'))) return;
       session.error = message;
@@ -236,20 +246,35 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
       if (await endOnce('write_failed')) await writeManifest(paths.manifest, manifest).catch(() => {});
     },
     close: async () => {
-      await checkpoints.stop();
+      await stopBackgroundWrites();
       await earlierReplies.close().catch(() => {});
       await parts.releaseLock();
     },
   };
   // Started once `opened` exists: its first look at the session reads `opened.attempts`.
   const checkpoints = new ManifestCheckpoints(
-    () => `${opened.attempts} ${JSON.stringify(tokens.session)}`,
+    () => `${opened.attempts} ${JSON.stringify(tokens.session)} ${manifest.job_fingerprint}`,
     async () => {
       countAttempts();
       await writeManifest(paths.manifest, manifest);
     },
   );
+  learnJobIdentity(opened, identity.signal, () => checkpoints.writeNow());
   return opened;
+}
+
+/**
+ * The job's fingerprint from the run's first seconds, not only from its end: a shard still
+ * running, or killed, is then known as part of its job (merge names it as unfinished). The
+ * inputs are hashed beside the run, never waited for; the finishing write computes it again
+ * from the inputs as they are then.
+ */
+function learnJobIdentity(run: OpenedRun, stopped: AbortSignal, write: () => void): void {
+  void describeInputs(run.files, () => 0, stopped).then((inputs) => {
+    if (stopped.aborted) return;
+    run.manifest.job_fingerprint = jobIdentity(run.config, inputs, run.replyCheck?.schema?.sha256 ?? null);
+    write();
+  });
 }
 
 function reportJournalRepairs(previous: PreviousResults, log: (line: string) => void): void {
