@@ -1,5 +1,5 @@
-import { headersIdentity } from '../job/headers.js';
 import type { RunConfig } from '../job/config.js';
+import { headersIdentity } from '../job/headers.js';
 import { type InputSummary, jobFingerprint } from '../output/manifest.js';
 
 /**

@@ -35,7 +35,9 @@ describe('mergeShards', () => {
     await editManifest('s1', (m) => Object.assign(m, { status: 'running', job_fingerprint: '' }));
     const error = await mergeShards(shards, dir.file('all')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MergeError);
-    expect((error as Error).message).toBe(`unfinished shard(s): ${shards[1]} (running, or killed while running); resume them with --resume first`);
+    expect((error as Error).message).toBe(
+      `unfinished shard(s): ${shards[1]} (running, or killed while running); resume them with --resume first`,
+    );
 
     await editManifest('s1', (m) => Object.assign(m, { status: 'interrupted' }));
     expect((await mergeShards(shards, dir.file('all')).catch((e: Error) => e.message)) as string).toContain(`${shards[1]} (interrupted)`);

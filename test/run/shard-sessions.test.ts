@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { shardOf } from '../../src/input/shard.js';
 import { NothingSentError, type RunOptions, run } from '../../src/index.js';
+import { shardOf } from '../../src/input/shard.js';
 import { perTestServedDir } from '../support/per-test.js';
 import { type ReceivedRequest, replyWithEcho, type ScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';
@@ -45,7 +45,12 @@ function shardRun(shard: string, extra: Partial<RunOptions> = {}): ReturnType<ty
   });
 }
 
-async function manifest(): Promise<{ status: string; job_fingerprint: string; counts: Record<string, number>; inputs: Array<{ rows: number }> }> {
+async function manifest(): Promise<{
+  status: string;
+  job_fingerprint: string;
+  counts: Record<string, number>;
+  inputs: Array<{ rows: number }>;
+}> {
   return JSON.parse(await dir.read('shard/manifest.json'));
 }
 
