@@ -113,17 +113,18 @@ function runStatus(run: OpenedRun, sending: Sending, tally: ResultCounts, writeF
 
 /**
  * A run stopped before the end of its input still accounts for every row: the unread ones are
- * pending. A shard's rows are those whose id hashes to it, so its inputs are read again for their
- * ids (as cheaply as the readers allow); a whole run's are counted without parsing.
+ * pending. A shard's rows are those whose id hashes to it, counted from their ids beside the run
+ * (OpenedRun.shardRows); a whole run's are counted here, without parsing.
  */
 async function countUnreadRows(run: OpenedRun, admission: Admission, tally: ResultCounts): Promise<void> {
   if (admission.inputExhausted) return;
   const { config } = run;
   let rows = 0;
   if (config.shard) {
-    const counted = await countShardRows(run.files, config.shard, config.idField);
-    for (const [file, fileRows] of counted.rowsPerFile) admission.rowsPerFile.set(file, fileRows);
-    rows = counted.inShard;
+    // Counted beside the run since it started; again here if that count was cut short.
+    const counted = (await run.shardRows) ?? (await countShardRows(run.files, config.shard, config.idField));
+    for (const [file, fileRows] of counted?.rowsPerFile ?? []) admission.rowsPerFile.set(file, fileRows);
+    rows = counted?.inShard ?? 0;
   } else {
     for (const file of run.files) admission.rowsPerFile.set(file, await countRows([file]));
     rows = [...admission.rowsPerFile.values()].reduce((sum, fileRows) => sum + fileRows, 0);

@@ -2,6 +2,7 @@ import { countRows } from '../input/count.js';
 import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
 import { SeenIds } from '../input/row-id.js';
+import { countShardRows, type ShardRowCount } from '../input/shard.js';
 import { checkTemplateColumns } from '../input/template-columns.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
 import { describeInputs, type Manifest, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
@@ -46,6 +47,8 @@ export interface OpenedRun {
   readonly earlierReplies: EarlierReplies;
   /** With --resume: the manifest as written, kept byte for byte when this session changes nothing. */
   readonly previousWritten: { manifest: Manifest; text: string } | null;
+  /** With --shard: this shard's rows and every file's, counted beside the run (null if cut short). */
+  readonly shardRows: Promise<ShardRowCount | null> | null;
   /** This process's limits: the job's, or this shard's share. */
   readonly limits: RunLimits;
   readonly tokens: TokenAccount;
@@ -97,12 +100,14 @@ export async function openRun(options: RunOptions): Promise<OpenedRun> {
   const releaseLock = await acquireLock(paths.lock).catch((error: unknown) => {
     throw diskFailureOf(error, paths.lock) ?? error;
   });
+  const closed = new AbortController();
   try {
     const earlier = await readEarlierRun(options, paths);
     refuseChangedRowSet(options.config, earlier.previousWritten?.manifest ?? null);
     await refuseDroppedRows(options.config, inputs.files, earlier, paths, options.log);
-    return await startSession({ options, now, progress, startedAt, inputs, paths, earlier, releaseLock });
+    return await startSession({ options, now, progress, startedAt, inputs, paths, earlier, releaseLock, closed });
   } catch (error) {
+    closed.abort();
     await releaseLock();
     throw error;
   }
@@ -157,6 +162,8 @@ interface SessionParts {
   paths: OutDirPaths;
   earlier: EarlierRun;
   releaseLock: () => Promise<void>;
+  /** Aborted when the run closes (or fails to open): work beside the run stops. */
+  closed: AbortController;
 }
 
 /** Opens the journal and the results, and writes the manifest as `running`. */
@@ -183,14 +190,33 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
   };
   const manifest = initialManifest(config, earlier.previousWritten?.manifest ?? null, session, startedAt, paths, tokens.total);
   const earlierReplies = new EarlierReplies(paths.journal);
+  const shardRows = countShardRowsBeside(parts);
   const journal = await JournalWriter.open(paths.journal);
   const results = await OrderedResults.open(paths.journal, paths.outDir, () => opened.onWriteFailure());
   await writeManifest(paths.manifest, manifest);
-  const opened = assembleRun(parts, { limits, tokens, session, manifest, earlierReplies, journal, results });
+  const opened = assembleRun(parts, { limits, tokens, session, manifest, earlierReplies, journal, results, shardRows });
   return opened;
 }
 
-type SessionState = Pick<OpenedRun, 'limits' | 'tokens' | 'session' | 'manifest' | 'earlierReplies' | 'journal' | 'results'>;
+/**
+ * A shard's rows are those whose id hashes to it: the inputs are read for their ids beside the
+ * run (never waited for), for the progress total and for the unread rows of a shard stopped early,
+ * so a stop does not wait for a whole read of the inputs while the scheduler's grace runs out.
+ * Stopped when the run closes.
+ */
+function countShardRowsBeside(parts: SessionParts): Promise<ShardRowCount | null> | null {
+  const { config } = parts.options;
+  if (!config.shard) return null;
+  const counted = countShardRows(parts.inputs.files, config.shard, config.idField, parts.closed.signal);
+  void counted.then((count) => {
+    if (!count) return;
+    parts.progress.total = count.inShard * config.repeat;
+    parts.inputs.seen.reserve(count.inShard);
+  });
+  return counted;
+}
+
+type SessionState = Pick<OpenedRun, 'limits' | 'tokens' | 'session' | 'manifest' | 'earlierReplies' | 'journal' | 'results' | 'shardRows'>;
 
 /** The opened run: its parts, and how its session in the manifest is kept up to date and ended. */
 function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
@@ -246,6 +272,7 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
       if (await endOnce('write_failed')) await writeManifest(paths.manifest, manifest).catch(() => {});
     },
     close: async () => {
+      parts.closed.abort();
       await stopBackgroundWrites();
       await earlierReplies.close().catch(() => {});
       await parts.releaseLock();
