@@ -1,3 +1,6 @@
+import { readRowBatches } from './read-rows.js';
+import { rowId } from './row-id.js';
+
 /**
  * `--shard K/N`: this process takes only the rows whose id hashes to K, so N processes on N
  * machines (a Kubernetes Indexed Job, a CI matrix, a Slurm array) split one input with no
@@ -29,4 +32,41 @@ export function shardOf(id: string, count: number): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
   return (hash >>> 0) % count;
+}
+
+/** A shard's rows among the inputs', and every file's rows (all shards'). */
+export interface ShardRowCount {
+  inShard: number;
+  rowsPerFile: Map<string, number>;
+}
+
+/**
+ * How many rows of `files` are this shard's (their id, as the run computes it, hashes to it),
+ * and how many rows each file has in all: a shard's progress total, and the counts of a shard
+ * stopped before the end of its input, whose unread rows are pending. Reads the rows as the run
+ * does (ids need the fields): ~6 s a million rows, where counting lines takes 0.1 s. Never
+ * throws: a file that cannot be read on counts the rows before; `stop` ends it early (null).
+ */
+export async function countShardRows(
+  files: readonly string[],
+  shard: Shard,
+  idField: string | null,
+  stop?: AbortSignal,
+): Promise<ShardRowCount | null> {
+  const rowsPerFile = new Map<string, number>();
+  let inShardRows = 0;
+  for (const file of files) {
+    try {
+      for await (const batch of readRowBatches([file])) {
+        if (stop?.aborted) return null;
+        for (const row of batch) {
+          rowsPerFile.set(row.file, (rowsPerFile.get(row.file) ?? 0) + 1);
+          if (inShard(rowId(row, idField ?? undefined), shard)) inShardRows++;
+        }
+      }
+    } catch {
+      // The run's own reader met the same problem and recorded it.
+    }
+  }
+  return { inShard: inShardRows, rowsPerFile };
 }

@@ -99,14 +99,21 @@ export function writeManifest(file: string, manifest: Manifest): Promise<void> {
  */
 const DESCRIBE_CONCURRENCY = 4;
 
-/** Every input's summary, in the order given, at most DESCRIBE_CONCURRENCY files open at once. */
-export async function describeInputs(paths: readonly string[], rowsOf: (path: string) => number): Promise<InputSummary[]> {
+/**
+ * Every input's summary, in the order given, at most DESCRIBE_CONCURRENCY files open at once.
+ * Aborting `signal` stops the reading (the summaries are then not to be used).
+ */
+export async function describeInputs(
+  paths: readonly string[],
+  rowsOf: (path: string) => number,
+  signal?: AbortSignal,
+): Promise<InputSummary[]> {
   const summaries: InputSummary[] = new Array(paths.length);
   let next = 0;
   const describeNext = async (): Promise<void> => {
-    while (next < paths.length) {
+    while (next < paths.length && !signal?.aborted) {
       const index = next++;
-      summaries[index] = await describeInput(paths[index]!, rowsOf(paths[index]!));
+      summaries[index] = await describeInput(paths[index]!, rowsOf(paths[index]!), signal);
     }
   };
   await Promise.all(Array.from({ length: Math.min(DESCRIBE_CONCURRENCY, paths.length) }, describeNext));
@@ -117,11 +124,14 @@ export async function describeInputs(paths: readonly string[], rowsOf: (path: st
  * A file that vanished or became unreadable during the run was already recorded row by row by
  * its reader; the manifest says so instead of failing the run at its last step.
  */
-export async function describeInput(path: string, rows: number): Promise<InputSummary> {
+export async function describeInput(path: string, rows: number, signal?: AbortSignal): Promise<InputSummary> {
   try {
     const { size } = await stat(path);
     const hash = createHash('sha256');
-    for await (const chunk of fileChunks(path)) hash.update(chunk);
+    for await (const chunk of fileChunks(path)) {
+      signal?.throwIfAborted();
+      hash.update(chunk);
+    }
     return { path, size, sha256: hash.digest('hex'), rows };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? String(error);

@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { describeFsError, fsMeaning, isFsError } from '../state/fs-problem.js';
 import { makeFolders, NotAFolder } from '../state/make-folders.js';
@@ -55,10 +56,28 @@ export async function prepareMergeTarget(target: string, inputs: readonly string
     if (isFsError(error)) throw new MergeTargetError(`--out ${target}: ${describeFsError(error)}`);
     throw error;
   }
-  return mkdtemp(stagingPrefix(target)).catch((error: unknown) => {
+  return makeStaging(target).catch((error: unknown) => {
     const where = path.dirname(path.resolve(target));
     throw isFsError(error) ? new MergeTargetError(`--out ${target}: cannot make a folder in ${where}: ${fsMeaning(error)}`) : error;
   });
+}
+
+/**
+ * The staging directory, which becomes --out: made by mkdir, so it has the permissions the
+ * user's umask gives, as the shards' directories have (mkdtemp's 0700 left the merge unreadable
+ * to the group on a shared file system while the shards were readable). A random name, as
+ * mkdtemp's; a name already taken is tried again.
+ */
+async function makeStaging(target: string): Promise<string> {
+  for (;;) {
+    const staging = `${stagingPrefix(target)}${randomBytes(6).toString('hex')}`;
+    try {
+      await mkdir(staging);
+      return staging;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
 }
 
 /**

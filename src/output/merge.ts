@@ -68,6 +68,13 @@ function checkShardSet(shards: readonly ShardInfo[]): { first: ShardInfo; ordere
   if (merged.length > 0) {
     throw new MergeError(`${merged.map((s) => s.dir).join(', ')} already holds a merge, not a shard; give the shards' own directories`);
   }
+  // Before the jobs are compared: an unfinished shard is that, whatever its manifest says of its job.
+  const unfinished = shards.filter((s) => s.manifest.status !== 'complete' && s.manifest.status !== 'finished_with_failures');
+  if (unfinished.length > 0) {
+    throw new MergeError(
+      `unfinished shard(s): ${unfinished.map((s) => `${s.dir} (${describeUnfinished(s.manifest.status)})`).join(', ')}; resume them with --resume first`,
+    );
+  }
   const different = shards.filter((s) => s.manifest.job_fingerprint !== first.manifest.job_fingerprint);
   if (different.length > 0) {
     throw new MergeError(
@@ -87,14 +94,13 @@ function checkShardSet(shards: readonly ShardInfo[]): { first: ShardInfo; ordere
   const missing = Array.from({ length: count }, (_, k) => k).filter((k) => !byIndex.has(k));
   if (missing.length > 0)
     throw new MergeError(`missing shard(s) ${missing.map((k) => `${k}/${count}`).join(', ')}: run them, then merge all ${count}`);
-  const unfinished = shards.filter((s) => s.manifest.status !== 'complete' && s.manifest.status !== 'finished_with_failures');
-  if (unfinished.length > 0) {
-    throw new MergeError(
-      `unfinished shard(s): ${unfinished.map((s) => `${s.dir} (${s.manifest.status})`).join(', ')}; resume them with --resume first`,
-    );
-  }
   const ordered = [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, s]) => s);
   return { first, ordered, count };
+}
+
+/** A running shard may be running still, or was killed (kill -9, a node lost) before it could say so. */
+function describeUnfinished(status: string): string {
+  return status === 'running' ? 'running, or killed while running' : status;
 }
 
 /** Writes the merged files into `staging`; the manifest names them where they will be, in `outDir`. */

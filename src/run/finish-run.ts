@@ -1,13 +1,14 @@
 import { countRows } from '../input/count.js';
+import { countShardRows } from '../input/shard.js';
 import { shownBaseUrl } from '../job/base-url.js';
-import { headersIdentity } from '../job/headers.js';
 import { writeFileAtomic } from '../output/atomic-file.js';
-import { describeInputs, jobFingerprint, type RunStatus, writeManifest } from '../output/manifest.js';
+import { describeInputs, type RunStatus, writeManifest } from '../output/manifest.js';
 import { sessionChangedNothing } from '../output/manifest-unchanged.js';
 import type { ResultCounts } from '../output/ordered-results.js';
 import { WriteFailedError } from '../output/write-failed.js';
 import type { Admission } from './admit-rows.js';
 import { explainFatal } from './fatal-hint.js';
+import { jobIdentity } from './job-identity.js';
 import type { OpenedRun } from './open-run.js';
 import type { RunReport } from './report.js';
 import type { Sending } from './sending.js';
@@ -48,7 +49,7 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
   writeFailure ??= results.damage;
   await countUnreadRows(run, admission, tally);
   const derivedFiles = config.format === 'jsonl' || writeFailure ? [] : await derivedFilesOf(run, tally.pending, log);
-  const status = runStatus(run, sending, admission, tally, writeFailure !== null);
+  const status = runStatus(run, sending, tally, writeFailure !== null);
   await run.stopCheckpoints();
   run.endSession(status);
   const pace = sending.controller.state;
@@ -62,21 +63,7 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
     by_category: tally.byCategory,
   };
   manifest.inputs = await describeInputs(run.files, (file) => admission.rowsPerFile.get(file) ?? 0);
-  manifest.job_fingerprint = jobFingerprint({
-    inputs: manifest.inputs,
-    model: config.model,
-    baseUrl: config.baseUrl,
-    params: config.params,
-    system: config.system,
-    template: config.template,
-    idField: config.idField,
-    shardCount: config.shard?.count ?? 1,
-    repeat: config.repeat,
-    headers: headersIdentity(config.headers),
-    rowParams: config.rowParams,
-    replyFormat: config.replyFormat,
-    replySchemaSha256: run.replyCheck?.schema?.sha256 ?? null,
-  });
+  manifest.job_fingerprint = jobIdentity(config, manifest.inputs, run.replyCheck?.schema?.sha256 ?? null);
   if (writeFailure) {
     await writeManifest(paths.manifest, manifest).catch(() => {});
     throw writeFailure;
@@ -124,28 +111,34 @@ function fatalMessage(sending: Sending, config: OpenedRun['config']): string | n
   return explainFatal(fatal.outcome, context, fatal.cause);
 }
 
-function runStatus(
-  run: OpenedRun,
-  sending: Sending,
-  admission: Admission,
-  tally: ResultCounts,
-  writeFailed: boolean,
-): Exclude<RunStatus, 'running'> {
+function runStatus(run: OpenedRun, sending: Sending, tally: ResultCounts, writeFailed: boolean): Exclude<RunStatus, 'running'> {
   if (writeFailed) return 'write_failed';
   if (sending.fatal) return 'aborted';
-  if (run.tokens.limitReached && !sending.interrupted) return 'stopped_at_limit';
-  if (sending.interrupted || !admission.inputExhausted || tally.pending > 0) return 'interrupted';
+  // Rows pending decide: a signal (a scheduler's time limit) that came once every row had
+  // settled stopped nothing, and the run is complete; unread rows count as pending (countUnreadRows).
+  if (tally.pending > 0) return run.tokens.limitReached && !sending.interrupted ? 'stopped_at_limit' : 'interrupted';
   return tally.failed > 0 ? 'finished_with_failures' : 'complete';
 }
 
 /**
  * A run stopped before the end of its input still accounts for every row: the unread ones are
- * pending. (A shard's share of the unread rows is unknown without reading them.)
+ * pending. A shard's rows are those whose id hashes to it, counted from their ids beside the run
+ * (OpenedRun.shardRows); a whole run's are counted here, without parsing.
  */
 async function countUnreadRows(run: OpenedRun, admission: Admission, tally: ResultCounts): Promise<void> {
-  if (admission.inputExhausted || run.config.shard) return;
-  for (const file of run.files) admission.rowsPerFile.set(file, await countRows([file]));
-  const unread = [...admission.rowsPerFile.values()].reduce((sum, rows) => sum + rows, 0) * run.config.repeat - tally.rows;
+  if (admission.inputExhausted) return;
+  const { config } = run;
+  let rows = 0;
+  if (config.shard) {
+    // Counted beside the run since it started; again here if that count was cut short.
+    const counted = (await run.shardRows) ?? (await countShardRows(run.files, config.shard, config.idField));
+    for (const [file, fileRows] of counted?.rowsPerFile ?? []) admission.rowsPerFile.set(file, fileRows);
+    rows = counted?.inShard ?? 0;
+  } else {
+    for (const file of run.files) admission.rowsPerFile.set(file, await countRows([file]));
+    rows = [...admission.rowsPerFile.values()].reduce((sum, fileRows) => sum + fileRows, 0);
+  }
+  const unread = Math.max(0, rows * config.repeat - tally.rows);
   tally.rows += unread;
   tally.pending += unread;
 }

@@ -10,6 +10,7 @@ export class ManifestCheckpoints {
   private readonly timer: NodeJS.Timeout;
   private writing: Promise<void> | null = null;
   private lastWritten: string;
+  private stopped = false;
 
   constructor(
     private readonly state: () => string,
@@ -21,14 +22,20 @@ export class ManifestCheckpoints {
     this.timer.unref();
   }
 
+  /** Writes at once what changed (the job's fingerprint, once known), unless stopped or a write is under way. */
+  writeNow(): void {
+    this.tick();
+  }
+
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
     await this.writing;
   }
 
   private tick(): void {
     const now = this.state();
-    if (this.writing || now === this.lastWritten) return;
+    if (this.stopped || this.writing || now === this.lastWritten) return;
     this.lastWritten = now;
     // A disk that refuses shows itself in the journal, which stops the run; a checkpoint is only a help.
     this.writing = this.write()

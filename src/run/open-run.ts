@@ -2,9 +2,10 @@ import { countRows } from '../input/count.js';
 import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
 import { SeenIds } from '../input/row-id.js';
+import { countShardRows, type ShardRowCount } from '../input/shard.js';
 import { checkTemplateColumns } from '../input/template-columns.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
-import { type Manifest, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
+import { describeInputs, type Manifest, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
 import { readManifestAsWritten } from '../output/manifest-unchanged.js';
 import { OrderedResults } from '../output/ordered-results.js';
 import type { UsageTotals } from '../output/usage-totals.js';
@@ -20,9 +21,11 @@ import { clearRunFiles, inspectOutDir, type OutDirPaths, outDirPaths, prepareOut
 import { loadPreviousResults, type PreviousResults } from '../state/previous-results.js';
 import { refuseDroppedRows } from './dropped-rows.js';
 import { OutDirInUseError } from './errors.js';
+import { jobIdentity } from './job-identity.js';
 import { ManifestCheckpoints } from './manifest-checkpoints.js';
 import { runOwnDirs } from './own-dirs.js';
 import { newProgress, type RunProgress } from './progress.js';
+import { refuseChangedRowSet } from './resume-rules.js';
 import type { RunOptions } from './run-options.js';
 
 /** A run whose inputs are checked, whose output directory is locked, and whose journal, results and manifest are open. */
@@ -44,6 +47,8 @@ export interface OpenedRun {
   readonly earlierReplies: EarlierReplies;
   /** With --resume: the manifest as written, kept byte for byte when this session changes nothing. */
   readonly previousWritten: { manifest: Manifest; text: string } | null;
+  /** With --shard: this shard's rows and every file's, counted beside the run (null if cut short). */
+  readonly shardRows: Promise<ShardRowCount | null> | null;
   /** This process's limits: the job's, or this shard's share. */
   readonly limits: RunLimits;
   readonly tokens: TokenAccount;
@@ -95,11 +100,14 @@ export async function openRun(options: RunOptions): Promise<OpenedRun> {
   const releaseLock = await acquireLock(paths.lock).catch((error: unknown) => {
     throw diskFailureOf(error, paths.lock) ?? error;
   });
+  const closed = new AbortController();
   try {
     const earlier = await readEarlierRun(options, paths);
+    refuseChangedRowSet(options.config, earlier.previousWritten?.manifest ?? null);
     await refuseDroppedRows(options.config, inputs.files, earlier, paths, options.log);
-    return await startSession({ options, now, progress, startedAt, inputs, paths, earlier, releaseLock });
+    return await startSession({ options, now, progress, startedAt, inputs, paths, earlier, releaseLock, closed });
   } catch (error) {
+    closed.abort();
     await releaseLock();
     throw error;
   }
@@ -154,6 +162,8 @@ interface SessionParts {
   paths: OutDirPaths;
   earlier: EarlierRun;
   releaseLock: () => Promise<void>;
+  /** Aborted when the run closes (or fails to open): work beside the run stops. */
+  closed: AbortController;
 }
 
 /** Opens the journal and the results, and writes the manifest as `running`. */
@@ -180,14 +190,33 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
   };
   const manifest = initialManifest(config, earlier.previousWritten?.manifest ?? null, session, startedAt, paths, tokens.total);
   const earlierReplies = new EarlierReplies(paths.journal);
+  const shardRows = countShardRowsBeside(parts);
   const journal = await JournalWriter.open(paths.journal);
   const results = await OrderedResults.open(paths.journal, paths.outDir, () => opened.onWriteFailure());
   await writeManifest(paths.manifest, manifest);
-  const opened = assembleRun(parts, { limits, tokens, session, manifest, earlierReplies, journal, results });
+  const opened = assembleRun(parts, { limits, tokens, session, manifest, earlierReplies, journal, results, shardRows });
   return opened;
 }
 
-type SessionState = Pick<OpenedRun, 'limits' | 'tokens' | 'session' | 'manifest' | 'earlierReplies' | 'journal' | 'results'>;
+/**
+ * A shard's rows are those whose id hashes to it: the inputs are read for their ids beside the
+ * run (never waited for), for the progress total and for the unread rows of a shard stopped early,
+ * so a stop does not wait for a whole read of the inputs while the scheduler's grace runs out.
+ * Stopped when the run closes.
+ */
+function countShardRowsBeside(parts: SessionParts): Promise<ShardRowCount | null> | null {
+  const { config } = parts.options;
+  if (!config.shard) return null;
+  const counted = countShardRows(parts.inputs.files, config.shard, config.idField, parts.closed.signal);
+  void counted.then((count) => {
+    if (!count) return;
+    parts.progress.total = count.inShard * config.repeat;
+    parts.inputs.seen.reserve(count.inShard);
+  });
+  return counted;
+}
+
+type SessionState = Pick<OpenedRun, 'limits' | 'tokens' | 'session' | 'manifest' | 'earlierReplies' | 'journal' | 'results' | 'shardRows'>;
 
 /** The opened run: its parts, and how its session in the manifest is kept up to date and ended. */
 function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
@@ -204,9 +233,16 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
     manifest.ended_at = session.ended_at;
     countAttempts();
   };
+  // The job's fingerprint, hashed beside the run, and the checkpoints write nothing once the
+  // session's last write is near.
+  const identity = new AbortController();
+  const stopBackgroundWrites = async (): Promise<void> => {
+    identity.abort();
+    await checkpoints.stop();
+  };
   // Stopped before the session's last write; markError and markWriteFailed end the session once.
   const endOnce = async (status: 'error' | 'write_failed'): Promise<boolean> => {
-    await checkpoints.stop();
+    await stopBackgroundWrites();
     // Once the session has its final status, the finishing write is under way: it tells the story.
     if (manifest.status !== 'running') return false;
     endSession(status);
@@ -226,7 +262,7 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
     attempts: 0,
     onWriteFailure: () => {},
     endSession,
-    stopCheckpoints: async () => checkpoints.stop(),
+    stopCheckpoints: stopBackgroundWrites,
     markError: async (message) => {
       if (!(await endOnce('error'))) return;
       session.error = message;
@@ -236,20 +272,36 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
       if (await endOnce('write_failed')) await writeManifest(paths.manifest, manifest).catch(() => {});
     },
     close: async () => {
-      await checkpoints.stop();
+      parts.closed.abort();
+      await stopBackgroundWrites();
       await earlierReplies.close().catch(() => {});
       await parts.releaseLock();
     },
   };
   // Started once `opened` exists: its first look at the session reads `opened.attempts`.
   const checkpoints = new ManifestCheckpoints(
-    () => `${opened.attempts} ${JSON.stringify(tokens.session)}`,
+    () => `${opened.attempts} ${JSON.stringify(tokens.session)} ${manifest.job_fingerprint}`,
     async () => {
       countAttempts();
       await writeManifest(paths.manifest, manifest);
     },
   );
+  learnJobIdentity(opened, identity.signal, () => checkpoints.writeNow());
   return opened;
+}
+
+/**
+ * The job's fingerprint from the run's first seconds, not only from its end: a shard still
+ * running, or killed, is then known as part of its job (merge names it as unfinished). The
+ * inputs are hashed beside the run, never waited for; the finishing write computes it again
+ * from the inputs as they are then.
+ */
+function learnJobIdentity(run: OpenedRun, stopped: AbortSignal, write: () => void): void {
+  void describeInputs(run.files, () => 0, stopped).then((inputs) => {
+    if (stopped.aborted) return;
+    run.manifest.job_fingerprint = jobIdentity(run.config, inputs, run.replyCheck?.schema?.sha256 ?? null);
+    write();
+  });
 }
 
 function reportJournalRepairs(previous: PreviousResults, log: (line: string) => void): void {
