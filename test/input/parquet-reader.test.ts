@@ -7,6 +7,7 @@ import { parquetColumns, readParquetBatches } from '../../src/input/parquet-read
 import { inputProblems } from '../../src/input/preflight.js';
 import { eachRow, type InputRow } from '../../src/input/row.js';
 import { rowId } from '../../src/input/row-id.js';
+import { checkTemplateColumns } from '../../src/input/template-columns.js';
 import { fillTemplate } from '../../src/request/template.js';
 import { hasDuckDb, openDuckDb, sqlString } from '../support/duckdb.js';
 import { collect, useScratchDir } from './helpers.js';
@@ -134,5 +135,15 @@ describe('a damaged Parquet file', () => {
       },
     ]);
     expect(await countRows([file])).toBe(1);
+  });
+});
+
+describe('a template over a Parquet input', () => {
+  it("is checked against the file's columns before anything is sent, naming the nearest column", async () => {
+    const file = await smallParquet('t.parquet');
+    await expect(checkTemplateColumns('Say {{prompt}}', [file])).resolves.toBeUndefined();
+    await expect(checkTemplateColumns('Say {{promt}}', [file])).rejects.toThrow(
+      `${file}: the template's {{promt}} is not a column of its header (did you mean {{prompt}}?); columns: id, prompt; nothing was sent`,
+    );
   });
 });
