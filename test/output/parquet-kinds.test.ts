@@ -32,7 +32,7 @@ describe('columnValue: what the writer is given', () => {
     ['TIMESTAMP', '2026-01-02T03:04:05.000Z', undefined, new Date('2026-01-02T03:04:05.000Z')],
     ['TIMESTAMP', 'not a time', undefined, null],
     ['STRING', null, undefined, null],
-  ] as const)('%s of %j (exact %s) -> %j', (kind, value, exact, expected) => {
+  ] as const)('%s of %o (exact text %s)', (kind, value, exact, expected) => {
     expect(columnValue(kind, value, exact)).toEqual(expected);
   });
 
