@@ -59,6 +59,25 @@ export function benchPoints(quick: boolean): BenchPoint[] {
       timeoutMs: 30_000,
       warmUpRequests,
     },
+    // Parquet against the same rows as JSONL (mem-jsonl-*): the reader holds one row group at a time.
+    {
+      name: 'mem-parquet-small',
+      rows: size(100_000, 10_000),
+      concurrency: 64,
+      latencyMs: 0,
+      format: 'parquet',
+      timeoutMs: 30_000,
+      warmUpRequests,
+    },
+    {
+      name: 'mem-parquet-large',
+      rows: size(1_000_000, 100_000),
+      concurrency: 64,
+      latencyMs: 0,
+      format: 'parquet',
+      timeoutMs: 30_000,
+      warmUpRequests,
+    },
   ];
 }
 

@@ -20,6 +20,15 @@ export interface InputFormatSpec {
 export const INPUT_FORMATS: Readonly<Record<InputFormat, InputFormatSpec>> = {
   jsonl: { extensions: ['.jsonl', '.ndjson'], read: readJsonlBatches, count: jsonlRowCount, problem: jsonlProblem },
   csv: { extensions: ['.csv'], read: (file) => readCsvBatches(file), count: csvRecordCount, problem: csvHeaderProblem },
+  // Loaded when asked for: most runs read no Parquet, and need none of hyparquet.
+  parquet: {
+    extensions: ['.parquet'],
+    read: async function* (file) {
+      yield* (await import('./parquet-reader.js')).readParquetBatches(file);
+    },
+    count: async (file) => (await import('./parquet-reader.js')).parquetRowCount(file),
+    problem: async (file) => (await import('./parquet-file.js')).parquetProblem(file),
+  },
 };
 
 export const ACCEPTED_EXTENSIONS = Object.values(INPUT_FORMATS)

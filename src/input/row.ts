@@ -3,12 +3,12 @@
  * A row that cannot be read (bad JSON, wrong column count, invalid UTF-8) is not dropped:
  * it is yielded as `invalid` so that it becomes an `invalid_input` record.
  */
-export type InputFormat = 'jsonl' | 'csv';
+export type InputFormat = 'jsonl' | 'csv' | 'parquet';
 
 export interface ParsedRow {
   kind: 'row';
   file: string;
-  /** 1-based line where the row starts. */
+  /** 1-based line where the row starts (for Parquet, the row's 1-based position in the file). */
   line: number;
   format: InputFormat;
   fields: Record<string, unknown>;

@@ -26,6 +26,11 @@ export function keepSourceText(fields: Record<string, unknown>, text: string): v
   if (Object.keys(kept).length > 0) sourceTexts.set(fields, kept);
 }
 
+/** Remembers the exact text of fields whose value is a number a double does not hold (a Parquet INT64 past 2^53). */
+export function rememberSourceText(fields: Record<string, unknown>, texts: Readonly<Record<string, string>>): void {
+  sourceTexts.set(fields, texts);
+}
+
 /** The field's text as written in the row, when it differs from how its parsed value is written; else undefined. */
 export function sourceTextOf(fields: object, name: string): string | undefined {
   const kept = sourceTexts.get(fields);

@@ -1,5 +1,7 @@
 import { formatOf } from '../input/formats.js';
 
+const FORMAT_NAMES = { csv: 'a CSV', jsonl: 'a JSONL', parquet: 'a Parquet' } as const;
+
 const WHAT_A_JOB_IS =
   'a job file is a JSON object of settings such as {"inputs": ["rows.csv"], "model": "..."} (`chatbatch schema` lists its keys)';
 
@@ -7,7 +9,7 @@ const WHAT_A_JOB_IS =
 export function inputFileAsJob(file: string): string | null {
   const format = formatOf(file);
   if (format === null) return null;
-  return `this is ${format === 'csv' ? 'a CSV' : 'a JSONL'} input file, not a job file: ${WHAT_A_JOB_IS}; name input files in its "inputs" or on the command line`;
+  return `this is ${FORMAT_NAMES[format]} input file, not a job file: ${WHAT_A_JOB_IS}; name input files in its "inputs" or on the command line`;
 }
 
 /** The problem with a job file that does not parse as JSON, on one line (V8 quotes the text, line breaks and all). */

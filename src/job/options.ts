@@ -298,8 +298,8 @@ export const RUN_OPTIONS = {
     kind: 'string',
     choices: OUTPUT_FORMATS,
     default: 'jsonl',
-    help: 'Also write output.csv/errors.csv (csv) or batch-output.jsonl/batch-errors.jsonl (openai-batch)',
-    doc: 'Extra output format: jsonl (only the canonical files), csv, openai-batch.',
+    help: 'Also write output.csv/errors.csv (csv), batch-output.jsonl/batch-errors.jsonl (openai-batch) or output.parquet/errors.parquet (parquet)',
+    doc: 'Extra output format: jsonl (only the canonical files), csv, openai-batch, parquet.',
   },
   escapeFormulas: {
     flag: 'escape-formulas',

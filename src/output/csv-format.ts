@@ -4,7 +4,7 @@ import { readCsvHeader } from '../input/csv-reader.js';
 import type { InputRow } from '../input/row.js';
 import { dataCells, dataColumnNames, scanReplyData } from './data-columns.js';
 import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
-import type { FormatContext, FormatWriter } from './format-writer.js';
+import type { FormatContext, LineFormat } from './format-writer.js';
 import { escapeFormula, FOREIGN_COLUMNS } from './formula-cells.js';
 
 const RESULT_COLUMNS = ['reply', 'status', 'code', 'duration_ms', 'trace_id', 'attempts'] as const;
@@ -14,7 +14,7 @@ const ERROR_COLUMNS = [...RESULT_COLUMNS, 'category', 'message'] as const;
  * The enriched CSV: the input's columns, then the results (and the reply's data.* columns); a
  * `sample` column first among ours when rows were sampled.
  */
-export async function csvWriter({ inputs, outDir, sampled, csv }: FormatContext): Promise<FormatWriter> {
+export async function csvWriter({ inputs, outDir, sampled, csv }: FormatContext): Promise<LineFormat> {
   const shared = await sharedCsvColumns(inputs);
   const inputColumns = shared ?? ORIGIN_COLUMNS;
   const data = await scanReplyData(path.join(outDir, OUTPUT_FILE), path.join(outDir, ERRORS_FILE), csv.dataFields);

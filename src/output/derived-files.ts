@@ -3,7 +3,7 @@ import path from 'node:path';
 import { readRows } from '../input/read-rows.js';
 import { AtomicFile } from './atomic-file.js';
 import { DERIVED_FILES, ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
-import type { CsvOptions, FormatContext, FormatWriter } from './format-writer.js';
+import { type ByteSink, type CsvOptions, type FormatContext, type FormatWriter, lineWriter } from './format-writer.js';
 import { batchResultWriter } from './openai-batch.js';
 import { RecordLines } from './record-lines.js';
 
@@ -11,10 +11,13 @@ export type { CsvOptions } from './format-writer.js';
 export type DerivedFormat = keyof typeof DERIVED_FILES;
 
 /** The formats --format adds beside output.jsonl and errors.jsonl: a new one is a row here and its writer. */
-const DERIVED_FORMATS: Readonly<Record<DerivedFormat, (context: FormatContext) => Promise<FormatWriter>>> = {
-  // Loaded when asked for: most runs write no CSV, and need none of csv-stringify.
-  csv: async (context) => (await import('./csv-format.js')).csvWriter(context),
-  'openai-batch': batchResultWriter,
+const DERIVED_FORMATS: Readonly<
+  Record<DerivedFormat, (context: FormatContext, files: readonly [ByteSink, ByteSink]) => Promise<FormatWriter>>
+> = {
+  // Loaded when asked for: most runs write no CSV or Parquet, and need none of csv-stringify or hyparquet-writer.
+  csv: async (context, files) => lineWriter(await (await import('./csv-format.js')).csvWriter(context), files),
+  'openai-batch': async (_context, files) => lineWriter(await batchResultWriter(), files),
+  parquet: async (context, files) => (await import('./parquet-format.js')).parquetWriter(context, files),
 };
 
 /**
@@ -37,20 +40,19 @@ export async function writeDerivedFiles(
   try {
     // Records of a run with --repeat above 1 carry `sample`: the CSV files get a column for it.
     const sampled = await hasSamples(succeeded, failed);
-    const writer = await DERIVED_FORMATS[format]({ inputs: files, outDir, sampled, csv });
-    if (writer.headers[0]) output!.write(writer.headers[0]);
-    if (writer.headers[1]) errors!.write(writer.headers[1]);
+    const writer = await DERIVED_FORMATS[format]({ inputs: files, outDir, sampled, csv }, [output!, errors!]);
     for await (const row of readRows(files)) {
       // A row has one record per sample, in sample order, in either file.
-      for (const [records, target, ok] of [
-        [succeeded, output!, true],
-        [failed, errors!, false],
+      for (const [records, ok] of [
+        [succeeded, true],
+        [failed, false],
       ] as const) {
         for (let record = await records.take(row.file, row.line); record !== null; record = await records.take(row.file, row.line)) {
-          target.write(writer.line(row, record, ok));
+          writer.add(row, record, ok);
         }
       }
     }
+    writer.end();
     await output!.commit();
     await errors!.commit();
     return names.map((name) => path.join(outDir, name));

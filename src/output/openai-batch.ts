@@ -1,5 +1,5 @@
 import type { RowRecord } from '../record/record.js';
-import type { FormatWriter } from './format-writer.js';
+import type { LineFormat } from './format-writer.js';
 
 /** The runs whose records keep each response's body: those that write OpenAI Batch lines. */
 export function keepsResponseBodies(config: { format?: string | null }): boolean {
@@ -51,6 +51,6 @@ function rebuiltBody(record: RowRecord): Record<string, unknown> {
 }
 
 /** The Batch result files: one JSON line a record, no header. */
-export async function batchResultWriter(): Promise<FormatWriter> {
+export async function batchResultWriter(): Promise<LineFormat> {
   return { headers: ['', ''], line: (_row, record) => `${JSON.stringify(toBatchResultLine(record))}\n` };
 }

@@ -2,6 +2,7 @@ import { countRows } from '../input/count.js';
 import { countShardRows } from '../input/shard.js';
 import { shownBaseUrl } from '../job/base-url.js';
 import { writeFileAtomic } from '../output/atomic-file.js';
+import type { DerivedFormat } from '../output/derived-files.js';
 import { describeInputs, type RunStatus, writeManifest } from '../output/manifest.js';
 import { sessionChangedNothing } from '../output/manifest-unchanged.js';
 import type { ResultCounts } from '../output/ordered-results.js';
@@ -147,18 +148,18 @@ async function countUnreadRows(run: OpenedRun, admission: Admission, tally: Resu
 async function derivedFilesOf(run: OpenedRun, pending: number, log: (line: string) => void): Promise<string[]> {
   if (pending === 0) return writeDerivedFiles(run);
   const { removeDerivedFiles } = await import('../output/derived-files.js');
-  await removeDerivedFiles(run.config.format as 'csv' | 'openai-batch', run.paths.outDir).catch((error: unknown) =>
+  await removeDerivedFiles(run.config.format as DerivedFormat, run.paths.outDir).catch((error: unknown) =>
     log(`could not remove the earlier --format ${run.config.format} files: ${(error as Error).message}`),
   );
   log(`--format ${run.config.format}: not written while ${pending} row(s) are pending; it is written when --resume finishes them`);
   return [];
 }
 
-/** The CSV writer is loaded only for --format csv / openai-batch. */
+/** The derived formats' writers are loaded only for --format csv / openai-batch / parquet. */
 async function writeDerivedFiles(run: OpenedRun): Promise<string[]> {
   const { config } = run;
   const { writeDerivedFiles } = await import('../output/derived-files.js');
-  return writeDerivedFiles(config.format as 'csv' | 'openai-batch', run.files, run.paths.outDir, {
+  return writeDerivedFiles(config.format as DerivedFormat, run.files, run.paths.outDir, {
     escapeFormulas: config.escapeFormulas,
     bom: config.bom,
     dataFields: run.replyCheck?.schema?.properties ?? [],

@@ -44,7 +44,7 @@ describe('expandInputs', () => {
   it.each([
     [['missing.jsonl'], /^missing\.jsonl: no such file$/],
     [['nothing*.jsonl'], /^nothing\*\.jsonl: the pattern matches no file \(in /],
-    [['notes.txt'], /^notes\.txt: cannot read this kind of file \(accepted: \.jsonl, \.ndjson, \.csv\)$/],
+    [['notes.txt'], /^notes\.txt: cannot read this kind of file \(accepted: \.jsonl, \.ndjson, \.csv, \.parquet\)$/],
     [['*.txt'], /^\*\.txt: matches notes\.txt, which: cannot read this kind of file/],
     [['sub'], /^sub: is a directory; give files or a glob such as 'sub\/\*\.jsonl'$/],
     [['sub.jsonl/'], /^sub\.jsonl\/: is a directory/],

@@ -1,0 +1,148 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { run } from '../../src/index.js';
+import { mergeShards } from '../../src/output/merge.js';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
+import { hasDuckDb, openDuckDb, sqlString } from '../support/duckdb.js';
+import { makeTempDir, type TempDir } from '../support/temp-dir.js';
+
+const KEY = 'sk-parquet-test-123456';
+/** A reply schema with an integer, an enum, a number and a nested object: each becomes a typed column. */
+const SCHEMA = {
+  type: 'object',
+  properties: {
+    label: { enum: ['positive', 'negative', 'neutral'] },
+    stars: { type: 'integer', minimum: 1, maximum: 5 },
+    score: { type: 'number' },
+    detail: { type: 'object', properties: { reason: { type: 'string' } }, required: ['reason'], additionalProperties: false },
+  },
+  required: ['label', 'stars', 'score', 'detail'],
+  additionalProperties: false,
+};
+/** What DuckDB writes, as pyarrow would: two row groups (DuckDB's smallest is 2,048 rows), snappy, ints, nulls, a list, a struct, a timestamp. */
+const ROWS = 2100;
+const table = (
+  rows: number,
+) => `SELECT i::BIGINT AS id, (i * 7)::INTEGER AS n, CASE WHEN i % 500 = 0 THEN NULL ELSE 'item ' || i END AS name,
+  [i, i + 1] AS tags, {'a': i} AS info, i / 4 AS weight, i % 2 = 0 AS flag, TIMESTAMP '2026-01-02 03:04:05' AS ts,
+  CASE WHEN i = 1 THEN 9007199254740993 ELSE i END::BIGINT AS big FROM range(1, ${rows + 1}) t(i)`;
+
+let dir: TempDir;
+let simulator: RunningSimulator;
+beforeEach(async () => {
+  dir = await makeTempDir();
+  simulator = await startSimulator();
+});
+afterEach(async () => {
+  await simulator.close();
+  await dir.remove();
+});
+
+async function writeInput(db: Awaited<ReturnType<typeof openDuckDb>>, rows = ROWS): Promise<string> {
+  const file = dir.file('table.parquet');
+  await db.run(`COPY (${table(rows)}) TO ${sqlString(file)} (FORMAT parquet, COMPRESSION snappy, ROW_GROUP_SIZE 2048)`);
+  await dir.write('schema.json', JSON.stringify(SCHEMA));
+  return file;
+}
+
+const runOptions = (input: string, out: string) => ({
+  inputs: [input],
+  model: 'sim-model',
+  baseUrl: simulator.url,
+  apiKey: KEY,
+  out,
+  concurrency: 64,
+  template: 'Rate {{name}} ({{tags}})',
+  format: 'parquet' as const,
+  replySchema: dir.file('schema.json'),
+  params: { response_format: { type: 'json_schema', json_schema: { name: 'rating', schema: SCHEMA } } },
+});
+
+describe('--format parquet, from a Parquet table DuckDB wrote, read back by DuckDB', () => {
+  it.skipIf(!hasDuckDb)(
+    'runs end to end: the input columns keep their types, ours are typed, the reply schema is a typed struct',
+    async () => {
+      const db = await openDuckDb();
+      try {
+        const input = await writeInput(db);
+        const report = await run(runOptions(input, dir.file('out')));
+        expect(report).toMatchObject({ status: 'finished_with_failures', rows: ROWS, succeeded: ROWS - 4, failed: 4 });
+        const output = sqlString(dir.file('out/output.parquet'));
+        const errors = sqlString(dir.file('out/errors.parquet'));
+        expect(await db.types(`SELECT * FROM ${output}`)).toEqual({
+          id: 'BIGINT',
+          n: 'BIGINT',
+          name: 'VARCHAR',
+          tags: 'VARCHAR',
+          info: 'VARCHAR',
+          weight: 'DOUBLE',
+          flag: 'BOOLEAN',
+          ts: 'TIMESTAMP',
+          big: 'BIGINT',
+          chatbatch_id: 'VARCHAR',
+          model: 'VARCHAR',
+          reply: 'VARCHAR',
+          status: 'BIGINT',
+          code: 'VARCHAR',
+          finish_reason: 'VARCHAR',
+          started_at: 'TIMESTAMP',
+          duration_ms: 'BIGINT',
+          attempts: 'BIGINT',
+          trace_id: 'VARCHAR',
+          usage: 'STRUCT("prompt_tokens" BIGINT, "completion_tokens" BIGINT, "total_tokens" BIGINT)',
+          data: 'STRUCT("label" VARCHAR, "stars" BIGINT, "score" DOUBLE, "detail" VARCHAR)',
+        });
+        // Lists, structs and objects of no fixed shape are JSON text, marked as Parquet's JSON type (DuckDB shows it as VARCHAR).
+        const json = await db.rows(`SELECT name FROM parquet_schema(${output}) WHERE converted_type = 'JSON' ORDER BY name`);
+        expect(json.map((row) => row.name)).toEqual(['detail', 'info', 'tags']);
+        const [first] = await db.rows(`SELECT id, big, name, tags, chatbatch_id, status, code, ts, data.label AS label, data.stars AS stars,
+        usage.total_tokens > 0 AS counted FROM ${output} ORDER BY id LIMIT 1`);
+        expect(first).toMatchObject({
+          id: '1',
+          big: '9007199254740993',
+          name: 'item 1',
+          tags: '[1,2]',
+          chatbatch_id: '1',
+          status: '200',
+          code: null,
+        });
+        expect(first).toMatchObject({ ts: '2026-01-02 03:04:05', counted: true });
+        expect(['positive', 'negative', 'neutral']).toContain(first!.label);
+        expect(Number(first!.stars)).toBeGreaterThanOrEqual(1);
+        // Every row once, in input order, in one file or the other.
+        const ids = await db.rows(`SELECT id FROM (SELECT id FROM ${output} UNION ALL SELECT id FROM ${errors}) ORDER BY id`);
+        expect(ids.map((row) => Number(row.id))).toEqual(Array.from({ length: ROWS }, (_, i) => i + 1));
+        const failed = await db.rows(`SELECT id, name, code, category, message FROM ${errors} ORDER BY id`);
+        expect(failed.map((row) => [row.id, row.name, row.code, row.category])).toEqual([
+          ['500', null, 'invalid_input', 'invalid_input'],
+          ['1000', null, 'invalid_input', 'invalid_input'],
+          ['1500', null, 'invalid_input', 'invalid_input'],
+          ['2000', null, 'invalid_input', 'invalid_input'],
+        ]);
+        expect(await db.types(`SELECT status, category, message FROM ${errors}`)).toEqual({
+          status: 'BIGINT',
+          category: 'VARCHAR',
+          message: 'VARCHAR',
+        });
+      } finally {
+        db.close();
+      }
+    },
+  );
+
+  it.skipIf(!hasDuckDb)('is rebuilt by merge from shards as the same table an unsharded run writes', async () => {
+    const db = await openDuckDb();
+    try {
+      const input = await writeInput(db, 600); // one row group: the sharding is what is tried here
+      await run(runOptions(input, dir.file('whole')));
+      for (const shard of [0, 1]) await run({ ...runOptions(input, dir.file(`shard${shard}`)), shard: `${shard}/2` });
+      const merged = await mergeShards([dir.file('shard0'), dir.file('shard1')], dir.file('merged'));
+      expect(merged.derivedFiles).toEqual([dir.file('merged/output.parquet'), dir.file('merged/errors.parquet')]);
+      const table = (name: string) => `SELECT * EXCLUDE (started_at, duration_ms, trace_id) FROM ${sqlString(dir.file(name))}`;
+      const difference = await db.rows(`(${table('whole/output.parquet')}) EXCEPT ALL (${table('merged/output.parquet')})`);
+      expect(difference).toEqual([]);
+      expect(await db.rows(`SELECT count(*) AS n FROM ${sqlString(dir.file('merged/output.parquet'))}`)).toEqual([{ n: String(600 - 1) }]);
+    } finally {
+      db.close();
+    }
+  });
+});
