@@ -45,7 +45,7 @@ const SETTLE = { kind: 'settle' };
 const PENDING = { kind: 'pending' };
 
 /** The decision after the `counted`-th counted attempt failed with `outcome`. */
-function after(
+function decideAfter(
   outcome: AttemptOutcome,
   counted = 1,
   run: Partial<RunWord> = {},
@@ -76,7 +76,7 @@ describe('decide: how long to wait', () => {
     ['unreadable retry-after-ms falls back to retry-after', { 'retry-after-ms': 'x', 'retry-after': '1' }, 1000],
     ['exactly the limit is allowed', { 'retry-after': '5' }, 5000],
   ])('%s', (_name, headers, delay) => {
-    expect(after(failure({ headers }))).toEqual(retry(delay));
+    expect(decideAfter(failure({ headers }))).toEqual(retry(delay));
   });
 
   it.each([
@@ -86,7 +86,7 @@ describe('decide: how long to wait', () => {
     [1, 0, 0],
     [3, 0.999, 400],
   ])('backs off with full jitter: attempt %i, random %f → %i ms', (attempt, random, delay) => {
-    expect(after(failure(), attempt, {}, random)).toEqual(retry(delay));
+    expect(decideAfter(failure(), attempt, {}, random)).toEqual(retry(delay));
   });
 
   it('caps the backoff at maxDelayMs', () => {
@@ -98,28 +98,28 @@ describe('decide: how long to wait', () => {
   });
 
   it.each([['soon'], ['in 5 seconds'], ['12abc'], [''], ['Tomorrow']])('falls back to backoff on an unreadable retry-after %j', (value) => {
-    expect(after(failure({ headers: { 'retry-after': value } }), 1, {}, 1)).toEqual(retry(100));
+    expect(decideAfter(failure({ headers: { 'retry-after': value } }), 1, {}, 1)).toEqual(retry(100));
   });
 });
 
 describe('decide: whether to try again', () => {
   it('fails the row when the server asks for more than the allowed wait', () => {
-    expect(after(failure({ headers: { 'retry-after': '60' } }))).toEqual(SETTLE);
-    expect(after(failure({ headers: { 'retry-after-ms': '5001' } }))).toEqual(SETTLE);
+    expect(decideAfter(failure({ headers: { 'retry-after': '60' } }))).toEqual(SETTLE);
+    expect(decideAfter(failure({ headers: { 'retry-after-ms': '5001' } }))).toEqual(SETTLE);
   });
 
   it('stops at --max-attempts, plus the replies the check refused', () => {
-    expect(after(failure(), 3)).toMatchObject({ kind: 'retry' });
-    expect(after(failure(), 4)).toEqual(SETTLE);
-    expect(after(failure(), 4, {}, 0.5, { invalidReplies: 1 })).toMatchObject({ kind: 'retry' });
+    expect(decideAfter(failure(), 3)).toMatchObject({ kind: 'retry' });
+    expect(decideAfter(failure(), 4)).toEqual(SETTLE);
+    expect(decideAfter(failure(), 4, {}, 0.5, { invalidReplies: 1 })).toMatchObject({ kind: 'retry' });
   });
 
   it('never retries a non-retryable failure, even with a retry-after', () => {
-    expect(after(failure({ retryable: false, code: 'bad_request', headers: { 'retry-after': '1' } }))).toEqual(SETTLE);
+    expect(decideAfter(failure({ retryable: false, code: 'bad_request', headers: { 'retry-after': '1' } }))).toEqual(SETTLE);
   });
 
   it('keeps a wait within the row deadline', () => {
-    expect(after(failure({ headers: { 'retry-after': '2' } }), 1, {}, 0.5, { durationMs: 58_500 })).toEqual(SETTLE);
+    expect(decideAfter(failure({ headers: { 'retry-after': '2' } }), 1, {}, 0.5, { durationMs: 58_500 })).toEqual(SETTLE);
   });
 
   it.each([
@@ -134,12 +134,12 @@ describe('decide: whether to try again', () => {
     ],
     ['a 401 leaves the row pending', httpFailure(401, 'unauthorized'), PENDING],
   ])('by the answer table: %s', (_name, outcome, expected) => {
-    expect(after(outcome)).toEqual(expected);
+    expect(decideAfter(outcome)).toEqual(expected);
   });
 
   it('our own shutdown leaves the row pending', () => {
-    expect(after(failure({ code: 'aborted', retryable: false }))).toEqual(PENDING);
-    expect(after(failure(), 1, { cancelling: true })).toEqual(PENDING);
+    expect(decideAfter(failure({ code: 'aborted', retryable: false }))).toEqual(PENDING);
+    expect(decideAfter(failure(), 1, { cancelling: true })).toEqual(PENDING);
   });
 
   it('until the endpoint has answered once, a row that found nobody there tries 3 times even with --max-attempts 1', () => {
@@ -158,16 +158,16 @@ describe('decide: rate limits', () => {
   const limited = httpFailure(429, 'rate_limit_exceeded');
 
   it('a 429 waits as the rate controller says, whatever the attempts made', () => {
-    expect(after(limited, 40, { slowDown: { kind: 'again', delayMs: 250 } })).toEqual(retry(250, 'rate-limit'));
+    expect(decideAfter(limited, 40, { slowDown: { kind: 'again', delayMs: 250 } })).toEqual(retry(250, 'rate-limit'));
   });
 
   it('is bounded by the row deadline: nothing loops', () => {
-    expect(after(limited, 1, { slowDown: { kind: 'again', delayMs: 2000 } }, 0.5, { durationMs: 59_000 })).toEqual(SETTLE);
+    expect(decideAfter(limited, 1, { slowDown: { kind: 'again', delayMs: 2000 } }, 0.5, { durationMs: 59_000 })).toEqual(SETTLE);
   });
 
   it('leaves the row pending when the controller gave up (the run stops) or the run is stopping', () => {
-    expect(after(limited, 1, { slowDown: { kind: 'give-up', why: 'quota' } })).toEqual(PENDING);
-    expect(after(limited, 1, { slowDown: { kind: 'again', delayMs: 1 }, stopping: true })).toEqual(PENDING);
+    expect(decideAfter(limited, 1, { slowDown: { kind: 'give-up', why: 'quota' } })).toEqual(PENDING);
+    expect(decideAfter(limited, 1, { slowDown: { kind: 'again', delayMs: 1 }, stopping: true })).toEqual(PENDING);
   });
 });
 
