@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { perTestServedDir } from '../support/per-test.js';
 import type { ScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RowRecord } from '../../src/record/record.js';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../src/simulator/server.js';
-import { runCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { perTestDir } from '../support/per-test.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 

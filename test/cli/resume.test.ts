@@ -1,7 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
-import { runCli, startCli } from '../support/cli.js';
+import { startCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { perTestSimulatedDir } from '../support/per-test.js';
 import { recording } from '../support/recording-simulator.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { readJournal } from '../../src/state/journal.js';
-import { runCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { perTestRecordedRun } from '../support/recorded-run.js';
 import type { TempDir } from '../support/temp-dir.js';
 

@@ -44,7 +44,7 @@ export function runCli(args: readonly string[], options: CliOptions = {}): Promi
 }
 
 /** Variables read by Node or by test hooks through `process.env`: only a process of its own sees them. */
-const PROCESS_ONLY = /^(NODE_OPTIONS|CHATBATCH_TEST_.*)$/;
+const PROCESS_ONLY = /^(NODE_.*|CHATBATCH_TEST_.*)$/;
 
 function cleanEnv(extra: CliOptions['env'] = {}): Record<string, string> {
   const needsProcess = Object.keys(extra).find((name) => PROCESS_ONLY.test(name));
