@@ -74,7 +74,9 @@ function program(session: CliSession) {
       // Named, not guessed: yargs looks for the package.json above its own folder, which in an
       // install is the host project's (`chatbatch --version` printed the host's version).
       .version(TOOL_VERSION)
-      .wrap(Math.min(110, io.stdout.columns || 110))
+      // yargs lays out a command's whole help on every run, to keep it (about a third of a small
+      // run's CPU when wrapped to a width): only a command line that can ask for help pays for wrapping.
+      .wrap(mayAskForHelp(argv) ? Math.min(110, io.stdout.columns || 110) : null)
       // yargs' own words (Commands:, Options:, its errors) in English like the rest of the help, not
       // translated by LANG into a mix.
       .locale('en')
@@ -86,4 +88,9 @@ function program(session: CliSession) {
         throw new UsageFailure(hinted);
       })
   );
+}
+
+/** `--help`, or `-h` alone or among other one-letter flags (`-qh`); a false yes only costs the layout. */
+function mayAskForHelp(argv: readonly string[]): boolean {
+  return argv.some((arg) => arg.startsWith('--help') || /^-[^-]*h/.test(arg));
 }
