@@ -24,6 +24,7 @@ import { countLines, hasGnuTime, killAllClients, runClient } from './measure.js'
 import { bareUndiciScript, cliScript as cli, repoRoot, simScript, usageHook } from './paths.js';
 import { type BenchPoint, benchPoints, comparePoints, FAULT_FREE_NAME, FAULT_MIX_NAME } from './points.js';
 import { formatRatioTable } from './ratios.js';
+import { recordIdFigures, recordIdNotes } from './record-ids.js';
 import { loadAverage, runInfo } from './run-info.js';
 import { killAllSimulators, SimProcess, type SimStats } from './sim-control.js';
 import { type Column, formatTable, num } from './table.js';
@@ -60,6 +61,10 @@ interface PointResult {
   failed?: number;
   succeededPct?: number;
   exitCode?: number | null;
+  /** Each row's record once, output.jsonl in input order (record-ids.ts): all 0 when kept. */
+  rowsWithoutRecord?: number;
+  rowsRecordedTwice?: number;
+  outputOutOfOrder?: number;
   notes?: string[];
 }
 
@@ -184,6 +189,8 @@ async function runPoint(point: BenchPoint, inputs: InputCache, workDir: string, 
     const failed = await countLines(join(outDir, 'errors.jsonl'));
     const notes: string[] = [];
     if (succeeded + failed !== point.rows) notes.push(`records: ${succeeded} + ${failed} = ${succeeded + failed}, rows: ${point.rows}`);
+    const ids = await recordIdFigures(outDir, point.rows);
+    notes.push(...recordIdNotes(ids));
     if (!run.usage) notes.push('no CPU/RSS figures from the client');
 
     const limit = point.latencyMs > 0 ? point.concurrency / (point.latencyMs / 1000) : null;
@@ -202,6 +209,7 @@ async function runPoint(point: BenchPoint, inputs: InputCache, workDir: string, 
       failed,
       succeededPct: (100 * succeeded) / point.rows,
       exitCode: run.exitCode,
+      ...ids,
       notes,
     } satisfies Partial<PointResult>);
     if (stats) {

@@ -6,7 +6,7 @@ import path from 'node:path';
  * a budget stop): `chatbatch` when that name on PATH is this program; `npx chatbatch` when
  * npx finds it from here (a clone, or a project that installed it); else `node <this script>`.
  */
-export function invocation(script = process.argv[1] ?? '', env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+export function invocation(script: string, env: Readonly<Record<string, string | undefined>>, cwd: string): string {
   const self = realOrNull(script);
   if (self !== null) {
     for (const dir of (env.PATH ?? '').split(path.delimiter).filter(Boolean)) {

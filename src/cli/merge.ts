@@ -1,12 +1,13 @@
 import type { Argv, CommandModule } from 'yargs';
 import { EXIT } from './exit-codes.js';
+import type { CliSession } from './io.js';
 
 interface MergeArgs {
   dirs: string[];
   out: string;
 }
 
-export const mergeCommand: CommandModule<object, MergeArgs> = {
+export const mergeCommand = (session: CliSession): CommandModule<object, MergeArgs> => ({
   command: 'merge <dirs..>',
   describe: 'Join the output directories of --shard K/N runs into one, in input order',
   builder: (yargs: Argv) =>
@@ -28,19 +29,21 @@ export const mergeCommand: CommandModule<object, MergeArgs> = {
     ]);
     try {
       const report = await mergeShards(args.dirs, args.out);
-      process.stderr.write(`chatbatch: merged ${report.shards} shard(s): ${report.succeeded} ok, ${report.failed} failed → ${args.out}\n`);
-      process.stderr.write(`  tokens: ${usageSummary(report.manifest.usage!)}, over every shard and session (the endpoint's figures)\n`);
-      for (const file of report.derivedFiles) process.stderr.write(`  also:   ${file}\n`);
-      process.exitCode = report.failed > 0 ? EXIT.rowsFailed : EXIT.ok;
+      session.io.stderr.write(
+        `chatbatch: merged ${report.shards} shard(s): ${report.succeeded} ok, ${report.failed} failed → ${args.out}\n`,
+      );
+      session.io.stderr.write(`  tokens: ${usageSummary(report.manifest.usage!)}, over every shard and session (the endpoint's figures)\n`);
+      for (const file of report.derivedFiles) session.io.stderr.write(`  also:   ${file}\n`);
+      session.exitCode = report.failed > 0 ? EXIT.rowsFailed : EXIT.ok;
     } catch (error) {
       if (error instanceof WriteFailedError) {
-        process.stderr.write(`chatbatch: cannot merge: ${error.explain('merge again')}\n`);
-        process.exitCode = EXIT.writeFailed;
+        session.io.stderr.write(`chatbatch: cannot merge: ${error.explain('merge again')}\n`);
+        session.exitCode = EXIT.writeFailed;
         return;
       }
       if (!(error instanceof MergeError || error instanceof MergeTargetError)) throw error;
-      process.stderr.write(`chatbatch: cannot merge: ${error.message}\n`);
-      process.exitCode = EXIT.usage;
+      session.io.stderr.write(`chatbatch: cannot merge: ${error.message}\n`);
+      session.exitCode = EXIT.usage;
     }
   },
-};
+});

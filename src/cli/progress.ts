@@ -1,5 +1,6 @@
 import { clockTime } from '../pace/outage-notice.js';
 import type { RunProgress } from '../run/progress.js';
+import type { CliOutput } from './io.js';
 import { jsonLogLine, type LogFormat, progressFields } from './log-format.js';
 
 export interface ProgressReporter {
@@ -15,8 +16,8 @@ export interface ProgressReporter {
  */
 export function startProgressReporter(
   progress: RunProgress,
-  stream: Pick<NodeJS.WriteStream, 'write' | 'isTTY'>,
-  env = process.env,
+  stream: CliOutput,
+  env: Readonly<Record<string, string | undefined>>,
   format: LogFormat = 'text',
 ): ProgressReporter {
   const live = stream.isTTY === true && env.TERM !== 'dumb' && format === 'text';

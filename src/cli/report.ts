@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { outDirPaths } from '../state/out-dir.js';
 import { EXIT } from './exit-codes.js';
+import type { CliSession } from './io.js';
 import { terminalSafe } from './terminal-safe.js';
 
 interface ReportArgs {
@@ -8,7 +9,7 @@ interface ReportArgs {
   html?: string;
 }
 
-export const reportCommand: CommandModule<object, ReportArgs> = {
+export const reportCommand = (session: CliSession): CommandModule<object, ReportArgs> => ({
   command: 'report <dir>',
   describe: 'Summarise a run: counts, latency percentiles, attempts, throughput, slowest rows, common errors',
   builder: (yargs: Argv) =>
@@ -49,8 +50,10 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     const paths = outDirPaths(args.dir);
     const manifest = await readManifest(paths.manifest);
     if (!manifest) {
-      process.stderr.write(`chatbatch: ${args.dir} holds no run (its manifest.json is missing, not JSON, or not a chatbatch manifest)\n`);
-      process.exitCode = EXIT.usage;
+      session.io.stderr.write(
+        `chatbatch: ${args.dir} holds no run (its manifest.json is missing, not JSON, or not a chatbatch manifest)\n`,
+      );
+      session.exitCode = EXIT.usage;
       return;
     }
     const stats = {
@@ -59,17 +62,17 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       repeat: samplesPerRow(manifest),
     };
     for (const problem of stats.damaged ?? [])
-      process.stderr.write(`chatbatch: ${terminalSafe(problem)}
+      session.io.stderr.write(`chatbatch: ${terminalSafe(problem)}
 `);
     const title = `${typeof manifest.job === 'string' ? manifest.job : args.dir} (${String(manifest.status)})`;
     // Every value in it comes from files anyone may have edited, and from servers.
-    process.stdout.write(terminalSafe(formatTextReport(stats, title)));
+    session.io.stdout.write(terminalSafe(formatTextReport(stats, title)));
     if (args.html) {
       const rows = await readViewRows(paths.output, paths.errors);
       await writeUserFile(args.html, renderHtmlReport(stats, title, rows)).catch((error: unknown) => {
         throw asWriteFailure(error, args.html!);
       });
-      process.stderr.write(`chatbatch: wrote ${args.html}\n`);
+      session.io.stderr.write(`chatbatch: wrote ${args.html}\n`);
     }
   },
-};
+});

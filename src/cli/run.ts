@@ -16,7 +16,9 @@ import { formatDryRun } from './dry-run-report.js';
 import { EXIT, EXIT_CODES_HELP, exitCodeFor } from './exit-codes.js';
 import { groupRunHelp } from './help-groups.js';
 import { reportInternalError } from './internal-error.js';
+import { listenForInterrupts } from './interrupts.js';
 import { invocation, shellQuote } from './invocation.js';
+import type { CliSession } from './io.js';
 import { jsonLogLine, LOG_FORMATS, type LogFormat, messageLine, summaryFields } from './log-format.js';
 import { flagsFromArgs, yargsOption } from './options.js';
 import { paramsFromFlags } from './param-flags.js';
@@ -37,7 +39,7 @@ interface RunArgs extends Record<string, unknown> {
   param?: Record<string, unknown>;
 }
 
-export const runCommand: CommandModule<object, RunArgs> = {
+export const runCommand = (session: CliSession): CommandModule<object, RunArgs> => ({
   command: 'run [inputs..]',
   describe: 'Send every row of the input files to the endpoint; write output.jsonl, errors.jsonl and manifest.json',
   builder: (yargs: Argv) =>
@@ -74,22 +76,23 @@ export const runCommand: CommandModule<object, RunArgs> = {
         `Tokens in summaries and reports are the endpoint's own usage figures: its spec leaves usage unconfirmed, and billing to the provider's console.\n${EXIT_CODES_HELP}`,
       ) as unknown as Argv<RunArgs>,
   handler: async (args) => {
-    process.exitCode = await runFromCli(args);
+    session.exitCode = await runFromCli(args, session);
   },
-};
+});
 
-async function runFromCli(args: RunArgs): Promise<number> {
+async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
+  const { io, argv } = session;
   let reporter: ProgressReporter | null = null;
   const format: LogFormat = args['log-format'] ?? 'text';
   const log = (line: string): void => {
     const redacted = redactSecrets(line);
     const text = messageLine(format, format === 'json' ? redacted : terminalSafe(redacted));
     if (reporter) reporter.writeLine(text.slice(0, -1));
-    else process.stderr.write(text);
+    else io.stderr.write(text);
   };
   let simulator: RunningSimulator | null = null;
   try {
-    if (namesStandardInput(process.argv.slice(2), (option) => (args as Record<string, unknown>)[option])) {
+    if (namesStandardInput(argv, (option) => (args as Record<string, unknown>)[option])) {
       log(STANDARD_INPUT_REFUSAL);
       return EXIT.usage;
     }
@@ -97,16 +100,16 @@ async function runFromCli(args: RunArgs): Promise<number> {
     if (args['dry-run']) {
       // A dry run sends nothing: --simulate starts no server, it only names the endpoint.
       const simulated = args.simulate ? { simulatorUrl: SIMULATOR_BASE_URL } : {};
-      const config = resolveRunConfig(flagsFrom(args), job, { env: process.env, cwd: process.cwd(), dryRun: true, ...simulated });
+      const config = resolveRunConfig(flagsFrom(args), job, { env: io.env, cwd: io.cwd, dryRun: true, ...simulated });
       const report = await dryRun(config, { maxListed: 50, assumedLatencyMs: 2000 });
-      process.stdout.write(formatDryRun(report, config));
+      io.stdout.write(formatDryRun(report, config));
       return report.invalidCount > 0 ? EXIT.rowsFailed : EXIT.ok;
     }
     // Loaded only with --simulate: a run against an endpoint has no use for it.
     if (args.simulate) simulator = await (await import('../simulator/server.js')).startSimulator({});
     const config = resolveRunConfig(flagsFrom(args), job, {
-      env: process.env,
-      cwd: process.cwd(),
+      env: io.env,
+      cwd: io.cwd,
       ...(simulator ? { simulatorUrl: simulator.url } : {}),
     });
     // Announced once the configuration holds, so a refused one reads as a refusal only.
@@ -117,39 +120,37 @@ async function runFromCli(args: RunArgs): Promise<number> {
 
     const stop = new AbortController();
     let signals = 0;
-    const onSignal = (signal: NodeJS.Signals): void => {
+    const onInterrupt = (name: string): void => {
       signals++;
       if (signals === 1) {
-        log(`${signal} received: finishing in-flight requests (press Ctrl-C again to stop at once)`);
+        log(`${name} received: finishing in-flight requests (press Ctrl-C again to stop at once)`);
         stop.abort();
       } else {
         log('stopped at once; the journal is consistent, resume with --resume');
-        process.exit(EXIT.interrupted);
+        io.exitNow?.(EXIT.interrupted);
       }
     };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    const stopListening = listenForInterrupts(io, onInterrupt);
 
     const progress = newProgress(performance.now());
-    reporter = args.quiet ? null : startProgressReporter(progress, process.stderr, process.env, format);
+    reporter = args.quiet ? null : startProgressReporter(progress, io.stderr, io.env, format);
     try {
       const report = await runBatch({ config, stop: stop.signal, log, progress });
       reporter?.stop();
       if (report.fatalMessage) log(report.fatalMessage);
-      if (format === 'text') process.stderr.write(`${formatSummary(report)}\n`);
+      if (format === 'text') io.stderr.write(`${formatSummary(report)}\n`);
       if (report.status === 'interrupted') {
-        log(`interrupted; to continue, run:\n  ${resumeCommand(config.outDir)}`);
+        log(`interrupted; to continue, run:\n  ${resumeCommand(session, config.outDir)}`);
       }
       if (report.status === 'stopped_at_limit' && report.budget) {
-        log(budgetStopMessage(report.budget, report.pending, (budgetFlag) => resumeCommand(config.outDir, budgetFlag)));
+        log(budgetStopMessage(report.budget, report.pending, (budgetFlag) => resumeCommand(session, config.outDir, budgetFlag)));
       }
       // The summary is the last line a log collector reads.
-      if (format === 'json') process.stderr.write(jsonLogLine(summaryFields(report, exitCodeFor(report.status))));
+      if (format === 'json') io.stderr.write(jsonLogLine(summaryFields(report, exitCodeFor(report.status))));
       return exitCodeFor(report.status);
     } finally {
       reporter?.stop();
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
+      stopListening();
     }
   } catch (error) {
     if (error instanceof NothingSentError) {
@@ -165,7 +166,7 @@ async function runFromCli(args: RunArgs): Promise<number> {
       log(writeFailure.explain('rerun with --resume'));
       return EXIT.writeFailed;
     }
-    await reportInternalError(error, { resumable: true });
+    await reportInternalError(error, { resumable: true, argv, stderr: io.stderr, env: io.env });
     return EXIT.internalError;
   } finally {
     await simulator?.close();
@@ -178,12 +179,12 @@ function flagsFrom(args: RunArgs): RunFlags {
 }
 
 /** The user's own command line with --resume added (and --force removed); `budgetFlag` replaces any --max-total-tokens. */
-function resumeCommand(outDir: string, budgetFlag: string[] = []): string {
-  const argv = process.argv.slice(2).filter((arg) => arg !== '--force' && arg !== '--resume');
+function resumeCommand({ io, argv: given }: CliSession, outDir: string, budgetFlag: string[] = []): string {
+  const argv = given.filter((arg) => arg !== '--force' && arg !== '--resume');
   if (budgetFlag.length > 0) {
     const at = argv.findIndex((arg) => arg === '--max-total-tokens' || arg.startsWith('--max-total-tokens='));
     if (at >= 0) argv.splice(at, argv[at] === '--max-total-tokens' ? 2 : 1);
   }
   if (!argv.includes('--out') && !argv.some((a) => a.startsWith('--out='))) argv.push('--out', outDir);
-  return [invocation(), ...[...argv, '--resume', ...budgetFlag].map(shellQuote)].join(' ');
+  return [invocation(io.script, io.env, io.cwd), ...[...argv, '--resume', ...budgetFlag].map(shellQuote)].join(' ');
 }

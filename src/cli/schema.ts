@@ -1,12 +1,13 @@
 import type { CommandModule } from 'yargs';
+import type { CliSession } from './io.js';
 
-export const schemaCommand: CommandModule = {
+export const schemaCommand = (session: CliSession): CommandModule => ({
   command: 'schema',
   describe: "Print the job file's JSON Schema (for editor completion and checks)",
   builder: (yargs) =>
     yargs.example('$0 schema > jobs/chatbatch.schema.json', 'Save it, then put "$schema": "./chatbatch.schema.json" in a job file'),
   handler: async () => {
     const { jobJsonSchema } = await import('../job/json-schema.js');
-    process.stdout.write(`${JSON.stringify(jobJsonSchema(), null, 2)}\n`);
+    session.io.stdout.write(`${JSON.stringify(jobJsonSchema(), null, 2)}\n`);
   },
-};
+});

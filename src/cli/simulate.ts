@@ -2,6 +2,8 @@ import type { Argv, CommandModule } from 'yargs';
 import type { FaultRates, LimitHeaders, SimulatorOptions } from '../simulator/options.js';
 import { LIMIT_HEADERS } from '../simulator/options.js';
 import { EXIT } from './exit-codes.js';
+import { listenForInterrupts } from './interrupts.js';
+import type { CliSession } from './io.js';
 import { listenFailure } from './listen-failure.js';
 import { nonNegativeInteger, positiveInteger } from './options.js';
 
@@ -48,7 +50,7 @@ function portNumber(value: unknown): number | undefined {
   return port;
 }
 
-export const simulateCommand: CommandModule<object, SimulateArgs> = {
+export const simulateCommand = (session: CliSession): CommandModule<object, SimulateArgs> => ({
   command: 'simulate',
   describe: 'Serve a local OpenAI-compatible /chat/completions with simulated replies and faults',
   builder: (yargs: Argv) => {
@@ -113,58 +115,62 @@ export const simulateCommand: CommandModule<object, SimulateArgs> = {
           'GET /__stats answers what the simulator saw (requests, 429s by cause, most in flight, first/last request time).',
       ) as unknown as Argv<SimulateArgs>;
   },
-  handler: async (args) => {
-    const options: SimulatorOptions = { host: args.host ?? '127.0.0.1', faults: {} };
-    if (args.port !== undefined) options.port = args.port;
-    if (args['latency-ms'] !== undefined) options.latencyMs = args['latency-ms'];
-    if (args['jitter-ms'] !== undefined) options.latencyJitterMs = args['jitter-ms'];
-    if (args['retry-after-ms'] !== undefined) options.retryAfterMs = args['retry-after-ms'];
-    if (args.seed !== undefined) options.seed = args.seed;
-    if (args.rpm !== undefined) options.rpm = args.rpm;
-    if (args.tpm !== undefined) options.tpm = args.tpm;
-    if (args.rpd !== undefined) options.rpd = args.rpd;
-    if (args['burst-ms'] !== undefined) options.burstMs = args['burst-ms'];
-    if (args['max-in-flight'] !== undefined) options.maxInFlight = args['max-in-flight'];
-    options.limitHeaders = args['limit-headers'] ?? 'openai';
-    if (args.models)
-      options.models = args.models
-        .split(',')
-        .map((m) => m.trim())
-        .filter(Boolean);
-    if (args['api-key-env']) {
-      const key = process.env[args['api-key-env']];
-      if (!key) {
-        process.stderr.write(`chatbatch: --api-key-env: the environment variable ${args['api-key-env']} is not set\n`);
-        process.exitCode = EXIT.usage;
-        return;
-      }
-      options.apiKey = key;
-    }
-    for (const [flag, name] of FAULT_FLAGS) {
-      const rate = args[flag] as number | undefined;
-      if (rate !== undefined) options.faults![name] = rate;
-    }
-    // Loaded here, not at start-up: a run has no use for the simulator.
-    const { startSimulator } = await import('../simulator/server.js');
-    let simulator: Awaited<ReturnType<typeof startSimulator>>;
-    try {
-      simulator = await startSimulator(options);
-    } catch (error) {
-      const problem = listenFailure(error, options.host ?? '127.0.0.1', options.port);
-      if (problem === null) throw error;
-      process.stderr.write(`chatbatch: ${problem}\n`);
-      process.exitCode = EXIT.usage;
+  handler: (args) => serveSimulator(args, session),
+});
+
+/** Serves until a stop request (Ctrl-C, SIGTERM, io.signal), then closes. */
+async function serveSimulator(args: SimulateArgs, session: CliSession): Promise<void> {
+  const options: SimulatorOptions = { host: args.host ?? '127.0.0.1', faults: {} };
+  if (args.port !== undefined) options.port = args.port;
+  if (args['latency-ms'] !== undefined) options.latencyMs = args['latency-ms'];
+  if (args['jitter-ms'] !== undefined) options.latencyJitterMs = args['jitter-ms'];
+  if (args['retry-after-ms'] !== undefined) options.retryAfterMs = args['retry-after-ms'];
+  if (args.seed !== undefined) options.seed = args.seed;
+  if (args.rpm !== undefined) options.rpm = args.rpm;
+  if (args.tpm !== undefined) options.tpm = args.tpm;
+  if (args.rpd !== undefined) options.rpd = args.rpd;
+  if (args['burst-ms'] !== undefined) options.burstMs = args['burst-ms'];
+  if (args['max-in-flight'] !== undefined) options.maxInFlight = args['max-in-flight'];
+  options.limitHeaders = args['limit-headers'] ?? 'openai';
+  if (args.models)
+    options.models = args.models
+      .split(',')
+      .map((m) => m.trim())
+      .filter(Boolean);
+  if (args['api-key-env']) {
+    const key = session.io.env[args['api-key-env']];
+    if (!key) {
+      session.io.stderr.write(`chatbatch: --api-key-env: the environment variable ${args['api-key-env']} is not set\n`);
+      session.exitCode = EXIT.usage;
       return;
     }
-    process.stderr.write(`chatbatch simulator listening on ${simulator.url} (replies are simulated)\n`);
-    process.stdout.write(`${simulator.url}\n`);
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
-    await simulator.close();
-  },
-};
+    options.apiKey = key;
+  }
+  for (const [flag, name] of FAULT_FLAGS) {
+    const rate = args[flag] as number | undefined;
+    if (rate !== undefined) options.faults![name] = rate;
+  }
+  // Loaded here, not at start-up: a run has no use for the simulator.
+  const { startSimulator } = await import('../simulator/server.js');
+  let simulator: Awaited<ReturnType<typeof startSimulator>>;
+  try {
+    simulator = await startSimulator(options);
+  } catch (error) {
+    const problem = listenFailure(error, options.host ?? '127.0.0.1', options.port);
+    if (problem === null) throw error;
+    session.io.stderr.write(`chatbatch: ${problem}\n`);
+    session.exitCode = EXIT.usage;
+    return;
+  }
+  session.io.stderr.write(`chatbatch simulator listening on ${simulator.url} (replies are simulated)\n`);
+  session.io.stdout.write(`${simulator.url}\n`);
+  let release = (): void => {};
+  await new Promise<void>((resolve) => {
+    release = listenForInterrupts(session.io, () => resolve());
+  });
+  release();
+  await simulator.close();
+}
 
 function probability(flag: string) {
   return (value: unknown): number | undefined => {

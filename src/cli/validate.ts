@@ -1,5 +1,6 @@
 import type { Argv, CommandModule } from 'yargs';
 import { EXIT } from './exit-codes.js';
+import type { CliSession } from './io.js';
 import { nonNegativeInteger } from './options.js';
 
 interface ValidateArgs {
@@ -7,7 +8,7 @@ interface ValidateArgs {
   'max-problems'?: number;
 }
 
-export const validateCommand: CommandModule<object, ValidateArgs> = {
+export const validateCommand = (session: CliSession): CommandModule<object, ValidateArgs> => ({
   command: 'validate <job>',
   describe: 'Check a job file and every row of its inputs without sending anything',
   builder: (yargs: Argv) =>
@@ -23,7 +24,7 @@ export const validateCommand: CommandModule<object, ValidateArgs> = {
     // Loaded here, not at start-up: every other command would pay for it.
     const { validateJob } = await import('../job/validate-job.js');
     const { lines, ok } = await validateJob(args.job, args['max-problems'] ?? 50);
-    for (const line of lines) process.stdout.write(`${line}\n`);
-    process.exitCode = ok ? EXIT.ok : EXIT.usage;
+    for (const line of lines) session.io.stdout.write(`${line}\n`);
+    session.exitCode = ok ? EXIT.ok : EXIT.usage;
   },
-};
+});

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, startCli } from '../support/cli.js';
+import { runCli, startCliInProcess } from '../support/cli-in-process.js';
 import { type ReceivedRequest, replyWithEcho, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
@@ -55,9 +55,9 @@ describe('attempts counted when sent', () => {
     respond = (request, response, index) => {
       if (index < 6) replyWithEcho(request, response, index);
     };
-    const { child, done } = startCli(args('--concurrency', '4', '--grace-ms', '50', '--quiet'), { cwd: dir.path, env });
+    const { stop, done } = startCliInProcess(args('--concurrency', '4', '--grace-ms', '50', '--quiet'), { cwd: dir.path, env });
     await waitFor(() => server.received.length === 10); // 6 answered, 4 held in flight
-    child.kill('SIGINT');
+    stop();
     const stopped = await done;
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(server.received).toHaveLength(10);

@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resultColumnNames } from '../../src/output/csv-format.js';
-import { runCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { RESULT_COLUMNS } from '../support/csv-columns.js';
 import { copyShippedJobs } from '../support/shipped-jobs.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';

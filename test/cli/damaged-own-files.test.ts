@@ -3,7 +3,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runCli as spawnCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { perTestServedDir } from '../support/per-test.js';
 import type { ScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';
@@ -167,7 +168,8 @@ describe.skipIf(!mounted)('report --html on a full disk', () => {
     await dir.write('in.jsonl', jsonlOf(ROWS));
     expect((await run()).code).toBe(0);
     await writeFile(path.join(fullDisk, 'filler'), Buffer.alloc(64 * 1024)).catch(() => {});
-    const report = await runCli(['report', 'out', '--html', path.join(fullDisk, 'report.html')], { cwd: dir.path });
+    // A full disk as a user's shell meets it: the built CLI, its exit status.
+    const report = await spawnCli(['report', 'out', '--html', path.join(fullDisk, 'report.html')], { cwd: dir.path });
     expect(report.code, report.stderr).toBe(5);
     expect(report.stderr).toContain('no space left on device');
     expect(await readdir(fullDisk)).toEqual(['filler']);

@@ -1,6 +1,6 @@
 import { cp, readdir } from 'node:fs/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;

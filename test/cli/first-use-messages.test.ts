@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
-import { runCli, startCli } from '../support/cli.js';
+import { startCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { recording } from '../support/recording-simulator.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';

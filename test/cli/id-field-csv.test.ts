@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 describe('--id-field with --format csv', () => {

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { mkdir, symlink } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { CLI, type CliResult, runCli, startCli } from '../support/cli.js';
+import { CLI, type CliResult, startCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { perTestServedDir } from '../support/per-test.js';
 import { type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';

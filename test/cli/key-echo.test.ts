@@ -2,7 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ECHO_SCENARIOS, ECHO_TEST_KEYS, keyOf, leaksIn } from '../http/key-echo-scenarios.js';
-import { type CliResult, runCli } from '../support/cli.js';
+import type { CliResult } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { type Responder, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 

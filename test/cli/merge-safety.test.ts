@@ -1,7 +1,8 @@
 import { mkdir, readdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/server.js';
-import { runCli } from '../support/cli.js';
+import { runCli as spawnCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { perTestSimulatedDir } from '../support/per-test.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
@@ -23,8 +24,10 @@ async function twoShards(): Promise<void> {
   }
 }
 
-const merge = (args: string[], extraEnv: Record<string, string> = {}) =>
-  runCli(['merge', ...args], { cwd: dir.path, env: { ...env, ...extraEnv } });
+const merge = (args: string[]) => runCli(['merge', ...args], { cwd: dir.path, env });
+/** The test hook kills the process it runs in: a merge of its own. */
+const killedMerge = (args: string[], step: string) =>
+  spawnCli(['merge', ...args], { cwd: dir.path, env: { ...env, CHATBATCH_TEST_KILL_MERGE_AT: step } });
 
 const lines = async (file: string) => (await dir.read(file)).split('\n').filter(Boolean);
 
@@ -120,7 +123,7 @@ describe('a re-merge killed at any step leaves the previous merge or the new one
     expect((await merge(['s0', 's1', '--out', 'all'])).code).toBe(0);
     await editManifest('all', (m) => (m.marker = 'previous merge'));
 
-    const killed = await merge(['s0', 's1', '--out', 'all'], { CHATBATCH_TEST_KILL_MERGE_AT: step });
+    const killed = await killedMerge(['s0', 's1', '--out', 'all'], step);
     expect(killed.signal).toBe('SIGKILL');
     if (step === 'staged-output') {
       // Nothing of the new merge is in place: the previous one is whole.
@@ -128,7 +131,7 @@ describe('a re-merge killed at any step leaves the previous merge or the new one
       expect(await lines('all/output.jsonl')).toHaveLength(ROWS);
     }
     // The next merge puts back (or keeps) the previous one before it starts, then replaces it whole.
-    const killedAgain = await merge(['s0', 's1', '--out', 'all'], { CHATBATCH_TEST_KILL_MERGE_AT: 'staged-output' });
+    const killedAgain = await killedMerge(['s0', 's1', '--out', 'all'], 'staged-output');
     expect(killedAgain.signal).toBe('SIGKILL');
     expect(JSON.parse(await dir.read('all/manifest.json')).marker).toBe('previous merge');
     const done = await merge(['s0', 's1', '--out', 'all']);

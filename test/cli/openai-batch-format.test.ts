@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/server.js';
-import { runCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { openAiValidator } from '../support/openai-openapi.js';
 import { perTestSimulatedDir } from '../support/per-test.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';

@@ -8,7 +8,8 @@ import { invocation } from '../../src/cli/invocation.js';
 import { RUN_ONLY_FLAGS } from '../../src/cli/unknown-flags.js';
 import { flagOptions } from '../../src/job/options.js';
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
-import { CLI, runCli } from '../support/cli.js';
+import { CLI } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { perTestSimulatedDir } from '../support/per-test.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OUTAGE_STREAK } from '../../src/pace/outage-breaker.js';
-import { runCli, startCli } from '../support/cli.js';
+import { runCli, startCliInProcess } from '../support/cli-in-process.js';
 import { perTestDir } from '../support/per-test.js';
 import { type ReceivedRequest, replyWithEcho, type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';
@@ -139,11 +139,9 @@ describe('an endpoint that goes down mid-run', () => {
     const gateway = flakyGateway(3, () => true);
     server = await startScriptedServer(gateway.respond);
     // The default --max-outage-ms (5 min) would keep it paused far longer than this test may take.
-    const { child, done } = startCli(run(['--concurrency', '4']), { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
-    let stderr = '';
-    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    await waitFor(() => stderr.includes('the endpoint looks down'));
-    child.kill('SIGINT');
+    const { stop, done, stderr } = startCliInProcess(run(['--concurrency', '4']), { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
+    await waitFor(() => stderr().includes('the endpoint looks down'));
+    stop();
     const stopped = await done;
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(await dir.jsonl('out/errors.jsonl')).toEqual([]);

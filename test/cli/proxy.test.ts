@@ -4,7 +4,8 @@ import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runCli as spawnCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { type ForwardProxy, startForwardProxy } from '../support/forward-proxy.js';
 import { replyWithEcho, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
@@ -44,11 +45,15 @@ async function proxy(options: Parameters<typeof startForwardProxy>[0] = {}): Pro
   return p;
 }
 
+/** Node trusts the self-signed endpoint only when started with NODE_EXTRA_CA_CERTS: those runs get a process. */
 function run(baseUrl: string, env: Record<string, string>) {
-  return runCli(['run', 'in.jsonl', '--base-url', baseUrl, '--model', 'm', '--out', 'out', '--quiet'], {
-    cwd: dir.path,
-    env: { CHATBATCH_API_KEY: KEY, ...env },
-  });
+  return (env.NODE_EXTRA_CA_CERTS ? spawnCli : runCli)(
+    ['run', 'in.jsonl', '--base-url', baseUrl, '--model', 'm', '--out', 'out', '--quiet'],
+    {
+      cwd: dir.path,
+      env: { CHATBATCH_API_KEY: KEY, ...env },
+    },
+  );
 }
 
 async function manifest(): Promise<{ text: string; config: { proxy: unknown }; counts: { pending: number; succeeded: number } }> {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RowRecord } from '../../src/record/record.js';
 import { startSimulator } from '../../src/simulator/server.js';
-import { runCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { runAgainstProvider } from '../support/provider-run.js';
 import { type Responder, replyWithEcho, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir } from '../support/temp-dir.js';

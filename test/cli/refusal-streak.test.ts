@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REFUSAL_STREAK } from '../../src/pace/refusal-streak.js';
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
-import { runCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-refusal-test-key-0123456789';

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/server.js';
-import { runCli, startCli } from '../support/cli.js';
+import { runCli, startCliInProcess } from '../support/cli-in-process.js';
 import { perTestSimulatedDir } from '../support/per-test.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
@@ -18,9 +18,12 @@ describe('chatbatch report on a run that did not finish', () => {
     const rows = Array.from({ length: 10 }, (_, i) => ({ id: `r${i}`, prompt: i < 3 ? `prompt ${i}` : `prompt ${i} [[sim:hang]]` }));
     await dir.write('in.jsonl', jsonlOf(rows));
     const args = ['in.jsonl', '--base-url', simulator.url, '--model', 'sim', '--out', 'out', '--concurrency', '1', '--grace-ms', '0'];
-    const { child, done } = startCli(['run', ...args, '--quiet'], { cwd: dir.path, env: { CHATBATCH_API_KEY: 'sk-report-pending-test' } });
+    const { stop, done } = startCliInProcess(['run', ...args, '--quiet'], {
+      cwd: dir.path,
+      env: { CHATBATCH_API_KEY: 'sk-report-pending-test' },
+    });
     await waitFor(() => sent.length >= 4);
-    child.kill('SIGINT');
+    stop();
     const stopped = await done;
     expect(stopped.code, stopped.stderr).toBe(130);
 

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CliResult, runCli } from '../support/cli.js';
+import { type CliOptions, type CliResult, runCli as spawnCli } from '../support/cli.js';
+import { runCli as runInProcess } from '../support/cli-in-process.js';
 import { perTestServedDir } from '../support/per-test.js';
 import type { ScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';
@@ -18,6 +19,9 @@ let server: ScriptedServer;
 const mounts: string[] = [];
 
 perTestServedDir((fresh) => ({ dir, server } = fresh));
+
+/** A run with a fault preloaded (NODE_OPTIONS) needs a process of its own; any other runs in this one. */
+const runCli = (args: readonly string[], options: CliOptions) => (options.env?.NODE_OPTIONS ? spawnCli : runInProcess)(args, options);
 beforeEach(async () => {
   await dir.write(
     'in.jsonl',
@@ -251,7 +255,8 @@ describe('a run the environment stops: one line naming the path or setting, its 
     const out = c.out ?? 'out';
     const manifestBefore = await readOrNull(`${out}/manifest.json`);
     const receivedBefore = server.received.length;
-    const result = await runCli(
+    // On a mounted file system (read-only, full) as a user's shell runs it.
+    const result = await (c.mounts ? spawnCli : runCli)(
       ['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', out, '--quiet', ...(c.args ?? [])],
       {
         cwd: dir.path,

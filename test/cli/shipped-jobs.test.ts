@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { perTestDir } from '../support/per-test.js';
 import { copyShippedJobs } from '../support/shipped-jobs.js';
 import type { TempDir } from '../support/temp-dir.js';

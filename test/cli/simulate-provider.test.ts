@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CliResult, runCli, startCli } from '../support/cli.js';
+import { type CliResult, startCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { runAgainstProvider } from '../support/provider-run.js';
 
 let stop: (() => Promise<CliResult>) | null = null;

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/server.js';
-import { runCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { perTestSimulatedDir } from '../support/per-test.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 

@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { readJournal } from '../../src/state/journal.js';
-import { runCli } from '../support/cli.js';
+import { runCli as spawnCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { perTestRecordedRun } from '../support/recorded-run.js';
 import type { TempDir } from '../support/temp-dir.js';
 
@@ -27,7 +28,8 @@ function run(extra: string[] = [], fault: Record<string, string> = {}) {
   const env: Record<string, string> = { CHATBATCH_API_KEY: 'sk-write-failures-0000000000' };
   if (Object.keys(fault).length > 0) Object.assign(env, { NODE_OPTIONS: `--import=${FAULTY_FS}` }, fault);
   const args = ['in.jsonl', '--base-url', simulator.url, '--model', 'sim', '--out', dir.file('out'), '--concurrency', String(CONCURRENCY)];
-  return runCli(['run', ...args, '--quiet', ...extra], { cwd: dir.path, env });
+  // The faulty file system is preloaded into a process of its own; a run without faults needs none.
+  return (Object.keys(fault).length > 0 ? spawnCli : runCli)(['run', ...args, '--quiet', ...extra], { cwd: dir.path, env });
 }
 
 async function outputIds(): Promise<string[]> {

@@ -4,7 +4,7 @@ import { ConfigError, type RunFlags, resolveRunConfig } from '../../src/job/conf
 import { checkJob, type LoadedJob } from '../../src/job/job-file.js';
 import { jobJsonSchema } from '../../src/job/json-schema.js';
 import { flagOptions, jobOptions, type OptionSpec, RUN_OPTIONS } from '../../src/job/options.js';
-import { runCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 
 const context = { env: { CHATBATCH_API_KEY: 'k' }, cwd: '/work' };
 const required: RunFlags = { inputs: ['in.jsonl'], model: 'm', baseUrl: 'https://api.example.test/v1', out: 'out' };

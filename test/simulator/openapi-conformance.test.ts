@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { completionAround } from '../../src/simulator/openai-bodies.js';
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
-import { runCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
 import { type OpenApiValidator, openAiValidator } from '../support/openai-openapi.js';
 import { type Exchange, type RecordingProxy, startRecordingProxy } from '../support/recording-proxy.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';

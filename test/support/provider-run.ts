@@ -1,6 +1,7 @@
 import type { RowRecord } from '../../src/record/record.js';
 import { type SimulatorOptions, type SimulatorStats, startSimulator } from '../../src/simulator/server.js';
-import { type CliResult, runCli } from './cli.js';
+import type { CliResult } from './cli.js';
+import { runCli } from './cli-in-process.js';
 import { jsonlOf, makeTempDir, type TempDir } from './temp-dir.js';
 
 export const PROVIDER_KEY = 'sk-provider-run-key-abcdefghij';
