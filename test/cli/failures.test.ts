@@ -93,7 +93,7 @@ describe('retries and failure records', () => {
     expect(JSON.stringify(errors)).not.toContain(KEY);
   });
 
-  it('treats a 200 carrying an error object or no choices as bad_response, retried', async () => {
+  it('a 200 carrying an error object is that error (here a server fault), one with no choices bad_response: both retried', async () => {
     const { result, errors } = await runRows(
       [
         { id: 'e', prompt: 'x [[sim:okerror]]' },
@@ -103,7 +103,7 @@ describe('retries and failure records', () => {
     );
     expect(result.code).toBe(1);
     expect(errors.map((r) => [r.id, r.status, r.code, r.category, r.attempts, r.reply])).toEqual([
-      ['e', 200, 'upstream_error', 'bad_response', 2, null],
+      ['e', 200, 'upstream_error', 'server_error', 2, null],
       ['n', 200, 'bad_response', 'bad_response', 2, null],
     ]);
   });

@@ -61,6 +61,8 @@ describe('token usage', () => {
       responses_with_usage: 2,
       responses_without_usage: 2,
       estimated_tokens: 45 + 47,
+      reasoning_tokens: 0,
+      cached_tokens: 0,
     };
     expect(manifest.usage).toEqual(usage);
     expect(manifest.sessions[0].usage).toEqual(usage);
@@ -136,6 +138,8 @@ describe('token usage', () => {
       responses_with_usage: 0,
       responses_without_usage: 0,
       estimated_tokens: 0,
+      reasoning_tokens: 0,
+      cached_tokens: 0,
     });
     expect(cached.stderr).toContain('tokens:   0 tokens (no response) in this run; 0 in this directory');
     const records = await dir.jsonl<{ cached?: boolean; usage?: unknown }>('other/output.jsonl');
