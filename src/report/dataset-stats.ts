@@ -20,7 +20,7 @@ export interface DatasetSummary {
   refused: number;
   /** Replies that stopped at the token limit (`finish_reason: length`). */
   truncated: number;
-  /** Replies that came (successes and invalid replies): what `truncated` is a share of. */
+  /** Completions that came (successes, invalid replies, and paid ones without text): what `truncated` is a share of. */
   replies: number;
   /** With samples: how the samples of each row agree; null when rows were sent once. */
   agreement: {
@@ -49,7 +49,8 @@ export class DatasetTally {
     if ((ok && record.data !== undefined) || invalidReply) this.checked++;
     if (ok && record.data !== undefined) this.valid++;
     if (record.category === 'refused') this.refused++;
-    if (ok || invalidReply) this.replies++;
+    // Every completion that came counts, a paid one without text (length, content_filter) too.
+    if (ok || invalidReply || record.finish_reason !== undefined) this.replies++;
     if (record.finish_reason === 'length') this.truncated++;
     if (typeof record.sample === 'number') this.addSample(String(record.id), answerOf(record, ok));
   }

@@ -34,7 +34,7 @@ describe('an endpoint that refuses every request the same way', () => {
     const result = await run();
     expect(result.code, result.stderr).toBe(3);
     for (const fact of [
-      `refused the first ${REFUSAL_STREAK} rows' requests the same way`,
+      `refused ${REFUSAL_STREAK} different rows' requests the same way with none accepted between`,
       'HTTP 400',
       'http_400_sim',
       simulator.url,

@@ -108,7 +108,9 @@ describe.skipIf(!HAVE_BROWSER)('report --html rows view in Chromium', () => {
 
     // A reasoning model that spent max_tokens thinking: its reasoning is shown with the row.
     await page.fill('#f-search', 'question number 13');
-    await expect.poll(() => countText(page)).toBe('1 of 120 shown');
+    // The count read "1 of 120" for the search before too: wait for this search's row.
+    await expect.poll(() => page.locator('#rows-body tr.row td').first().textContent()).toBe('q13');
+    expect(await countText(page)).toBe('1 of 120 shown');
     await page.click('#rows-body tr.row');
     await expect.poll(() => page.locator('#rows-body tr.detail').textContent()).toContain('reasoning');
     const thought = (await page.locator('#rows-body tr.detail').textContent())!;

@@ -59,13 +59,13 @@ describe('the option table', () => {
       '--row-params: expected true or false, got "yes"',
       '--concurrency: expected a positive integer, got 0',
       '--max-outage-ms: expected an integer ≥ 0, got -1',
-      '--format: "xlsx" is not one of jsonl, csv, openai-batch',
+      '--format: "xlsx" is not one of jsonl, csv, openai-batch, parquet',
       '--repeat: expected a positive integer, got 1.5',
     ]);
   });
 
   it.each([
-    [{ format: '' }, '--format: "" is not one of jsonl, csv, openai-batch'],
+    [{ format: '' }, '--format: "" is not one of jsonl, csv, openai-batch, parquet'],
     [{ replyFormat: '' }, '--reply-format: "" is not one of text, json'],
     [{ retryFailed: 'all' }, '--retry-failed: expected a list of failure categories'],
     [{ headers: 'x-a: 1' }, "--header: expected a list of 'Name: value' strings"],
