@@ -50,6 +50,8 @@ export interface AttemptFailure extends Partial<CompletionFacts> {
   rule?: AnswerRuleName;
   /** The request parameter the error names (OpenAI's `error.param`), when it named one. */
   param?: string;
+  /** The body's `error.type` (or Google's `status`), when it has one: it classified the answer beside `code`. */
+  errorType?: string;
   /**
    * Node's error code (ECONNREFUSED, ENOTFOUND, EPROTO, CERT_HAS_EXPIRED, ...) when the request
    * itself failed (connecting, TLS, a reset socket); absent when a response or timeout ended it.

@@ -69,6 +69,7 @@ export function errorAnswer(
     durationMs: elapsedMs(started),
   };
   if (error.param !== null) outcome.param = error.param;
+  if (error.type !== null) outcome.errorType = error.type;
   return outcome;
 }
 

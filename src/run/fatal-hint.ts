@@ -33,11 +33,16 @@ export function explainFatal(outcome: AttemptFailure, context: FatalContext, cau
 
 function answerFacts(outcome: AttemptFailure, context: FatalContext): string {
   return (
-    `HTTP ${outcome.status ?? '-'}, code ${outcome.code}: ${outcome.message}\n` +
+    `HTTP ${outcome.status ?? '-'}, code ${outcome.code}${typeNote(outcome)}: ${outcome.message}\n` +
     `  base URL: ${context.baseUrl}\n  model:    ${context.model}\n  key:      ${context.keyName} (${context.keyMask})` +
     proxyLine(context) +
     (outcome.traceId ? `\n  trace id: ${outcome.traceId}` : '')
   );
+}
+
+/** The error's type, when it says more than its code (LiteLLM's budget behind `code: "400"`). */
+function typeNote(outcome: AttemptFailure): string {
+  return outcome.errorType !== undefined && outcome.errorType !== outcome.code ? ` (type ${outcome.errorType})` : '';
 }
 
 function proxyLine(context: FatalContext): string {

@@ -156,4 +156,15 @@ describe('providers dialects, end to end in process', () => {
     expect(result.pending).toBe(4);
     expect(result.fatalMessage).toContain("the parameter 'temperature' that every request carries");
   });
+
+  it('rows that always get a 500 while the others succeed fail after their attempts; the run is not paused as an outage', async () => {
+    // Through LiteLLM, 8 such rows paused runs for five minutes at their end and stopped them with those rows pending.
+    const bad = Object.fromEntries([2, 7, 12, 17, 22, 27, 32, 37].map((index) => [index, '[[sim:500]]']));
+    const { result, output, errors, requests } = await runRows(rows(40, bad), { maxAttempts: 3, maxOutageMs: 30_000, concurrency: 4 });
+    expect(result.exitCode).toBe(1);
+    expect(result.pending).toBe(0);
+    expect(output).toHaveLength(32);
+    expect(errors.map((r) => [r.status, r.attempts])).toEqual(Array.from({ length: 8 }, () => [500, 3]));
+    expect(requests).toBe(32 + 8 * 3);
+  }, 30_000);
 });
