@@ -1,10 +1,9 @@
 import type { RunConfig } from '../job/config.js';
 import type { Manifest } from '../output/manifest.js';
-import { readRecordFile } from '../report/record-file.js';
+import { outcomeCode } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
 import { sampleIndexes, sampleKey } from '../request/samples.js';
-import type { OutDirPaths } from '../state/out-dir.js';
 import type { PreviousResults } from '../state/previous-results.js';
 import { ResultTable } from '../state/result-table.js';
 import { OutDirInUseError } from './errors.js';
@@ -22,29 +21,20 @@ const NO_FINGERPRINT = '0'.repeat(32);
  * replaced by its row's), and a record of a row sent once is kept by the row's samples.
  *
  * The inputs' keys go into a compact hash table (see ResultTable, ~40 bytes a key), then each
- * written record is looked up in it.
+ * key the journal settled (its lines that verify) is looked up in it.
  */
 export async function refuseDroppedRows(
   config: RunConfig,
   files: readonly string[],
   earlier: { previous: PreviousResults | null; previousWritten: { manifest: Manifest } | null },
-  paths: Pick<OutDirPaths, 'output' | 'errors'>,
   log: (line: string) => void,
 ): Promise<void> {
   if (!config.resume || !earlier.previous || earlier.previous.byKey.size === 0) return;
   const current = await inputKeys(config, files);
-  let dropped = 0;
-  for (const file of [paths.output, paths.errors]) {
-    for await (const record of readRecordFile(file)) {
-      if (record.code === 'invalid_input') continue;
-      const sample = typeof record.sample === 'number' ? record.sample : undefined;
-      const id = String(record.id);
-      const kept =
-        current.get(sampleKey(id, sample)) !== undefined ||
-        (sample === undefined && config.repeat > 1 && current.get(sampleKey(id, 0)) !== undefined);
-      if (!kept) dropped++;
-    }
-  }
+  // The journal is the truth: output.jsonl and errors.jsonl may have been cut short or emptied
+  // (by hand, or by an older chatbatch's resume that stopped early).
+  const invalidInput = outcomeCode('invalid_input');
+  const dropped = earlier.previous.byKey.countMissingFrom(current, (outcome) => outcome !== invalidInput);
   if (dropped === 0) return;
   const what = `${dropped} record(s) the earlier run wrote in ${config.outDir} are of rows not in this run's inputs (${describeInputs(earlier.previousWritten?.manifest, files)})`;
   if (config.allowDroppedRows) {
@@ -65,6 +55,8 @@ async function inputKeys(config: RunConfig, files: readonly string[]): Promise<R
   for await (const row of prepareRows(files, prepareSettingsOf(config), new BatchNotes(config.model))) {
     if (row.kind === 'other-shard') continue;
     for (const sample of samples) keys.set(sampleKey(row.key, sample), NO_FINGERPRINT, 0, NOWHERE);
+    // A row sent once before --repeat grew keeps its one record (followed by its samples).
+    if (config.repeat > 1) keys.set(row.key, NO_FINGERPRINT, 0, NOWHERE);
   }
   return keys;
 }

@@ -97,7 +97,7 @@ export async function openRun(options: RunOptions): Promise<OpenedRun> {
   });
   try {
     const earlier = await readEarlierRun(options, paths);
-    await refuseDroppedRows(options.config, inputs.files, earlier, paths, options.log);
+    await refuseDroppedRows(options.config, inputs.files, earlier, options.log);
     return await startSession({ options, now, progress, startedAt, inputs, paths, earlier, releaseLock });
   } catch (error) {
     await releaseLock();
