@@ -29,9 +29,9 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     // Loaded here, not at start-up: every other command would pay for them.
     const [
       { readManifest },
-      { writeUserFile },
+      { refusalToOverwrite, writeUserFile },
       { asWriteFailure },
-      { renderHtmlReport },
+      { isHtmlReport, renderHtmlReport },
       { pendingRows, samplesPerRow, usageOf },
       { computeStats, withPending },
       { formatTextReport },
@@ -46,6 +46,12 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
       import('../report/text-report.js'),
       import('../report/rows-view.js'),
     ]);
+    const refusal = args.html ? await refusalToOverwrite(args.html, isHtmlReport) : null;
+    if (refusal) {
+      process.stderr.write(`chatbatch: --html ${terminalSafe(refusal)}\n`);
+      process.exitCode = EXIT.usage;
+      return;
+    }
     const paths = outDirPaths(args.dir);
     const manifest = await readManifest(paths.manifest);
     if (!manifest) {

@@ -8,6 +8,14 @@ import type { RunStats } from './stats.js';
 import { type Axis, chartFrame, heightOf, niceAxis, xOf, yOf } from './svg-chart.js';
 import { formatTokens, usageSummary } from './usage-text.js';
 
+/** How every page starts: what `report --html` recognises as its own before writing over a file. */
+const PAGE_START = '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>chatbatch report: ';
+
+/** Whether `head` (a file's first bytes) is the start of a page this module wrote. */
+export function isHtmlReport(head: string): boolean {
+  return head.startsWith(PAGE_START);
+}
+
 /** A self-contained page: inline CSS, SVG and script, nothing fetched; every value from a file escaped. */
 export function renderHtmlReport(stats: RunStats, title: string, rows: readonly ViewRow[] = []): string {
   const latency = stats.latency;

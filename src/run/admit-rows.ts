@@ -1,5 +1,5 @@
 import { invalidInputRecord, withSample } from '../record/builders.js';
-import { categoryOf, SUCCEEDED } from '../record/outcome-code.js';
+import { categoryOf, DROPPED, SUCCEEDED } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { forSample, prepareRows, prepareSettingsOf } from '../request/prepare.js';
 import type { RowTask } from '../request/row-task.js';
@@ -73,8 +73,14 @@ function keepsEarlierRecords(run: OpenedRun): boolean {
   return run.previous !== null && run.journal.error === null && run.results.error === null;
 }
 
-function keepEarlierOnly(run: OpenedRun, key: string, position: number): void {
+/** The row's record from an earlier session, if it has one (a row whose records were dropped has none). */
+function earlierOf(run: OpenedRun, key: string): PreviousResult | undefined {
   const earlier = run.previous?.byKey.get(key);
+  return earlier?.outcome === DROPPED ? undefined : earlier;
+}
+
+function keepEarlierOnly(run: OpenedRun, key: string, position: number): void {
+  const earlier = earlierOf(run, key);
   if (earlier) run.results.keepEarlier(position, earlier.location, earlier.outcome);
 }
 
@@ -84,7 +90,7 @@ function keepEarlierOnly(run: OpenedRun, key: string, position: number): void {
  * queue a row.
  */
 function admitSample(run: OpenedRun, sending: Sending, prepared: Prepared, position: number): Promise<void> | undefined {
-  const earlier = run.previous?.byKey.get(prepared.key);
+  const earlier = earlierOf(run, prepared.key);
   if (earlier && prepared.kind === 'task') {
     return settledByRecheck(run, sending, earlier, prepared, position).then((done) =>
       done ? undefined : placeSample(run, sending, prepared, position, earlier),

@@ -1,9 +1,10 @@
 import type { RunConfig } from '../job/config.js';
 import type { Manifest } from '../output/manifest.js';
-import { outcomeCode } from '../record/outcome-code.js';
+import { DROPPED, outcomeCode } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
 import { sampleIndexes, sampleKey } from '../request/samples.js';
+import { readJournal } from '../state/journal.js';
 import type { PreviousResults } from '../state/previous-results.js';
 import { ResultTable } from '../state/result-table.js';
 import { OutDirInUseError } from './errors.js';
@@ -27,25 +28,46 @@ export async function refuseDroppedRows(
   config: RunConfig,
   files: readonly string[],
   earlier: { previous: PreviousResults | null; previousWritten: { manifest: Manifest } | null },
+  journalFile: string,
   log: (line: string) => void,
-): Promise<void> {
-  if (!config.resume || !earlier.previous || earlier.previous.byKey.size === 0) return;
+): Promise<string[]> {
+  if (!config.resume || !earlier.previous || earlier.previous.byKey.size === 0) return [];
   const current = await inputKeys(config, files);
   // The journal is the truth: output.jsonl and errors.jsonl may have been cut short or emptied
   // (by hand, or by an older chatbatch's resume that stopped early).
   const invalidInput = outcomeCode('invalid_input');
-  const dropped = earlier.previous.byKey.countMissingFrom(current, (outcome) => outcome !== invalidInput);
-  if (dropped === 0) return;
+  const counted = (outcome: number) => outcome !== invalidInput && outcome !== DROPPED;
+  const dropped = earlier.previous.byKey.countMissingFrom(current, counted);
+  if (dropped === 0) return [];
   const what = `${dropped} record(s) the earlier run wrote in ${config.outDir} are of rows not in this run's inputs (${describeInputs(earlier.previousWritten?.manifest, files)})`;
   if (config.allowDroppedRows) {
     log(`${what}: they are dropped from output.jsonl and errors.jsonl (--allow-dropped-rows)`);
-    return;
+    return droppedKeys(journalFile, earlier.previous, current, counted);
   }
   throw new OutDirInUseError(
     `${what}; resuming would drop them from output.jsonl and errors.jsonl. Nothing was sent or changed.\n` +
       `  resume with the earlier inputs (appending rows, fixing a line or a larger --repeat are fine),\n` +
       `  use another --out for these inputs, or add --allow-dropped-rows to drop those records.`,
   );
+}
+
+/**
+ * The keys of the dropped records, read from the journal (the table keeps hashes, not keys): the
+ * run journals each as dropped, so that a later resume of these inputs is not refused for them.
+ */
+async function droppedKeys(
+  journalFile: string,
+  previous: PreviousResults,
+  current: ResultTable,
+  counted: (outcome: number) => boolean,
+): Promise<string[]> {
+  const keys = new Set<string>();
+  await readJournal(journalFile, (entry) => {
+    if (keys.has(entry.k) || current.get(entry.k) !== undefined) return;
+    const latest = previous.byKey.get(entry.k);
+    if (latest && counted(latest.outcome)) keys.add(entry.k);
+  });
+  return [...keys];
 }
 
 /** Every journal key this run's inputs give (a row's, or each sample's with --repeat). */
