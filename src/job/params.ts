@@ -1,3 +1,4 @@
+import { exceedsJsonDepth, TOO_DEEP } from '../record/json-depth.js';
 /**
  * Optional request parameters. The endpoint spec lists these as "support unconfirmed": they are
  * sent only when a job opts in through `params`. Anything else is refused, so that a typo or an
@@ -35,6 +36,7 @@ export function checkParams(params: unknown, where = 'params'): string[] {
   if (typeof params !== 'object' || params === null || Array.isArray(params)) {
     return [`${where} must be an object of optional request parameters`];
   }
+  if (exceedsJsonDepth(params)) return [`${where}: a value ${TOO_DEEP}`];
   const problems: string[] = [];
   for (const [name, value] of Object.entries(params)) {
     // Own names only: `__proto__`, `constructor` or `toString` in a row's body are no parameters.
