@@ -71,8 +71,8 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
     // Every value in it comes from files anyone may have edited, and from servers.
     process.stdout.write(terminalSafe(formatTextReport(stats, title)));
     if (args.html) {
-      const rows = await readViewRows(paths.output, paths.errors);
-      await writeUserFile(args.html, renderHtmlReport(stats, title, rows)).catch((error: unknown) => {
+      const view = await readViewRows(paths.output, paths.errors);
+      await writeUserFile(args.html, renderHtmlReport(stats, title, view)).catch((error: unknown) => {
         throw asWriteFailure(error, args.html!);
       });
       process.stderr.write(`chatbatch: wrote ${args.html}\n`);
