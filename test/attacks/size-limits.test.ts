@@ -4,7 +4,7 @@ import { run } from '../../src/index.js';
 import { resolveRunConfig } from '../../src/job/config.js';
 import { MAX_REPEAT } from '../../src/job/options.js';
 import { renderHtmlReport } from '../../src/report/html-report.js';
-import { markAgreement, readViewRows } from '../../src/report/rows-view.js';
+import { markAgreement, readViewRows, type ViewRow } from '../../src/report/rows-view.js';
 import { computeStats } from '../../src/report/stats.js';
 import { JournalWriter, readJournal } from '../../src/state/journal.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
@@ -99,8 +99,23 @@ describe('report --html: the rows view has a documented cap and a text budget', 
   });
 
   it("measures a row's agreement over any number of distinct samples (no spread onto the stack)", () => {
-    const samples = Array.from({ length: 150_000 }, (_, s) => ({ id: 'r', s, ok: true, answer: `distinct ${s % 75_000}` }) as never);
+    const samples: Array<ViewRow & { answer: string }> = Array.from({ length: 150_000 }, (_, sample) => ({
+      id: 'r',
+      s: sample,
+      ok: true,
+      st: 200,
+      cat: null,
+      code: null,
+      msg: null,
+      att: 1,
+      fr: null,
+      tr: null,
+      in: null,
+      r: null,
+      d: null,
+      answer: `distinct ${sample % 75_000}`,
+    }));
     markAgreement(samples);
-    expect((samples[0] as { ag: number }).ag).toBeCloseTo(2 / 150_000);
+    expect(samples[0]!.ag).toBeCloseTo(2 / 150_000);
   });
 });
