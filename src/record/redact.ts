@@ -252,12 +252,19 @@ export function registerBasicCredentials(user: string, password: string, label: 
 }
 
 /**
- * Every value of the request URL's query string is treated as a secret (a credential-looking name
- * is refused at start, but a gateway may use any name): masked wherever server text is redacted,
- * once it is long enough to be one (`?v=1` would mask every `1` in every server text).
+ * Query parameters whose values are public, never secrets: Azure's `api-version`, a date
+ * (https://learn.microsoft.com/en-us/azure/ai-services/openai/reference). Masking `2024-06-01`
+ * would rewrite every reply that mentions that date.
+ */
+export const PUBLIC_QUERY_PARAMETERS: ReadonlySet<string> = new Set(['api-version']);
+
+/**
+ * Every other value of the request URL's query string is treated as a secret (a credential-looking
+ * name is refused at start, but a gateway may use any name): masked wherever server text is
+ * redacted, once it is long enough to be one (`?v=1` would mask every `1` in every server text).
  */
 export function registerQueryValues(url: URL): void {
-  for (const value of url.searchParams.values()) remember(value, 'query value');
+  for (const [name, value] of url.searchParams) if (!PUBLIC_QUERY_PARAMETERS.has(name.toLowerCase())) remember(value, 'query value');
 }
 
 export function hasSecrets(): boolean {

@@ -52,3 +52,32 @@ describe('which values are secrets', () => {
     expect(redactSecrets('EMPTY or none, key sk-12345')).toBe('EMPTY or none, key [key …45]');
   });
 });
+
+describe("Azure's api-version is public, not a secret", () => {
+  it('keeps a reply that mentions the api-version date verbatim', async () => {
+    const key = 'sk-azure-version-0000000000';
+    const version = '2024-06-01';
+    const dated = await startScriptedServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'x-echo': key });
+      response.end(
+        JSON.stringify({ choices: [{ message: { role: 'assistant', content: `released on ${version}` }, finish_reason: 'stop' }] }),
+      );
+    });
+    try {
+      const input = await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'when?' }]));
+      const report = await run({
+        inputs: [input],
+        model: 'm',
+        baseUrl: `${dated.baseUrl}?api-version=${version}`,
+        apiKey: key,
+        out: dir.file('out'),
+      });
+      expect(report.exitCode).toBe(0);
+      const [record] = await dir.jsonl<{ reply: string }>('out/output.jsonl');
+      expect(record!.reply).toBe(`released on ${version}`);
+      expect(dated.received[0]!.url).toBe(`/v1/chat/completions?api-version=${version}`);
+    } finally {
+      await dated.close();
+    }
+  });
+});
