@@ -1,5 +1,6 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/index.js';
 import { MAX_JSON_DEPTH } from '../../src/record/json-depth.js';
@@ -93,5 +94,36 @@ describe(`values nested deeper than ${MAX_JSON_DEPTH} levels never end a run`, (
     const stats = await computeStats(dir.file('out/output.jsonl'), dir.file('out/errors.jsonl'));
     expect(stats.rows).toBe(1);
     expect(stats.damaged?.join('\n')).toContain('nested deeper than');
+  });
+});
+
+describe('an edited journal record nested too deep (checksum recomputed)', () => {
+  it('is not rechecked against a new reply schema (it would overflow the stack): the row keeps it, the resume finishes', async () => {
+    const server = await startScriptedServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: '{"a": 1}' }, finish_reason: 'stop' }] }));
+    });
+    try {
+      const input = await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'x' }]));
+      const strict = await dir.write(
+        'strict.json',
+        JSON.stringify({ type: 'object', properties: { b: { type: 'number' } }, required: ['b'] }),
+      );
+      const loose = await dir.write('loose.json', JSON.stringify({ type: 'object' }));
+      const base = { ...options(input), baseUrl: server.baseUrl };
+      expect((await run({ ...base, replySchema: strict, replyRetries: 0 })).exitCode).toBe(1);
+      const journal = dir.file('out/.chatbatch/journal.jsonl');
+      const [line] = (await readFile(journal, 'utf8')).split('\n');
+      const [, entry, record] = line!.split('\t');
+      const edited = `${record!.slice(0, -1)},"x":${deepText(20_000)}}`;
+      const body = `${entry}\t${edited}`;
+      await writeFile(journal, `${crc32(body).toString(16).padStart(8, '0')}\t${body}\n`);
+      const sentBefore = server.received.length;
+      const resumed = await run({ ...base, replySchema: loose, resume: true });
+      expect(resumed).toMatchObject({ exitCode: 1, failed: 1 });
+      expect(server.received.length).toBe(sentBefore);
+    } finally {
+      await server.close();
+    }
   });
 });
