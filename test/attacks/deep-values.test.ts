@@ -127,3 +127,18 @@ describe('an edited journal record nested too deep (checksum recomputed)', () =>
     }
   });
 });
+
+describe('an edited journal success nested too deep (checksum recomputed), then --format csv', () => {
+  it('writes the CSV with the deep part cut, instead of overflowing the stack', async () => {
+    const input = await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'x' }]));
+    expect((await run(options(input))).exitCode).toBe(0);
+    const journal = dir.file('out/.chatbatch/journal.jsonl');
+    const [line] = (await readFile(journal, 'utf8')).split('\n');
+    const [, entry, record] = line!.split('\t');
+    const body = `${entry}\t${record!.slice(0, -1)},"data":{"k":${deepText(20_000)}}}`;
+    await writeFile(journal, `${crc32(body).toString(16).padStart(8, '0')}\t${body}\n`);
+    const resumed = await run(options(input, { resume: true, format: 'csv' }));
+    expect(resumed.exitCode).toBe(0);
+    expect(await dir.read('out/output.csv')).toContain('a,');
+  });
+});
