@@ -30,9 +30,9 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
     // Loaded here, not at start-up: every other command would pay for them.
     const [
       { readManifest },
-      { writeUserFile },
+      { refusalToOverwrite, writeUserFile },
       { asWriteFailure },
-      { renderHtmlReport },
+      { isHtmlReport, renderHtmlReport },
       { pendingRows, samplesPerRow, usageOf },
       { computeStats, withPending },
       { formatTextReport },
@@ -47,6 +47,12 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       import('../report/text-report.js'),
       import('../report/rows-view.js'),
     ]);
+    const refusal = args.html ? await refusalToOverwrite(args.html, isHtmlReport) : null;
+    if (refusal) {
+      session.io.stderr.write(`chatbatch: --html ${terminalSafe(refusal)}\n`);
+      session.exitCode = EXIT.usage;
+      return;
+    }
     const paths = outDirPaths(args.dir);
     const manifest = await readManifest(paths.manifest);
     if (!manifest) {
@@ -68,8 +74,8 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
     // Every value in it comes from files anyone may have edited, and from servers.
     session.io.stdout.write(terminalSafe(formatTextReport(stats, title)));
     if (args.html) {
-      const rows = await readViewRows(paths.output, paths.errors);
-      await writeUserFile(args.html, renderHtmlReport(stats, title, rows)).catch((error: unknown) => {
+      const view = await readViewRows(paths.output, paths.errors);
+      await writeUserFile(args.html, renderHtmlReport(stats, title, view)).catch((error: unknown) => {
         throw asWriteFailure(error, args.html!);
       });
       session.io.stderr.write(`chatbatch: wrote ${args.html}\n`);

@@ -46,6 +46,12 @@ export function proxyFor(target: URL, env: Env): ProxyResolution {
     };
   }
   if (url.hostname === '') return { ok: false, problem: `${variable} names no proxy host (expected http://host:port)` };
+  // A proxy is a host and port (with a scheme and credentials): curl reads nothing else from it
+  // (https://manpages.ubuntu.com/manpages/focal/en/man3/CURLOPT_PROXY.3.html), and undici
+  // refuses a proxy URL with a path. A path, query or fragment is dropped, as curl does.
+  url.pathname = '/';
+  url.search = '';
+  url.hash = '';
   const username = safeDecode(url.username);
   const password = url.password === '' ? '' : safeDecode(url.password);
   if (username === null || password === null) {
@@ -54,11 +60,10 @@ export function proxyFor(target: URL, env: Env): ProxyResolution {
   return { ok: true, proxy: { url: url.href, variable, shown: maskProxyUrl(url), password: password === '' ? null : password, username } };
 }
 
-/** `http://user:***@host:port` (the path only when there is one): the password never shows. */
+/** `http://user:***@host:port`: the password never shows. */
 export function maskProxyUrl(url: URL): string {
   const userinfo = url.username || url.password ? `${url.username}${url.password ? ':***' : ''}@` : '';
-  const path = url.pathname === '/' ? '' : url.pathname;
-  return `${url.protocol}//${userinfo}${url.host}${path}`;
+  return `${url.protocol}//${userinfo}${url.host}`;
 }
 
 function firstSet(env: Env, names: readonly string[]): string | undefined {

@@ -1,3 +1,4 @@
+import { cutDeepValues } from '../record/json-depth.js';
 import { hasSecrets, redactedPrefix, redactSecrets, redactSecretsAlsoLowerCased } from '../record/redact.js';
 import type { AttemptOutcome } from './attempt.js';
 
@@ -29,8 +30,11 @@ const USER_DATA_FIELDS: ReadonlySet<string> = new Set(['reply', 'replies', 'reas
  * (mostly headers), small next to the request it follows.
  */
 export function redactOutcome(outcome: AttemptOutcome): AttemptOutcome {
-  if (!hasSecrets()) return outcome;
   const fields = outcome as unknown as Record<string, unknown>;
+  // What a server nests beside the reply (usage details, a kept body) is written with the record:
+  // bounded here, so that writing it cannot overflow the stack (see MAX_JSON_DEPTH).
+  for (const name of Object.keys(fields)) if (!USER_DATA_FIELDS.has(name)) cutDeepValues(fields[name]);
+  if (!hasSecrets()) return outcome;
   for (const name of Object.keys(fields)) {
     fields[name] = USER_DATA_FIELDS.has(name) ? redactUserData(fields[name]) : redactStrings(fields[name]);
   }

@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { exceedsJsonDepth, TOO_DEEP } from '../record/json-depth.js';
 import { fileChunks } from './file-chunks.js';
 import type { InputRow } from './row.js';
 import { keepSourceText } from './source-text.js';
@@ -118,6 +119,7 @@ function parseLine(file: string, line: number, bytes: Buffer): InputRow | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { kind: 'invalid', file, line, format: 'jsonl', problem: `expected a JSON object, got ${jsonType(value)}` };
   }
+  if (exceedsJsonDepth(value)) return { kind: 'invalid', file, line, format: 'jsonl', problem: `a value ${TOO_DEEP}` };
   keepSourceText(value as Record<string, unknown>, text);
   return { kind: 'row', file, line, format: 'jsonl', fields: value as Record<string, unknown> };
 }

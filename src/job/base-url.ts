@@ -1,3 +1,4 @@
+import { PUBLIC_QUERY_PARAMETERS } from '../record/redact.js';
 /**
  * The base URL comes from the operator's console and is never guessed. The request URL is
  * base URL + `/chat/completions`; a base URL that already names the endpoint is refused with a
@@ -73,12 +74,9 @@ const CREDENTIAL_WORDS: ReadonlySet<string> = new Set([
   'sessionid',
 ]);
 
-/** Query parameters whose values are public and worth keeping in the manifest: Azure's API version, a date. */
-const PUBLIC_PARAMETERS: ReadonlySet<string> = new Set(['api-version']);
-
 /**
  * The base URL as written down (manifest, messages): every query value replaced by `***` but
- * those of PUBLIC_PARAMETERS. A value that passed `isCredentialParameter` may still be one (a
+ * those of PUBLIC_QUERY_PARAMETERS. A value that passed `isCredentialParameter` may still be one (a
  * gateway's `?tenant=` token).
  */
 export function shownBaseUrl(baseUrl: string): string {
@@ -89,7 +87,7 @@ export function shownBaseUrl(baseUrl: string): string {
     .split('&')
     .map((pair) => {
       const name = pair.split('=')[0]!;
-      return PUBLIC_PARAMETERS.has(name.toLowerCase()) || !pair.includes('=') ? pair : `${name}=***`;
+      return PUBLIC_QUERY_PARAMETERS.has(name.toLowerCase()) || !pair.includes('=') ? pair : `${name}=***`;
     });
   return `${baseUrl.slice(0, query)}?${names.join('&')}`;
 }

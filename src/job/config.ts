@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { NothingSentError } from '../errors.js';
 import { type ProxyChoice, proxyFor } from '../http/proxy-env.js';
+import { formatOf } from '../input/formats.js';
 import { parseShard, type Shard } from '../input/shard.js';
 import { FAILURE_CATEGORIES, type FailureCategory, isFailureCategory } from '../record/categories.js';
 import type { ReplyFormat } from '../reply/reply-check.js';
@@ -103,6 +104,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   if (!out && !context.dryRun) problems.push('no output directory: give --out DIR or "out" in the job file');
 
   const retryFailed = parseRetryFailed(flags.retryFailed, problems);
+  problems.push(...keepInputProblems(flags.keepInput));
 
   if (flags.cache !== undefined && flags.cache.trim() === '') {
     problems.push('--cache needs a directory, e.g. --cache .chatbatch-cache (an empty one would turn the cache off silently)');
@@ -239,6 +241,22 @@ export function publicConfig(config: RunConfig): Record<string, unknown> {
 /** How records and messages name the key: its variable, or the file it was read from. */
 export function keyName(config: Pick<RunConfig, 'apiKeyEnv' | 'apiKeyFile'>): string {
   return config.apiKeyFile ?? config.apiKeyEnv ?? DEFAULT_API_KEY_ENV;
+}
+
+/**
+ * `--keep-input data/*.jsonl`: the shell expands the glob after the flag, whose value is then the
+ * first file's name, read as the field list, and that file's rows are never read. A field list
+ * naming an input file (by its extension: JSONL or CSV) is that mistake, said before anything
+ * is sent.
+ */
+function keepInputProblems(value: unknown): string[] {
+  if (typeof value !== 'string') return [];
+  const files = value.split(',').filter((name) => formatOf(name.trim()) !== null);
+  if (files.length === 0) return [];
+  return [
+    `--keep-input ${value}: ${files[0]} is an input file, not a field name (a glob after --keep-input gives it the first file); ` +
+      'write --keep-input=all (or --keep-input=FIELD,FIELD) before the inputs, or put the inputs first',
+  ];
 }
 
 function parseRetryFailed(values: string[] | undefined, problems: string[]): FailureCategory[] | 'all' {

@@ -35,6 +35,8 @@ export interface OptionSpec {
   readonly doc?: string;
   /** `ms`: a duration in milliseconds, at most MAX_DURATION_MS (see there). */
   readonly unit?: 'ms';
+  /** The largest value it takes, for an option whose unit sets none (see maximumOf). */
+  readonly maximum?: number;
   /**
    * The flag always takes the next argument as its value, even one that starts with `-`, so
    * `--shard -1/2` reaches its check instead of being read as the short flags -1, -/ and -2.
@@ -53,8 +55,16 @@ export const MAX_DURATION_MS = 2 ** 31 - 1;
 
 /** The largest value an option accepts, or undefined for none. */
 export function maximumOf(spec: OptionSpec): number | undefined {
-  return spec.unit === 'ms' ? MAX_DURATION_MS : undefined;
+  return spec.unit === 'ms' ? MAX_DURATION_MS : spec.maximum;
 }
+
+/**
+ * Most samples per row. Each sample is a row of its own everywhere (journal, results, progress);
+ * a row's samples are admitted in one go and agree in one table, so a count beyond any
+ * evaluation's needs (2^32 overflowed the positions, 10^9 the heap, 10^7 made a SIGTERM wait 18 s
+ * for one row's samples) is refused before anything is sent.
+ */
+export const MAX_REPEAT = 10_000;
 
 export const RUN_OPTIONS = {
   schema: {
@@ -345,7 +355,8 @@ export const RUN_OPTIONS = {
     job: 'repeat',
     kind: 'positive-integer',
     default: 1,
-    help: 'Send each row N times as independent samples; records carry sample 0..N-1',
+    maximum: MAX_REPEAT,
+    help: 'Send each row N times as independent samples (at most 10000); records carry sample 0..N-1',
     doc: 'Samples per row: each row is sent this many times as independent requests; records carry `sample` (0..N-1) when above 1.',
   },
 } as const satisfies Record<string, OptionSpec>;

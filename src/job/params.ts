@@ -1,3 +1,4 @@
+import { exceedsJsonDepth, TOO_DEEP } from '../record/json-depth.js';
 import { nearestName } from './nearest-name.js';
 import { KNOWN_PARAMS, knownParam, notAParam, REFUSED_PARAMS, refusedFeature } from './param-table.js';
 import { paramValueProblem } from './param-types.js';
@@ -19,6 +20,7 @@ export function checkParams(params: unknown, where = 'params', allowed: readonly
   if (typeof params !== 'object' || params === null || Array.isArray(params)) {
     return [`${where} must be an object of request parameters`];
   }
+  if (exceedsJsonDepth(params)) return [`${where}: a value ${TOO_DEEP}`];
   const problems: string[] = [];
   // Own names only (Object.entries): `__proto__` in a row's JSON is an own field, refused by name.
   for (const [name, value] of Object.entries(params)) {

@@ -104,6 +104,24 @@ export class OrderedResults {
     this.window.touch(position);
   }
 
+  /**
+   * Row `position` had a record in an earlier session (`--resume`): it is written for the row
+   * if this session ends without a record of its own, so a resume that stops early (a signal,
+   * an exit 3, the token budget) replaces the files only by a superset.
+   */
+  keepEarlier(position: number, location: RecordLocation, outcome: number): void {
+    if (!this.failure) this.window.setEarlier(position, location, outcome);
+  }
+
+  /**
+   * Writes out every row admitted so far, pending or not: only once nothing is in flight any
+   * more (a stopped run keeping the rest of its earlier records), so the window stays small.
+   */
+  flushAll(): void {
+    this.stopCopyTimer();
+    this.copyFront(true);
+  }
+
   /** Whether the window has room for another row now. */
   get windowHasRoom(): boolean {
     return this.window.size < MAX_REORDER_ROWS;

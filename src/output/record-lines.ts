@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { cutDeepValues } from '../record/json-depth.js';
 import type { RowRecord } from '../record/record.js';
 
 /** Reads a records file (output.jsonl, errors.jsonl) one record at a time, with a look at the next. */
@@ -16,7 +17,8 @@ export class RecordLines {
     while (this.next === undefined) {
       const line = await this.lines.next();
       if (line.done) this.next = null;
-      else if (line.value.trim() !== '') this.next = JSON.parse(line.value) as RowRecord;
+      // A record no chatbatch wrote may nest deeper than a derived file can be written from.
+      else if (line.value.trim() !== '') this.next = cutDeepValues(JSON.parse(line.value) as RowRecord);
     }
     return this.next;
   }

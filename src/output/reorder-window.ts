@@ -21,6 +21,8 @@ export class ReorderWindow {
   private offsets = new Float64Array(this.capacity);
   private lengths = new Uint32Array(this.capacity);
   private outcomes = new Uint8Array(this.capacity);
+  /** How an earlier session's record of the row ended (PENDING: none), kept while the row has no record of its own. */
+  private earlierOutcomes = new Uint8Array(this.capacity);
 
   /** Rows held: the front row through the newest one. */
   get size(): number {
@@ -31,7 +33,10 @@ export class ReorderWindow {
   touch(position: number): void {
     if (position < this.end) return;
     this.reserve(position + 1 - this.start);
-    for (let p = this.end; p <= position; p++) this.outcomes[p % this.capacity] = PENDING;
+    for (let p = this.end; p <= position; p++) {
+      this.outcomes[p % this.capacity] = PENDING;
+      this.earlierOutcomes[p % this.capacity] = PENDING;
+    }
     this.end = position + 1;
   }
 
@@ -44,12 +49,29 @@ export class ReorderWindow {
     this.outcomes[slot] = outcome;
   }
 
-  /** Removes and returns the front row when it has settled (or, with `evenPending`, always). */
+  /**
+   * Row `position` has a record from an earlier session (`--resume`): written for it if the row
+   * ends this session without one of its own, so a session that stops early never loses it.
+   */
+  setEarlier(position: number, location: RecordLocation, outcome: number): void {
+    this.touch(position);
+    const slot = position % this.capacity;
+    if (this.outcomes[slot] !== PENDING) return;
+    this.offsets[slot] = location.offset;
+    this.lengths[slot] = location.length;
+    this.earlierOutcomes[slot] = outcome;
+  }
+
+  /**
+   * Removes and returns the front row when it has settled (or, with `evenPending`, always: a row
+   * still pending then gives its earlier session's record, if it has one).
+   */
   shift(evenPending = false): WindowRow | null {
     if (this.start === this.end) return null;
     const slot = this.start % this.capacity;
-    const outcome = this.outcomes[slot]!;
+    let outcome = this.outcomes[slot]!;
     if (outcome === PENDING && !evenPending) return null;
+    if (outcome === PENDING) outcome = this.earlierOutcomes[slot]!;
     return { position: this.start++, outcome, offset: this.offsets[slot]!, length: this.lengths[slot]! };
   }
 
@@ -60,16 +82,19 @@ export class ReorderWindow {
     const offsets = new Float64Array(capacity);
     const lengths = new Uint32Array(capacity);
     const outcomes = new Uint8Array(capacity);
+    const earlierOutcomes = new Uint8Array(capacity);
     for (let p = this.start; p < this.end; p++) {
       const from = p % this.capacity;
       const to = p % capacity;
       offsets[to] = this.offsets[from]!;
       lengths[to] = this.lengths[from]!;
       outcomes[to] = this.outcomes[from]!;
+      earlierOutcomes[to] = this.earlierOutcomes[from]!;
     }
     this.capacity = capacity;
     this.offsets = offsets;
     this.lengths = lengths;
     this.outcomes = outcomes;
+    this.earlierOutcomes = earlierOutcomes;
   }
 }

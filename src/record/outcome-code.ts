@@ -5,6 +5,11 @@ import { FAILURE_CATEGORIES, type FailureCategory } from './categories.js';
  * 0 pending (no record yet), 1 succeeded, 2.. failed in a category.
  */
 export const PENDING = 0;
+/**
+ * In the journal, PENDING marks a row whose records `--allow-dropped-rows` dropped: it has no
+ * earlier record any more (a later run of inputs holding it sends it again).
+ */
+export const DROPPED = PENDING;
 export const SUCCEEDED = 1;
 
 export function outcomeCode(category: FailureCategory | null): number {

@@ -39,8 +39,9 @@ interface Span {
 /**
  * Finds secrets in text a server sent and replaces each with a mask, in every form a server may
  * echo them: raw, JSON-escaped, HTML-escaped (named and numeric references), percent-encoded, and
- * two layers of these mixed. Any length is searched, one character included: the promise is that
- * no secret is written, so a very short key also masks ordinary text that happens to contain it.
+ * two layers of these mixed. Any length is searched, one character included (a very short value
+ * masks ordinary text that happens to contain it): which values the run registers as secrets is
+ * decided once, below (MIN_SECRET_LENGTH).
  *
  * Why decode rather than search for a list of encoded spellings: escapes can be mixed freely
  * (Go escapes only `&<>` as `\u0026...`, leaving `"` as `\"`), hex can be upper or lower case,
@@ -208,19 +209,25 @@ function unusedPair(used: Set<string>): [string, string] {
 const processSecrets = new SecretRedactor();
 
 /**
- * The secrets looked for in object keys (field and header names). Keys are structure: a secret
- * that is a short plain word (`a`, `tokens`) found in `prompt_tokens` would rename usage fields
- * and break every reader of the record. So keys are searched for every secret except those of
- * fewer than MIN_WORD_SECRET characters made of letters and `_` only, which no credential is and
- * every field name holds; `sk-1234` echoed as a header name is still masked. Values are searched
- * for every secret.
+ * What counts as a secret: a value of at least MIN_SECRET_LENGTH characters. Masking rewrites
+ * server text, replies included, wherever the value appears; a shorter value is a placeholder
+ * (`CHATBATCH_API_KEY=none` for a keyless vLLM, Ollama or llama.cpp server, `EMPTY`, `x`) or a
+ * word, never a credential a provider issues (theirs are 32 characters and more), and masking it
+ * would corrupt every reply that holds the word ("none" in a JSON answer) to hide nothing. Such a
+ * value is still sent only in its header, but text a server sends is not searched for it.
  */
-const MIN_WORD_SECRET = 8;
+export const MIN_SECRET_LENGTH = 8;
+
+/**
+ * The secrets looked for in object keys (field and header names), lower-cased too: the same
+ * secrets, kept apart so the lower-cased search runs only on names.
+ */
 const nameSecrets = new SecretRedactor();
 
 function remember(value: string, label: string, masked = true): void {
+  if (value.length < MIN_SECRET_LENGTH) return;
   processSecrets.register(value, label, masked);
-  if (value.length >= MIN_WORD_SECRET || /[^A-Za-z_]/.test(value)) nameSecrets.register(value, label, masked);
+  nameSecrets.register(value, label, masked);
 }
 
 /**
@@ -245,17 +252,19 @@ export function registerBasicCredentials(user: string, password: string, label: 
 }
 
 /**
- * Query values shorter than this are not searched for: a credential is longer, and a short value
- * (`?v=1`) would mask every `1` in every server text.
+ * Query parameters whose values are public, never secrets: Azure's `api-version`, a date
+ * (https://learn.microsoft.com/en-us/azure/ai-services/openai/reference). Masking `2024-06-01`
+ * would rewrite every reply that mentions that date.
  */
-const MIN_QUERY_SECRET = 8;
+export const PUBLIC_QUERY_PARAMETERS: ReadonlySet<string> = new Set(['api-version']);
 
 /**
- * Every value of the request URL's query string is treated as a secret (a credential-looking name
- * is refused at start, but a gateway may use any name): masked wherever server text is redacted.
+ * Every other value of the request URL's query string is treated as a secret (a credential-looking
+ * name is refused at start, but a gateway may use any name): masked wherever server text is
+ * redacted, once it is long enough to be one (`?v=1` would mask every `1` in every server text).
  */
 export function registerQueryValues(url: URL): void {
-  for (const value of url.searchParams.values()) if (value.length >= MIN_QUERY_SECRET) remember(value, 'query value');
+  for (const [name, value] of url.searchParams) if (!PUBLIC_QUERY_PARAMETERS.has(name.toLowerCase())) remember(value, 'query value');
 }
 
 export function hasSecrets(): boolean {
@@ -269,7 +278,7 @@ export function redactSecrets(text: string): string {
 
 /**
  * The same for a header name or an object key: the secrets lower-cased are found too (header
- * names arrive lower-cased), except short plain words (see nameSecrets).
+ * names arrive lower-cased).
  */
 export function redactSecretsAlsoLowerCased(text: string): string {
   return nameSecrets.redact(text, true);

@@ -1,4 +1,5 @@
 import { type FileHandle, open } from 'node:fs/promises';
+import { exceedsJsonDepth } from '../record/json-depth.js';
 import type { RowRecord } from '../record/record.js';
 import { type RecordLocation, verifiedRecordStart } from '../state/journal.js';
 import type { ReplyCheck } from './reply-check.js';
@@ -55,7 +56,9 @@ export class EarlierReplies {
     const recordStart = verifiedRecordStart(buffer, 0, location.length);
     if (recordStart === -1) return null;
     try {
-      return JSON.parse(buffer.toString('utf8', recordStart, location.length)) as RowRecord;
+      const record: unknown = JSON.parse(buffer.toString('utf8', recordStart, location.length));
+      // A record no chatbatch wrote (edited, checksum and all): not one to write out again.
+      return exceedsJsonDepth(record) ? null : (record as RowRecord);
     } catch {
       return null;
     }

@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { exceedsJsonDepth, TOO_DEEP } from '../record/json-depth.js';
 import type { RowRecord } from '../record/record.js';
 import { NotARegularFileError, openRegularFile } from '../state/regular-file.js';
 
@@ -46,6 +47,7 @@ export function recordProblem(line: string): string | null {
     return 'not a whole record (torn or edited)';
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'not a record (a JSON object)';
+  if (exceedsJsonDepth(value)) return `a value ${TOO_DEEP}`;
   const record = value as Record<string, unknown>;
   if (typeof record.id !== 'string') return 'no id';
   if (!Number.isSafeInteger(record.attempts) || (record.attempts as number) < 0) return `attempts is ${JSON.stringify(record.attempts)}`;

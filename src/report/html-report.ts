@@ -3,13 +3,21 @@ import { datasetLines } from './dataset-text.js';
 import { type Html, html, jsonScript, trustedHtml } from './html.js';
 import { describePending } from './pending.js';
 import { ROWS_SCRIPT } from './rows-script.js';
-import type { ViewRow } from './rows-view.js';
+import { MAX_VIEW_TEXT, ROWS_VIEW_LIMITS, type RowsView } from './rows-view.js';
 import type { RunStats } from './stats.js';
 import { type Axis, chartFrame, heightOf, niceAxis, xOf, yOf } from './svg-chart.js';
 import { formatTokens, usageSummary } from './usage-text.js';
 
+/** How every page starts: what `report --html` recognises as its own before writing over a file. */
+const PAGE_START = '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>chatbatch report: ';
+
+/** Whether `head` (a file's first bytes) is the start of a page this module wrote. */
+export function isHtmlReport(head: string): boolean {
+  return head.startsWith(PAGE_START);
+}
+
 /** A self-contained page: inline CSS, SVG and script, nothing fetched; every value from a file escaped. */
-export function renderHtmlReport(stats: RunStats, title: string, rows: readonly ViewRow[] = []): string {
+export function renderHtmlReport(stats: RunStats, title: string, view: RowsView = { rows: [], leftOut: 0, textLimit: 0 }): string {
   const latency = stats.latency;
   const pendingNote = describePending(stats.pending, stats.repeat > 1 ? 'sample' : 'row');
   return html`<!doctype html>
@@ -31,7 +39,7 @@ ${stats.damagedLines > 0 ? html`<p>${stats.damagedLines} line(s) of the records 
 <h2>Replies</h2>
 <ul>${datasetLines(stats.dataset).map((line) => html`<li>${line}</li>`)}</ul>
 ${leastConsistent(stats)}
-${rowsSection(rows)}
+${rowsSection(view)}
 <h2>Latency over time</h2>
 ${trustedHtml(latencyChart(stats))}
 <h2>Rows settled over time (per ${stats.throughput.bucketSeconds} s)</h2>
@@ -73,8 +81,16 @@ function leastConsistent(stats: RunStats): Html | string {
 }
 
 /** The searchable, filterable list of every row; the rows travel as JSON the script reads. */
-function rowsSection(rows: readonly ViewRow[]): Html | string {
+function rowsSection(view: RowsView): Html | string {
+  const { rows } = view;
+  if (view.leftOut > 0) {
+    return html`<h2>Rows</h2><p>${view.leftOut} records are more than this page lists (at most ${ROWS_VIEW_LIMITS.maxRows}): the counts above include them all; read output.jsonl and errors.jsonl for each row.</p>`;
+  }
   if (rows.length === 0) return '';
+  const cutNote =
+    view.textLimit < MAX_VIEW_TEXT
+      ? ` Texts longer than ${view.textLimit} characters are cut in this page (the record files keep them whole).`
+      : '';
   return html`<h2>Rows</h2>
 <div class="controls">
 <input type="search" id="f-search" placeholder="Search ids, inputs, replies, messages" aria-label="search rows">
@@ -86,7 +102,7 @@ function rowsSection(rows: readonly ViewRow[]): Html | string {
 </div>
 <table id="rows-table"><colgroup><col style="width:14%"><col style="width:5%"><col style="width:12%"><col style="width:6%"><col style="width:28%"><col style="width:29%"><col style="width:6%"></colgroup>
 <thead><tr><th>id</th><th>sample</th><th>outcome</th><th>status</th><th>input</th><th>reply / data</th><th>attempts</th></tr></thead><tbody id="rows-body"></tbody></table>
-<p><button id="rows-prev" type="button">previous</button> <span id="rows-page"></span> <button id="rows-next" type="button">next</button> (click a row to open it)</p>
+<p><button id="rows-prev" type="button">previous</button> <span id="rows-page"></span> <button id="rows-next" type="button">next</button> (click a row to open it)${cutNote}</p>
 ${jsonScript('rows-data', rows)}
 <script>${trustedHtml(ROWS_SCRIPT)}</script>`;
 }

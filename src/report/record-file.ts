@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { exceedsJsonDepth } from '../record/json-depth.js';
 import type { RowRecord } from '../record/record.js';
 
 /**
@@ -25,7 +26,8 @@ export async function* readRecordFile(file: string, damaged: { lines: number } =
 function parseObject(line: string): Record<string, unknown> | null {
   try {
     const value: unknown = JSON.parse(line);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+    const isObject = typeof value === 'object' && value !== null && !Array.isArray(value);
+    return isObject && !exceedsJsonDepth(value) ? (value as Record<string, unknown>) : null;
   } catch {
     return null;
   }

@@ -1,8 +1,36 @@
+import { jsonlRowCount } from '../input/jsonl-count.js';
 import type { RowRecord } from '../record/record.js';
 import { numberOr0, readRecordFile, stringOrNull } from './record-file.js';
 
 /** Longest text a row carries into the page; the record files keep the whole. */
 const MAX_TEXT = 4000;
+export const MAX_VIEW_TEXT = MAX_TEXT;
+/** Shortest a text is cut to however many rows the page holds. */
+const MIN_TEXT = 200;
+/** Most of a row's kept input fields the page shows. */
+const MAX_INPUT_FIELDS = 32;
+
+/**
+ * What the page's rows view may hold. The page is one string, and V8's strings stop near 2^29
+ * characters: the rows' texts share `pageChars` (each text cut to its share, between 200 and
+ * 4000 characters), and a run of more than `maxRows` records gets no rows view (said on the
+ * page; the summary above it counts every record).
+ */
+export interface RowsViewLimits {
+  maxRows: number;
+  pageChars: number;
+}
+
+export const ROWS_VIEW_LIMITS: RowsViewLimits = { maxRows: 200_000, pageChars: 2 ** 27 };
+
+/** The rows view: its rows, or none and how many records were left out. */
+export interface RowsView {
+  rows: ViewRow[];
+  /** Records left out of the view (all of them, past `maxRows`). */
+  leftOut: number;
+  /** How long each text may be in this page. */
+  textLimit: number;
+}
 
 /** One row (or sample) as the page's rows view shows it: short keys, as it is embedded 100,000 times. */
 export interface ViewRow {
@@ -29,8 +57,16 @@ export interface ViewRow {
   ag?: number;
 }
 
-/** Every record of the run as a view row, in input order (file, line, sample). */
-export async function readViewRows(outputFile: string, errorsFile: string): Promise<ViewRow[]> {
+/** Every record of the run as a view row, in input order (file, line, sample), within `limits`. */
+export async function readViewRows(outputFile: string, errorsFile: string, limits = ROWS_VIEW_LIMITS): Promise<RowsView> {
+  const count = (await Promise.all([outputFile, errorsFile].map((file) => jsonlRowCount(file).catch(() => 0)))).reduce((a, b) => a + b, 0);
+  if (count > limits.maxRows) return { rows: [], leftOut: count, textLimit: 0 };
+  // A row shows up to four texts (message, reply, data, input): they share the row's part.
+  const textLimit = Math.max(MIN_TEXT, Math.min(MAX_TEXT, Math.floor(limits.pageChars / Math.max(1, count) / 4)));
+  return { rows: await collectRows(outputFile, errorsFile, textLimit), leftOut: 0, textLimit };
+}
+
+async function collectRows(outputFile: string, errorsFile: string, textLimit: number): Promise<ViewRow[]> {
   const rows: Array<ViewRow & { file: string; line: number; answer: string }> = [];
   const fileOrder = new Map<string, number>();
   for (const [file, ok] of [
@@ -40,7 +76,7 @@ export async function readViewRows(outputFile: string, errorsFile: string): Prom
     for await (const record of readRecordFile(file)) {
       const origin = String(stringOrNull(record.file));
       if (!fileOrder.has(origin)) fileOrder.set(origin, fileOrder.size);
-      rows.push({ ...viewRow(record, ok), file: origin, line: numberOr0(record.line), answer: answerText(record, ok) });
+      rows.push({ ...viewRow(record, ok, textLimit), file: origin, line: numberOr0(record.line), answer: answerText(record, ok) });
     }
   }
   rows.sort((a, b) => fileOrder.get(a.file)! - fileOrder.get(b.file)! || a.line - b.line || (a.s ?? 0) - (b.s ?? 0));
@@ -48,7 +84,8 @@ export async function readViewRows(outputFile: string, errorsFile: string): Prom
   return rows.map(({ file: _file, line: _line, answer: _answer, ...row }) => row);
 }
 
-function viewRow(record: RowRecord, ok: boolean): ViewRow {
+function viewRow(record: RowRecord, ok: boolean, limit: number): ViewRow {
+  const short = (text: string | null) => cut(text, limit);
   const status = record.status as unknown;
   const row: ViewRow = {
     id: String(stringOrNull(record.id)),
@@ -60,7 +97,7 @@ function viewRow(record: RowRecord, ok: boolean): ViewRow {
     att: numberOr0(record.attempts),
     fr: stringOrNull(record.finish_reason),
     tr: stringOrNull(record.trace_id),
-    in: inputOf(record.input),
+    in: inputOf(record.input, limit),
     r: short(stringOrNull(record.reply ?? record.reply_text)),
     d: record.data === undefined ? null : short(JSON.stringify(record.data, null, 2)),
   };
@@ -70,16 +107,18 @@ function viewRow(record: RowRecord, ok: boolean): ViewRow {
   return row;
 }
 
-function inputOf(input: unknown): Record<string, string> | null {
+function inputOf(input: unknown, limit: number): Record<string, string> | null {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return null;
   // fromEntries defines own properties: a field named __proto__ stays a field.
   return Object.fromEntries(
-    Object.entries(input).map(([name, value]) => [name, short(typeof value === 'string' ? value : (JSON.stringify(value) ?? '')) ?? '']),
+    Object.entries(input)
+      .slice(0, MAX_INPUT_FIELDS)
+      .map(([name, value]) => [name, cut(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), limit) ?? '']),
   );
 }
 
-function short(text: string | null): string | null {
-  return text !== null && text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
+function cut(text: string | null, limit: number): string | null {
+  return text !== null && text.length > limit ? `${text.slice(0, limit)}…` : text;
 }
 
 function answerText(record: RowRecord, ok: boolean): string {
@@ -88,7 +127,7 @@ function answerText(record: RowRecord, ok: boolean): string {
 }
 
 /** Each sample gets its row's agreement (share of samples equal to the most common answer). */
-function markAgreement(rows: Array<ViewRow & { answer: string }>): void {
+export function markAgreement(rows: Array<ViewRow & { answer: string }>): void {
   const byId = new Map<string, Array<ViewRow & { answer: string }>>();
   for (const row of rows) {
     if (row.s === undefined) continue;
@@ -99,7 +138,10 @@ function markAgreement(rows: Array<ViewRow & { answer: string }>): void {
   for (const samples of byId.values()) {
     const counts = new Map<string, number>();
     for (const sample of samples) counts.set(sample.answer, (counts.get(sample.answer) ?? 0) + 1);
-    const agreement = Math.max(...counts.values()) / samples.length;
+    let most = 0;
+    // A loop, not Math.max(...spread): a spread of ~125,000 values overflows the stack.
+    for (const count of counts.values()) most = Math.max(most, count);
+    const agreement = most / samples.length;
     for (const sample of samples) sample.ag = agreement;
   }
 }

@@ -1,12 +1,15 @@
 import { invalidInputRecord, withSample } from '../record/builders.js';
-import { categoryOf, SUCCEEDED } from '../record/outcome-code.js';
+import { categoryOf, DROPPED, SUCCEEDED } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { forSample, prepareRows, prepareSettingsOf } from '../request/prepare.js';
+import type { RowTask } from '../request/row-task.js';
 import { sampleIndexes } from '../request/samples.js';
 import type { PreviousResult } from '../state/previous-results.js';
 import type { OpenedRun } from './open-run.js';
 import { rerunsFailed, reusable } from './resume-rules.js';
 import type { Sending } from './sending.js';
+
+type Prepared = ReturnType<typeof forSample>;
 
 export interface Admission {
   /** Rows read per input file (every shard's), for the manifest and the count of unread rows. */
@@ -22,7 +25,7 @@ export interface Admission {
  * read only when there is room for it, so memory stays flat however large the input.
  */
 export async function admitRows(run: OpenedRun, sending: Sending): Promise<Admission> {
-  const { config, progress, session, results, previous } = run;
+  const { config, progress, results } = run;
   const admission: Admission = {
     rowsPerFile: new Map(),
     inputExhausted: true,
@@ -30,11 +33,18 @@ export async function admitRows(run: OpenedRun, sending: Sending): Promise<Admis
   };
   const rows = prepareRows(run.files, prepareSettingsOf(config), admission.notes, run.seen);
   let position = -1;
+  let keepingOnly = false;
   const samples = sampleIndexes(config.repeat);
   for await (const row of rows) {
-    if (sending.stopped || run.tokens.limitReached) {
-      admission.inputExhausted = false;
-      break;
+    if (!keepingOnly && (sending.stopped || run.tokens.limitReached)) {
+      if (!keepsEarlierRecords(run)) {
+        admission.inputExhausted = false;
+        break;
+      }
+      // A resume that stops early still writes every earlier record of the rows it did not
+      // reach (read on without sending), so its files replace the earlier ones by a superset.
+      keepingOnly = true;
+      await sending.open.drained();
     }
     const { file } = row.kind === 'task' ? row.task : row.origin;
     admission.rowsPerFile.set(file, (admission.rowsPerFile.get(file) ?? 0) + 1);
@@ -44,35 +54,89 @@ export async function admitRows(run: OpenedRun, sending: Sending): Promise<Admis
       position++;
       results.admit(position);
       const prepared = forSample(row, sample, position);
-      const earlier = previous?.byKey.get(prepared.key);
-      if (earlier && prepared.kind === 'task' && (await settledByRecheck(run, sending, earlier, prepared, position))) continue;
-      if (earlier && reusable(earlier, prepared.fingerprint, config)) {
-        results.settled(position, earlier.location, earlier.outcome);
-        progress.reused++;
-        session.rows_reused++;
-        if (earlier.outcome === SUCCEEDED) progress.succeeded++;
-        else progress.failed++;
-        continue;
+      if (keepingOnly) keepEarlierOnly(run, prepared.key, position);
+      else {
+        const waiting = admitSample(run, sending, prepared, position);
+        if (waiting) await waiting;
       }
-      if (earlier) {
-        if (earlier.fingerprint !== prepared.fingerprint) session.rows_rerun_changed++;
-        else {
-          session.rows_rerun_failed++;
-          if (prepared.kind === 'task') prepared.task.failedBefore = true;
-        }
-      }
-      if (prepared.kind === 'invalid') {
-        const record = withSample(invalidInputRecord(prepared.origin, prepared.problem, config.model), prepared.sample);
-        sending.settleNow(position, prepared.key, prepared.fingerprint, record);
-        continue;
-      }
-      // Awaited only when full: an await is a promise and a turn of the microtask queue a row.
-      if (!sending.open.hasRoom) await sending.open.room();
-      if (!results.windowHasRoom) await results.roomInWindow(sending.stoppedSignal);
-      sending.send(prepared.task);
     }
+    if (keepingOnly && results.windowSize >= KEEP_FLUSH_ROWS) results.flushAll();
   }
   return admission;
+}
+
+/** Rows a stopped resume gathers before writing them out. */
+const KEEP_FLUSH_ROWS = 4096;
+
+/** Whether a stopped run reads on to keep earlier records: a resume whose writes still work. */
+function keepsEarlierRecords(run: OpenedRun): boolean {
+  return run.previous !== null && run.journal.error === null && run.results.error === null;
+}
+
+/** The row's record from an earlier session, if it has one (a row whose records were dropped has none). */
+function earlierOf(run: OpenedRun, key: string): PreviousResult | undefined {
+  const earlier = run.previous?.byKey.get(key);
+  return earlier?.outcome === DROPPED ? undefined : earlier;
+}
+
+function keepEarlierOnly(run: OpenedRun, key: string, position: number): void {
+  const earlier = earlierOf(run, key);
+  if (earlier) run.results.keepEarlier(position, earlier.location, earlier.outcome);
+}
+
+/**
+ * One sample: reused from an earlier session, settled at once, or sent. Returns a promise only
+ * when there is something to wait for (a recheck, room): an await is a turn of the microtask
+ * queue a row.
+ */
+function admitSample(run: OpenedRun, sending: Sending, prepared: Prepared, position: number): Promise<void> | undefined {
+  const earlier = earlierOf(run, prepared.key);
+  if (earlier && prepared.kind === 'task') {
+    return settledByRecheck(run, sending, earlier, prepared, position).then((done) =>
+      done ? undefined : placeSample(run, sending, prepared, position, earlier),
+    );
+  }
+  return placeSample(run, sending, prepared, position, earlier);
+}
+
+function placeSample(
+  run: OpenedRun,
+  sending: Sending,
+  prepared: Prepared,
+  position: number,
+  earlier: PreviousResult | undefined,
+): Promise<void> | undefined {
+  const { config, progress, session, results } = run;
+  if (earlier && reusable(earlier, prepared.fingerprint, config)) {
+    results.settled(position, earlier.location, earlier.outcome);
+    progress.reused++;
+    session.rows_reused++;
+    if (earlier.outcome === SUCCEEDED) progress.succeeded++;
+    else progress.failed++;
+    return;
+  }
+  if (earlier) {
+    // Sent again: its earlier record stays the row's until this session gives it another.
+    results.keepEarlier(position, earlier.location, earlier.outcome);
+    if (earlier.fingerprint !== prepared.fingerprint) session.rows_rerun_changed++;
+    else {
+      session.rows_rerun_failed++;
+      if (prepared.kind === 'task') prepared.task.failedBefore = true;
+    }
+  }
+  if (prepared.kind === 'invalid') {
+    const record = withSample(invalidInputRecord(prepared.origin, prepared.problem, config.model), prepared.sample);
+    sending.settleNow(position, prepared.key, prepared.fingerprint, record);
+    return;
+  }
+  if (sending.open.hasRoom && results.windowHasRoom) sending.send(prepared.task);
+  else return sendWhenRoom(run, sending, prepared.task);
+}
+
+async function sendWhenRoom(run: OpenedRun, sending: Sending, task: RowTask): Promise<void> {
+  if (!sending.open.hasRoom) await sending.open.room();
+  if (!run.results.windowHasRoom) await run.results.roomInWindow(sending.stoppedSignal);
+  sending.send(task);
 }
 
 /** An earlier invalid_reply of the same request, checked again against the current schema without sending. */

@@ -1,10 +1,10 @@
 import type { RunConfig } from '../job/config.js';
 import type { Manifest } from '../output/manifest.js';
-import { readRecordFile } from '../report/record-file.js';
+import { DROPPED, outcomeCode } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
 import { sampleIndexes, sampleKey } from '../request/samples.js';
-import type { OutDirPaths } from '../state/out-dir.js';
+import { readJournal } from '../state/journal.js';
 import type { PreviousResults } from '../state/previous-results.js';
 import { ResultTable } from '../state/result-table.js';
 import { OutDirInUseError } from './errors.js';
@@ -22,40 +22,52 @@ const NO_FINGERPRINT = '0'.repeat(32);
  * replaced by its row's), and a record of a row sent once is kept by the row's samples.
  *
  * The inputs' keys go into a compact hash table (see ResultTable, ~40 bytes a key), then each
- * written record is looked up in it.
+ * key the journal settled (its lines that verify) is looked up in it.
  */
 export async function refuseDroppedRows(
   config: RunConfig,
   files: readonly string[],
   earlier: { previous: PreviousResults | null; previousWritten: { manifest: Manifest } | null },
-  paths: Pick<OutDirPaths, 'output' | 'errors'>,
+  journalFile: string,
   log: (line: string) => void,
-): Promise<void> {
-  if (!config.resume || !earlier.previous || earlier.previous.byKey.size === 0) return;
+): Promise<string[]> {
+  if (!config.resume || !earlier.previous || earlier.previous.byKey.size === 0) return [];
   const current = await inputKeys(config, files);
-  let dropped = 0;
-  for (const file of [paths.output, paths.errors]) {
-    for await (const record of readRecordFile(file)) {
-      if (record.code === 'invalid_input') continue;
-      const sample = typeof record.sample === 'number' ? record.sample : undefined;
-      const id = String(record.id);
-      const kept =
-        current.get(sampleKey(id, sample)) !== undefined ||
-        (sample === undefined && config.repeat > 1 && current.get(sampleKey(id, 0)) !== undefined);
-      if (!kept) dropped++;
-    }
-  }
-  if (dropped === 0) return;
+  // The journal is the truth: output.jsonl and errors.jsonl may have been cut short or emptied
+  // (by hand, or by an older chatbatch's resume that stopped early).
+  const invalidInput = outcomeCode('invalid_input');
+  const counted = (outcome: number) => outcome !== invalidInput && outcome !== DROPPED;
+  const dropped = earlier.previous.byKey.countMissingFrom(current, counted);
+  if (dropped === 0) return [];
   const what = `${dropped} record(s) the earlier run wrote in ${config.outDir} are of rows not in this run's inputs (${describeInputs(earlier.previousWritten?.manifest, files)})`;
   if (config.allowDroppedRows) {
     log(`${what}: they are dropped from output.jsonl and errors.jsonl (--allow-dropped-rows)`);
-    return;
+    return droppedKeys(journalFile, earlier.previous, current, counted);
   }
   throw new OutDirInUseError(
     `${what}; resuming would drop them from output.jsonl and errors.jsonl. Nothing was sent or changed.\n` +
       `  resume with the earlier inputs (appending rows, fixing a line or a larger --repeat are fine),\n` +
       `  use another --out for these inputs, or add --allow-dropped-rows to drop those records.`,
   );
+}
+
+/**
+ * The keys of the dropped records, read from the journal (the table keeps hashes, not keys): the
+ * run journals each as dropped, so that a later resume of these inputs is not refused for them.
+ */
+async function droppedKeys(
+  journalFile: string,
+  previous: PreviousResults,
+  current: ResultTable,
+  counted: (outcome: number) => boolean,
+): Promise<string[]> {
+  const keys = new Set<string>();
+  await readJournal(journalFile, (entry) => {
+    if (keys.has(entry.k) || current.get(entry.k) !== undefined) return;
+    const latest = previous.byKey.get(entry.k);
+    if (latest && counted(latest.outcome)) keys.add(entry.k);
+  });
+  return [...keys];
 }
 
 /** Every journal key this run's inputs give (a row's, or each sample's with --repeat). */
@@ -65,6 +77,8 @@ async function inputKeys(config: RunConfig, files: readonly string[]): Promise<R
   for await (const row of prepareRows(files, prepareSettingsOf(config), new BatchNotes(config.model))) {
     if (row.kind === 'other-shard') continue;
     for (const sample of samples) keys.set(sampleKey(row.key, sample), NO_FINGERPRINT, 0, NOWHERE);
+    // A row sent once before --repeat grew keeps its one record (followed by its samples).
+    if (config.repeat > 1) keys.set(row.key, NO_FINGERPRINT, 0, NOWHERE);
   }
   return keys;
 }

@@ -13,11 +13,20 @@ import { diskFailureOf } from '../output/write-failed.js';
 import { limitsForShard, type RunLimits } from '../pace/shard-limits.js';
 import { TokenAccount } from '../pace/token-account.js';
 import { maxCompletionTokens, TokenEstimator } from '../pace/token-estimator.js';
+import { DROPPED } from '../record/outcome-code.js';
 import { EarlierReplies } from '../reply/recheck-earlier.js';
 import { type ReplyCheck, replyCheckFor } from '../reply/reply-check.js';
 import { JournalWriter } from '../state/journal.js';
 import { acquireLock } from '../state/lock.js';
-import { clearRunFiles, inspectOutDir, type OutDirPaths, outDirPaths, prepareOutDir, removeLeftoverTempFiles } from '../state/out-dir.js';
+import {
+  clearRunFiles,
+  foreignRunFiles,
+  inspectOutDir,
+  type OutDirPaths,
+  outDirPaths,
+  prepareOutDir,
+  removeLeftoverTempFiles,
+} from '../state/out-dir.js';
 import { loadPreviousResults, type PreviousResults } from '../state/previous-results.js';
 import { refuseDroppedRows } from './dropped-rows.js';
 import { OutDirInUseError } from './errors.js';
@@ -104,8 +113,8 @@ export async function openRun(options: RunOptions): Promise<OpenedRun> {
   try {
     const earlier = await readEarlierRun(options, paths);
     refuseChangedRowSet(options.config, earlier.previousWritten?.manifest ?? null);
-    await refuseDroppedRows(options.config, inputs.files, earlier, paths, options.log);
-    return await startSession({ options, now, progress, startedAt, inputs, paths, earlier, releaseLock, closed });
+    const dropped = await refuseDroppedRows(options.config, inputs.files, earlier, paths.journal, options.log);
+    return await startSession({ options, now, progress, startedAt, inputs, paths, earlier, releaseLock, closed, dropped });
   } catch (error) {
     closed.abort();
     await releaseLock();
@@ -146,11 +155,22 @@ async function readEarlierRun(options: RunOptions, paths: OutDirPaths): Promise<
         `  or --force to discard it and start over.`,
     );
   }
+  if (state.kind === 'new' && !config.force) await refuseForeignFiles(config.outDir, paths);
   if (config.force) await clearRunFiles(paths);
   const previousWritten = config.resume ? await readManifestAsWritten(paths.manifest) : null;
   const previous = config.resume && state.kind !== 'new' ? await loadPreviousResults(paths.journal) : null;
   if (previous) reportJournalRepairs(previous, log);
   return { previous, previousWritten };
+}
+
+/** A run writes over no file it did not make: a directory without a journal holds none of ours. */
+async function refuseForeignFiles(outDir: string, paths: OutDirPaths): Promise<void> {
+  const foreign = await foreignRunFiles(paths);
+  if (foreign.length === 0) return;
+  throw new OutDirInUseError(
+    `${outDir} holds ${foreign.join(', ')}, which no chatbatch run there wrote (it has no .chatbatch/journal.jsonl: a merge, or another tool's); nothing was sent or changed.\n` +
+      `  give another --out, or add --force to replace ${foreign.length > 1 ? 'them' : 'it'}.`,
+  );
 }
 
 interface SessionParts {
@@ -164,6 +184,8 @@ interface SessionParts {
   releaseLock: () => Promise<void>;
   /** Aborted when the run closes (or fails to open): work beside the run stops. */
   closed: AbortController;
+  /** Keys whose records --allow-dropped-rows drops: journaled as dropped before the first request. */
+  dropped: string[];
 }
 
 /** Opens the journal and the results, and writes the manifest as `running`. */
@@ -192,6 +214,7 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
   const earlierReplies = new EarlierReplies(paths.journal);
   const shardRows = countShardRowsBeside(parts);
   const journal = await JournalWriter.open(paths.journal);
+  await journalDropped(journal, parts.dropped, earlier.previous);
   const results = await OrderedResults.open(paths.journal, paths.outDir, () => opened.onWriteFailure());
   await writeManifest(paths.manifest, manifest);
   const opened = assembleRun(parts, { limits, tokens, session, manifest, earlierReplies, journal, results, shardRows });
@@ -303,6 +326,17 @@ function learnJobIdentity(run: OpenedRun, stopped: AbortSignal, write: () => voi
     write();
   });
 }
+
+/** Journals each dropped key as such (see DROPPED), and forgets its earlier record for this session. */
+async function journalDropped(journal: JournalWriter, keys: readonly string[], previous: PreviousResults | null): Promise<void> {
+  for (const k of keys) {
+    const location = await journal.append({ k, f: DROPPED_FINGERPRINT, o: DROPPED }, 'null');
+    previous?.byKey.set(k, DROPPED_FINGERPRINT, DROPPED, location);
+  }
+}
+
+/** The fingerprint of a dropped row's journal line: matches no request. */
+const DROPPED_FINGERPRINT = 'dropped';
 
 function reportJournalRepairs(previous: PreviousResults, log: (line: string) => void): void {
   if (previous.repairedBytes > 0) {

@@ -1,14 +1,14 @@
 import type { Shard } from '../input/shard.js';
 import type { RunConfig } from '../job/config.js';
 import type { Manifest } from '../output/manifest.js';
-import { categoryOf, SUCCEEDED } from '../record/outcome-code.js';
+import { categoryOf, DROPPED, SUCCEEDED } from '../record/outcome-code.js';
 import type { FailureCategory } from '../record/record.js';
 import type { PreviousResult } from '../state/previous-results.js';
 import { OutDirInUseError } from './errors.js';
 
 /** Whether a row settled in an earlier session is kept as it is on --resume (not sent again). */
 export function reusable(earlier: PreviousResult, fingerprint: string, config: Pick<RunConfig, 'retryFailed'>): boolean {
-  if (earlier.fingerprint !== fingerprint) return false;
+  if (earlier.fingerprint !== fingerprint || earlier.outcome === DROPPED) return false;
   if (earlier.outcome === SUCCEEDED) return true;
   const category = categoryOf(earlier.outcome);
   if (config.retryFailed === 'all') return category === 'invalid_input';

@@ -5,7 +5,7 @@ import { admitted } from './admission.js';
 import { later, sendJson, sendSuccess } from './answers.js';
 import type { Exchange, SimContext } from './context.js';
 import { type DirectiveKind, findDirective } from './directive.js';
-import { sampleSeedOf, simulatedChoices } from './json-reply.js';
+import { SchemaTooLargeError, sampleSeedOf, simulatedChoices } from './json-reply.js';
 import { errorBody } from './openai-bodies.js';
 import type { SimMessage } from './reply.js';
 
@@ -41,10 +41,17 @@ export function handleChat(context: SimContext, req: IncomingMessage, res: Serve
   // Every choice JSON when asked; samples differ above temperature 0 (simulatedChoices).
   const choices = request.n ?? 1;
   const sampleSeed = sampleSeedOf(req.headers['x-client-request-id'], n);
-  const replies = simulatedChoices(
-    { body, messages: request.messages, temperature: request.temperature, responseFormat: request.response_format, sampleSeed },
-    choices,
-  );
+  let replies: string[];
+  try {
+    replies = simulatedChoices(
+      { body, messages: request.messages, temperature: request.temperature, responseFormat: request.response_format, sampleSeed },
+      choices,
+    );
+  } catch (error) {
+    if (!(error instanceof SchemaTooLargeError)) throw error;
+    sendJson(context, res, 400, errorBody(400, 'invalid_request', error.message, 'response_format'), requestId);
+    return;
+  }
   const reply = replies[0]!;
   const exchange: Exchange = { res, requestId, n, messages: request.messages, model: request.model, body, reply, choices };
 

@@ -10,6 +10,23 @@ import { fnv1a, type SimMessage, simulatedReply } from './reply.js';
  */
 export const SENTIMENT_LABELS = ['positive', 'negative', 'neutral'] as const;
 
+/**
+ * Most characters a JSON answer may take (about: each value counts its text and a few for its
+ * punctuation). A schema asking for more (`minLength: 1e9`, nested `minItems`) is refused with a
+ * 400 naming `response_format` instead of being built: any local client could otherwise take the
+ * simulator down with one request.
+ */
+export const MAX_JSON_ANSWER_CHARS = 1_000_000;
+
+/** A `response_format` schema whose smallest answer is larger than MAX_JSON_ANSWER_CHARS. */
+export class SchemaTooLargeError extends Error {
+  override name = 'SchemaTooLargeError';
+  constructor() {
+    super(`the response_format schema asks for a value larger than the simulator makes (at most ${MAX_JSON_ANSWER_CHARS} characters)`);
+  }
+}
+
+/** Throws SchemaTooLargeError when the schema asks for more than MAX_JSON_ANSWER_CHARS. */
 export function simulatedJson(body: string, schema?: unknown): unknown {
   const seed = new Seed(fnv1a(body));
   if (schema === undefined) return { label: seed.pick(SENTIMENT_LABELS), score: seed.fraction() };
@@ -29,7 +46,15 @@ export function requestedJson(responseFormat: unknown): { schema?: unknown } | n
 const MAX_DEPTH = 8;
 
 class Seed {
+  private left = MAX_JSON_ANSWER_CHARS;
+
   constructor(private state: number) {}
+
+  /** Counts `chars` more of the answer against its bound. */
+  spend(chars: number): void {
+    this.left -= chars;
+    if (this.left < 0) throw new SchemaTooLargeError();
+  }
 
   next(): number {
     this.state = fnv1a(String(this.state));
@@ -50,6 +75,7 @@ type Schema = Record<string, unknown>;
 
 function valueFor(schema: unknown, root: unknown, seed: Seed, depth: number): unknown {
   if (typeof schema !== 'object' || schema === null || depth > MAX_DEPTH) return null;
+  seed.spend(4);
   const s = schema as Schema;
   if (typeof s.$ref === 'string') return valueFor(resolveLocal(s.$ref, root), root, seed, depth + 1);
   if ('const' in s) return s.const;
@@ -69,9 +95,11 @@ function valueFor(schema: unknown, root: unknown, seed: Seed, depth: number): un
       return value;
     }
     case 'array': {
-      const count = Math.max(numberOr(s.minItems, 1), 0);
-      const max = numberOr(s.maxItems, Infinity);
-      return Array.from({ length: Math.min(count, max) }, () => valueFor(s.items ?? {}, root, seed, depth + 1));
+      const count = Math.min(Math.max(numberOr(s.minItems, 1), 0), numberOr(s.maxItems, Infinity));
+      const items: unknown[] = [];
+      // One at a time, each counted: `minItems: 1e9` is refused, not allocated.
+      while (items.length < count) items.push(valueFor(s.items ?? {}, root, seed, depth + 1));
+      return items;
     }
     case 'number':
     case 'integer': {
@@ -90,6 +118,7 @@ function valueFor(schema: unknown, root: unknown, seed: Seed, depth: number): un
       const text = `sim-${seed.next().toString(16).padStart(8, '0')}`;
       const min = numberOr(s.minLength, 0);
       const max = numberOr(s.maxLength, Infinity);
+      seed.spend(Math.max(min, text.length));
       return text.padEnd(min, 'x').slice(0, max);
     }
   }

@@ -40,6 +40,12 @@ export interface RecordLocation {
 }
 
 const STAGING_BYTES = 1 << 18;
+/**
+ * Most bytes a turn of the event loop gathers before they are written: past it, what is gathered
+ * is written at once and gathering goes on. A turn settling gigabytes of records (a large
+ * cache hit or reuse burst) would otherwise pass what one Buffer can hold.
+ */
+const MAX_STAGED_BYTES = 1 << 26;
 /** Lines longer than this (in UTF-16 code units) are measured before they are encoded. */
 const EXACT_SIZE_ABOVE = 1 << 16;
 /** `<8 hex digits>\t` before the entry. */
@@ -63,16 +69,18 @@ export class JournalWriter {
     private readonly handle: FileHandle,
     private size: number,
     syncEveryMs: number,
+    private readonly maxStagedBytes: number,
   ) {
     this.syncTimer = setInterval(() => void this.sync(), syncEveryMs);
     this.syncTimer.unref();
   }
 
-  static async open(file: string, syncEveryMs = 100): Promise<JournalWriter> {
+  /** `maxStagedBytes`: see MAX_STAGED_BYTES (smaller in tests). */
+  static async open(file: string, syncEveryMs = 100, maxStagedBytes = MAX_STAGED_BYTES): Promise<JournalWriter> {
     try {
       const handle = await open(file, 'a');
       const { size } = await handle.stat();
-      return new JournalWriter(file, handle, size, syncEveryMs);
+      return new JournalWriter(file, handle, size, syncEveryMs, maxStagedBytes);
     } catch (error) {
       throw asWriteFailure(error, file);
     }
@@ -168,6 +176,7 @@ export class JournalWriter {
 
   /** Room for `bytes` more in the staging buffer (a long reply can outgrow the usual size). */
   private reserve(bytes: number): void {
+    if (this.filled > 0 && this.filled + bytes > this.maxStagedBytes) this.write();
     if (this.filled + bytes <= this.staging.length) return;
     const larger = Buffer.allocUnsafe(Math.max(STAGING_BYTES, 2 * (this.filled + bytes)));
     this.staging.copy(larger, 0, 0, this.filled);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { link, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { link, readFile, readlink, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { NothingSentError } from '../errors.js';
 import { describeFsError, isFsError } from '../state/fs-problem.js';
@@ -20,6 +20,14 @@ interface LockOwner {
    * process after the owner died is not taken for the owner. Absent in older locks and elsewhere.
    */
   pid_start_ticks?: string;
+  /**
+   * Linux: the owner's pid namespace (`readlink /proc/self/ns/pid`, `pid:[4026531836]`). Two
+   * containers sharing a host name (`--network host`) both run as pid 1: a pid says nothing about
+   * a process in another namespace, whose processes we cannot see.
+   */
+  pid_ns?: string;
+  /** Linux: the boot the owner ran in (/proc/sys/kernel/random/boot_id); another is another machine or a reboot. */
+  boot_id?: string;
 }
 
 export interface LockOptions {
@@ -34,6 +42,8 @@ const STALE_AFTER_MS = 120_000;
 
 /** When this process started (Linux), recorded in its locks; read once. */
 const ownStartTicks = readProcStat(process.pid).then((stat) => stat?.startTicks ?? null);
+/** What tells this process's pid space apart from others with the same host name (Linux); read once. */
+const ownPidSpace = readPidSpace();
 
 /** Tokens of the locks this process holds: a lock naming our pid but not one of these is a leftover. */
 const held = new Set<string>();
@@ -41,11 +51,12 @@ const held = new Set<string>();
 /**
  * One process per output directory. The lock file names its owner and is touched every 15 s
  * while held. A lock is stale, and taken over, so that a kill -9 never blocks forever, when:
- * - its owner was on this host and its pid is gone, or now belongs to a process that started at
- *   another time than the owner did (the pid was reused), or is our own pid but not a lock we
- *   hold (a container restarted with the same pid);
+ * - its owner was on this host, in this pid namespace and boot, and its pid is gone, or now
+ *   belongs to a process that started at another time than the owner did (the pid was reused),
+ *   or is our own pid but not a lock we hold;
  * - its owner was on another host (a retried Kubernetes pod, another machine on a shared
- *   volume) and it has not been touched for 2 minutes: we cannot see that host's processes.
+ *   volume), or in another pid namespace (a container sharing the host name, both pid 1) or
+ *   boot, and it has not been touched for 2 minutes: we cannot see those processes.
  *
  * Two rules keep two processes from both believing they hold the lock:
  * - the lock appears with its content in one step (written to a private name, then hard-linked
@@ -66,6 +77,9 @@ export async function acquireLock(file: string, options: LockOptions = {}): Prom
   };
   const startTicks = await ownStartTicks;
   if (startTicks) owner.pid_start_ticks = startTicks;
+  const space = await ownPidSpace;
+  if (space.pidNs) owner.pid_ns = space.pidNs;
+  if (space.bootId) owner.boot_id = space.bootId;
   const content = JSON.stringify(owner);
   // Known as ours before the lock appears, so no taker in this process mistakes it for a leftover.
   held.add(owner.token!);
@@ -86,9 +100,11 @@ async function take(file: string, content: string, token: string, heartbeatMs: n
     if (found === null) continue; // gone in between: try again
     const holder = parseOwner(found);
     if (holder && (await isAlive(holder, file, staleAfterMs))) {
-      const elsewhere = holder.host === hostname() ? '' : `; it is taken over once untouched for ${Math.round(staleAfterMs / 1000)} s`;
+      const visible = await inOurPidSpace(holder);
+      const elsewhere = visible ? '' : `; it is taken over once untouched for ${Math.round(staleAfterMs / 1000)} s`;
+      const where = visible || holder.host !== hostname() ? holder.host : `${holder.host}, in another pid namespace or boot`;
       throw new LockError(
-        `another chatbatch process (pid ${holder.pid} on ${holder.host}, since ${holder.started_at}) is using this output directory; ` +
+        `another chatbatch process (pid ${holder.pid} on ${where}, since ${holder.started_at}) is using this output directory; ` +
           `wait for it to finish or stop it (lock file: ${file}${elsewhere})`,
       );
     }
@@ -182,9 +198,32 @@ function parseOwner(text: string): LockOwner | null {
   }
 }
 
+/**
+ * Whether the owner's pid names a process we can see: the same host name, and (when both locks
+ * say) the same pid namespace and boot. A lock of an older chatbatch, without them, is judged by
+ * its host name alone, as before.
+ */
+async function inOurPidSpace(owner: LockOwner): Promise<boolean> {
+  if (owner.host !== hostname()) return false;
+  const space = await ownPidSpace;
+  const differs = (theirs: string | undefined, ours: string | null) => theirs !== undefined && ours !== null && theirs !== ours;
+  return !differs(owner.pid_ns, space.pidNs) && !differs(owner.boot_id, space.bootId);
+}
+
+async function readPidSpace(): Promise<{ pidNs: string | null; bootId: string | null }> {
+  const [pidNs, bootId] = await Promise.all([
+    readlink('/proc/self/ns/pid').catch(() => null),
+    readFile('/proc/sys/kernel/random/boot_id', 'utf8').then(
+      (text) => text.trim() || null,
+      () => null,
+    ),
+  ]);
+  return { pidNs, bootId };
+}
+
 async function isAlive(owner: LockOwner, file: string, staleAfterMs: number): Promise<boolean> {
-  if (owner.host !== hostname()) {
-    // We cannot see that host's processes: trust the heartbeat.
+  if (!(await inOurPidSpace(owner))) {
+    // We cannot see that host's (namespace's, boot's) processes: trust the heartbeat.
     const touched = await stat(file).then(
       (s) => s.mtimeMs,
       () => 0,

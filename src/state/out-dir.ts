@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { NothingSentError } from '../errors.js';
 import { DERIVED_FILES, ERRORS_FILE, MANIFEST_FILE, OUTPUT_FILE } from '../output/file-names.js';
@@ -127,6 +127,28 @@ export async function clearRunFiles(paths: OutDirPaths): Promise<void> {
     .flat()
     .map((name) => path.join(paths.outDir, name));
   await Promise.all([paths.journal, paths.manifest, paths.output, paths.errors, ...derived].map((file) => rm(file, { force: true })));
+}
+
+/**
+ * The files a run would write over in a directory that holds no run (no journal): left there by
+ * something else (a merge, another tool, the user). Empty files are not counted.
+ */
+export async function foreignRunFiles(paths: OutDirPaths): Promise<string[]> {
+  const names = [
+    paths.manifest,
+    paths.output,
+    paths.errors,
+    ...Object.values(DERIVED_FILES)
+      .flat()
+      .map((name) => path.join(paths.outDir, name)),
+  ];
+  const found = await Promise.all(
+    names.map(async (file) => {
+      const found = await lstat(file).catch(() => null);
+      return found && !found.isDirectory() && found.size > 0 ? path.basename(file) : null;
+    }),
+  );
+  return found.filter((name): name is string => name !== null);
 }
 
 async function exists(file: string): Promise<boolean> {

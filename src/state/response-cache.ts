@@ -3,6 +3,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { NothingSentError } from '../errors.js';
 import type { AttemptSuccess } from '../http/attempt.js';
+import { exceedsJsonDepth, TOO_DEEP } from '../record/json-depth.js';
 import type { RowRecord } from '../record/record.js';
 import { fsMeaning, isFsError } from '../state/fs-problem.js';
 import { makeFolders, NotAFolder } from '../state/make-folders.js';
@@ -88,7 +89,7 @@ export class ResponseCache {
     } catch {
       return this.badEntry(file, 'not JSON (torn or edited)');
     }
-    const problem = cacheEntryProblem(value, fingerprint);
+    const problem = exceedsJsonDepth(value) ? TOO_DEEP : cacheEntryProblem(value, fingerprint);
     return problem === null ? (value as CachedResponse) : this.badEntry(file, problem);
   }
 

@@ -124,6 +124,20 @@ export class ResultTable {
     };
   }
 
+  /**
+   * How many keys of this table `other` lacks (compared by their hashes), counting only those
+   * whose outcome `counts` accepts. Both tables must use the same hasher.
+   */
+  countMissingFrom(other: ResultTable, counts: (outcome: number) => boolean): number {
+    let missing = 0;
+    for (let slot = 0; slot < this.slots; slot++) {
+      if (this.kinds[slot] === 0 || !counts(this.outcomes[slot]!)) continue;
+      const at = slot * 3;
+      if (other.find(this.keys[at]!, this.keys[at + 1]!, this.keys[at + 2]!) < 0) missing++;
+    }
+    return missing;
+  }
+
   /** The key's slot, or ~(the empty slot where it would go). */
   private find(a: number, b: number, c: number): number {
     const keys = this.keys;

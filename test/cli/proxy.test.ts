@@ -144,23 +144,24 @@ describe('run through a forward proxy', () => {
     expect(endpoint.received).toHaveLength(0);
   });
 
+  // A password of 8 characters or more: shorter values are not secrets (see MIN_SECRET_LENGTH).
   it('masks the proxy password in what the endpoint sends back, like the key', async () => {
     const endpoint = await startScriptedServer((_request, res) =>
-      sendJson(res, 400, { error: { code: 'upstream', message: 'proxy said Proxy-Authorization alice:s@cret was fine' } }),
+      sendJson(res, 400, { error: { code: 'upstream', message: 'proxy said Proxy-Authorization alice:s@cret-pw was fine' } }),
     );
     cleanups.push(() => endpoint.close());
-    const forward = await proxy({ credentials: 'alice:s@cret' });
+    const forward = await proxy({ credentials: 'alice:s@cret-pw' });
     const result = await runCli(
       ['run', 'in.jsonl', '--base-url', endpoint.baseUrl, '--model', 'm', '--out', 'out', '--quiet', '--max-attempts', '1'],
       {
         cwd: dir.path,
-        env: { CHATBATCH_API_KEY: KEY, HTTP_PROXY: `http://alice:s%40cret@127.0.0.1:${forward.port}` },
+        env: { CHATBATCH_API_KEY: KEY, HTTP_PROXY: `http://alice:s%40cret-pw@127.0.0.1:${forward.port}` },
       },
     );
     expect(result.code, result.stderr).toBe(1);
     const errors = await dir.read('out/errors.jsonl');
     expect(errors).toContain('Proxy-Authorization alice:[proxy password');
-    expect(errors).not.toContain('s@cret');
+    expect(errors).not.toContain('s@cret-pw');
   });
 
   it('masks the Basic credentials (base64 of user:password) a proxy echoes, in every file and on stderr', async () => {

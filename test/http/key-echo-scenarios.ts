@@ -2,8 +2,8 @@ import type { ServerResponse } from 'node:http';
 import { echoedForms } from '../support/echoed-forms.js';
 import { type ReceivedRequest, sendJson } from '../support/scripted-server.js';
 
-/** Keys that test what masking must survive: long, short (LiteLLM's default), and full of characters escapers change. */
-export const ECHO_TEST_KEYS = ['sk-echoed-secret-key-0123456789abcdef', 'sk-1234', 'sk-"q&a<b>c\\d-0123456789'];
+/** Keys that test what masking must survive: long, the shortest treated as a secret (8 characters), and full of characters escapers change. */
+export const ECHO_TEST_KEYS = ['sk-echoed-secret-key-0123456789abcdef', 'sk-12345', 'sk-"q&a<b>c\\d-0123456789'];
 
 export const keyOf = (request: ReceivedRequest) => String(request.headers.authorization).replace(/^Bearer /, '');
 const isToken = (text: string) => /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(text);

@@ -14,6 +14,8 @@ export interface CliOptions {
   cwd?: string;
   env?: Record<string, string | undefined>;
   timeoutMs?: number;
+  /** Runs `command args` instead of the CLI (which `args` then name), e.g. under `unshare`. */
+  command?: string;
 }
 
 /**
@@ -26,7 +28,8 @@ export function startCli(
 ): { child: ChildProcess; done: Promise<CliResult>; stderr: () => string } {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1' };
   for (const [name, value] of Object.entries(options.env ?? {})) if (value !== undefined) env[name] = value;
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, commandArgs] = options.command ? [options.command, args] : [process.execPath, [CLI, ...args]];
+  const child = spawn(command, commandArgs, { cwd: options.cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
