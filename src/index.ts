@@ -16,11 +16,11 @@ import { runBatch } from './run/run.js';
 
 export { NothingSentError } from './errors.js';
 export type { UsageTotals } from './output/usage-totals.js';
-export { WriteFailedError } from './output/write-failed.js';
 export { FAILURE_CATEGORIES } from './record/categories.js';
 export type { FailureCategory, RowRecord } from './record/record.js';
 export type { RunProgress } from './run/progress.js';
 export type { RunReport, TokenBudgetReport } from './run/report.js';
+export { WriteFailedError } from './state/write-failed.js';
 
 /** Every setting of a job, in camelCase: see the README's job-file table. */
 export interface RunOptions extends Omit<RunFlags, 'inputs' | 'apiKeyEnv' | 'apiKeyFile' | 'out' | 'baseUrl' | 'model'> {

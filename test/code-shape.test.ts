@@ -46,4 +46,52 @@ describe('the shape of the code', () => {
     }
     expect(offending).toEqual([]);
   });
+
+  it('has no import circle among the files of src/, and no two folders import each other', async () => {
+    const imports = new Map<string, string[]>();
+    for (const file of await sourceFiles()) {
+      const text = await readFile(file, 'utf8');
+      const specifiers = [...text.matchAll(/(?:from|import\()\s*'(\.[^']+)'/g)].map((match) => match[1]!);
+      imports.set(
+        path.relative(SRC, file),
+        specifiers.map((specifier) => path.relative(SRC, path.resolve(path.dirname(file), specifier)).replace(/\.js$/, '.ts')),
+      );
+    }
+    expect(circles(imports)).toEqual([]);
+    // src/index.ts is the top (the API) and src/errors.ts the bottom (the base error): neither is a layer.
+    const folder = (file: string) => (file.includes('/') ? file.split('/')[0]! : file);
+    const pairs = new Set<string>();
+    for (const [from, targets] of imports)
+      for (const to of targets) if (folder(from) !== folder(to)) pairs.add(`${folder(from)} -> ${folder(to)}`);
+    const both = [...pairs].filter((pair) => pairs.has(pair.split(' -> ').reverse().join(' -> ')));
+    expect(both).toEqual([]);
+  });
 });
+
+/** The files on an import circle, one list per circle (Tarjan's strongly connected components). */
+function circles(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (stack.includes(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const component: string[] = [];
+    for (let member = stack.pop()!; ; member = stack.pop()!) {
+      component.push(member);
+      if (member === file) break;
+    }
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const file of graph.keys()) if (!index.has(file)) visit(file);
+  return found;
+}

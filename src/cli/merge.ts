@@ -24,7 +24,7 @@ export const mergeCommand = (session: CliSession): CommandModule<object, MergeAr
     const [{ MergeError, mergeShards }, { MergeTargetError }, { WriteFailedError }, { usageSummary }] = await Promise.all([
       import('../output/merge.js'),
       import('../output/merge-target.js'),
-      import('../output/write-failed.js'),
+      import('../state/write-failed.js'),
       import('../report/usage-text.js'),
     ]);
     try {

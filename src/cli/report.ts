@@ -40,7 +40,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
     ] = await Promise.all([
       import('../output/manifest.js'),
       import('../output/user-file.js'),
-      import('../output/write-failed.js'),
+      import('../state/write-failed.js'),
       import('../report/html-report.js'),
       import('../report/pending.js'),
       import('../report/stats.js'),

@@ -1,6 +1,6 @@
 import yargs from 'yargs';
-import { TOOL_VERSION } from '../output/tool-version.js';
-import { diskFailureOf } from '../output/write-failed.js';
+import { TOOL_VERSION } from '../http/tool-version.js';
+import { diskFailureOf } from '../state/write-failed.js';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { reportInternalError } from './internal-error.js';
 import type { CliIo, CliSession } from './io.js';

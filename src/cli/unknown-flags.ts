@@ -1,4 +1,4 @@
-import { nearestName } from '../job/nearest-name.js';
+import { nearestName } from '../input/nearest-name.js';
 import { flagOptions } from '../job/options.js';
 
 const UNKNOWN = /^Unknown arguments?: (.+)$/;

@@ -22,7 +22,7 @@ export const validateCommand = (session: CliSession): CommandModule<object, Vali
       .example('$0 validate jobs/enrich-products.json', 'Check a job before a nightly run') as unknown as Argv<ValidateArgs>,
   handler: async (args) => {
     // Loaded here, not at start-up: every other command would pay for it.
-    const { validateJob } = await import('../job/validate-job.js');
+    const { validateJob } = await import('../run/validate-job.js');
     const { lines, ok } = await validateJob(args.job, args['max-problems'] ?? 50);
     for (const line of lines) session.io.stdout.write(`${line}\n`);
     session.exitCode = ok ? EXIT.ok : EXIT.usage;

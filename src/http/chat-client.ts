@@ -1,5 +1,4 @@
 import { type Dispatcher, Pool, ProxyAgent } from 'undici';
-import { TOOL_VERSION } from '../output/tool-version.js';
 import { registerBasicCredentials, registerQueryValues, registerSecret } from '../record/redact.js';
 import type { AttemptFailure, AttemptOutcome } from './attempt.js';
 import { ACCEPTED_ENCODINGS } from './body-decoder.js';
@@ -8,6 +7,7 @@ import { failure } from './failure.js';
 import type { ProxyChoice } from './proxy-env.js';
 import { redactOutcome } from './redact-outcome.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './time-limits.js';
+import { TOOL_VERSION } from './tool-version.js';
 
 export interface ChatClientOptions {
   /** Full request URL, ending in /chat/completions. */

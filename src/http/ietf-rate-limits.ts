@@ -1,4 +1,4 @@
-import type { AdvertisedLimit, LimitUnit } from './rate-limit-headers.js';
+import type { AdvertisedLimit, LimitUnit } from './advertised-limit.js';
 import { count, MOST_LIMITS_PER_ANSWER, resetFromNow } from './rate-limit-values.js';
 
 /**

@@ -1,29 +1,13 @@
+import type { AdvertisedLimit, LimitUnit } from './advertised-limit.js';
 import { ietfLimits } from './ietf-rate-limits.js';
-import { checkedWindow, PER_MINUTE, type WindowBasis } from './limit-window.js';
+import { checkedWindow, PER_MINUTE } from './limit-window.js';
 import { count, duration, LONGEST_BELIEVABLE_MS, MOST_LIMITS_PER_ANSWER, windowOfSuffix } from './rate-limit-values.js';
 import { serverRequestedDelayMs } from './retry-policy.js';
 import { anthropicLimits, bareLimits } from './vendor-rate-limits.js';
 
+export type { AdvertisedLimit, LimitUnit } from './advertised-limit.js';
 export type { WindowBasis } from './limit-window.js';
 export { duration, MOST_LIMITS_PER_ANSWER } from './rate-limit-values.js';
-
-export type LimitUnit = 'requests' | 'tokens';
-
-/** One limit a server advertised, whatever header family said it. */
-export interface AdvertisedLimit {
-  unit: LimitUnit;
-  /** What the window allows; null when not said. */
-  limit: number | null;
-  /** What is left of it now; null when not said. */
-  remaining: number | null;
-  /** Milliseconds until the limit is whole again (OpenAI: refilled; IETF: the window resets); null when not said. */
-  resetMs: number | null;
-  /** The window's length (see WindowBasis for how it is known); null when it cannot be known. */
-  windowMs: number | null;
-  windowBasis: WindowBasis | null;
-  /** The (lower-case) header it was read from: the limit's, else the remaining's, else the reset's. */
-  source: string;
-}
 
 export interface RateLimitReading {
   limits: AdvertisedLimit[];

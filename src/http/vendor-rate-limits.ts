@@ -1,5 +1,5 @@
+import type { AdvertisedLimit, LimitUnit } from './advertised-limit.js';
 import { checkedWindow, PER_MINUTE } from './limit-window.js';
-import type { AdvertisedLimit, LimitUnit } from './rate-limit-headers.js';
 import { count, dateFromNow, resetFromNow } from './rate-limit-values.js';
 
 /**

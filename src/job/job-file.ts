@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { NothingSentError } from '../errors.js';
+import { nearestName } from '../input/nearest-name.js';
 import { NotARegularFileError, readRegularFile } from '../state/regular-file.js';
 import { headerLabel, headerProblem } from './headers.js';
-import { nearestName } from './nearest-name.js';
 import { inputFileAsJob, notJson } from './not-a-job-file.js';
 import { type JobFile, jobOptions, type OptionSpec, valueProblem } from './options.js';
 import { KNOWN_PARAMS } from './param-table.js';

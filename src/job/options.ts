@@ -1,6 +1,6 @@
 import { DEFAULT_CONNECT_TIMEOUT_MS } from '../http/time-limits.js';
-import { OUTPUT_FORMATS } from '../output/file-names.js';
 import { DEFAULT_REPLY_RETRIES, REPLY_FORMATS } from '../reply/reply-check.js';
+import { OUTPUT_FORMATS } from '../state/file-names.js';
 
 /**
  * Every setting of a run, in one table: its command-line flag, its job-file key, its kind of

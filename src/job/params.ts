@@ -1,5 +1,5 @@
+import { nearestName } from '../input/nearest-name.js';
 import { exceedsJsonDepth, TOO_DEEP } from '../record/json-depth.js';
-import { nearestName } from './nearest-name.js';
 import { KNOWN_PARAMS, knownParam, notAParam, REFUSED_PARAMS, refusedFeature } from './param-table.js';
 import { paramValueProblem } from './param-types.js';
 

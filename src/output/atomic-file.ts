@@ -1,6 +1,6 @@
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { asWriteFailure, writeFully } from './write-failed.js';
+import { asWriteFailure, writeFully } from '../state/write-failed.js';
 
 let created = 0;
 

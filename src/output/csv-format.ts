@@ -2,8 +2,8 @@ import path from 'node:path';
 import { stringify } from 'csv-stringify/sync';
 import { readCsvHeader } from '../input/csv-reader.js';
 import type { InputRow } from '../input/row.js';
+import { ERRORS_FILE, OUTPUT_FILE } from '../state/file-names.js';
 import { dataCells, dataColumnNames, scanReplyData } from './data-columns.js';
-import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
 import type { FormatContext, LineFormat } from './format-writer.js';
 import { escapeFormula, FOREIGN_COLUMNS } from './formula-cells.js';
 

@@ -1,8 +1,8 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { readRows } from '../input/read-rows.js';
+import { DERIVED_FILES, ERRORS_FILE, OUTPUT_FILE } from '../state/file-names.js';
 import { AtomicFile } from './atomic-file.js';
-import { DERIVED_FILES, ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
 import { type ByteSink, type CsvOptions, type FormatContext, type FormatWriter, lineWriter } from './format-writer.js';
 import { batchResultWriter } from './openai-batch.js';
 import { RecordLines } from './record-lines.js';

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
+import { TOOL_VERSION } from '../http/tool-version.js';
 import { fileChunks } from '../input/file-chunks.js';
 import type { FailureCategory } from '../record/record.js';
 import { readRegularFile } from '../state/regular-file.js';
 import { writeFileAtomic } from './atomic-file.js';
 import { isManifestShaped } from './manifest-shape.js';
-import { TOOL_VERSION } from './tool-version.js';
 import type { UsageTotals } from './usage-totals.js';
 
 /**

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { DERIVED_FILES, ERRORS_FILE, MANIFEST_FILE, OUTPUT_FILE } from '../state/file-names.js';
 import { describeFsError, fsMeaning, isFsError } from '../state/fs-problem.js';
 import { makeFolders, NotAFolder } from '../state/make-folders.js';
-import { DERIVED_FILES, ERRORS_FILE, MANIFEST_FILE, OUTPUT_FILE } from './file-names.js';
 import { readManifest } from './manifest.js';
 
 /** Why merge cannot use --out (or an input): exit 2, nothing written. */

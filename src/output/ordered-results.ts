@@ -4,11 +4,11 @@ import path from 'node:path';
 import { onAbort } from '../async/on-abort.js';
 import { categoryOf, PENDING, SUCCEEDED } from '../record/outcome-code.js';
 import type { FailureCategory } from '../record/record.js';
+import { ERRORS_FILE, OUTPUT_FILE } from '../state/file-names.js';
 import { type RecordLocation, verifiedRecordStart } from '../state/journal.js';
+import { asWriteFailure, WriteFailedError } from '../state/write-failed.js';
 import { AtomicFile } from './atomic-file.js';
-import { ERRORS_FILE, OUTPUT_FILE } from './file-names.js';
 import { ReorderWindow } from './reorder-window.js';
-import { asWriteFailure, WriteFailedError } from './write-failed.js';
 
 /**
  * Most rows the reorder window holds (~13 bytes each). A row that stays unsettled this long

@@ -1,5 +1,5 @@
-import { composeDecodings, type Decoding, decodeEscapes, ECHO_DECODERS } from '../record/echo-decoders.js';
-import { maskKey } from '../record/key-mask.js';
+import { composeDecodings, type Decoding, decodeEscapes, ECHO_DECODERS } from './echo-decoders.js';
+import { maskKey } from './key-mask.js';
 
 /**
  * Layers of escaping undone when looking for a secret: two covers an HTML page showing JSON, a

@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../request/chat-request.js';
+import type { ChatRequest } from './chat-request.js';
 
 /** A row ready to send: where it came from and the request built from it. */
 export interface RowTask {

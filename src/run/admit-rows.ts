@@ -1,4 +1,3 @@
-import { invalidInputRecord, withSample } from '../record/builders.js';
 import { categoryOf, DROPPED, SUCCEEDED } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { forSample, prepareRows, prepareSettingsOf } from '../request/prepare.js';
@@ -6,6 +5,7 @@ import type { RowTask } from '../request/row-task.js';
 import { sampleIndexes } from '../request/samples.js';
 import type { PreviousResult } from '../state/previous-results.js';
 import type { OpenedRun } from './open-run.js';
+import { invalidInputRecord, withSample } from './record-builders.js';
 import { rerunsFailed, reusable } from './resume-rules.js';
 import type { Sending } from './sending.js';
 

@@ -6,7 +6,7 @@ import type { DerivedFormat } from '../output/derived-files.js';
 import { describeInputs, type RunStatus, writeManifest } from '../output/manifest.js';
 import { sessionChangedNothing } from '../output/manifest-unchanged.js';
 import type { ResultCounts } from '../output/ordered-results.js';
-import { WriteFailedError } from '../output/write-failed.js';
+import { WriteFailedError } from '../state/write-failed.js';
 import type { Admission } from './admit-rows.js';
 import { explainFatal } from './fatal-hint.js';
 import { jobIdentity } from './job-identity.js';

@@ -3,19 +3,18 @@ import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
 import { SeenIds } from '../input/row-id.js';
 import { countShardRows, type ShardRowCount } from '../input/shard.js';
-import { checkTemplateColumns } from '../input/template-columns.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
 import { describeInputs, type Manifest, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
 import { readManifestAsWritten } from '../output/manifest-unchanged.js';
 import { OrderedResults } from '../output/ordered-results.js';
 import type { UsageTotals } from '../output/usage-totals.js';
-import { diskFailureOf } from '../output/write-failed.js';
 import { limitsForShard, type RunLimits } from '../pace/shard-limits.js';
 import { TokenAccount } from '../pace/token-account.js';
 import { maxCompletionTokens, TokenEstimator } from '../pace/token-estimator.js';
 import { DROPPED } from '../record/outcome-code.js';
 import { EarlierReplies } from '../reply/recheck-earlier.js';
 import { type ReplyCheck, replyCheckFor } from '../reply/reply-check.js';
+import { checkTemplateColumns } from '../request/template-columns.js';
 import { JournalWriter } from '../state/journal.js';
 import { acquireLock } from '../state/lock.js';
 import {
@@ -28,6 +27,7 @@ import {
   removeLeftoverTempFiles,
 } from '../state/out-dir.js';
 import { loadPreviousResults, type PreviousResults } from '../state/previous-results.js';
+import { diskFailureOf } from '../state/write-failed.js';
 import { refuseDroppedRows } from './dropped-rows.js';
 import { OutDirInUseError } from './errors.js';
 import { jobIdentity } from './job-identity.js';

@@ -1,12 +1,12 @@
 import type { AttemptFailure, AttemptOutcome, AttemptSuccess } from '../http/attempt.js';
 import type { Answer, Pacer } from '../pace/pacer.js';
-import { type AttemptsSoFar, cachedRecord, failureRecord, type RecordContext, successRecord } from '../record/builders.js';
 import type { RowRecord } from '../record/record.js';
 import type { CheckedReply, ReplyCheck } from '../reply/reply-check.js';
 import { withCheckedReply } from '../reply/reply-records.js';
 import type { RowTask } from '../request/row-task.js';
 import type { ResponseCache } from '../state/response-cache.js';
 import { type Decision, decide, type RowRules, type RunWord, spentAfterWait } from './decide.js';
+import { type AttemptsSoFar, cachedRecord, failureRecord, type RecordContext, successRecord } from './record-builders.js';
 import { RowAttempts } from './row-attempts.js';
 
 /** What a row needs besides its task: the run's pace, its rules, and how its answers become records. */

@@ -1,8 +1,8 @@
 import type { Answer, AttemptRequest } from '../pace/pacer.js';
-import type { AttemptsSoFar } from '../record/builders.js';
 import type { AttemptSummary } from '../record/record.js';
 import type { RowTask } from '../request/row-task.js';
 import type { RetryReason, RowSoFar } from './decide.js';
+import type { AttemptsSoFar } from './record-builders.js';
 
 /**
  * What one row has done so far: its attempts, its clock, and the counts that decide how many

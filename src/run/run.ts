@@ -1,6 +1,6 @@
-import { WriteFailedError } from '../output/write-failed.js';
 import { redactSecrets } from '../record/redact.js';
 import { describeFsError, isFsError } from '../state/fs-problem.js';
+import { WriteFailedError } from '../state/write-failed.js';
 import { admitRows } from './admit-rows.js';
 import { markOnCrash } from './crash-marks.js';
 import { SetupError } from './errors.js';

@@ -3,7 +3,7 @@ import type { Exchange, SimContext } from './context.js';
 import type { DirectiveKind } from './directive.js';
 import { simulatedJson } from './json-reply.js';
 import { completionBody, errorBody } from './openai-bodies.js';
-import { sendProviderAnswer } from './provider-answers.js';
+import { PROVIDER_ANSWERS, type ProviderAnswer, type ProviderAnswerName } from './provider-answers.js';
 import { simulatedReply } from './reply.js';
 
 /** Answers `exchange` the way a directive or a drawn fault says. */
@@ -66,4 +66,10 @@ function sendRetryAfterDate(context: SimContext, exchange: Exchange): void {
 
 function fencedJson(body: string): string {
   return `Here is the JSON you asked for:\n\n\`\`\`json\n${JSON.stringify(simulatedJson(body), null, 2)}\n\`\`\`\n`;
+}
+
+/** A provider's own answer (provider-answers.ts), as its source shows it. */
+function sendProviderAnswer(context: SimContext, exchange: Exchange, name: ProviderAnswerName): void {
+  const answer: ProviderAnswer = PROVIDER_ANSWERS[name];
+  sendJson(context, exchange.res, answer.status, answer.body(exchange), exchange.requestId, answer.headers ?? {});
 }

@@ -1,5 +1,8 @@
-import { sendJson } from './answers.js';
-import type { Exchange, SimContext } from './context.js';
+/** What an answer's body may depend on: the request's number and model. */
+interface Asked {
+  readonly n: number;
+  readonly model: string;
+}
 
 /**
  * Providers' own answers, as their docs or issue threads show them, for `[[sim:<name>]]`
@@ -8,14 +11,14 @@ import type { Exchange, SimContext } from './context.js';
  * against a provider's dialect; the tests use them to check chatbatch against the provider's
  * words, not only its own simulator's.
  */
-interface ProviderAnswer {
+export interface ProviderAnswer {
   status: number;
-  body(exchange: Exchange): unknown;
+  body(asked: Asked): unknown;
   headers?: Record<string, string>;
   source: string;
 }
 
-const completion = (exchange: Exchange, message: Record<string, unknown>, finishReason: string, usage: unknown) => ({
+const completion = (exchange: Asked, message: Record<string, unknown>, finishReason: string, usage: unknown) => ({
   id: `chatcmpl-sim-${exchange.n}`,
   object: 'chat.completion',
   created: Math.floor(Date.now() / 1000),
@@ -164,9 +167,4 @@ export type ProviderAnswerName = keyof typeof PROVIDER_ANSWERS;
 
 export function isProviderAnswer(name: string): name is ProviderAnswerName {
   return Object.hasOwn(PROVIDER_ANSWERS, name);
-}
-
-export function sendProviderAnswer(context: SimContext, exchange: Exchange, name: ProviderAnswerName): void {
-  const answer: ProviderAnswer = PROVIDER_ANSWERS[name];
-  sendJson(context, exchange.res, answer.status, answer.body(exchange), exchange.requestId, answer.headers ?? {});
 }

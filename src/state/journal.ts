@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { type FileHandle, open, stat, truncate } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { asWriteFailure, writeFully } from '../output/write-failed.js';
+import { asWriteFailure, writeFully } from './write-failed.js';
 
 /**
  * The journal is the run's durable memory: one line per settled row, appended in completion

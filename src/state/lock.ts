@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { link, readFile, readlink, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { NothingSentError } from '../errors.js';
-import { describeFsError, isFsError } from '../state/fs-problem.js';
-import { readProcStat } from '../state/proc-stat.js';
+import { describeFsError, isFsError } from './fs-problem.js';
+import { readProcStat } from './proc-stat.js';
 
 export class LockError extends NothingSentError {
   override name = 'LockError';

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { lstat, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { NothingSentError } from '../errors.js';
-import { DERIVED_FILES, ERRORS_FILE, MANIFEST_FILE, OUTPUT_FILE } from '../output/file-names.js';
-import { fsMeaning, isFsError } from '../state/fs-problem.js';
-import { makeFolders, NotAFolder } from '../state/make-folders.js';
+import { DERIVED_FILES, ERRORS_FILE, MANIFEST_FILE, OUTPUT_FILE } from './file-names.js';
+import { fsMeaning, isFsError } from './fs-problem.js';
+import { makeFolders, NotAFolder } from './make-folders.js';
 
 /** The output directory cannot hold the run's files; found before anything is sent. */
 export class OutDirError extends NothingSentError {

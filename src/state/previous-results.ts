@@ -1,6 +1,6 @@
-import type { JournalEntry } from '../state/journal.js';
-import { readJournal } from '../state/journal.js';
-import { ResultTable, type StoredResult } from '../state/result-table.js';
+import type { JournalEntry } from './journal.js';
+import { readJournal } from './journal.js';
+import { ResultTable, type StoredResult } from './result-table.js';
 
 export type PreviousResult = StoredResult;
 

@@ -5,9 +5,9 @@ import { NothingSentError } from '../errors.js';
 import type { AttemptSuccess } from '../http/attempt.js';
 import { exceedsJsonDepth, TOO_DEEP } from '../record/json-depth.js';
 import type { RowRecord } from '../record/record.js';
-import { fsMeaning, isFsError } from '../state/fs-problem.js';
-import { makeFolders, NotAFolder } from '../state/make-folders.js';
 import { CACHE_ENTRY_VERSION, cacheEntryProblem } from './cache-entry.js';
+import { fsMeaning, isFsError } from './fs-problem.js';
+import { makeFolders, NotAFolder } from './make-folders.js';
 import { NotARegularFileError, readRegularFile } from './regular-file.js';
 
 export class CacheDirError extends NothingSentError {

@@ -1,5 +1,5 @@
 import { hashIdInto } from '../input/row-id.js';
-import type { RecordLocation } from '../state/journal.js';
+import type { RecordLocation } from './journal.js';
 
 /** What a run keeps of a row settled earlier: enough to reuse its record or to send it again. */
 export interface StoredResult {

@@ -7,8 +7,8 @@ import { parquetColumns, readParquetBatches } from '../../src/input/parquet-read
 import { inputProblems } from '../../src/input/preflight.js';
 import { eachRow, type InputRow } from '../../src/input/row.js';
 import { rowId } from '../../src/input/row-id.js';
-import { checkTemplateColumns } from '../../src/input/template-columns.js';
 import { fillTemplate } from '../../src/request/template.js';
+import { checkTemplateColumns } from '../../src/request/template-columns.js';
 import { hasDuckDb, openDuckDb, sqlString } from '../support/duckdb.js';
 import { collect, useScratchDir } from './helpers.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { asWriteFailure, diskFailureOf, WriteFailedError } from '../../src/output/write-failed.js';
+import { asWriteFailure, diskFailureOf, WriteFailedError } from '../../src/state/write-failed.js';
 
 const systemError = (code: string, path?: string) =>
   Object.assign(new Error(`${code}: something, write`), { code, ...(path ? { path } : {}) });

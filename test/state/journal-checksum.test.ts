@@ -3,10 +3,10 @@ import { open, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OrderedResults } from '../../src/output/ordered-results.js';
-import { WriteFailedError } from '../../src/output/write-failed.js';
 import { SUCCEEDED } from '../../src/record/outcome-code.js';
 import { JournalWriter, readJournal } from '../../src/state/journal.js';
 import { loadPreviousResults } from '../../src/state/previous-results.js';
+import { WriteFailedError } from '../../src/state/write-failed.js';
 import { perTestDir } from '../support/per-test.js';
 
 let dir: string;

@@ -1,8 +1,8 @@
-import { nearestName } from '../job/nearest-name.js';
-import { PLACEHOLDER } from '../request/template.js';
-import { readCsvHeader } from './csv-reader.js';
-import { InputError } from './errors.js';
-import { formatOf } from './formats.js';
+import { readCsvHeader } from '../input/csv-reader.js';
+import { InputError } from '../input/errors.js';
+import { formatOf } from '../input/formats.js';
+import { nearestName } from '../input/nearest-name.js';
+import { PLACEHOLDER } from './template.js';
 
 /**
  * A template's `{{column}}` that a CSV input's header does not have would make every row of that
@@ -37,7 +37,7 @@ async function headerOf(file: string): Promise<readonly string[] | null> {
   const format = formatOf(file);
   if (format === 'csv') return readCsvHeader(file);
   if (format !== 'parquet') return null;
-  const { parquetColumns } = await import('./parquet-reader.js');
+  const { parquetColumns } = await import('../input/parquet-reader.js');
   // The preflight has found the file usable; should it be damaged, the preflight's error says so.
   return parquetColumns(file).catch(() => null);
 }

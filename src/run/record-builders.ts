@@ -1,7 +1,7 @@
 import type { AttemptFailure, AttemptSuccess, CompletionFacts } from '../http/attempt.js';
+import { CLIENT_CODES, type ClientCode } from '../record/client-codes.js';
 import type { AttemptSummary, RowRecord, Usage } from '../record/record.js';
 import type { CachedResponse } from '../state/response-cache.js';
-import { CLIENT_CODES, type ClientCode } from './client-codes.js';
 
 export interface RecordContext {
   model: string;

@@ -2,13 +2,13 @@ import path from 'node:path';
 import { InputError } from '../input/errors.js';
 import { expandInputs } from '../input/expand.js';
 import { inputProblems } from '../input/preflight.js';
+import { checkBaseUrl } from '../job/base-url.js';
+import { resolveJobInputs } from '../job/config.js';
+import { checkJob, type JobFile, NotARegularFile, readJobText } from '../job/job-file.js';
+import { inputFileAsJob, notJson } from '../job/not-a-job-file.js';
 import { loadReplySchema, ReplySchemaError } from '../reply/reply-schema.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { type PrepareSettings, prepareRows } from '../request/prepare.js';
-import { checkBaseUrl } from './base-url.js';
-import { resolveJobInputs } from './config.js';
-import { checkJob, type JobFile, NotARegularFile, readJobText } from './job-file.js';
-import { inputFileAsJob, notJson } from './not-a-job-file.js';
 
 export interface JobValidation {
   /** What to show, one line each: every problem with its field or file:line, notes, and a last line that sums up. */
