@@ -119,7 +119,11 @@ function parseLine(file: string, line: number, bytes: Buffer): InputRow | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { kind: 'invalid', file, line, format: 'jsonl', problem: `expected a JSON object, got ${jsonType(value)}` };
   }
-  if (exceedsJsonDepth(value)) return { kind: 'invalid', file, line, format: 'jsonl', problem: `a value ${TOO_DEEP}` };
+  if (exceedsJsonDepth(value)) {
+    // Its flat fields still give the row its id (a record under `id`, not `file:line`).
+    const flat = Object.entries(value).filter(([, field]) => typeof field !== 'object' || field === null);
+    return { kind: 'invalid', file, line, format: 'jsonl', problem: `a value ${TOO_DEEP}`, fields: Object.fromEntries(flat) };
+  }
   keepSourceText(value as Record<string, unknown>, text);
   return { kind: 'row', file, line, format: 'jsonl', fields: value as Record<string, unknown> };
 }

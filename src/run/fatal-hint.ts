@@ -40,9 +40,9 @@ function answerFacts(outcome: AttemptFailure, context: FatalContext): string {
   );
 }
 
-/** The error's type, when it says more than its code (LiteLLM's budget behind `code: "400"`). */
+/** The error's type, when the code only restates a number (LiteLLM's `budget_exceeded` behind `code: "400"`). */
 function typeNote(outcome: AttemptFailure): string {
-  return outcome.errorType !== undefined && outcome.errorType !== outcome.code ? ` (type ${outcome.errorType})` : '';
+  return outcome.errorType !== undefined && /^\d+$/.test(outcome.code) ? ` (type ${outcome.errorType})` : '';
 }
 
 function proxyLine(context: FatalContext): string {

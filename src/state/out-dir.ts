@@ -71,16 +71,7 @@ export async function prepareOutDir(paths: OutDirPaths): Promise<void> {
       `cannot create the output directory ${paths.outDir}: ${where}${fsMeaning(error)}; give --out a folder you can write to`,
     );
   }
-  const ownFiles = [
-    paths.journal,
-    paths.lock,
-    paths.manifest,
-    paths.output,
-    paths.errors,
-    ...Object.values(DERIVED_FILES)
-      .flat()
-      .map((name) => path.join(paths.outDir, name)),
-  ];
+  const ownFiles = [paths.journal, paths.lock, ...resultFiles(paths)];
   for (const file of ownFiles) {
     const kind = await stat(file).then(
       (s) => (s.isFile() ? null : s.isDirectory() ? 'a folder' : 'not a regular file'),
@@ -123,10 +114,15 @@ export async function removeLeftoverTempFiles(paths: OutDirPaths): Promise<void>
  * `--format` included: a stale output.csv beside a new output.jsonl would contradict it.
  */
 export async function clearRunFiles(paths: OutDirPaths): Promise<void> {
+  await Promise.all([paths.journal, ...resultFiles(paths)].map((file) => rm(file, { force: true })));
+}
+
+/** The files a run writes its results to: the manifest, the records, and every derived format's. */
+function resultFiles(paths: OutDirPaths): string[] {
   const derived = Object.values(DERIVED_FILES)
     .flat()
     .map((name) => path.join(paths.outDir, name));
-  await Promise.all([paths.journal, paths.manifest, paths.output, paths.errors, ...derived].map((file) => rm(file, { force: true })));
+  return [paths.manifest, paths.output, paths.errors, ...derived];
 }
 
 /**
@@ -134,14 +130,7 @@ export async function clearRunFiles(paths: OutDirPaths): Promise<void> {
  * something else (a merge, another tool, the user). Empty files are not counted.
  */
 export async function foreignRunFiles(paths: OutDirPaths): Promise<string[]> {
-  const names = [
-    paths.manifest,
-    paths.output,
-    paths.errors,
-    ...Object.values(DERIVED_FILES)
-      .flat()
-      .map((name) => path.join(paths.outDir, name)),
-  ];
+  const names = resultFiles(paths);
   const found = await Promise.all(
     names.map(async (file) => {
       const found = await lstat(file).catch(() => null);

@@ -39,8 +39,11 @@ describe(`values nested deeper than ${MAX_JSON_DEPTH} levels never end a run`, (
     const input = await dir.write('in.jsonl', `{"id":"ok","prompt":"x"}\n{"id":"deep","prompt":"y","meta":${deepText(20_000)}}\n`);
     const report = await run(options(input, { keepInput: 'all' }));
     expect(report).toMatchObject({ exitCode: 1, succeeded: 1, failed: 1 });
-    const [failure] = await dir.jsonl<{ id: string; code: string; message: string }>('out/errors.jsonl');
-    expect(failure).toMatchObject({ id: `${input}:2`, code: 'invalid_input' });
+    const [failure] = await dir.jsonl<{ id: string; code: string; message: string; input?: unknown }>('out/errors.jsonl');
+    // Its flat fields still name it: the record is under the row's own id.
+    expect(failure).toMatchObject({ id: 'deep', code: 'invalid_input' });
+    expect(failure).toMatchObject({ input: { id: 'deep', prompt: 'y' } }); // the deep field left out
+    expect(failure).not.toHaveProperty('input.meta');
     expect(failure!.message).toContain(`nested deeper than ${MAX_JSON_DEPTH} levels`);
     expect((await run(options(input, { keepInput: 'all', resume: true }))).exitCode).toBe(1);
   });
