@@ -71,6 +71,7 @@ function ourColumns(sampled: boolean, seen: RecordsSeen, ok: boolean): TableColu
     ([field, , inOutput, inErrors]) => (ok ? inOutput : inErrors) && (field !== 'sample' || sampled),
   ).map(([field, kind]) => recordColumn(field, kind));
   if (ok && seen.replies) columns.push(recordColumn('replies', 'JSON'));
+  if (seen.reasoning) columns.push(recordColumn('reasoning', 'STRING'));
   if (seen.correct) columns.push(recordColumn('correct' as keyof RowRecord, 'BOOLEAN'));
   if (ok && seen.data) columns.push(dataColumn(seen));
   if (!ok && seen.replyText) columns.push(recordColumn('reply_text', 'STRING'));

@@ -12,6 +12,8 @@ export interface RecordsSeen {
   correct: boolean;
   replies: boolean;
   replyText: boolean;
+  /** Some record has the model's `reasoning`. */
+  reasoning: boolean;
   /** Some record has `input` (--keep-input). */
   input: boolean;
 }
@@ -23,11 +25,12 @@ export interface RecordsSeen {
  */
 export async function scanRecords(outputFile: string, errorsFile: string, schemaProperties: readonly string[]): Promise<RecordsSeen> {
   const fields = new Map<string, KindTally>(schemaProperties.slice(0, MAX_DATA_COLUMNS).map((name) => [name, new KindTally()]));
-  const seen: RecordsSeen = { dataFields: [], data: false, correct: false, replies: false, replyText: false, input: false };
+  const seen: RecordsSeen = { dataFields: [], data: false, correct: false, replies: false, replyText: false, reasoning: false, input: false };
   let whole = false;
   for await (const line of lines(outputFile)) {
-    if (!/"(data|correct|replies|input)":/.test(line)) continue;
-    const record = JSON.parse(line) as { data?: unknown; correct?: unknown; replies?: unknown; input?: unknown };
+    if (!/"(data|correct|replies|input|reasoning)":/.test(line)) continue;
+    const record = JSON.parse(line) as { data?: unknown; correct?: unknown; replies?: unknown; input?: unknown; reasoning?: unknown };
+    seen.reasoning ||= typeof record.reasoning === 'string';
     seen.correct ||= record.correct !== undefined;
     seen.replies ||= record.replies !== undefined;
     seen.input ||= record.input !== undefined;
@@ -37,8 +40,9 @@ export async function scanRecords(outputFile: string, errorsFile: string, schema
     else tallyFields(record.data as Record<string, unknown>, fields);
   }
   for await (const line of lines(errorsFile)) {
-    if (!/"(reply_text|input|correct)":/.test(line)) continue;
-    const record = JSON.parse(line) as { reply_text?: unknown; input?: unknown; correct?: unknown };
+    if (!/"(reply_text|input|correct|reasoning)":/.test(line)) continue;
+    const record = JSON.parse(line) as { reply_text?: unknown; input?: unknown; correct?: unknown; reasoning?: unknown };
+    seen.reasoning ||= typeof record.reasoning === 'string';
     seen.replyText ||= typeof record.reply_text === 'string';
     seen.input ||= record.input !== undefined;
     seen.correct ||= record.correct !== undefined;

@@ -146,3 +146,27 @@ describe('--format parquet, from a Parquet table DuckDB wrote, read back by Duck
     }
   });
 });
+
+describe('--format parquet keeps the reasoning of a paid completion without text', () => {
+  it.skipIf(!hasDuckDb)('a reasoning column in both files when some record has one', async () => {
+    await dir.write('in.jsonl', '{"id":"a","prompt":"hi"}\n{"id":"b","prompt":"[[sim:reasoning-length]] think"}\n');
+    const report = await run({
+      inputs: [dir.file('in.jsonl')],
+      model: 'm',
+      baseUrl: simulator.url,
+      apiKey: KEY,
+      out: dir.file('out'),
+      format: 'parquet',
+    });
+    expect(report.exitCode).toBe(1);
+    const db = await openDuckDb();
+    try {
+      const errors = await db.rows(`SELECT id, code, reasoning FROM ${sqlString(dir.file('out/errors.parquet'))}`);
+      expect(errors).toEqual([{ id: 'b', code: 'length', reasoning: 'Thinking it through...' }]);
+      const output = await db.rows(`SELECT id, reasoning FROM ${sqlString(dir.file('out/output.parquet'))}`);
+      expect(output).toEqual([{ id: 'a', reasoning: null }]);
+    } finally {
+      db.close();
+    }
+  });
+});
