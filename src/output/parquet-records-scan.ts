@@ -25,7 +25,15 @@ export interface RecordsSeen {
  */
 export async function scanRecords(outputFile: string, errorsFile: string, schemaProperties: readonly string[]): Promise<RecordsSeen> {
   const fields = new Map<string, KindTally>(schemaProperties.slice(0, MAX_DATA_COLUMNS).map((name) => [name, new KindTally()]));
-  const seen: RecordsSeen = { dataFields: [], data: false, correct: false, replies: false, replyText: false, reasoning: false, input: false };
+  const seen: RecordsSeen = {
+    dataFields: [],
+    data: false,
+    correct: false,
+    replies: false,
+    replyText: false,
+    reasoning: false,
+    input: false,
+  };
   let whole = false;
   for await (const line of lines(outputFile)) {
     if (!/"(data|correct|replies|input|reasoning)":/.test(line)) continue;
