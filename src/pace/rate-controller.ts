@@ -5,7 +5,7 @@ import { ConcurrencyTarget } from './concurrency-target.js';
 import { type Binding, type LearnedLimit, LearnedLimits, type RequestCost } from './learned-limits.js';
 import { exhaustedLimitAnswer, waitWords } from './long-wait.js';
 import type { SendMark } from './mirrored-bucket.js';
-import { TokenBucket } from './token-bucket.js';
+import { RefillingBucket } from './refilling-bucket.js';
 
 export interface RateControllerOptions {
   /** The most requests in flight: --concurrency, or the automatic ceiling. */
@@ -62,8 +62,8 @@ export class RateController {
   private readonly target: ConcurrencyTarget;
   private readonly learned = new LearnedLimits();
   private readonly backoff = new BackoffRate();
-  private readonly requestBudget: TokenBucket | null;
-  private readonly tokenBudget: TokenBucket | null;
+  private readonly requestBudget: RefillingBucket | null;
+  private readonly tokenBudget: RefillingBucket | null;
   private readonly sentSoFar: SendMark = { at: 0, requests: 0, tokens: 0 };
   /** What of it came back 429: the provider took nothing for it. */
   private readonly rejectedSoFar: SendMark = { at: 0, requests: 0, tokens: 0 };
@@ -82,8 +82,8 @@ export class RateController {
 
   constructor(private readonly options: RateControllerOptions) {
     this.target = new ConcurrencyTarget({ ceiling: options.maxConcurrency, fixed: options.fixedConcurrency });
-    this.requestBudget = options.rpm ? new TokenBucket(options.rpm, options.now) : null;
-    this.tokenBudget = options.tpm ? new TokenBucket(options.tpm, options.now) : null;
+    this.requestBudget = options.rpm ? userCeiling(options.rpm, options.now()) : null;
+    this.tokenBudget = options.tpm ? userCeiling(options.tpm, options.now()) : null;
   }
 
   get concurrency(): number {
@@ -106,14 +106,14 @@ export class RateController {
       this.cooldownUntil - now,
       binding?.waitMs ?? 0,
       this.backoff.waitFor(now),
-      this.tokenBudget?.waitFor(cost.tokens) ?? 0,
-      this.requestBudget?.waitFor(1) ?? 0,
+      this.tokenBudget?.waitFor(cost.tokens, now) ?? 0,
+      this.requestBudget?.waitFor(1, now) ?? 0,
     );
     if (wait > 0) return wait;
     this.inFlight++;
     this.learned.take(cost);
-    this.tokenBudget?.take(cost.tokens);
-    this.requestBudget?.take(1);
+    this.tokenBudget?.spend(cost.tokens, now);
+    this.requestBudget?.spend(1, now);
     this.backoff.sent(now);
     const sent = this.sentSoFar;
     sent.at = now;
@@ -256,6 +256,15 @@ export class RateController {
     this.announced = next;
     for (const listener of this.listeners) listener(next);
   }
+}
+
+/**
+ * The user's own ceiling (--rpm, --tpm), paced as a bucket holding a second's worth (at least
+ * one), refilled continuously: the first second's worth may go at once, then requests are spaced.
+ */
+function userCeiling(perMinute: number, now: number): RefillingBucket {
+  const capacity = Math.max(1, perMinute / 60);
+  return new RefillingBucket(capacity, now, capacity / (perMinute / 60_000));
 }
 
 /**

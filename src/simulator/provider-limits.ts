@@ -1,7 +1,7 @@
+import { RefillingBucket } from '../pace/refilling-bucket.js';
 import { goDuration } from './go-duration.js';
 import { type BucketState, dialectHeaders, type LimitState } from './limit-dialects.js';
 import type { SimulatorOptions } from './options.js';
-import { TokenBucket } from './token-bucket.js';
 
 /** Why a request was turned away with a 429. */
 export type LimitCause = 'requests' | 'tokens' | 'inFlight';
@@ -20,9 +20,9 @@ export interface Refusal {
  * server, a cap on requests in flight. Pure: the caller passes the time and the count in flight.
  */
 export class ProviderLimits {
-  private readonly requests: TokenBucket | null;
-  private readonly tokens: TokenBucket | null;
-  private readonly daily: TokenBucket | null;
+  private readonly requests: RefillingBucket | null;
+  private readonly tokens: RefillingBucket | null;
+  private readonly daily: RefillingBucket | null;
 
   constructor(
     private readonly options: Pick<SimulatorOptions, 'rpm' | 'tpm' | 'rpd' | 'maxInFlight' | 'limitHeaders' | 'burstMs'>,
@@ -31,10 +31,10 @@ export class ProviderLimits {
     // Together enforces its limits per second (docs.together.ai/docs/rate-limits): a second's worth by default.
     const burstMs = options.burstMs ?? (options.limitHeaders === 'together' ? 1000 : 60_000);
     // Holds `burstMs` worth of the per-minute limit and refills at the limit's rate.
-    const bucket = (perMinute: number) => new TokenBucket((perMinute * burstMs) / 60_000, now, burstMs);
+    const bucket = (perMinute: number) => new RefillingBucket((perMinute * burstMs) / 60_000, now, burstMs);
     this.requests = options.rpm ? bucket(options.rpm) : null;
     this.tokens = options.tpm ? bucket(options.tpm) : null;
-    this.daily = options.rpd ? new TokenBucket(options.rpd, now, DAY) : null;
+    this.daily = options.rpd ? new RefillingBucket(options.rpd, now, DAY) : null;
   }
 
   /** Takes 1 request and `cost` tokens when all limits allow it (null); else says which one refused. */
@@ -87,7 +87,7 @@ const DAY = 86_400_000;
 const REFUSED_NAMES = { requests: 'requests per min (RPM)', tokens: 'tokens per min (TPM)', daily: 'requests per day (RPD)' } as const;
 
 /** A bucket as the headers describe it: its advertised limit, what it holds, when it is full, when `amount` fits. */
-function stateOf(limit: number | undefined, bucket: TokenBucket | null, amount: number, now: number): BucketState | null {
+function stateOf(limit: number | undefined, bucket: RefillingBucket | null, amount: number, now: number): BucketState | null {
   if (!bucket || !limit) return null;
   const untilNext = bucket.msUntil(amount, now);
   return {

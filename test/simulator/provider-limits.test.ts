@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { RefillingBucket } from '../../src/pace/refilling-bucket.js';
 import { goDuration } from '../../src/simulator/go-duration.js';
 import { admissionCost, ProviderLimits } from '../../src/simulator/provider-limits.js';
-import { TokenBucket } from '../../src/simulator/token-bucket.js';
 
 describe('goDuration', () => {
   it.each([
@@ -21,9 +21,9 @@ describe('goDuration', () => {
   });
 });
 
-describe('TokenBucket', () => {
+describe('RefillingBucket', () => {
   it('starts full, refills continuously at capacity per minute, never past capacity', () => {
-    const bucket = new TokenBucket(60, 0);
+    const bucket = new RefillingBucket(60, 0);
     expect(bucket.take(60, 0)).toBe(true);
     expect(bucket.take(1, 0)).toBe(false);
     expect(bucket.msUntil(1, 0)).toBeCloseTo(1000);
@@ -35,11 +35,20 @@ describe('TokenBucket', () => {
   });
 
   it('never fits an amount larger than itself, and a clock stepping back adds nothing', () => {
-    const bucket = new TokenBucket(10, 1000);
+    const bucket = new RefillingBucket(10, 1000);
     expect(bucket.msUntil(11, 1000)).toBe(Number.POSITIVE_INFINITY);
     expect(bucket.take(10, 1000)).toBe(true);
     expect(bucket.available(0)).toBe(0);
     expect(bucket.take(11, 10_000_000)).toBe(false);
+  });
+
+  it('paces a request larger than itself when full (waitFor), and lets spend overdraw it', () => {
+    const bucket = new RefillingBucket(10, 0, 1000);
+    expect(bucket.waitFor(25, 0)).toBe(0);
+    bucket.spend(25, 0);
+    expect(bucket.available(0)).toBe(-15);
+    expect(bucket.waitFor(1, 0)).toBe(1600);
+    expect(bucket.waitFor(100, 0)).toBe(2500);
   });
 });
 

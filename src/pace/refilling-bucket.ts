@@ -1,9 +1,12 @@
 /**
- * A continuously refilled bucket as providers run them: it holds at most a per-minute limit and
- * refills at limit/60 s, so after a burst capacity comes back a little at a time, not all at
- * once at a reset. `now` is passed in (milliseconds) so tests can move time themselves.
+ * The one continuously refilled bucket, as providers run them: it holds at most `capacity` and
+ * refills it over `windowMs`, so after a burst capacity comes back a little at a time, not all at
+ * once at a reset. The simulator admits requests by it (`take`); the run paces --rpm/--tpm by it
+ * (`waitFor`, `spend`). `now` is passed in (milliseconds) so tests can move time themselves.
+ * (The provider's own limits, learned from headers, are MirroredBucket: kept in step with what
+ * the provider says remains, which this one never hears.)
  */
-export class TokenBucket {
+export class RefillingBucket {
   private level: number;
   private at: number;
   private readonly perMs: number;
@@ -42,6 +45,20 @@ export class TokenBucket {
   /** Milliseconds until the bucket is full again: what OpenAI's `x-ratelimit-reset-*` says. */
   msUntilFull(now: number): number {
     return this.msUntil(this.capacity, now);
+  }
+
+  /**
+   * Milliseconds until a request of `amount` may go, whole: an amount larger than the bucket
+   * goes when it is full (it overdraws it, and the refill pays that back before the next).
+   */
+  waitFor(amount: number, now: number): number {
+    return Math.ceil(this.msUntil(Math.min(amount, this.capacity), now));
+  }
+
+  /** Takes `amount` whatever the bucket holds: what `waitFor` allowed to go. */
+  spend(amount: number, now: number): void {
+    this.refill(now);
+    this.level -= amount;
   }
 
   private refill(now: number): void {
