@@ -333,6 +333,13 @@ export const RUN_OPTIONS = {
     help: 'How many times a reply that does not parse or match is sent again; each try is paid',
     doc: 'How many times a reply that does not parse or match is sent again; each try is paid.',
   },
+  expect: {
+    flag: 'expect',
+    job: 'expect',
+    kind: 'string',
+    help: "Field or column holding each row's reference answer: records get correct (true, false, or null when nothing could be judged)",
+    doc: "Field (column) holding each row's reference answer: each record gets `correct`, true or false, or null when the row has no reference or no reply (see docs/evaluation.md).",
+  },
   shard: {
     flag: 'shard',
     kind: 'string',

@@ -2,6 +2,7 @@ import { invalidInputRecord, withSample } from '../record/builders.js';
 import { categoryOf, SUCCEEDED } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { forSample, prepareRows, prepareSettingsOf } from '../request/prepare.js';
+import type { RowTask } from '../request/row-task.js';
 import { sampleIndexes } from '../request/samples.js';
 import type { PreviousResult } from '../state/previous-results.js';
 import type { OpenedRun } from './open-run.js';
@@ -80,12 +81,12 @@ async function settledByRecheck(
   run: OpenedRun,
   sending: Sending,
   earlier: PreviousResult,
-  prepared: { key: string; fingerprint: string },
+  prepared: { key: string; fingerprint: string; task: RowTask },
   position: number,
 ): Promise<boolean> {
   if (earlier.fingerprint !== prepared.fingerprint || categoryOf(earlier.outcome) !== 'invalid_reply') return false;
   const rechecked = await run.earlierReplies.recheck(earlier.location, run.replyCheck);
   if (!rechecked || (rechecked.code !== null && rerunsFailed(run.config, 'invalid_reply'))) return false;
-  sending.settleNow(position, prepared.key, prepared.fingerprint, rechecked);
+  sending.settleNow(position, prepared.key, prepared.fingerprint, rechecked, prepared.task.reference);
   return true;
 }
