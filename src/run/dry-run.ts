@@ -61,7 +61,10 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
     estimatedSeconds: 0,
     assumedLatencyMs: options.assumedLatencyMs,
     notes: [],
-    limits: limitsForShard({ rpm: config.rpm, tpm: config.tpm, maxTotalTokens: config.maxTotalTokens }, config.shard),
+    limits: limitsForShard(
+      { rpm: config.rpm, tpm: config.tpm, maxTotalTokens: config.maxTotalTokens, maxCost: config.maxCost },
+      config.shard,
+    ),
     spentBefore: config.resume && config.outDir ? budgetSpent((await readManifest(outDirPaths(config.outDir).manifest))?.usage) : null,
   };
   const batchNotes = new BatchNotes(config.model);
