@@ -1,6 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { mergedCost } from '../cost/cost-summary.js';
 import type { FailureCategory } from '../record/record.js';
 import { describeFsError, isFsError } from '../state/fs-problem.js';
 import { NotARegularFileError, openRegularFile } from '../state/regular-file.js';
@@ -158,11 +159,13 @@ async function writeMerge(
         status: s.manifest.status,
         counts: s.manifest.counts,
         usage: s.manifest.usage ?? null,
+        cost_usd: s.manifest.cost?.usd ?? null,
       })),
     },
     inputs: first.manifest.inputs,
     counts: { rows: succeeded + failed, succeeded, failed, pending: 0, by_category: byCategory },
     usage: sumUsage(ordered.map((s) => s.manifest.usage)),
+    cost: mergedCost(ordered.map((s) => s.manifest.cost)),
     started_at: ordered.map((s) => s.manifest.started_at).sort()[0]!,
     ended_at:
       ordered

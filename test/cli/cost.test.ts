@@ -122,4 +122,55 @@ describe('the cost in dollars', () => {
     expect(result.stderr).toContain("--price 'our-local-model=IN/OUT'");
     expect(served.server.received).toHaveLength(0);
   });
+
+  it("with --shard K/N each shard keeps 1/N of --max-cost, and merge sums the shards' dollars", async () => {
+    await served.dir.write('in.jsonl', rows(6));
+    const first = await runCli(
+      [
+        'run',
+        'in.jsonl',
+        '--base-url',
+        served.server.baseUrl,
+        '--model',
+        'm',
+        '--out',
+        's0',
+        '--price',
+        '1/2',
+        '--shard',
+        '0/2',
+        '--max-cost',
+        '1',
+      ],
+      { cwd: served.dir.path, env },
+    );
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toMatch(/budget: +\$0\.00\d+ of \$0\.5 spent in this directory \(this shard's 1\/2 of --max-cost \$1\.00\)/);
+    const second = await runCli(
+      [
+        'run',
+        'in.jsonl',
+        '--base-url',
+        served.server.baseUrl,
+        '--model',
+        'm',
+        '--out',
+        's1',
+        '--price',
+        '1/2',
+        '--shard',
+        '1/2',
+        '--max-cost',
+        '1',
+      ],
+      { cwd: served.dir.path, env },
+    );
+    expect(second.code, second.stderr).toBe(0);
+    const merged = await runCli(['merge', 's0', 's1', '--out', 'all'], { cwd: served.dir.path });
+    expect(merged.code, merged.stderr).toBe(0);
+    const cost = (JSON.parse(await served.dir.read('all/manifest.json')) as Manifest).cost;
+    expect(cost.usd).toBeCloseTo(6 * 0.002, 10);
+    expect(cost.source).toBe('--price');
+    expect(merged.stderr).toContain('cost:   $0.012 (estimated from token usage and list prices');
+  });
 });
