@@ -173,4 +173,33 @@ describe('the cost in dollars', () => {
     expect(cost.source).toBe('--price');
     expect(merged.stderr).toContain('cost:   $0.012 (estimated from token usage and list prices');
   });
+
+  it('--dry-run and validate price the requests before anything is sent: prompts alone, and with every completion at max_tokens', async () => {
+    await served.dir.write('in.jsonl', rows(4));
+    const dry = await run('gpt-4o-mini', '--dry-run', '--param', 'max_tokens=1000', '--max-cost', '0.001');
+    expect(dry.code, dry.stderr).toBe(0);
+    // 4 prompts of about 7 tokens (characters / 4, plus 4 a message) at $0.15/M, and 4 × 1,000 completion tokens at $0.60/M.
+    expect(dry.stdout).toMatch(
+      /estimated cost: \$0\.00000\d+ to \$0\.0024\d* \(prompts alone; with every completion at max_tokens\); prices: @pydantic\/genai-prices [\d.]+, as openai\/gpt-4o-mini/,
+    );
+    expect(dry.stdout).toContain('cost budget: $0.001 (--max-cost); the run may stop at the budget (exit 4)');
+    expect(served.server.received).toHaveLength(0);
+
+    await served.dir.write(
+      'job.json',
+      JSON.stringify({ inputs: ['in.jsonl'], model: 'local', price: ['local=2/4'], params: { max_tokens: 100 } }),
+    );
+    const valid = await runCli(['validate', 'job.json'], { cwd: served.dir.path });
+    expect(valid.code, valid.stdout).toBe(0);
+    expect(valid.stdout).toMatch(
+      /estimated cost: \$0\.0000\d+ to \$0\.0016\d* \(prompts alone; with every completion at max_tokens\); prices: --price/,
+    );
+    await served.dir.write('priceless.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'local', max_cost: 2 }));
+    const invalid = await runCli(['validate', 'priceless.json'], { cwd: served.dir.path });
+    expect(invalid.code).toBe(2);
+    expect(invalid.stdout).toContain('priceless.json: max_cost: needs the price of local, which the price table does not know');
+    const badFlag = await run('m', '--max-cost', 'lots');
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toContain('--max-cost must be a number above 0: current value is "lots"');
+  });
 });
