@@ -1,6 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli-in-process.js';
+import { hasDuckDb, openDuckDb, sqlString } from '../support/duckdb.js';
 import { perTestServedDir, type ServedDir } from '../support/per-test.js';
 import { sendJson } from '../support/scripted-server.js';
 import { jsonlOf } from '../support/temp-dir.js';
@@ -122,4 +123,32 @@ describe('--expect FIELD', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(await correctById()).toEqual({ fr: true });
   });
+
+  it.skipIf(!hasDuckDb)(
+    '--format parquet carries correct as a BOOLEAN column, null where nothing was judged (read by DuckDB)',
+    async () => {
+      await served.dir.write(
+        'in.jsonl',
+        jsonlOf([
+          { id: 'fr', prompt: 'capital of France?', gold: 'Paris' },
+          { id: 'it', prompt: 'capital of Italy?', gold: 'Rome' },
+          { id: 'none', prompt: 'no reference here' },
+        ]),
+      );
+      const result = await run('--expect', 'gold', '--format', 'parquet');
+      expect(result.code, result.stderr).toBe(0);
+      const db = await openDuckDb();
+      try {
+        const file = served.dir.file('out/output.parquet');
+        expect((await db.types(`SELECT correct FROM ${sqlString(file)}`)).correct).toBe('BOOLEAN');
+        expect(await db.rows(`SELECT id, correct FROM ${sqlString(file)} ORDER BY id`)).toEqual([
+          { id: 'fr', correct: true },
+          { id: 'it', correct: false },
+          { id: 'none', correct: null },
+        ]);
+      } finally {
+        db.close();
+      }
+    },
+  );
 });
