@@ -54,13 +54,19 @@ export async function loadPriceBook(model: string, baseUrl: string, flags: Price
     if (!found) continue;
     const chosen = { providerId: found.provider.id };
     const perMillion = basePrice(found.model_price);
+    const tiered = Object.values(found.model_price).some((price) => typeof price === 'object');
+    // A flat price per token is priced here (a few arithmetic operations, every attempt); the
+    // package's calculation (some 30 µs a call) only where the price depends on the request: a
+    // tier past a prompt size, or a fee per request.
+    const flat = !tiered && found.model_price.requests_kcount === undefined;
     return {
       model,
       source: `${PRICE_PACKAGE} ${version}`,
       pricedAs: `${found.provider.id}/${found.model.id}`,
       perMillion,
-      tiered: Object.values(found.model_price).some((price) => typeof price === 'object'),
+      tiered,
       usd(tokens) {
+        if (flat) return flatUsd(perMillion, tokens);
         const cached = Math.min(tokens.cached, tokens.prompt);
         const usage = { input_tokens: tokens.prompt, cache_read_tokens: cached, output_tokens: tokens.completion };
         // Should the package refuse a usage, the first tier's price stands in for it.
