@@ -20,7 +20,7 @@ export { WriteFailedError } from './output/write-failed.js';
 export { FAILURE_CATEGORIES } from './record/categories.js';
 export type { FailureCategory, RowRecord } from './record/record.js';
 export type { RunProgress } from './run/progress.js';
-export type { RunReport, TokenBudgetReport } from './run/report.js';
+export type { CostReport, RunReport, TokenBudgetReport } from './run/report.js';
 
 /** Every setting of a job, in camelCase: see the README's job-file table. */
 export interface RunOptions extends Omit<RunFlags, 'inputs' | 'apiKeyEnv' | 'apiKeyFile' | 'out' | 'baseUrl' | 'model'> {
