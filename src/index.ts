@@ -15,11 +15,11 @@ import type { RunReport } from './run/report.js';
 import { runBatch } from './run/run.js';
 
 export { NothingSentError } from './errors.js';
-export type { UsageTotals } from './output/usage-totals.js';
 export { FAILURE_CATEGORIES } from './record/categories.js';
 export type { FailureCategory, RowRecord } from './record/record.js';
+export type { UsageTotals } from './record/usage-totals.js';
 export type { RunProgress } from './run/progress.js';
-export type { RunReport, TokenBudgetReport } from './run/report.js';
+export type { CostReport, RunReport, TokenBudgetReport } from './run/report.js';
 export { WriteFailedError } from './state/write-failed.js';
 
 /** Every setting of a job, in camelCase: see the README's job-file table. */

@@ -1,3 +1,5 @@
+import { formatCostRange } from '../cost/cost-range.js';
+import { formatUsd } from '../cost/cost-summary.js';
 import { shownBaseUrl } from '../job/base-url.js';
 import { keyName, type RunConfig } from '../job/config.js';
 import { AUTO_CEILING } from '../pace/concurrency-target.js';
@@ -41,7 +43,9 @@ export function formatDryRun(report: DryRunReport, config: RunConfig): string {
   );
   if (report.estimatedCompletionTokens !== null)
     lines.push(`  estimated completion tokens: at most ${formatTokens(report.estimatedCompletionTokens)} (max_tokens for each row)`);
+  lines.push(`  estimated cost: ${costLine(report, config)}`);
   if (report.limits.maxTotalTokens !== null) lines.push(`  token budget: ${budgetLine(report, config)}`);
+  if (report.limits.maxCost !== null) lines.push(`  cost budget: ${costBudgetLine(report, config)}`);
   const { rpm, tpm } = report.limits;
   const limits = [
     `concurrency ${config.concurrency ?? `up to ${AUTO_CEILING} (derived from the pace)`}`,
@@ -73,6 +77,30 @@ function budgetLine(report: DryRunReport, config: RunConfig): string {
       ? `${what}, fits in the ${formatTokens(left)} left`
       : `${what}, is more than the ${formatTokens(left)} left: the run would stop at the budget (exit 4) with rows pending, and --resume with a larger budget goes on`;
   return `${formatTokens(budget)} (--max-total-tokens${share})${spent > 0 ? `, ${formatTokens(spent)} already spent in ${config.outDir}` : ''}; ${verdict}`;
+}
+
+/** The dollar range, and the price it comes from. */
+function costLine(report: DryRunReport, config: RunConfig): string {
+  const { cost } = report;
+  if (cost.source === null) return `unknown: the price table has no price for ${config.model} (give --price ${config.model}=IN/OUT)`;
+  const priced = cost.pricedAs ? `${cost.source}, as ${cost.pricedAs}` : cost.source;
+  return `${formatCostRange(cost, formatUsd)}; prices: ${priced}`;
+}
+
+/** --max-cost against the range: whether the run would stop at it (exit 4). */
+function costBudgetLine(report: DryRunReport, config: RunConfig): string {
+  const budget = report.limits.maxCost!;
+  const share = config.shard ? `; this shard's 1/${config.shard.count} of ${formatUsd(config.maxCost!)}` : '';
+  const spent = report.costBefore ?? 0;
+  const left = Math.max(0, budget - spent);
+  const { low, high } = report.cost;
+  const verdict =
+    high !== null && high <= left
+      ? `even at its most the estimate fits in the ${formatUsd(left)} left`
+      : low !== null && low > left
+        ? `the prompts alone are estimated past the ${formatUsd(left)} left: the run would stop at the budget (exit 4) with rows pending, and --resume with a larger budget goes on`
+        : `the run may stop at the budget (exit 4) with rows pending if the completions are long; ${formatUsd(left)} left`;
+  return `${formatUsd(budget)} (--max-cost${share})${spent > 0 ? `, ${formatUsd(spent)} already spent in ${config.outDir}` : ''}; ${verdict}`;
 }
 
 function formatTokens(tokens: number): string {

@@ -21,10 +21,12 @@ export const RUN_HELP_GROUPS: ReadonlyArray<readonly [title: string, flags: read
       'max-retry-wait-ms',
       'max-outage-ms',
       'max-total-tokens',
+      'max-cost',
+      'price',
     ],
   ],
   ['Output:', ['out', 'format', 'escape-formulas', 'bom', 'cache']],
-  ['Replies:', ['reply-format', 'reply-schema', 'reply-retries']],
+  ['Replies:', ['reply-format', 'reply-schema', 'reply-retries', 'expect']],
   ['Run control:', ['resume', 'allow-dropped-rows', 'retry-failed', 'force', 'dry-run', 'grace-ms', 'quiet', 'log-format']],
 ];
 

@@ -59,7 +59,9 @@ export function summaryFields(report: RunReport, exitCode: number): Record<strin
     attempts: report.attempts,
     duration_ms: Math.round(report.durationMs),
     tokens: { session: report.usage.session, total: report.usage.total },
+    cost_usd: { session: report.cost.session, total: report.cost.total, source: report.cost.source, estimate: true },
     ...(report.budget ? { budget: report.budget } : {}),
+    ...(report.costBudget ? { cost_budget: report.costBudget } : {}),
     files: { output: report.paths.output, errors: report.paths.errors, manifest: report.paths.manifest, also: report.derivedFiles },
     ...(report.fatalMessage ? { fatal: report.fatalMessage } : {}),
   };

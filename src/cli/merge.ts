@@ -21,11 +21,12 @@ export const mergeCommand = (session: CliSession): CommandModule<object, MergeAr
       .example('$0 merge out/shard-0 out/shard-1 out/shard-2 out/shard-3 --out out/all', 'Join four shards') as unknown as Argv<MergeArgs>,
   handler: async (args) => {
     // Loaded here, not at start-up: every other command would pay for them.
-    const [{ MergeError, mergeShards }, { MergeTargetError }, { WriteFailedError }, { usageSummary }] = await Promise.all([
+    const [{ MergeError, mergeShards }, { MergeTargetError }, { WriteFailedError }, { usageSummary }, { costText }] = await Promise.all([
       import('../output/merge.js'),
       import('../output/merge-target.js'),
       import('../state/write-failed.js'),
       import('../report/usage-text.js'),
+      import('../cost/cost-summary.js'),
     ]);
     try {
       const report = await mergeShards(args.dirs, args.out);
@@ -33,6 +34,7 @@ export const mergeCommand = (session: CliSession): CommandModule<object, MergeAr
         `chatbatch: merged ${report.shards} shard(s): ${report.succeeded} ok, ${report.failed} failed → ${args.out}\n`,
       );
       session.io.stderr.write(`  tokens: ${usageSummary(report.manifest.usage!)}, over every shard and session (the endpoint's figures)\n`);
+      session.io.stderr.write(`  cost:   ${costText(report.manifest.cost)}, over every shard and session\n`);
       for (const file of report.derivedFiles) session.io.stderr.write(`  also:   ${file}\n`);
       session.exitCode = report.failed > 0 ? EXIT.rowsFailed : EXIT.ok;
     } catch (error) {

@@ -27,6 +27,18 @@ export function nonNegativeInteger(flag: string) {
   };
 }
 
+/** A price or budget: a finite number above 0, decimals allowed (`--max-cost 2.50`). */
+export function positiveNumber(flag: string) {
+  return (value: unknown): number | undefined => {
+    if (value === undefined) return undefined;
+    const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+    if (!Number.isFinite(number) || number <= 0) {
+      throw new Error(`--${flag} must be a number above 0: current value is ${JSON.stringify(value)}`);
+    }
+    return number;
+  };
+}
+
 /** The yargs option for a setting of the option table. */
 export function yargsOption(spec: OptionSpec & { flag: string }): Options {
   const describe = optionHelp(spec);
@@ -35,6 +47,8 @@ export function yargsOption(spec: OptionSpec & { flag: string }): Options {
       return { type: 'string', coerce: withMaximum(spec, positiveInteger(spec.flag)), describe };
     case 'non-negative-integer':
       return { type: 'string', coerce: withMaximum(spec, nonNegativeInteger(spec.flag)), describe };
+    case 'positive-number':
+      return { type: 'string', coerce: positiveNumber(spec.flag), describe };
     case 'boolean':
       return { type: 'boolean', describe };
     case 'strings':

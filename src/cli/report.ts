@@ -65,6 +65,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
     const stats = {
       ...withPending(await computeStats(paths.output, paths.errors), pendingRows(manifest)),
       usage: usageOf(manifest),
+      ...(manifest.cost === undefined ? {} : { cost: manifest.cost }),
       repeat: samplesPerRow(manifest),
     };
     for (const problem of stats.damaged ?? [])

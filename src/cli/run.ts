@@ -11,7 +11,7 @@ import { runBatch } from '../run/run.js';
 import type { RunningSimulator } from '../simulator/server.js';
 import { ResponseCache } from '../state/response-cache.js';
 import { diskFailureOf } from '../state/write-failed.js';
-import { budgetStopMessage } from './budget-stop.js';
+import { budgetStopMessage, costStopMessage } from './budget-stop.js';
 import { formatDryRun } from './dry-run-report.js';
 import { EXIT, EXIT_CODES_HELP, exitCodeFor } from './exit-codes.js';
 import { groupRunHelp } from './help-groups.js';
@@ -142,8 +142,11 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
       if (report.status === 'interrupted') {
         log(`interrupted; to continue, run:\n  ${resumeCommand(session, config.outDir)}`);
       }
-      if (report.status === 'stopped_at_limit' && report.budget) {
-        log(budgetStopMessage(report.budget, report.pending, (budgetFlag) => resumeCommand(session, config.outDir, budgetFlag)));
+      const resumeWith = (budgetFlag: string[]) => resumeCommand(session, config.outDir, budgetFlag);
+      if (report.status === 'stopped_at_limit' && report.limitReachedBy === 'cost' && report.costBudget) {
+        log(costStopMessage(report.costBudget, report.pending, resumeWith));
+      } else if (report.status === 'stopped_at_limit' && report.budget) {
+        log(budgetStopMessage(report.budget, report.pending, resumeWith));
       }
       // The summary is the last line a log collector reads.
       if (format === 'json') io.stderr.write(jsonLogLine(summaryFields(report, exitCodeFor(report.status))));
@@ -178,12 +181,13 @@ function flagsFrom(args: RunArgs): RunFlags {
   return args.param === undefined ? flags : { ...flags, params: args.param };
 }
 
-/** The user's own command line with --resume added (and --force removed); `budgetFlag` replaces any --max-total-tokens. */
+/** The user's own command line with --resume added (and --force removed); `budgetFlag` (`--max-total-tokens N`, `--max-cost USD`) replaces the same flag. */
 function resumeCommand({ io, argv: given }: CliSession, outDir: string, budgetFlag: string[] = []): string {
   const argv = given.filter((arg) => arg !== '--force' && arg !== '--resume');
-  if (budgetFlag.length > 0) {
-    const at = argv.findIndex((arg) => arg === '--max-total-tokens' || arg.startsWith('--max-total-tokens='));
-    if (at >= 0) argv.splice(at, argv[at] === '--max-total-tokens' ? 2 : 1);
+  const [flag] = budgetFlag;
+  if (flag !== undefined) {
+    const at = argv.findIndex((arg) => arg === flag || arg.startsWith(`${flag}=`));
+    if (at >= 0) argv.splice(at, argv[at] === flag ? 2 : 1);
   }
   if (!argv.includes('--out') && !argv.some((a) => a.startsWith('--out='))) argv.push('--out', outDir);
   return [invocation(io.script, io.env, io.cwd), ...[...argv, '--resume', ...budgetFlag].map(shellQuote)].join(' ');

@@ -1,3 +1,4 @@
+import { COST_CAVEAT, formatUsd } from '../cost/cost-summary.js';
 import { formatTokens, usageSummary } from '../report/usage-text.js';
 import type { RunReport } from '../run/report.js';
 
@@ -9,7 +10,13 @@ export function formatSummary(report: RunReport): string {
       (report.pending > 0 ? `, ${report.pending} pending` : '') +
       ` — ${report.rowsSettledNow} settled in this run in ${seconds.toFixed(1)} s (${rate.toFixed(1)} rows/s, ${report.attempts} attempt(s))`,
     `  tokens:   ${usageSummary(report.usage.session)} in this run; ${formatTokens(report.usage.total.total_tokens)} in this directory (the endpoint's figures: see --help)`,
+    `  cost:     ${costLine(report.cost)}`,
     ...(report.budget ? [`  budget:   ${budgetLine(report.budget)}`] : []),
+    ...(report.costBudget
+      ? [
+          `  budget:   ${formatUsd(report.costBudget.spent)} of ${formatUsd(report.costBudget.limit)} spent in this directory${costShareOf(report.costBudget)}`,
+        ]
+      : []),
     `  output:   ${report.paths.output}`,
     `  errors:   ${report.paths.errors}`,
     `  manifest: ${report.paths.manifest}`,
@@ -26,6 +33,20 @@ function counted(report: RunReport): string {
 
 function budgetLine(budget: NonNullable<RunReport['budget']>): string {
   return `${formatTokens(budget.spent)} of ${formatTokens(budget.limit)} tokens spent in this directory${shareOf(budget)}`;
+}
+
+/** `about $0.0123 in this run; $0.0456 in this directory (estimated ...)`, or why there is no figure. */
+function costLine(cost: RunReport['cost']): string {
+  if (cost.source === null || cost.session === null)
+    return 'unknown: the price table has no price for this model (give --price MODEL=IN/OUT)';
+  const total = cost.total === null ? 'unknown' : formatUsd(cost.total);
+  const priced = cost.pricedAs ? `${cost.source}, as ${cost.pricedAs}` : cost.source;
+  return `${formatUsd(cost.session)} in this run; ${total} in this directory (${COST_CAVEAT}; prices: ${priced})`;
+}
+
+/** ` (this shard's 1/4 of --max-cost $10)`, or nothing for an unsharded run. */
+export function costShareOf(budget: NonNullable<RunReport['costBudget']>): string {
+  return budget.shards > 1 ? ` (this shard's 1/${budget.shards} of --max-cost ${formatUsd(budget.jobLimit)})` : '';
 }
 
 /** ` (this shard's 1/4 of --max-total-tokens 40,000)`, or nothing for an unsharded run. */

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parsePriceFlags } from '../cost/price-flag.js';
 import { NothingSentError } from '../errors.js';
 import { type ProxyChoice, proxyFor } from '../http/proxy-env.js';
 import { formatOf } from '../input/formats.js';
@@ -111,6 +112,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   }
   const shard = parseShardFlag(flags.shard, problems);
   const reply = resolveReplyFormat(flags, job, context.cwd, problems);
+  problems.push(...parsePriceFlags(plain.price).problems);
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {

@@ -22,6 +22,9 @@ export function jobJsonSchema(): Record<string, unknown> {
       case 'non-negative-integer':
         properties[name] = { type: 'integer', minimum: 0, ...maximum(field), ...doc };
         break;
+      case 'positive-number':
+        properties[name] = { type: 'number', exclusiveMinimum: 0, ...doc };
+        break;
       case 'boolean':
         properties[name] = { type: 'boolean', ...doc };
         break;

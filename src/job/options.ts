@@ -10,7 +10,16 @@ import { OUTPUT_FORMATS } from '../state/file-names.js';
  * config.ts).
  */
 
-export type ValueKind = 'string' | 'strings' | 'fields' | 'positive-integer' | 'non-negative-integer' | 'boolean' | 'headers' | 'params';
+export type ValueKind =
+  | 'string'
+  | 'strings'
+  | 'fields'
+  | 'positive-integer'
+  | 'non-negative-integer'
+  | 'positive-number'
+  | 'boolean'
+  | 'headers'
+  | 'params';
 
 export interface OptionSpec {
   readonly kind: ValueKind;
@@ -280,6 +289,22 @@ export const RUN_OPTIONS = {
     help: 'Token budget for the output directory, across resumes: stop sending new rows before passing it (exit 4, rows pending; --resume with a larger budget goes on)',
     doc: 'Token budget for the whole output directory, across resumes: no new row is sent once it would be passed; the run stops with exit 4, rows pending. With --shard K/N each shard takes 1/N.',
   },
+  maxCost: {
+    flag: 'max-cost',
+    job: 'max_cost',
+    kind: 'positive-number',
+    help: "Dollar budget for the output directory, across resumes, estimated from token usage and the model's price: stop sending new rows before passing it (exit 4, rows pending; --resume with a larger budget goes on)",
+    doc: "Budget in US dollars for the whole output directory, across resumes, estimated from token usage and the model's price (see price): no new row is sent once it would be passed; the run stops with exit 4, rows pending. With --shard K/N each shard takes 1/N.",
+  },
+  price: {
+    flag: 'price',
+    job: 'price',
+    kind: 'strings',
+    items: 'prices (IN/OUT or MODEL=IN/OUT)',
+    repeatable: true,
+    help: 'Price in US dollars per million input/output tokens, IN/OUT for every model or MODEL=IN/OUT (repeatable; IN/OUT/CACHED prices cached input); default: the price table of @pydantic/genai-prices',
+    doc: 'Prices in US dollars per million input/output tokens: "IN/OUT" for every model, or "MODEL=IN/OUT" ("IN/OUT/CACHED" prices cached input tokens); over the price table of @pydantic/genai-prices.',
+  },
   resume: {
     flag: 'resume',
     kind: 'boolean',
@@ -343,6 +368,13 @@ export const RUN_OPTIONS = {
     help: 'How many times a reply that does not parse or match is sent again; each try is paid',
     doc: 'How many times a reply that does not parse or match is sent again; each try is paid.',
   },
+  expect: {
+    flag: 'expect',
+    job: 'expect',
+    kind: 'string',
+    help: "Field or column holding each row's reference answer: records get correct (true, false, or null when nothing could be judged)",
+    doc: "Field (column) holding each row's reference answer: each record gets `correct`, true or false, or null when the row has no reference or no reply (see docs/evaluation.md).",
+  },
   shard: {
     flag: 'shard',
     kind: 'string',
@@ -370,7 +402,7 @@ type KindValue<S> = S extends { choices: readonly (infer C)[] }
     ? string
     : S extends { kind: 'strings' }
       ? string[]
-      : S extends { kind: 'positive-integer' | 'non-negative-integer' }
+      : S extends { kind: 'positive-integer' | 'non-negative-integer' | 'positive-number' }
         ? number
         : S extends { kind: 'boolean' }
           ? boolean
@@ -427,6 +459,10 @@ export function valueProblem(value: unknown, spec: OptionSpec, from: 'job' | 'fl
     case 'non-negative-integer':
       if (!Number.isSafeInteger(value) || (value as number) < 0) return `expected an integer ≥ 0, got ${JSON.stringify(value)}`;
       return aboveMaximum(value as number, spec);
+    case 'positive-number':
+      return typeof value === 'number' && Number.isFinite(value) && value > 0
+        ? null
+        : `expected a number above 0, got ${JSON.stringify(value)}`;
     case 'boolean':
       return typeof value === 'boolean' ? null : `expected true or false, got ${JSON.stringify(value)}`;
     case 'fields':

@@ -18,8 +18,10 @@ export async function csvWriter({ inputs, outDir, sampled, csv }: FormatContext)
   const shared = await sharedCsvColumns(inputs);
   const inputColumns = shared ?? ORIGIN_COLUMNS;
   const data = await scanReplyData(path.join(outDir, OUTPUT_FILE), path.join(outDir, ERRORS_FILE), csv.dataFields);
-  const resultColumns: readonly string[] = sampled ? ['sample', ...RESULT_COLUMNS] : RESULT_COLUMNS;
-  const errorColumns: readonly string[] = sampled ? ['sample', ...ERROR_COLUMNS] : ERROR_COLUMNS;
+  // With --expect, `correct` follows the results in both files (null, an empty cell, where nothing was judged).
+  const judged: readonly string[] = data.correct ? ['correct'] : [];
+  const resultColumns: readonly string[] = [...(sampled ? ['sample'] : []), ...RESULT_COLUMNS, ...judged];
+  const errorColumns: readonly string[] = [...(sampled ? ['sample'] : []), ...ERROR_COLUMNS, ...judged];
   // Header cells are escaped too: an input's column name (or a reply's data key) such as
   // `=HYPERLINK(...)` is a formula to a spreadsheet wherever it stands.
   const guard = (text: string): string => (csv.escapeFormulas ? escapeFormula(text) : text);

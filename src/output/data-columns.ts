@@ -13,6 +13,8 @@ export interface ReplyDataColumns {
   whole: boolean;
   /** Some failed record has `reply_text`. */
   replyText: boolean;
+  /** Some record has `correct` (--expect): a `correct` column in both files. */
+  correct: boolean;
 }
 
 /** A reply with no schema may bring any keys: past this many, fields get no column (they stay in output.jsonl). */
@@ -22,6 +24,7 @@ export const MAX_DATA_COLUMNS = 100;
  * Reads the records files once to learn the columns, since the header comes first and a
  * streamed run knows its keys only at the end. Only lines that hold a `data` or `reply_text`
  * key are parsed (JSON.stringify writes `"data":` exactly), so runs of text replies cost a scan.
+ * Likewise a record with `correct` (--expect) is looked for only in lines that hold `"correct":`.
  */
 export async function scanReplyData(
   outputFile: string,
@@ -31,7 +34,9 @@ export async function scanReplyData(
   const fields = new Set(schemaProperties.slice(0, MAX_DATA_COLUMNS));
   let whole = false;
   let replyText = false;
+  let correct = false;
   for await (const line of lines(outputFile)) {
+    correct ||= judged(line);
     if (!line.includes('"data":')) continue;
     const data = (JSON.parse(line) as { data?: unknown }).data;
     if (data === undefined) continue;
@@ -45,12 +50,12 @@ export async function scanReplyData(
     }
   }
   for await (const line of lines(errorsFile)) {
-    if (line.includes('"reply_text":') && typeof (JSON.parse(line) as { reply_text?: unknown }).reply_text === 'string') {
-      replyText = true;
-      break;
-    }
+    correct ||= judged(line);
+    if (!replyText && line.includes('"reply_text":'))
+      replyText = typeof (JSON.parse(line) as { reply_text?: unknown }).reply_text === 'string';
+    if (replyText && correct) break;
   }
-  return { fields: [...fields], whole, replyText };
+  return { fields: [...fields], whole, replyText, correct };
 }
 
 export function dataColumnNames(columns: ReplyDataColumns): string[] {
@@ -77,6 +82,11 @@ function dataCell(value: unknown): string | number {
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The record on this line has `correct` (a reply's `data` may have a field of that name too). */
+function judged(line: string): boolean {
+  return line.includes('"correct":') && (JSON.parse(line) as { correct?: unknown }).correct !== undefined;
 }
 
 function lines(file: string): AsyncIterable<string> {

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
+import type { ManifestCost } from '../cost/cost-summary.js';
 import { TOOL_VERSION } from '../http/tool-version.js';
 import { fileChunks } from '../input/file-chunks.js';
 import type { FailureCategory } from '../record/record.js';
+import type { UsageTotals } from '../record/usage-totals.js';
 import { readRegularFile } from '../state/regular-file.js';
 import { writeFileAtomic } from './atomic-file.js';
 import { isManifestShaped } from './manifest-shape.js';
-import type { UsageTotals } from './usage-totals.js';
 
 /**
  * `error`: the run stopped on an error it could not turn into a record (see the session's `error`); resumable.
@@ -44,6 +45,8 @@ export interface RunSession {
   rows_rerun_failed: number;
   /** Tokens of the responses this session received (cached replies and reused rows cost nothing). */
   usage?: UsageTotals;
+  /** US dollars this session's responses cost, estimated from their usage; null when the price is unknown. */
+  cost_usd?: number | null;
   /** Status `error` only: what stopped the run, one line. */
   error?: string;
   /** Rate-limit 429s this session took: they paced the run and never failed a row. */
@@ -70,6 +73,8 @@ export interface Manifest {
   };
   /** Tokens over every session (absent in manifests written before it was kept). */
   usage?: UsageTotals;
+  /** Dollars over every session, estimated from token usage (absent in manifests written before it was kept). */
+  cost?: ManifestCost;
   started_at: string;
   ended_at: string | null;
   attempts_total: number;

@@ -1,7 +1,9 @@
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { mergedCost } from '../cost/cost-summary.js';
 import type { FailureCategory } from '../record/record.js';
+import { sumUsage } from '../record/usage-totals.js';
 import { ERRORS_FILE, MANIFEST_FILE, OUTPUT_FILE } from '../state/file-names.js';
 import { describeFsError, isFsError } from '../state/fs-problem.js';
 import { NotARegularFileError, openRegularFile } from '../state/regular-file.js';
@@ -10,7 +12,6 @@ import { type DerivedFormat, writeDerivedFiles } from './derived-files.js';
 import { describeInput, type Manifest, readManifest, toolInfo, writeManifest } from './manifest.js';
 import { isCompleteManifest } from './manifest-shape.js';
 import { discardStaging, prepareMergeTarget, swapIn, testKillPoint } from './merge-target.js';
-import { sumUsage } from './usage-totals.js';
 
 export class MergeError extends Error {
   override name = 'MergeError';
@@ -158,11 +159,13 @@ async function writeMerge(
         status: s.manifest.status,
         counts: s.manifest.counts,
         usage: s.manifest.usage ?? null,
+        cost_usd: s.manifest.cost?.usd ?? null,
       })),
     },
     inputs: first.manifest.inputs,
     counts: { rows: succeeded + failed, succeeded, failed, pending: 0, by_category: byCategory },
     usage: sumUsage(ordered.map((s) => s.manifest.usage)),
+    cost: mergedCost(ordered.map((s) => s.manifest.cost)),
     started_at: ordered.map((s) => s.manifest.started_at).sort()[0]!,
     ended_at:
       ordered

@@ -1,4 +1,5 @@
-import { addResponse, budgetSpent, countedUsage, emptyUsage, sumUsage, type UsageTotals } from '../output/usage-totals.js';
+import type { CostAccount } from '../cost/cost-account.js';
+import { addResponse, budgetSpent, countedUsage, emptyUsage, sumUsage, type UsageTotals } from '../record/usage-totals.js';
 import type { SizedRequest, TokenEstimator } from './token-estimator.js';
 
 export interface TokenAccountOptions {
@@ -7,6 +8,8 @@ export interface TokenAccountOptions {
   /** Usage of the directory's earlier sessions, from its manifest. */
   before: Partial<UsageTotals> | undefined;
   estimator: TokenEstimator;
+  /** The run's dollars and `--max-cost`, kept beside the tokens; absent in runs that price nothing. */
+  cost?: CostAccount;
 }
 
 /**
@@ -26,7 +29,7 @@ export class TokenAccount {
   /** The directory's usage, earlier sessions included; the manifest's `usage` is this object. */
   readonly total: UsageTotals;
   private inFlight = 0;
-  private refused = false;
+  private refused: 'tokens' | 'cost' | null = null;
 
   constructor(private readonly options: TokenAccountOptions) {
     this.total = sumUsage([options.before]);
@@ -41,9 +44,18 @@ export class TokenAccount {
     return budgetSpent(this.total);
   }
 
-  /** True once the budget refused a row: no new row goes out in this session. */
+  /** True once a budget refused a row: no new row goes out in this session. */
   get limitReached(): boolean {
+    return this.refused !== null;
+  }
+
+  /** Which budget refused a row: the tokens (`--max-total-tokens`) or the dollars (`--max-cost`); null while none has. */
+  get limitReachedBy(): 'tokens' | 'cost' | null {
     return this.refused;
+  }
+
+  get cost(): CostAccount | undefined {
+    return this.options.cost;
   }
 
   /**
@@ -51,12 +63,16 @@ export class TokenAccount {
    * starts a row (`newRow`) and the budget has no room for it.
    */
   reserve(request: SizedRequest, newRow: boolean): number | null {
-    const estimate = this.options.estimator.estimate(request);
-    if (newRow && this.options.limit !== null) {
-      if (this.refused || this.spent + this.inFlight + estimate > this.options.limit) {
-        this.refused = true;
-        return null;
-      }
+    const { estimator, limit, cost } = this.options;
+    const estimate = estimator.estimate(request);
+    if (newRow && this.refused !== null) return null;
+    if (newRow && limit !== null && this.spent + this.inFlight + estimate > limit) {
+      this.refused = 'tokens';
+      return null;
+    }
+    if (cost && !cost.hold(request, { prompt: estimator.prompt(request), cached: 0, completion: estimator.completion() }, newRow)) {
+      this.refused = 'cost';
+      return null;
     }
     this.inFlight += estimate;
     return estimate;
@@ -70,11 +86,14 @@ export class TokenAccount {
    */
   release(request: SizedRequest, reserved: number, outcome: { ok: boolean; finishReason?: string | null; usage?: unknown } | null): void {
     this.inFlight -= reserved;
-    if (outcome === null) return;
-    const usage = countedUsage(outcome.usage);
+    const usage = outcome === null ? null : countedUsage(outcome.usage);
     // A completion came (it has a finish reason, null or not): paid, even with no reply text.
-    const paid = outcome.ok || outcome.finishReason !== undefined;
-    if (!paid && usage === null) return;
+    const paid = outcome !== null && (outcome.ok || outcome.finishReason !== undefined);
+    this.options.cost?.release(
+      request,
+      usage ? { prompt: usage.prompt, cached: usage.cached, completion: usage.completion } : paid ? 'estimate' : null,
+    );
+    if (outcome === null || (!paid && usage === null)) return;
     addResponse(this.session, usage, reserved);
     addResponse(this.total, usage, reserved);
     if (outcome.ok) this.options.estimator.observe(request.promptChars, outcome.usage);

@@ -1,4 +1,4 @@
-import { tokenCount } from '../output/usage-totals.js';
+import { tokenCount } from '../record/usage-totals.js';
 
 /** What an estimate is made from: the request's characters, and its uncalibrated estimate (characters / 4). */
 export interface SizedRequest {

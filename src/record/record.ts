@@ -64,6 +64,8 @@ export interface RowRecord {
   cached?: boolean;
   /** With --reply-format json: the reply parsed as JSON (and matching --reply-schema). */
   data?: unknown;
+  /** With --expect: whether the reply matches the row's reference answer; null when it cannot be judged (src/reply/reference-answer.ts). */
+  correct?: boolean | null;
   /** An `invalid_reply` failure: the reply that did not parse or validate (`reply` is null). */
   reply_text?: string;
   /**

@@ -22,6 +22,8 @@ export interface DatasetSummary {
   truncated: number;
   /** Completions that came (successes, invalid replies, and paid ones without text): what `truncated` is a share of. */
   replies: number;
+  /** With --expect: records judged right, judged at all, and not judged (`correct: null`); null when no record carries `correct`. */
+  accuracy: { correct: number; judged: number; unjudged: number } | null;
   /** With samples: how the samples of each row agree; null when rows were sent once. */
   agreement: {
     rows: number;
@@ -41,6 +43,7 @@ export class DatasetTally {
   private refused = 0;
   private truncated = 0;
   private replies = 0;
+  private accuracy: NonNullable<DatasetSummary['accuracy']> | null = null;
   /** Per row id: how many samples gave each answer (answers kept as short hashes). */
   private readonly answers = new Map<string, Map<string, number>>();
 
@@ -52,7 +55,17 @@ export class DatasetTally {
     // Every completion that came counts, a paid one without text (length, content_filter) too.
     if (ok || invalidReply || record.finish_reason !== undefined) this.replies++;
     if (record.finish_reason === 'length') this.truncated++;
+    if (record.correct !== undefined) this.addJudgement(record.correct);
     if (typeof record.sample === 'number') this.addSample(String(record.id), answerOf(record, ok));
+  }
+
+  /** A hand-edited `correct` that is not true or false counts as not judged. */
+  private addJudgement(correct: unknown): void {
+    this.accuracy ??= { correct: 0, judged: 0, unjudged: 0 };
+    if (correct === true || correct === false) {
+      this.accuracy.judged++;
+      if (correct) this.accuracy.correct++;
+    } else this.accuracy.unjudged++;
   }
 
   private addSample(id: string, answer: string): void {
@@ -68,6 +81,7 @@ export class DatasetTally {
       refused: this.refused,
       truncated: this.truncated,
       replies: this.replies,
+      accuracy: this.accuracy,
       agreement: this.answers.size === 0 ? null : agreementOf(this.answers),
     };
   }

@@ -1,4 +1,5 @@
 import type { DatasetSummary } from './dataset-stats.js';
+import { wilsonInterval } from './wilson.js';
 
 /** A share as a percentage with one decimal, and the counts it comes from. */
 export function share(part: number, whole: number): string {
@@ -11,6 +12,8 @@ export function share(part: number, whole: number): string {
  */
 export function datasetLines(summary: DatasetSummary): string[] {
   const lines: string[] = [];
+  const accuracy = accuracyLine(summary.accuracy);
+  if (accuracy) lines.push(accuracy);
   if (summary.checked > 0) lines.push(`valid under the reply format/schema: ${share(summary.valid, summary.checked)}`);
   lines.push(`refused by the model: ${summary.refused}`);
   lines.push(`stopped at the token limit (finish_reason length): ${share(summary.truncated, summary.replies)}`);
@@ -28,4 +31,20 @@ export function leastConsistentLines(summary: DatasetSummary): string[] {
   return (summary.agreement?.least ?? []).map(
     (row) => `${row.id}  ${(row.agreement * 100).toFixed(0)}% agree  ${row.distinct} different answers in ${row.samples} samples`,
   );
+}
+
+/**
+ * `correct against the reference (--expect): 72.0% (144 of 200 judged), 95% interval 65.4%-77.7%
+ * (Wilson); 3 not judged (no reply, or no reference)`; null when no record was judged.
+ */
+export function accuracyLine(accuracy: DatasetSummary['accuracy']): string | null {
+  if (accuracy === null) return null;
+  const interval = wilsonInterval(accuracy.correct, accuracy.judged);
+  const percent = (share: number): string => `${(share * 100).toFixed(1)}%`;
+  const judged =
+    interval === null
+      ? 'no reply could be judged'
+      : `${percent(accuracy.correct / accuracy.judged)} (${accuracy.correct} of ${accuracy.judged} judged), 95% interval ${percent(interval.low)}–${percent(interval.high)} (Wilson)`;
+  const unjudged = accuracy.unjudged > 0 ? `; ${accuracy.unjudged} not judged (no reply, or no reference)` : '';
+  return `correct against the reference (--expect): ${judged}${unjudged}`;
 }

@@ -1,4 +1,5 @@
-import { USAGE_CAVEAT } from '../output/usage-totals.js';
+import { COST_CAVEAT, costText, formatUsd } from '../cost/cost-summary.js';
+import { USAGE_CAVEAT } from '../record/usage-totals.js';
 import { datasetLines } from './dataset-text.js';
 import { type Html, html, jsonScript, trustedHtml } from './html.js';
 import { describePending } from './pending.js';
@@ -31,11 +32,13 @@ export function renderHtmlReport(stats: RunStats, title: string, view: RowsView 
 <div class="card"><b style="color:#c33">${stats.failed}</b>failed</div>
 <div class="card"><b>${stats.pending ?? 'unknown'}</b>pending</div>
 ${stats.usage ? html`<div class="card"><b>${formatTokens(stats.usage.total_tokens)}</b>tokens</div>` : ''}
+${costCard(stats)}
 ${latency ? html`<div class="card"><b>${latency.p50} ms</b>p50 latency</div><div class="card"><b>${latency.p99} ms</b>p99 latency</div>` : ''}
 </div>
 ${pendingNote === null ? '' : html`<p>${pendingNote}</p>`}
 ${stats.damagedLines > 0 ? html`<p>${stats.damagedLines} line(s) of the records files are not records (torn or edited): skipped.</p>` : ''}
 <p>${stats.usage ? `Tokens: ${usageSummary(stats.usage)}, over every session; ${USAGE_CAVEAT}.` : 'Tokens: not recorded (the manifest was written before chatbatch kept usage).'}</p>
+<p>Cost: ${costText(stats.cost)}, over every session.</p>
 <h2>Replies</h2>
 <ul>${datasetLines(stats.dataset).map((line) => html`<li>${line}</li>`)}</ul>
 ${leastConsistent(stats)}
@@ -71,6 +74,13 @@ tr.detail dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;mar
 tr.detail pre{margin:0;white-space:pre-wrap;word-break:break-word;font:12px/1.35 ui-monospace,monospace}
 `;
 
+/** The dollars as a card, marked as an estimate; nothing when the manifest has no figure. */
+function costCard(stats: RunStats): Html | string {
+  const usd = stats.cost?.usd;
+  if (typeof usd !== 'number' || !Number.isFinite(usd)) return '';
+  return html`<div class="card" title="${COST_CAVEAT}"><b>${formatUsd(usd)}</b>estimated cost</div>`;
+}
+
 function leastConsistent(stats: RunStats): Html | string {
   const least = stats.dataset.agreement?.least ?? [];
   if (least.length === 0) return '';
@@ -98,6 +108,7 @@ function rowsSection(view: RowsView): Html | string {
 <select id="f-category" aria-label="failure category"><option value="">every category</option></select>
 <select id="f-finish" aria-label="finish reason"><option value="">every finish_reason</option></select>
 <label id="f-disagree-label"><input type="checkbox" id="f-disagree"> samples disagree</label>
+<label id="f-wrong-label"><input type="checkbox" id="f-wrong"> wrong (--expect)</label>
 <span id="rows-count"></span>
 </div>
 <table id="rows-table"><colgroup><col style="width:14%"><col style="width:5%"><col style="width:12%"><col style="width:6%"><col style="width:28%"><col style="width:29%"><col style="width:6%"></colgroup>

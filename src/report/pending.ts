@@ -1,5 +1,5 @@
 import type { Manifest } from '../output/manifest.js';
-import type { UsageTotals } from '../output/usage-totals.js';
+import type { UsageTotals } from '../record/usage-totals.js';
 
 /**
  * Rows of the input with no record (never sent, or cut off when the run stopped), as the

@@ -14,22 +14,25 @@ export const ROWS_SCRIPT = `(() => {
   const text = (row) => row.hay || (row.hay = [row.id, row.msg, row.r, row.d, row.code, row.cat, row.tr, row.in ? Object.values(row.in).join(' ') : ''].join(' ').toLowerCase());
   const el = (tag, content, cls) => { const e = document.createElement(tag); if (content !== undefined && content !== null) e.textContent = String(content); if (cls) e.className = cls; return e; };
   const outcome = (row) => row.ok ? 'ok' : 'failed';
+  const judged = (row) => row.c === true ? ', right' : row.c === false ? ', wrong' : '';
   const answer = (row) => row.d !== null ? row.d : (row.r === null ? '' : row.r);
   const fill = (select, values) => { for (const v of [...new Set(values)].filter((v) => v !== null).sort()) select.append(el('option', v)); };
   fill($('f-category'), rows.map((r) => r.cat));
   fill($('f-finish'), rows.map((r) => r.fr));
   if (!rows.some((r) => r.ag !== undefined)) $('f-disagree-label').hidden = true;
-  function matches(row, q, o, c, f, d) {
+  if (!rows.some((r) => r.c !== undefined)) $('f-wrong-label').hidden = true;
+  function matches(row, q, o, c, f, d, w) {
     if (o && outcome(row) !== o) return false;
     if (c && row.cat !== c) return false;
     if (f && row.fr !== f) return false;
     if (d && !(row.ag < 1)) return false;
+    if (w && row.c !== false) return false;
     return !q || text(row).includes(q);
   }
   function apply() {
     const q = $('f-search').value.trim().toLowerCase();
-    const o = $('f-outcome').value, c = $('f-category').value, f = $('f-finish').value, d = $('f-disagree').checked;
-    shown = rows.filter((row) => matches(row, q, o, c, f, d));
+    const o = $('f-outcome').value, c = $('f-category').value, f = $('f-finish').value, d = $('f-disagree').checked, w = $('f-wrong').checked;
+    shown = rows.filter((row) => matches(row, q, o, c, f, d, w));
     page = 0;
     render();
   }
@@ -47,6 +50,7 @@ export const ROWS_SCRIPT = `(() => {
     add('reasoning', row.rs, true);
     add('data', row.d, true);
     add('outcome', outcome(row));
+    if (row.c !== undefined) add('correct', row.c === null ? 'not judged (no reply, or no reference)' : String(row.c));
     add('status', row.st === null ? 'none' : row.st);
     add('category', row.cat);
     add('code', row.code);
@@ -66,7 +70,7 @@ export const ROWS_SCRIPT = `(() => {
     for (const row of shown.slice(page * PAGE, page * PAGE + PAGE)) {
       const tr = el('tr', null, row.ok ? 'row ok' : 'row failed');
       const input = row.in ? Object.entries(row.in).map(([k, v]) => k + ': ' + v).join('  ') : '';
-      tr.append(el('td', row.id), el('td', row.s === undefined ? '' : row.s), el('td', outcome(row) + (row.cat ? ' (' + row.cat + ')' : '')), el('td', row.st === null ? 'none' : row.st), el('td', input.slice(0, 200), 'cut'), el('td', answer(row).slice(0, 200), 'cut'), el('td', row.att));
+      tr.append(el('td', row.id), el('td', row.s === undefined ? '' : row.s), el('td', outcome(row) + judged(row) + (row.cat ? ' (' + row.cat + ')' : '')), el('td', row.st === null ? 'none' : row.st), el('td', input.slice(0, 200), 'cut'), el('td', answer(row).slice(0, 200), 'cut'), el('td', row.att));
       tr.tabIndex = 0;
       const toggle = () => { const next = tr.nextSibling; if (next && next.classList && next.classList.contains('detail')) next.remove(); else tr.after(detail(row)); };
       tr.addEventListener('click', toggle);
@@ -80,7 +84,7 @@ export const ROWS_SCRIPT = `(() => {
   }
   let timer = null;
   $('f-search').addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(apply, 150); });
-  for (const id of ['f-outcome', 'f-category', 'f-finish', 'f-disagree']) $(id).addEventListener('change', apply);
+  for (const id of ['f-outcome', 'f-category', 'f-finish', 'f-disagree', 'f-wrong']) $(id).addEventListener('change', apply);
   $('rows-prev').addEventListener('click', () => { page--; render(); });
   $('rows-next').addEventListener('click', () => { page++; render(); });
   render();

@@ -53,6 +53,8 @@ export interface ViewRow {
   d: string | null;
   /** The model's reasoning, when the record kept it; absent otherwise. */
   rs?: string;
+  /** With --expect: whether the reply matched the reference (null: not judged); absent otherwise. */
+  c?: boolean | null;
   /** With samples: the share of this row's samples that agree with its most common answer. */
   ag?: number;
 }
@@ -102,6 +104,8 @@ function viewRow(record: RowRecord, ok: boolean, limit: number): ViewRow {
     d: record.data === undefined ? null : short(JSON.stringify(record.data, null, 2)),
   };
   if (typeof record.sample === 'number') row.s = record.sample;
+  // A hand-edited value that is neither true nor false reads as not judged.
+  if (record.correct !== undefined) row.c = typeof record.correct === 'boolean' ? record.correct : null;
   const reasoning = short(stringOrNull(record.reasoning));
   if (reasoning !== null) row.rs = reasoning;
   return row;

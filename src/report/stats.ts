@@ -1,5 +1,6 @@
-import type { UsageTotals } from '../output/usage-totals.js';
+import type { ManifestCost } from '../cost/cost-summary.js';
 import type { RowRecord } from '../record/record.js';
+import type { UsageTotals } from '../record/usage-totals.js';
 import { readCheckedRecords } from './checked-records.js';
 import { type DatasetSummary, DatasetTally } from './dataset-stats.js';
 import { numberOr0, stringOrNull } from './record-file.js';
@@ -24,6 +25,8 @@ export interface RunStats {
   cached: number;
   /** Tokens over every session, from the manifest; null when it has none (written before usage was kept). */
   usage: UsageTotals | null;
+  /** Dollars over every session, from the manifest (an estimate from token usage); absent when it has none. */
+  cost?: Partial<ManifestCost>;
   byStatus: Record<string, number>;
   byCategory: Record<string, number>;
   byCode: Record<string, number>;

@@ -1,3 +1,4 @@
+import { costText } from '../cost/cost-summary.js';
 import { datasetLines, leastConsistentLines } from './dataset-text.js';
 import { describePending } from './pending.js';
 import type { RunStats } from './stats.js';
@@ -16,6 +17,7 @@ export function formatTextReport(stats: RunStats, title: string): string {
       ? `tokens: ${usageSummary(stats.usage)}, over every session (as the endpoint reported them)`
       : 'tokens: not recorded (the manifest was written before chatbatch kept usage)',
   );
+  lines.push(`cost: ${costText(stats.cost)}, over every session`);
   if (stats.damagedLines > 0) lines.push(`${stats.damagedLines} line(s) of the records files are not records (torn or edited): skipped`);
   lines.push('', 'replies:', ...datasetLines(stats.dataset).map((line) => `  ${line}`));
   const least = leastConsistentLines(stats.dataset);

@@ -1,4 +1,4 @@
-import type { UsageTotals } from '../output/usage-totals.js';
+import type { UsageTotals } from '../record/usage-totals.js';
 
 /** `tokens` with en-US thousands separators (1,234,567). */
 export function formatTokens(tokens: number): string {

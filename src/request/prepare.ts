@@ -4,6 +4,7 @@ import type { InputRow } from '../input/row.js';
 import { rowId, SeenIds } from '../input/row-id.js';
 import { inShard, type Shard } from '../input/shard.js';
 import { headersIdentity } from '../job/headers.js';
+import { referenceOf } from '../reply/reference-answer.js';
 import type { BatchNotes } from './batch-notes.js';
 import { buildChatRequest, type RequestSettings } from './chat-request.js';
 import { type KeepInput, keepInputOf, keptFields } from './keep-input.js';
@@ -25,6 +26,8 @@ export interface PrepareSettings extends RequestSettings {
   shard: Shard | null;
   /** `--keep-input` as given: which of the row's fields its record carries as `input`. */
   keepInput?: string | readonly string[] | null;
+  /** `--expect`: the field holding each row's reference answer; null for none. */
+  expect?: string | null;
 }
 
 /** A run's configuration as row-preparation settings: the extra headers as their identity. */
@@ -102,6 +105,7 @@ function prepareRow(row: InputRow, settings: PrepareSettings, keep: KeepInput, n
       request,
       clientRequestIdBase: `cb-${shortHash(origin.id)}`,
       input,
+      ...(settings.expect ? { reference: referenceOf(row.fields, settings.expect) } : {}),
     },
   };
 }
@@ -126,8 +130,9 @@ export function forSample(
   if (prepared.kind === 'invalid') return { ...prepared, key, sample };
   const fingerprint = sampleFingerprint(prepared.fingerprint, sample);
   const request = { ...prepared.task.request, fingerprint };
-  const { id, file, line, input } = prepared.task;
+  const { id, file, line, input, reference } = prepared.task;
   const task: RowTask = { id, file, line, position, key, request, clientRequestIdBase: `cb-${shortHash(key)}`, sample, input };
+  if (reference !== undefined) task.reference = reference;
   return { kind: 'task', key, fingerprint, task };
 }
 

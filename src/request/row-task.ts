@@ -1,3 +1,4 @@
+import type { ReferenceAnswer } from '../reply/reference-answer.js';
 import type { ChatRequest } from './chat-request.js';
 
 /** A row ready to send: where it came from and the request built from it. */
@@ -14,6 +15,8 @@ export interface RowTask {
   clientRequestIdBase: string;
   /** With --keep-input: the row's fields its record carries as `input`. */
   input?: Record<string, unknown> | undefined;
+  /** With --expect: the row's reference answer (null: the row has none), judged when the row settles. */
+  reference?: ReferenceAnswer;
   /** This same request failed in an earlier session and is sent again (`--retry-failed`). */
   failedBefore?: boolean;
 }

@@ -144,12 +144,12 @@ async function settledByRecheck(
   run: OpenedRun,
   sending: Sending,
   earlier: PreviousResult,
-  prepared: { key: string; fingerprint: string },
+  prepared: { key: string; fingerprint: string; task: RowTask },
   position: number,
 ): Promise<boolean> {
   if (earlier.fingerprint !== prepared.fingerprint || categoryOf(earlier.outcome) !== 'invalid_reply') return false;
   const rechecked = await run.earlierReplies.recheck(earlier.location, run.replyCheck);
   if (!rechecked || (rechecked.code !== null && rerunsFailed(run.config, 'invalid_reply'))) return false;
-  sending.settleNow(position, prepared.key, prepared.fingerprint, rechecked);
+  sending.settleNow(position, prepared.key, prepared.fingerprint, rechecked, prepared.task.reference);
   return true;
 }

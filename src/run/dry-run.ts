@@ -1,11 +1,14 @@
+import { CostAccount } from '../cost/cost-account.js';
+import { type CostRange, costRange } from '../cost/cost-range.js';
+import { runPriceBook } from '../cost/run-prices.js';
 import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
 import type { RunConfig } from '../job/config.js';
 import { readManifest } from '../output/manifest.js';
-import { budgetSpent } from '../output/usage-totals.js';
 import { AUTO_CEILING } from '../pace/concurrency-target.js';
 import { limitsForShard, type RunLimits } from '../pace/shard-limits.js';
 import { maxCompletionTokens } from '../pace/token-estimator.js';
+import { budgetSpent } from '../record/usage-totals.js';
 import { replyCheckFor } from '../reply/reply-check.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
@@ -35,6 +38,10 @@ export interface DryRunReport {
   limits: RunLimits;
   /** With --resume: what the output directory has spent already, as the token budget counts it. */
   spentBefore: number | null;
+  /** What the requests could cost in dollars (see CostRange), and the price used. */
+  cost: CostRange & { source: string | null; pricedAs: string | null };
+  /** With --resume: the dollars the output directory has spent already; null when unknown. */
+  costBefore: number | null;
   /** Lower bound on wall time: by concurrency at the assumed latency, and by rpm/tpm budgets. */
   estimatedSeconds: number;
   assumedLatencyMs: number;
@@ -46,8 +53,11 @@ export interface DryRunReport {
 export async function dryRun(config: RunConfig, options: { maxListed: number; assumedLatencyMs: number }): Promise<DryRunReport> {
   const files = await expandInputs(config.inputs, process.cwd(), { exclude: runOwnDirs(config) });
   await preflightInputs(files);
-  // The same check a run makes: a reply schema that does not compile is found here too.
+  // The same checks a run makes: a reply schema that does not compile is found here too, and
+  // a dollar budget for a model without a price.
   await replyCheckFor(config);
+  const prices = await runPriceBook(config);
+  const earlier = config.resume && config.outDir ? await readManifest(outDirPaths(config.outDir).manifest) : null;
   const report: DryRunReport = {
     files,
     rows: 0,
@@ -61,8 +71,13 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
     estimatedSeconds: 0,
     assumedLatencyMs: options.assumedLatencyMs,
     notes: [],
-    limits: limitsForShard({ rpm: config.rpm, tpm: config.tpm, maxTotalTokens: config.maxTotalTokens }, config.shard),
-    spentBefore: config.resume && config.outDir ? budgetSpent((await readManifest(outDirPaths(config.outDir).manifest))?.usage) : null,
+    limits: limitsForShard(
+      { rpm: config.rpm, tpm: config.tpm, maxTotalTokens: config.maxTotalTokens, maxCost: config.maxCost },
+      config.shard,
+    ),
+    spentBefore: config.resume && config.outDir ? budgetSpent(earlier?.usage) : null,
+    cost: { low: null, high: null, source: prices.source, pricedAs: prices.pricedAs },
+    costBefore: earlier ? new CostAccount({ book: prices, limit: null, before: earlier.sessions ?? [] }).totalUsd : null,
   };
   const batchNotes = new BatchNotes(config.model);
   const note = (row: { file: string; line: number; id: string }, problem: string): void => {
@@ -86,6 +101,12 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
   report.notes = [batchNotes.unsentNotice(), batchNotes.otherModelNotice()].filter((notice): notice is string => notice !== null);
   const completion = maxCompletionTokens(config.params);
   if (completion !== null) report.estimatedCompletionTokens = completion * report.requests;
+  const range = costRange(prices, {
+    promptTokens: report.estimatedPromptTokens,
+    requests: report.requests,
+    completionPerRequest: completion,
+  });
+  report.cost = { ...report.cost, ...range };
   const estimatedTokens = report.estimatedPromptTokens + (report.estimatedCompletionTokens ?? 0);
   const { rpm, tpm } = report.limits;
   const byConcurrency = (report.requests * options.assumedLatencyMs) / 1000 / (config.concurrency ?? AUTO_CEILING);

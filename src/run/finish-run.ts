@@ -1,3 +1,4 @@
+import { roundUsd } from '../cost/cost-summary.js';
 import { countRows } from '../input/count.js';
 import { countShardRows } from '../input/shard.js';
 import { shownBaseUrl } from '../job/base-url.js';
@@ -93,6 +94,22 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
       limits.maxTotalTokens === null || config.maxTotalTokens === null
         ? null
         : { limit: limits.maxTotalTokens, spent: tokens.spent, jobLimit: config.maxTotalTokens, shards: config.shard?.count ?? 1 },
+    ...costOf(run),
+    limitReachedBy: tokens.limitReachedBy,
+  };
+}
+
+/** The run's dollars, and its dollar budget when it has one. */
+function costOf(run: OpenedRun): Pick<RunReport, 'cost' | 'costBudget'> {
+  const { config, limits, tokens } = run;
+  const cost = tokens.cost!;
+  const { book } = cost;
+  return {
+    cost: { session: roundUsd(cost.sessionUsd), total: roundUsd(cost.totalUsd), source: book.source, pricedAs: book.pricedAs },
+    costBudget:
+      limits.maxCost === null || config.maxCost === null
+        ? null
+        : { limit: limits.maxCost, spent: roundUsd(cost.totalUsd) ?? 0, jobLimit: config.maxCost, shards: config.shard?.count ?? 1 },
   };
 }
 

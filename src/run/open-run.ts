@@ -1,3 +1,7 @@
+import { CostAccount } from '../cost/cost-account.js';
+import { type ManifestCost, manifestCost, roundUsd } from '../cost/cost-summary.js';
+import type { PriceBook } from '../cost/price-book.js';
+import { runPriceBook } from '../cost/run-prices.js';
 import { countRows } from '../input/count.js';
 import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
@@ -7,11 +11,11 @@ import { publicConfig, type RunConfig } from '../job/config.js';
 import { describeInputs, type Manifest, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
 import { readManifestAsWritten } from '../output/manifest-unchanged.js';
 import { OrderedResults } from '../output/ordered-results.js';
-import type { UsageTotals } from '../output/usage-totals.js';
 import { limitsForShard, type RunLimits } from '../pace/shard-limits.js';
 import { TokenAccount } from '../pace/token-account.js';
 import { maxCompletionTokens, TokenEstimator } from '../pace/token-estimator.js';
 import { DROPPED } from '../record/outcome-code.js';
+import type { UsageTotals } from '../record/usage-totals.js';
 import { EarlierReplies } from '../reply/recheck-earlier.js';
 import { type ReplyCheck, replyCheckFor } from '../reply/reply-check.js';
 import { checkTemplateColumns } from '../request/template-columns.js';
@@ -85,6 +89,8 @@ export interface OpenedRun {
 interface CheckedInputs {
   files: string[];
   replyCheck: ReplyCheck | null;
+  /** The model's price (for the manifest's cost and --max-cost). */
+  prices: PriceBook;
   seen: SeenIds;
 }
 
@@ -129,6 +135,8 @@ async function checkInputs(options: RunOptions, progress: RunProgress): Promise<
   await checkTemplateColumns(config.template, files);
   // A reply schema that cannot be used stops the run here, before the output directory is touched.
   const replyCheck = await replyCheckFor(config);
+  // So is a dollar budget for a model whose price is unknown.
+  const prices = await runPriceBook(config);
   // Counted beside the run, never waited for: the progress total, and the size of the id set.
   const seen = new SeenIds();
   if (!config.shard) {
@@ -140,7 +148,7 @@ async function checkInputs(options: RunOptions, progress: RunProgress): Promise<
       () => {},
     );
   }
-  return { files, replyCheck, seen };
+  return { files, replyCheck, prices, seen };
 }
 
 /** Refuses a directory holding a run unless told what to do with it; clears it (--force) or reads it (--resume). */
@@ -192,11 +200,17 @@ interface SessionParts {
 async function startSession(parts: SessionParts): Promise<OpenedRun> {
   const { options, paths, earlier, startedAt } = parts;
   const { config } = options;
-  const limits = limitsForShard({ rpm: config.rpm, tpm: config.tpm, maxTotalTokens: config.maxTotalTokens }, config.shard);
+  const limits = limitsForShard(
+    { rpm: config.rpm, tpm: config.tpm, maxTotalTokens: config.maxTotalTokens, maxCost: config.maxCost },
+    config.shard,
+  );
+  const earlierManifest = earlier.previousWritten?.manifest;
+  const cost = new CostAccount({ book: parts.inputs.prices, limit: limits.maxCost, before: earlierManifest?.sessions ?? [] });
   const tokens = new TokenAccount({
     limit: limits.maxTotalTokens,
-    before: earlier.previousWritten?.manifest.usage,
+    before: earlierManifest?.usage,
     estimator: new TokenEstimator(maxCompletionTokens(config.params)),
+    cost,
   });
   const session: RunSession = {
     started_at: startedAt.toISOString(),
@@ -209,8 +223,9 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
     rows_rerun_changed: 0,
     rows_rerun_failed: 0,
     usage: tokens.session,
+    cost_usd: roundUsd(cost.sessionUsd),
   };
-  const manifest = initialManifest(config, earlier.previousWritten?.manifest ?? null, session, startedAt, paths, tokens.total);
+  const manifest = initialManifest(config, earlierManifest ?? null, session, startedAt, paths, tokens.total, manifestCost(cost));
   const earlierReplies = new EarlierReplies(paths.journal);
   const shardRows = countShardRowsBeside(parts);
   const journal = await JournalWriter.open(paths.journal);
@@ -249,6 +264,11 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
   const countAttempts = (): void => {
     session.attempts = opened.attempts;
     manifest.attempts_total = attemptsBefore + opened.attempts;
+    // The dollars follow the usage into every write of the manifest.
+    if (tokens.cost) {
+      session.cost_usd = roundUsd(tokens.cost.sessionUsd);
+      manifest.cost = manifestCost(tokens.cost);
+    }
   };
   const endSession = (status: RunSession['status']): void => {
     session.ended_at = new Date().toISOString();
@@ -359,6 +379,7 @@ function initialManifest(
   startedAt: Date,
   paths: OutDirPaths,
   usage: UsageTotals,
+  cost: ManifestCost,
 ): Manifest {
   return {
     tool: toolInfo(),
@@ -370,6 +391,7 @@ function initialManifest(
     inputs: previous?.inputs ?? [],
     counts: previous?.counts ?? { rows: 0, succeeded: 0, failed: 0, pending: 0, by_category: {} },
     usage,
+    cost,
     started_at: previous?.started_at ?? startedAt.toISOString(),
     ended_at: null,
     attempts_total: previous?.attempts_total ?? 0,

@@ -1,5 +1,5 @@
 import type { RunStatus } from '../output/manifest.js';
-import type { UsageTotals } from '../output/usage-totals.js';
+import type { UsageTotals } from '../record/usage-totals.js';
 import type { outDirPaths } from '../state/out-dir.js';
 
 export interface RunReport {
@@ -23,12 +23,28 @@ export interface RunReport {
   usage: { session: UsageTotals; total: UsageTotals };
   /** The token budget (this shard's share of the job's), and what it counts as spent; null without one. */
   budget: TokenBudgetReport | null;
+  /** Dollars estimated from token usage: this session's and the directory's (null: the price is unknown), and the price's source. */
+  cost: CostReport;
+  /** `--max-cost` (this shard's share), and the dollars it counts as spent; null without one. */
+  costBudget: TokenBudgetReport | null;
+  /** Which budget stopped the run (status `stopped_at_limit`); null when none did. */
+  limitReachedBy: 'tokens' | 'cost' | null;
 }
 
+export interface CostReport {
+  session: number | null;
+  total: number | null;
+  /** `@pydantic/genai-prices 0.1.8` or `--price`; null when the model's price is unknown. */
+  source: string | null;
+  /** The price table's entry the model matched, e.g. `openai/gpt-4o`. */
+  pricedAs: string | null;
+}
+
+/** A budget (tokens, or US dollars for --max-cost) and what it counts as spent. */
 export interface TokenBudgetReport {
   limit: number;
   spent: number;
-  /** `--max-total-tokens` as given, and the shard count it is split over. */
+  /** The budget as given (`--max-total-tokens`, `--max-cost`), and the shard count it is split over. */
   jobLimit: number;
   shards: number;
 }

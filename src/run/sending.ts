@@ -15,6 +15,7 @@ import { maskKey } from '../record/key-mask.js';
 import { outcomeCode, SUCCEEDED } from '../record/outcome-code.js';
 import type { RowRecord } from '../record/record.js';
 import { registerSecret } from '../record/redact.js';
+import { judgeRecord, type ReferenceAnswer, withCorrect } from '../reply/reference-answer.js';
 import type { RowTask } from '../request/row-task.js';
 import { ResponseCache } from '../state/response-cache.js';
 import type { OpenedRun } from './open-run.js';
@@ -152,7 +153,7 @@ export class Sending {
         replyRetries: config.replyRetries,
       },
       random: run.random,
-      settle: (task, record) => this.settle(task.position, task.key, task.request.fingerprint, record),
+      settle: (task, record) => this.settle(task.position, task.key, task.request.fingerprint, this.judged(record, task.reference)),
     };
     run.onWriteFailure = () => this.stopOnWriteFailure();
     this.paceWords = setInterval(() => syncProgress(progress, this.controller, true), 250);
@@ -188,9 +189,19 @@ export class Sending {
     this.track(processRow(task, this.rows));
   }
 
-  /** Makes a record durable at `position` without sending anything (an invalid row, a rechecked reply). */
-  settleNow(position: number, key: string, fingerprint: string, record: RowRecord): void {
-    this.track(this.settle(position, key, fingerprint, record));
+  /**
+   * Makes a record durable at `position` without sending anything (an invalid row, a rechecked
+   * reply, judged against `reference` with --expect).
+   */
+  settleNow(position: number, key: string, fingerprint: string, record: RowRecord, reference: ReferenceAnswer = null): void {
+    this.track(this.settle(position, key, fingerprint, this.judged(record, reference)));
+  }
+
+  /** With --expect, the record with `correct`: every record of the run has it, null where nothing could be judged. */
+  private judged(record: RowRecord, reference: ReferenceAnswer | undefined): RowRecord {
+    const { config } = this.run;
+    if (!config.expect) return record;
+    return withCorrect(record, judgeRecord(record, reference ?? null, config.replyFormat));
   }
 
   /** Stops listening for the stop signal and closes the client. */

@@ -1,4 +1,8 @@
 import path from 'node:path';
+import { costRange, formatCostRange } from '../cost/cost-range.js';
+import { formatUsd } from '../cost/cost-summary.js';
+import { loadPriceBook } from '../cost/price-book.js';
+import { parsePriceFlags } from '../cost/price-flag.js';
 import { InputError } from '../input/errors.js';
 import { expandInputs } from '../input/expand.js';
 import { inputProblems } from '../input/preflight.js';
@@ -6,6 +10,7 @@ import { checkBaseUrl } from '../job/base-url.js';
 import { resolveJobInputs } from '../job/config.js';
 import { checkJob, type JobFile, NotARegularFile, readJobText } from '../job/job-file.js';
 import { inputFileAsJob, notJson } from '../job/not-a-job-file.js';
+import { maxCompletionTokens } from '../pace/token-estimator.js';
 import { loadReplySchema, ReplySchemaError } from '../reply/reply-schema.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { type PrepareSettings, prepareRows } from '../request/prepare.js';
@@ -67,6 +72,7 @@ export async function validateJob(jobFile: string, maxProblems: number): Promise
 
   let rows = 0;
   let badRows = 0;
+  let promptTokens = 0;
   const batchNotes = new BatchNotes(typeof job.model === 'string' ? job.model : null);
   if (Array.isArray(job.inputs) && job.inputs.every((input) => typeof input === 'string')) {
     // Each pattern on its own: one that matches nothing is a problem, not a reason to skip the others' rows.
@@ -94,6 +100,7 @@ export async function validateJob(jobFile: string, maxProblems: number): Promise
     try {
       for await (const row of prepareRows(usable, rowSettingsOf(job), batchNotes)) {
         rows++;
+        if (row.kind === 'task') promptTokens += row.task.request.estimatedTokens;
         if (row.kind !== 'invalid') continue;
         badRows++;
         if (badRows <= maxProblems) problems.push(`${row.origin.file}:${row.origin.line}: ${row.problem}`);
@@ -103,7 +110,10 @@ export async function validateJob(jobFile: string, maxProblems: number): Promise
       problems.push(`${jobFile}: inputs: ${error.message}`);
     }
   }
+  const cost = await costEstimate(job, jobFile, { promptTokens, rows: rows - badRows });
+  problems.push(...cost.problems);
   for (const problem of problems) out(problem);
+  if (cost.line) out(cost.line);
   if (badRows > maxProblems) out(`... and ${badRows - maxProblems} more invalid row(s)`);
   for (const notice of [batchNotes.unsentNotice(), batchNotes.otherModelNotice()]) if (notice) out(`note: ${notice}`);
   const total = problems.length - Math.min(badRows, maxProblems) + badRows;
@@ -111,6 +121,38 @@ export async function validateJob(jobFile: string, maxProblems: number): Promise
     Number.isSafeInteger(job.repeat) && job.repeat! > 1 ? `, ${job.repeat} samples each: ${rows * job.repeat!} request(s)` : '';
   out(total === 0 ? `${jobFile}: ok (${rows} row(s)${samples})` : `${jobFile}: ${total} problem(s), ${rows} row(s) read`);
   return { lines, ok: total === 0 };
+}
+
+/**
+ * What the job's valid rows could cost, as a dry run says it (prompts alone, and with every
+ * completion at max_tokens), and a `max_cost` that cannot be kept because the model has no price.
+ */
+async function costEstimate(
+  job: JobFile,
+  jobFile: string,
+  counted: { promptTokens: number; rows: number },
+): Promise<{ line: string | null; problems: string[] }> {
+  if (typeof job.model !== 'string' || job.model === '') return { line: null, problems: [] };
+  const flags = parsePriceFlags(Array.isArray(job.price) ? job.price : null);
+  const book = await loadPriceBook(job.model, typeof job.base_url === 'string' ? job.base_url : '', flags.prices);
+  if (book.perMillion === null) {
+    const problems =
+      typeof job.max_cost === 'number'
+        ? [
+            `${jobFile}: max_cost: needs the price of ${job.model}, which the price table does not know: give "price": ["${job.model}=IN/OUT"]`,
+          ]
+        : [];
+    return { line: `estimated cost: unknown (no price for ${job.model}: give "price": ["${job.model}=IN/OUT"])`, problems };
+  }
+  const repeat = Number.isSafeInteger(job.repeat) && job.repeat! > 1 ? job.repeat! : 1;
+  const params = typeof job.params === 'object' && job.params !== null && !Array.isArray(job.params) ? job.params : {};
+  const range = costRange(book, {
+    promptTokens: counted.promptTokens * repeat,
+    requests: counted.rows * repeat,
+    completionPerRequest: maxCompletionTokens(params),
+  });
+  const priced = book.pricedAs ? `${book.source}, as ${book.pricedAs}` : book.source;
+  return { line: `estimated cost: ${formatCostRange(range, formatUsd)}; prices: ${priced}`, problems: [] };
 }
 
 /** The job's row settings as a run would take them (without flags); what is not set or not valid is left out. */

@@ -29,9 +29,12 @@ describe('the jobs shipped in jobs/', () => {
         );
       if (name === 'evaluate-sentiment.json') {
         expect((await dir.read(`out-${name}/output.csv`)).split('\n')[0]).toBe(
-          'id,file,line,sample,reply,status,code,duration_ms,trace_id,attempts,data.label,data.score',
+          'id,file,line,sample,reply,status,code,duration_ms,trace_id,attempts,correct,data.label,data.score',
         );
-        expect((await dir.jsonl<{ data: unknown }>(`out-${name}/output.jsonl`)).every((r) => typeof r.data === 'object')).toBe(true);
+        const records = await dir.jsonl<{ data: unknown; correct: unknown }>(`out-${name}/output.jsonl`);
+        expect(records.every((r) => typeof r.data === 'object')).toBe(true);
+        // The job expects each review's own label: every reply is judged.
+        expect(records.every((r) => typeof r.correct === 'boolean')).toBe(true);
       }
     }
   });

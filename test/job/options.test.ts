@@ -12,12 +12,16 @@ const required: RunFlags = { inputs: ['in.jsonl'], model: 'm', baseUrl: 'https:/
 /** A valid value of the option's kind, unlike its default. */
 function sampleValue(spec: OptionSpec): unknown {
   if (spec.choices) return spec.choices.find((choice) => choice !== spec.default);
+  // Prices have a form of their own: IN/OUT, or MODEL=IN/OUT.
+  if (spec === RUN_OPTIONS.price) return ['m=0.15/0.6', '1/2'];
   switch (spec.kind) {
     case 'boolean':
       return !spec.default;
     case 'positive-integer':
     case 'non-negative-integer':
       return 7;
+    case 'positive-number':
+      return 2.5;
     case 'strings':
     case 'fields':
       return ['a', 'b'];
@@ -66,6 +70,7 @@ describe('the option table', () => {
 
   it.each([
     [{ format: '' }, '--format: "" is not one of jsonl, csv, openai-batch, parquet'],
+    [{ maxCost: 0 }, '--max-cost: expected a number above 0, got 0'],
     [{ replyFormat: '' }, '--reply-format: "" is not one of text, json'],
     [{ retryFailed: 'all' }, '--retry-failed: expected a list of failure categories'],
     [{ headers: 'x-a: 1' }, "--header: expected a list of 'Name: value' strings"],

@@ -32,6 +32,11 @@ describe('scanReplyData', () => {
   it('ignores a reply whose text merely mentions "data": only a record\'s own key counts', async () => {
     await dir.write('output.jsonl', jsonlOf([{ id: 'a', reply: '{"data": 1}' }]));
     await dir.write('errors.jsonl', jsonlOf([{ id: 'b', message: 'x', reply: null }]));
-    expect(await scanReplyData(dir.file('output.jsonl'), dir.file('errors.jsonl'))).toEqual({ fields: [], whole: false, replyText: false });
+    expect(await scanReplyData(dir.file('output.jsonl'), dir.file('errors.jsonl'))).toEqual({
+      fields: [],
+      whole: false,
+      replyText: false,
+      correct: false,
+    });
   });
 });

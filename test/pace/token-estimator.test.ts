@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { countedUsage, emptyUsage, sumUsage } from '../../src/output/usage-totals.js';
 import { limitsForShard } from '../../src/pace/shard-limits.js';
 import { TokenAccount } from '../../src/pace/token-account.js';
 import { maxCompletionTokens, TokenEstimator } from '../../src/pace/token-estimator.js';
+import { countedUsage, emptyUsage, sumUsage } from '../../src/record/usage-totals.js';
 import { buildChatRequest } from '../../src/request/chat-request.js';
 
 const request = (content: string) => buildChatRequest([{ role: 'user', content }], { baseUrl: 'http://x', model: 'm', params: {} });
@@ -164,16 +164,16 @@ describe('usage totals', () => {
 
 describe('limitsForShard', () => {
   it.each([
-    [null, { rpm: 60, tpm: 1000, maxTotalTokens: 1001 }, { rpm: 60, tpm: 1000, maxTotalTokens: 1001 }],
+    [null, { rpm: 60, tpm: 1000, maxTotalTokens: 1001, maxCost: 3 }, { rpm: 60, tpm: 1000, maxTotalTokens: 1001, maxCost: 3 }],
     [
       { index: 0, count: 1 },
-      { rpm: 60, tpm: null, maxTotalTokens: null },
-      { rpm: 60, tpm: null, maxTotalTokens: null },
+      { rpm: 60, tpm: null, maxTotalTokens: null, maxCost: null },
+      { rpm: 60, tpm: null, maxTotalTokens: null, maxCost: null },
     ],
     [
       { index: 3, count: 4 },
-      { rpm: 10, tpm: 1000, maxTotalTokens: 1003 },
-      { rpm: 2.5, tpm: 250, maxTotalTokens: 250 },
+      { rpm: 10, tpm: 1000, maxTotalTokens: 1003, maxCost: 10 },
+      { rpm: 2.5, tpm: 250, maxTotalTokens: 250, maxCost: 2.5 },
     ],
   ])('shard %j of %j takes %j', (shard, job, expected) => {
     expect(limitsForShard(job, shard)).toEqual(expected);

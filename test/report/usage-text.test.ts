@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { emptyUsage } from '../../src/output/usage-totals.js';
+import { emptyUsage } from '../../src/record/usage-totals.js';
 import { usageSummary } from '../../src/report/usage-text.js';
 
 describe('usageSummary', () => {

@@ -1,0 +1,35 @@
+import type { PriceBook } from './price-book.js';
+
+/** What a run could cost before anything is sent: its prompts alone, and with every completion at its most. */
+export interface CostRange {
+  /** The prompts' estimate priced, completions at 0; null when the price is unknown. */
+  low: number | null;
+  /** With every completion at max_tokens; null when the job sets no max_tokens (no upper bound) or the price is unknown. */
+  high: number | null;
+}
+
+/**
+ * The range a dry run and `validate` show. Priced per request at the mean prompt, so a price
+ * that rises past a prompt size (a tier) applies as it would to each request, not to the sum.
+ */
+export function costRange(
+  book: PriceBook,
+  estimate: { promptTokens: number; requests: number; completionPerRequest: number | null },
+): CostRange {
+  const { promptTokens, requests, completionPerRequest } = estimate;
+  if (book.perMillion === null) return { low: null, high: null };
+  if (requests === 0) return { low: 0, high: 0 };
+  const prompt = promptTokens / requests;
+  const priced = (completion: number): number | null => {
+    const one = book.usd({ prompt, cached: 0, completion });
+    return one === null ? null : one * requests;
+  };
+  return { low: priced(0), high: completionPerRequest === null ? null : priced(completionPerRequest) };
+}
+
+/** `$0.012 to $0.34`, `$0.012 or more (no max_tokens: completions have no upper bound)`. */
+export function formatCostRange(range: CostRange, format: (usd: number) => string): string {
+  if (range.low === null) return 'unknown';
+  if (range.high === null) return `${format(range.low)} for the prompts, plus the completions (no max_tokens, so no upper bound)`;
+  return `${format(range.low)} to ${format(range.high)} (prompts alone; with every completion at max_tokens)`;
+}

@@ -1,0 +1,98 @@
+import type { CostAccount } from './cost-account.js';
+
+/** Says, wherever dollars are shown, what they are. */
+export const COST_CAVEAT = "estimated from token usage and list prices; the provider's console is the bill";
+
+/** The manifest's `cost`: the output directory's dollars over every session. */
+export interface ManifestCost {
+  /** US dollars, every session; null when the model's price is unknown (never 0 for that). */
+  usd: number | null;
+  /** The same by model name sent, with the price used (per million tokens). */
+  by_model: Record<string, ModelCost>;
+  /** `@pydantic/genai-prices 0.1.8` or `--price`; null when no price was found. */
+  source: string | null;
+  note: string;
+}
+
+export interface ModelCost {
+  usd: number | null;
+  /** The price table's entry the model matched (`openai/gpt-4o`); null for --price or no price. */
+  priced_as: string | null;
+  input_per_mtok: number | null;
+  output_per_mtok: number | null;
+  cached_input_per_mtok: number | null;
+  /** The table charges more past a prompt size (the figures above are the first tier's). */
+  tiered: boolean;
+}
+
+export function manifestCost(account: CostAccount): ManifestCost {
+  const { book } = account;
+  const usd = roundUsd(account.totalUsd);
+  return {
+    usd,
+    by_model: {
+      [book.model]: {
+        usd,
+        priced_as: book.pricedAs,
+        input_per_mtok: book.perMillion?.input ?? null,
+        output_per_mtok: book.perMillion?.output ?? null,
+        cached_input_per_mtok: book.perMillion?.cachedInput ?? null,
+        tiered: book.tiered,
+      },
+    },
+    source: book.source,
+    note: COST_CAVEAT,
+  };
+}
+
+/** Dollars to a millionth of a cent: sums of float products carry noise past that. */
+export function roundUsd(usd: number | null): number | null {
+  return usd === null ? null : Math.round(usd * 1e8) / 1e8;
+}
+
+/** `$0.0123`, `$12.35`: four significant figures below a dollar, cents above. */
+export function formatUsd(usd: number): string {
+  if (usd === 0) return '$0';
+  if (usd >= 1) return `$${usd.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+  return `$${Number(usd.toPrecision(4))}`;
+}
+
+/**
+ * The cost of several output directories (merge's shards): the sum of theirs, by model too. Null
+ * when any shard's is unknown, or was written before chatbatch kept it, so a sum is never short.
+ */
+export function mergedCost(parts: ReadonlyArray<ManifestCost | undefined>): ManifestCost {
+  const known = parts.every((part) => part !== undefined && isUsd(part.usd));
+  const byModel: Record<string, ModelCost> = {};
+  for (const part of parts) {
+    // A shard's manifest is read from disk: only entries shaped like ours are summed.
+    const entries = isObject(part?.by_model) ? Object.entries(part.by_model).filter(([, cost]) => isObject(cost)) : [];
+    for (const [model, cost] of entries) {
+      const before = byModel[model];
+      const usd = before === undefined ? cost.usd : isUsd(before.usd) && isUsd(cost.usd) ? before.usd + cost.usd : null;
+      byModel[model] = { ...(before ?? cost), usd: roundUsd(isUsd(usd) ? usd : null) };
+    }
+  }
+  const sources = [...new Set(parts.map((part) => (typeof part?.source === 'string' ? part.source : null)))];
+  return {
+    usd: known ? roundUsd(parts.reduce((sum, part) => sum + (part!.usd as number), 0)) : null,
+    by_model: byModel,
+    source: sources.length === 1 ? sources[0]! : sources.every((source) => source !== null) ? sources.join(', ') : null,
+    note: COST_CAVEAT,
+  };
+}
+
+function isObject(value: unknown): value is Record<string, ModelCost> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isUsd(value: unknown): value is number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+}
+
+/** `$0.0123 (estimated ...; prices: ...)`, or why there is no figure: the report's and merge's words for a manifest's cost. */
+export function costText(cost: Partial<ManifestCost> | undefined): string {
+  if (cost === undefined) return 'not recorded (a run made before chatbatch kept it)';
+  if (!isUsd(cost.usd)) return 'unknown: no price for the model (give --price MODEL=IN/OUT)';
+  return `${formatUsd(cost.usd)} (${COST_CAVEAT}; prices: ${typeof cost.source === 'string' ? cost.source : 'unknown source'})`;
+}

@@ -1,0 +1,103 @@
+import { calcPrice } from '@pydantic/genai-prices';
+import { describe, expect, it } from 'vitest';
+import { CostAccount } from '../../src/cost/cost-account.js';
+import { flatPriceBook, loadPriceBook } from '../../src/cost/price-book.js';
+import { parsePriceFlags } from '../../src/cost/price-flag.js';
+
+const NO_FLAGS = parsePriceFlags([]).prices;
+
+describe('loadPriceBook', () => {
+  it.each([
+    ['gpt-4o-mini', 'https://api.openai.com/v1', 'openai/gpt-4o-mini'],
+    ['gpt-4o-2024-08-06', 'http://127.0.0.1:4000/v1', 'openai/gpt-4o'],
+    ['claude-sonnet-4-5', 'https://gateway.example.test/v1', 'anthropic/claude-sonnet-4-5'],
+    ['gemini-2.5-flash', 'https://generativelanguage.googleapis.com/v1beta/openai', 'google/gemini-2.5-flash'],
+    ['openai/gpt-4o', 'https://openrouter.ai/api/v1', 'openrouter/openai/gpt-4o'],
+  ])('prices %s at %s as the package does (%s), cached input at its own price', async (model, baseUrl, pricedAs) => {
+    const book = await loadPriceBook(model, baseUrl, NO_FLAGS);
+    expect(book.pricedAs).toBe(pricedAs);
+    const tokens = { prompt: 12_000, cached: 3_000, completion: 900 };
+    const theirs =
+      calcPrice({ input_tokens: 12_000, cache_read_tokens: 3_000, output_tokens: 900 }, model, { providerApiUrl: baseUrl }) ??
+      calcPrice({ input_tokens: 12_000, cache_read_tokens: 3_000, output_tokens: 900 }, model);
+    expect(book.usd(tokens)).toBeCloseTo(theirs!.total_price, 12);
+  });
+
+  it('applies a tier by the size of each request, not of the sum', async () => {
+    const book = await loadPriceBook('gemini-2.5-pro', 'https://generativelanguage.googleapis.com/v1beta/openai', NO_FLAGS);
+    expect(book.tiered).toBe(true);
+    const small = book.usd({ prompt: 100_000, cached: 0, completion: 0 })!;
+    const large = book.usd({ prompt: 300_000, cached: 0, completion: 0 })!;
+    // Past 200k prompt tokens the whole prompt costs the higher tier: more than 3× the small one.
+    expect(large / small).toBeGreaterThan(3);
+  });
+
+  it('has no price, never 0, for a model the table does not know; --price gives one', async () => {
+    const unknown = await loadPriceBook('our-local-model', 'http://127.0.0.1:8000/v1', NO_FLAGS);
+    expect(unknown).toMatchObject({ source: null, pricedAs: null, perMillion: null });
+    expect(unknown.usd({ prompt: 10, cached: 0, completion: 10 })).toBeNull();
+    const flags = parsePriceFlags(['our-local-model=1/2/0.5', '9/9']).prices;
+    const priced = await loadPriceBook('our-local-model', 'http://127.0.0.1:8000/v1', flags);
+    expect(priced.source).toBe('--price');
+    expect(priced.usd({ prompt: 1_000_000, cached: 500_000, completion: 1_000_000 })).toBeCloseTo(0.5 + 0.25 + 2, 12);
+    // The price for every model applies to the others, over the table.
+    expect((await loadPriceBook('gpt-4o', 'https://api.openai.com/v1', flags)).usd({ prompt: 1e6, cached: 0, completion: 0 })).toBe(9);
+  });
+});
+
+describe('parsePriceFlags', () => {
+  it.each([
+    [['0.15/0.6'], null],
+    [['m=1/2', 'n=.5/3/0.1'], null],
+    [['a=b=1/2'], null],
+    [['1/2', '3/4'], 'a price for every model was given twice'],
+    [['m=1/2', 'm=3/4'], 'm was priced twice'],
+    [['m=1/'], 'expected IN/OUT or MODEL=IN/OUT'],
+    [['=1/2'], 'expected IN/OUT or MODEL=IN/OUT'],
+    [['-1/2'], 'expected IN/OUT or MODEL=IN/OUT'],
+    [['1e3/2'], 'expected IN/OUT or MODEL=IN/OUT'],
+  ])('%j: %s', (values, problem) => {
+    const { problems } = parsePriceFlags(values);
+    if (problem === null) expect(problems).toEqual([]);
+    else expect(problems.join('\n')).toContain(problem);
+  });
+
+  it('reads a model name holding "=" up to the last one', () => {
+    expect(parsePriceFlags(['a=b=1/2']).prices.byModel.get('a=b')).toEqual({ input: 1, output: 2, cachedInput: null });
+  });
+});
+
+describe('CostAccount', () => {
+  const book = flatPriceBook('m', { input: 1, output: 2, cachedInput: null }, '--price', null);
+  const request = {};
+
+  it('keeps a new row out when spent, in flight and its estimate would pass the limit; retries of started rows go on', () => {
+    const account = new CostAccount({ book, limit: 0.0035, before: [{ cost_usd: 0.001 }] });
+    const estimate = { prompt: 500, cached: 0, completion: 500 }; // $0.0015
+    expect(account.hold(request, estimate, true)).toBe(true); // 0.001 + 0.0015
+    expect(account.hold({}, estimate, true)).toBe(false); // 0.001 + 0.0015 + 0.0015 > 0.0035
+    expect(account.hold({}, estimate, false)).toBe(true); // a retry is not refused
+    account.release(request, { prompt: 1000, cached: 0, completion: 0 });
+    expect(account.sessionUsd).toBeCloseTo(0.001, 12);
+    expect(account.totalUsd).toBeCloseTo(0.002, 12);
+  });
+
+  it('prices a paid answer without usage at its estimate, and an unpaid one not at all', () => {
+    const account = new CostAccount({ book, limit: null, before: [] });
+    account.hold(request, { prompt: 1000, cached: 0, completion: 1000 }, true);
+    account.release(request, 'estimate');
+    account.hold(request, { prompt: 1000, cached: 0, completion: 1000 }, true);
+    account.release(request, null);
+    expect(account.sessionUsd).toBeCloseTo(0.003, 12);
+  });
+
+  it('prices an earlier session that has no dollars from its usage; unknown when there is no price', () => {
+    const usage = { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500, cached_tokens: 0, estimated_tokens: 100 };
+    const account = new CostAccount({ book, limit: null, before: [{ cost_usd: 0.5 }, { usage }] });
+    expect(account.totalUsd).toBeCloseTo(0.5 + (1000 + 600 * 2) / 1e6, 12);
+    const priceless = flatPriceBook('m', { input: 1, output: 2, cachedInput: null }, '--price', null);
+    const unknown = new CostAccount({ book: { ...priceless, perMillion: null, usd: () => null }, limit: null, before: [{ usage }] });
+    expect(unknown.totalUsd).toBeNull();
+    expect(unknown.sessionUsd).toBeNull();
+  });
+});
