@@ -65,32 +65,30 @@ export function judgeCompletion(
   if (content !== null && content !== undefined && typeof content !== 'string') {
     return badResponse(status, headers, started, `${status} response's choices[0].message.content is not a string`, body.id);
   }
-  const facts = completionFacts(body, choice as { finish_reason?: unknown }, message as Message);
+  const { replies, ...provenance } = responseDetails(body);
+  const facts = completionFacts(body, choice as { finish_reason?: unknown }, message as Message, provenance);
   if (typeof content === 'string' && content !== '') {
-    const outcome: AttemptSuccess = {
-      ok: true,
-      status,
-      reply: content,
-      ...facts,
-      traceId: pickTraceId(headers, body.id),
-      headers,
-      durationMs: 0,
-    };
-    Object.assign(outcome, responseDetails(body));
-    outcome.durationMs = elapsedMs(started);
+    const traceId = pickTraceId(headers, body.id);
+    const outcome: AttemptSuccess = { ok: true, status, reply: content, ...facts, traceId, headers, durationMs: elapsedMs(started) };
+    // Every choice's text, when more than one came (`n` > 1): user data like the reply.
+    if (replies !== undefined) outcome.replies = replies;
     return outcome;
   }
   return noText(status, headers, started, message as Message, facts, body.id);
 }
 
 /** What the completion says beside its text, each only when present and of the right type. */
-function completionFacts(body: CompletionBody, choice: { finish_reason?: unknown }, message: Message): CompletionFacts {
+function completionFacts(
+  body: CompletionBody,
+  choice: { finish_reason?: unknown },
+  message: Message,
+  provenance: Omit<ReturnType<typeof responseDetails>, 'replies'>,
+): CompletionFacts {
   const facts: CompletionFacts = { finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null };
   if (isUsage(body.usage)) facts.usage = body.usage;
   const reasoning = stringOrNull(message.reasoning_content) ?? stringOrNull(message.reasoning);
   if (reasoning !== null) facts.reasoning = reasoning;
   if (typeof body.id === 'string') facts.responseId = body.id;
-  const { replies: _replies, ...provenance } = responseDetails(body);
   return Object.assign(facts, provenance);
 }
 

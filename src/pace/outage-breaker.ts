@@ -75,7 +75,7 @@ const PROBE: OutageGate = Object.freeze({ kind: 'send', probe: true });
  *   minutes to add up to a streak) has lasted `maxOutageMs` since its first failed attempt, or
  *   an outage answer asks to wait past that, `gate` says so, with the last outage answer.
  * - Budget: `observe` returns the streak an outage answer belongs to; `uncounted` tells a row
- *   which of its answers do not count against `--max-attempts` (see outage-budget.ts).
+ *   which of its answers do not count against `--max-attempts` (see run/decide.ts).
  */
 export class OutageBreaker {
   private readonly wallNow: () => number;

@@ -66,8 +66,19 @@ export async function processRow(task: RowTask, row: RowServices): Promise<boole
   }
 }
 
+/** A reply's decision reads nothing of the run: no word to gather for the common case. */
+const CALM: RunWord = Object.freeze({
+  stopping: false,
+  cancelling: false,
+  slowDown: null,
+  nobodyThereYet: false,
+  uncounted: 0,
+  lastOutage: null,
+});
+
 /** What the run's gates and watches said of the answer, as the decision reads it. */
 function runWord(answer: Answer, attempts: RowAttempts, pacer: Pacer): RunWord {
+  if (answer.outcome.ok) return CALM;
   return {
     stopping: pacer.stopping,
     cancelling: pacer.cancelling,

@@ -61,7 +61,7 @@ export function successRecord(origin: RowOrigin, outcome: AttemptSuccess, run: A
     started_at: run.startedAt.toISOString(),
     duration_ms: run.durationMs,
   });
-  withResponseDetails(result, { ...completionDetails(outcome), replies: outcome.replies }, context);
+  withResponseDetails(result, completionDetails(outcome, outcome.replies), context);
   if (outcome.body !== undefined) result.response_body = outcome.body;
   return withAttemptDetails(result, run, context);
 }
@@ -119,8 +119,8 @@ export function invalidInputRecord(origin: RowOrigin, problem: string, model: st
   return result;
 }
 
-/** The record's names for what a completion said beside its text. */
-function completionDetails(outcome: CompletionFacts): ResponseDetails {
+/** The record's names for what a completion said beside its text (one literal: one shape for every row). */
+function completionDetails(outcome: CompletionFacts, replies?: Array<string | null>): ResponseDetails {
   return {
     finish_reason: outcome.finishReason,
     reasoning: outcome.reasoning,
@@ -129,6 +129,7 @@ function completionDetails(outcome: CompletionFacts): ResponseDetails {
     response_model: outcome.responseModel,
     system_fingerprint: outcome.systemFingerprint,
     created: outcome.created,
+    replies,
   };
 }
 
