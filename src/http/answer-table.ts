@@ -70,7 +70,7 @@ const ACCOUNT_WORDS =
  * OpenAI's `tokens_per_minute_quota`.
  */
 const THROTTLE_WORDS =
-  /throttl|rate[_.\- ]?(limit|quota)|per[_\- ]?(second|minute|hour)|too[_ ]?many[_ ]?requests|(request|token)s?[_ ]?quota/i;
+  /throttl|rate[_.\- ]?(limit|quota|budget)|per[_\- ]?(second|minute|hour)|too[_ ]?many[_ ]?requests|(request|token)s?[_ ]?quota/i;
 /**
  * Cloudflare Workers AI's numeric account codes in its `errors[]` envelope: 3036, the account's
  * daily allocation of neurons is used (https://developers.cloudflare.com/workers-ai/platform/errors/).
@@ -96,6 +96,11 @@ function says(facts: AnswerFacts, words: RegExp): boolean {
 /** A code that is only the HTTP status restated (`"code": "429"`, vLLM's `400`): it says nothing more. */
 function codeSaysNothing(facts: AnswerFacts): boolean {
   return facts.code === null || /^\d{3}$/.test(facts.code);
+}
+
+/** Whether an error's code or type says the account cannot pay (for an error that names no status). */
+export function namesAccount(code: string | null, type: string | null): boolean {
+  return isAccount({ status: 400, code, type, param: null, flagged: false, asksToWait: false, shouldRetry: null });
 }
 
 function isAccount(facts: AnswerFacts): boolean {

@@ -1,5 +1,5 @@
 import type { Usage } from '../record/record.js';
-import type { AnswerContext } from './answer-table.js';
+import { type AnswerContext, namesAccount } from './answer-table.js';
 import type { AttemptFailure, AttemptOutcome, AttemptSuccess, CompletionFacts } from './attempt.js';
 import { readErrorBody, readErrorJson } from './error-body.js';
 import { elapsedMs, errorAnswer, failure } from './failure.js';
@@ -53,6 +53,19 @@ export function judgeCompletion(
     return badResponse(status, headers, started, `${status} response is not a JSON object`, undefined);
   }
   const body = parsed as CompletionBody;
+  const outcome = judgeBody(status, headers, body, started, context);
+  // A body that carried usage was paid for, whatever it is judged: the token account counts it.
+  if (!outcome.ok && outcome.usage === undefined && isUsage(body.usage)) outcome.usage = body.usage;
+  return outcome;
+}
+
+function judgeBody(
+  status: number,
+  headers: Record<string, string>,
+  body: CompletionBody,
+  started: bigint,
+  context: AnswerContext,
+): AttemptOutcome {
   if ((typeof body.error === 'object' && body.error !== null) || body.object === 'error') {
     return errorIn2xx(status, headers, body, started, context);
   }
@@ -61,13 +74,21 @@ export function judgeCompletion(
   if (typeof message !== 'object' || message === null) {
     return badResponse(status, headers, started, `${status} response has no choices[0].message`, body.id);
   }
-  const { content } = message as Message;
-  if (content !== null && content !== undefined && typeof content !== 'string') {
-    return badResponse(status, headers, started, `${status} response's choices[0].message.content is not a string`, body.id);
+  const parts = contentParts((message as Message).content);
+  if (parts === null) {
+    return badResponse(
+      status,
+      headers,
+      started,
+      `${status} response's choices[0].message.content is neither text nor content parts`,
+      body.id,
+    );
   }
   const { replies, ...provenance } = responseDetails(body);
   const facts = completionFacts(body, choice as { finish_reason?: unknown }, message as Message, provenance);
-  if (typeof content === 'string' && content !== '') {
+  if (facts.reasoning === undefined && parts.thinking !== '') facts.reasoning = parts.thinking;
+  const content = parts.text;
+  if (content !== '') {
     const traceId = pickTraceId(headers, body.id);
     const outcome: AttemptSuccess = { ok: true, status, reply: content, ...facts, traceId, headers, durationMs: elapsedMs(started) };
     // Every choice's text, when more than one came (`n` > 1): user data like the reply.
@@ -75,6 +96,40 @@ export function judgeCompletion(
     return outcome;
   }
   return noText(status, headers, started, message as Message, facts, body.id);
+}
+
+/**
+ * The reply text and the thinking in `content`: a string as it is; content parts joined, `text`
+ * parts for the reply and `thinking` parts for the reasoning (Mistral's reasoning models answer
+ * `[{"type":"thinking","thinking":[{"type":"text","text":"..."}]},{"type":"text","text":"..."}]`:
+ * https://github.com/spring-projects/spring-ai/issues/5019); '' for none (null content). Null
+ * when `content` is neither.
+ */
+function contentParts(content: unknown): { text: string; thinking: string } | null {
+  if (content === null || content === undefined) return { text: '', thinking: '' };
+  if (typeof content === 'string') return { text: content, thinking: '' };
+  if (!Array.isArray(content)) return null;
+  let text = '';
+  let thinking = '';
+  for (const part of content) {
+    if (typeof part !== 'object' || part === null) continue;
+    const { type, text: partText, thinking: partThinking } = part as { type?: unknown; text?: unknown; thinking?: unknown };
+    if (type === 'text' && typeof partText === 'string') text += partText;
+    else if (type === 'thinking') thinking += typeof partThinking === 'string' ? partThinking : partsText(partThinking);
+  }
+  return { text, thinking };
+}
+
+/** The `text` of `[{"type":"text","text":"..."}]`, joined. */
+function partsText(parts: unknown): string {
+  if (!Array.isArray(parts)) return '';
+  return parts
+    .map((part) =>
+      typeof part === 'object' && part !== null && typeof (part as { text?: unknown }).text === 'string'
+        ? (part as { text: string }).text
+        : '',
+    )
+    .join('');
 }
 
 /** What the completion says beside its text, each only when present and of the right type. */
@@ -145,7 +200,9 @@ function errorIn2xx(
   context: AnswerContext,
 ): AttemptFailure {
   const error = readErrorJson(body) ?? { code: null, message: 'no message', type: null, param: null, retryDelayMs: null, flagged: false };
-  const named = error.code !== null && /^[45]\d\d$/.test(error.code) ? Number(error.code) : 500;
+  // The status the error names; else a quota's is a 4xx (the account, for every row), any other a server fault.
+  const named =
+    error.code !== null && /^[45]\d\d$/.test(error.code) ? Number(error.code) : namesAccount(error.code, error.type) ? 400 : 500;
   const outcome = errorAnswer(status, named, headers, { ...error, bodyId: body.id }, started, context);
   outcome.message = `${status} response carries an error: ${error.message}`;
   return outcome;

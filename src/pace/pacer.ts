@@ -40,6 +40,12 @@ export interface PacerOptions {
 }
 
 /**
+ * The answer table's run-wide rules that a success contradicts (the same key, model and
+ * parameters got through); an account, budget or 401 can change mid-run and still stops it.
+ */
+const SUCCESS_CONTRADICTS: ReadonlySet<string> = new Set(['forbidden-configuration', 'not-found', 'unknown-parameter']);
+
+/**
  * A 429 for a request larger than the whole learned limit, as the row's final failure: with our
  * own code (the server's is in the message), since 429s would otherwise come for ever.
  */
@@ -161,6 +167,11 @@ export class Pacer {
     // Both watches judge rows by their id, not their key: a row's samples (`--repeat`) send the
     // same request, so a request the server always fails is one row's failure, not the endpoint's.
     // A row that failed before while other rows succeeded fails alone: not an outage answer.
+    if (!outcome.ok && outcome.fatalForRun && outage.successes > 0 && SUCCESS_CONTRADICTS.has(outcome.rule!)) {
+      // A refusal that names the key, the model or a parameter is not every row's once a row got
+      // through with them: it is this row's, and the refusal streak judges repeats.
+      outcome = { ...outcome, fatalForRun: false };
+    }
     const alone = attempt.outageMark !== null && outage.successes > attempt.outageMark;
     const outageStreak = outage.observe(outcome, attempt.rowId, probe, alone);
     const refusedEveryTime = this.refusals.observe(outcome, attempt.failedBefore, attempt.rowId);

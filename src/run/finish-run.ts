@@ -13,7 +13,7 @@ import { explainFatal } from './fatal-hint.js';
 import { jobIdentity } from './job-identity.js';
 import type { OpenedRun } from './open-run.js';
 import type { RunReport } from './report.js';
-import type { Sending } from './sending.js';
+import { paramsEveryRowCarries, type Sending } from './sending.js';
 
 /**
  * Waits for the rows in flight, then writes what the run settled: the ordered output files, the
@@ -124,7 +124,7 @@ function fatalMessage(sending: Sending, config: OpenedRun['config']): string | n
     keyMask,
     proxy,
     maxOutageMs: config.maxOutageMs,
-    sentParams: Object.keys(config.params),
+    sentParams: paramsEveryRowCarries(config),
   };
   return explainFatal(fatal.outcome, context, fatal.cause);
 }

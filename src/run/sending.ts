@@ -3,7 +3,7 @@ import { OpenRows } from '../async/open-rows.js';
 import type { AttemptFailure } from '../http/attempt.js';
 import { ChatClient } from '../http/chat-client.js';
 import { defaultRetryPolicy } from '../http/retry-policy.js';
-import { keyName as keyNameOf } from '../job/config.js';
+import { keyName as keyNameOf, type RunConfig } from '../job/config.js';
 import { keepsResponseBodies } from '../output/openai-batch.js';
 import { AUTO_CEILING } from '../pace/concurrency-target.js';
 import { OutageBreaker } from '../pace/outage-breaker.js';
@@ -91,7 +91,7 @@ export class Sending {
       headersTimeoutMs: config.headersTimeoutMs,
       proxy: config.proxy,
       keepResponseBody: keepsResponseBodies(config),
-      sentParams: Object.keys(config.params),
+      sentParams: paramsEveryRowCarries(config),
     });
     this.proxy = config.proxy && `${config.proxy.shown} (from ${config.proxy.variable})`;
     if (this.proxy) log(`requests go through the proxy ${this.proxy}`);
@@ -237,4 +237,12 @@ export class Sending {
     this.stopDispatch.abort();
     if (this.run.journal.error) this.abortInFlight.abort();
   }
+}
+
+/**
+ * The parameters every request carries: the job's, unless rows bring their own (--row-params),
+ * when a row may carry another value of any of them, and an error naming one is about that row.
+ */
+export function paramsEveryRowCarries(config: Pick<RunConfig, 'params' | 'rowParams'>): string[] {
+  return config.rowParams ? [] : Object.keys(config.params);
 }

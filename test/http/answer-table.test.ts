@@ -119,6 +119,14 @@ describe('the answer table: provider dialects', () => {
       {},
       retry('rate-limited'),
     ],
+    // A 429 asking for a second's wait whose code has "budget" in it is a rate, not the account.
+    [
+      'a rate_budget_exceeded 429 paces',
+      429,
+      { error: { code: 'rate_budget_exceeded', message: 'slow' } },
+      { 'retry-after': '1' },
+      retry('rate-limited'),
+    ],
     // https://console.groq.com/docs/flex-processing
     [
       "Groq's 498 (flex capacity) is tried again",

@@ -348,9 +348,9 @@ describe('ChatClient: 2xx that are not completions', () => {
     ['a null choice', { choices: [null] }, 'bad_response', '200 response has no choices[0].message'],
     [
       'content that is not text',
-      { choices: [{ message: { content: [{ type: 'text' }] } }] },
+      { choices: [{ message: { content: 42 } }] },
       'bad_response',
-      "200 response's choices[0].message.content is not a string",
+      "200 response's choices[0].message.content is neither text nor content parts",
     ],
     ['a JSON array', [1, 2], 'bad_response', '200 response is not a JSON object'],
     ['JSON null', null, 'bad_response', '200 response is not a JSON object'],

@@ -107,4 +107,34 @@ describe('a 200 judged whole', () => {
       traceId: 'e-1',
     });
   });
+
+  it("Mistral's content parts: the text parts are the reply, the thinking parts the reasoning", () => {
+    // https://github.com/spring-projects/spring-ai/issues/5019
+    const content = [
+      { type: 'thinking', thinking: [{ type: 'text', text: 'Let me see.' }] },
+      { type: 'text', text: 'The ' },
+      { type: 'text', text: 'answer' },
+    ];
+    expect(judge(completion({ content }, 'stop', { prompt_tokens: 5, completion_tokens: 1500, total_tokens: 1505 }))).toMatchObject({
+      ok: true,
+      reply: 'The answer',
+      reasoning: 'Let me see.',
+      usage: { total_tokens: 1505 },
+    });
+    expect(judge(completion({ content: [{ type: 'thinking', thinking: 'only thought' }] }, 'length'))).toMatchObject({
+      ok: false,
+      code: 'length',
+      reasoning: 'only thought',
+    });
+  });
+
+  it('a 2xx that is no completion but carried usage keeps it, so the paid tokens are counted', () => {
+    const usage = { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 };
+    expect(judge({ id: 'x', choices: [], usage })).toMatchObject({ ok: false, code: 'bad_response', usage });
+    expect(judge({ choices: [{ message: { content: 42 } }], usage })).toMatchObject({ ok: false, code: 'bad_response', usage });
+  });
+
+  it('a 200 carrying a quota error that names no status stops the run (read as the account, not a server fault)', () => {
+    expect(judge({ error: { code: 'insufficient_quota', message: 'pay' } })).toMatchObject({ fatalForRun: true, rule: 'account' });
+  });
 });

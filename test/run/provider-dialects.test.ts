@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type RunOptions, run } from '../../src/index.js';
 import type { RowRecord } from '../../src/record/record.js';
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
+import { replyWithEcho, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 /**
@@ -167,4 +168,38 @@ describe('providers dialects, end to end in process', () => {
     expect(errors.map((r) => [r.status, r.attempts])).toEqual(Array.from({ length: 8 }, () => [500, 3]));
     expect(requests).toBe(32 + 8 * 3);
   }, 30_000);
+
+  it("with --row-params, an error naming a parameter is the row's (a row may carry its own value): the run goes on", async () => {
+    const { result, errors, output } = await runRows(rows(4, { 1: '[[sim:unsupported-temperature]]' }), {
+      params: { temperature: 0.5 },
+      rowParams: true,
+    });
+    expect(result.exitCode).toBe(1);
+    expect(output).toHaveLength(3);
+    expect(errors).toEqual([expect.objectContaining({ id: 'r1', status: 400, code: 'unsupported_value', attempts: 1 })]);
+  });
+
+  it("a 403 naming the model after rows got through with that model is that row's: the run goes on", async () => {
+    dir = await makeTempDir();
+    const server = await startScriptedServer((request, response, index) =>
+      String(request.json?.messages?.at(-1)?.content ?? '').includes('bad')
+        ? sendJson(response, 403, { error: { type: 'model_content_policy', message: 'not for this model' } })
+        : replyWithEcho(request, response, index),
+    );
+    try {
+      await dir.write('in.jsonl', jsonlOf(rows(5, { 2: 'bad' })));
+      const result = await run({
+        inputs: [dir.file('in.jsonl')],
+        model: 'm',
+        baseUrl: server.baseUrl,
+        apiKey: KEY,
+        out: dir.file('out'),
+        concurrency: 1,
+      });
+      expect(result).toMatchObject({ exitCode: 1, succeeded: 4, failed: 1, pending: 0 });
+      expect(server.received).toHaveLength(5);
+    } finally {
+      await server.close();
+    }
+  });
 });
