@@ -1,13 +1,14 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../../src/index.js';
 import { MAX_JSON_DEPTH } from '../../src/record/json-depth.js';
 import { computeStats } from '../../src/report/stats.js';
-import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
+import type { RunningSimulator } from '../../src/simulator/server.js';
+import { perTestSimulatedDir } from '../support/per-test.js';
 import { startScriptedServer } from '../support/scripted-server.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
 /** `{"a":{"a":...1...}}`, `levels` deep: JSON.parse reads it, JSON.stringify overflows the stack. */
 const deepText = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
@@ -16,14 +17,7 @@ const KEY = 'sk-deep-values-00000000';
 
 let dir: TempDir;
 let simulator: RunningSimulator;
-beforeEach(async () => {
-  dir = await makeTempDir();
-  simulator = await startSimulator();
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
-});
+perTestSimulatedDir((fresh) => ({ dir, simulator } = fresh));
 
 const options = (input: string, extra: Record<string, unknown> = {}) => ({
   inputs: [input],

@@ -1,19 +1,13 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../../src/index.js';
 import { resolveRunConfig } from '../../src/job/config.js';
-import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import type { RunningSimulator } from '../../src/simulator/server.js';
+import { perTestSimulatedDir } from '../support/per-test.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
 let simulator: RunningSimulator;
-beforeEach(async () => {
-  dir = await makeTempDir();
-  simulator = await startSimulator();
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
-});
+perTestSimulatedDir((fresh) => ({ dir, simulator } = fresh));
 
 describe('--keep-input followed by a glob the shell expanded', () => {
   it('is refused before anything is sent (exit 2), naming the file and what to write instead', async () => {

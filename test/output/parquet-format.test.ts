@@ -1,9 +1,10 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../../src/index.js';
 import { mergeShards } from '../../src/output/merge.js';
-import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
+import type { RunningSimulator } from '../../src/simulator/server.js';
 import { hasDuckDb, openDuckDb, sqlString } from '../support/duckdb.js';
-import { makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { perTestSimulatedDir } from '../support/per-test.js';
+import type { TempDir } from '../support/temp-dir.js';
 
 const KEY = 'sk-parquet-test-123456';
 /** A reply schema with an integer, an enum, a number and a nested object: each becomes a typed column. */
@@ -28,14 +29,7 @@ const table = (
 
 let dir: TempDir;
 let simulator: RunningSimulator;
-beforeEach(async () => {
-  dir = await makeTempDir();
-  simulator = await startSimulator();
-});
-afterEach(async () => {
-  await simulator.close();
-  await dir.remove();
-});
+perTestSimulatedDir((fresh) => ({ dir, simulator } = fresh));
 
 async function writeInput(db: Awaited<ReturnType<typeof openDuckDb>>, rows = ROWS): Promise<string> {
   const file = dir.file('table.parquet');
