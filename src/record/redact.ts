@@ -28,7 +28,20 @@ interface Secret {
   /** Whether its replacement may show its leading and trailing characters (maskKey). */
   masked: boolean;
   replacement: string;
+  /**
+   * Its first and last PARTIAL_NEEDLE characters, for a secret long enough: an echo cut short
+   * (a message quoting the key less its last characters) still holds one of them, and the run of
+   * the secret around it is masked once it is PARTIAL_MIN characters or more. Null otherwise.
+   */
+  partial: { head: string; tail: string } | null;
 }
+
+/** A secret this long or longer is also masked where it is echoed only in part. */
+const PARTIAL_FROM = 24;
+/** What an echo must hold of a secret's start or end to be looked at... */
+const PARTIAL_NEEDLE = 12;
+/** ...and the run of the secret masked there at the least (16 random characters are no word). */
+const PARTIAL_MIN = 16;
 
 interface Span {
   start: number;
@@ -79,9 +92,10 @@ export class SecretRedactor {
       label,
       masked,
       replacement: '',
+      partial: masked && value.length >= PARTIAL_FROM ? { head: value.slice(0, PARTIAL_NEEDLE), tail: value.slice(-PARTIAL_NEEDLE) } : null,
     });
     this.secrets.sort((a, b) => b.value.length - a.value.length);
-    this.shortest = this.secrets[this.secrets.length - 1]!.value.length;
+    this.shortest = Math.min(...this.secrets.map((secret) => (secret.partial ? PARTIAL_MIN : secret.value.length)));
     this.chooseReplacements();
   }
 
@@ -122,6 +136,7 @@ export class SecretRedactor {
     if (mayHoldEscapes(text)) return false;
     for (const secret of this.secrets) {
       for (const needle of lowerCaseToo ? secret.needles.lowerCaseToo : secret.needles.exact) if (text.includes(needle)) return false;
+      if (secret.partial && (text.includes(secret.partial.head) || text.includes(secret.partial.tail))) return false;
     }
     return true;
   }
@@ -155,6 +170,7 @@ export class SecretRedactor {
           spans.push({ start, end, secret });
         }
       }
+      if (secret.partial) searchPartial(text, decoding, secret, spans);
     }
   }
 
@@ -172,6 +188,31 @@ export class SecretRedactor {
       secret.replacement =
         candidates.find((candidate) => this.find(candidate, false).length === 0 && this.find(candidate, true).length === 0) ?? this.blank;
     }
+  }
+}
+
+/**
+ * The runs of `secret` that an echo cut short holds: from each place its head stands, as far as
+ * the text follows the secret; to each place its tail stands, as far back as it does. A run of
+ * PARTIAL_MIN characters or more is a span to mask.
+ */
+function searchPartial(text: string, decoding: Decoding | null, secret: Secret, spans: Span[]): void {
+  const { value, partial } = secret;
+  const push = (from: number, to: number) => {
+    if (to - from < PARTIAL_MIN) return;
+    const [start, end] = decoding ? decoding.source(from, to) : [from, to];
+    spans.push({ start, end, secret });
+  };
+  for (let at = text.indexOf(partial!.head); at !== -1; at = text.indexOf(partial!.head, at + 1)) {
+    let end = at + PARTIAL_NEEDLE;
+    while (end - at < value.length && text[end] === value[end - at]) end++;
+    push(at, end);
+  }
+  for (let at = text.indexOf(partial!.tail); at !== -1; at = text.indexOf(partial!.tail, at + 1)) {
+    const end = at + PARTIAL_NEEDLE;
+    let start = at;
+    while (end - start < value.length && start > 0 && text[start - 1] === value[value.length - (end - start) - 1]) start--;
+    push(start, end);
   }
 }
 

@@ -24,6 +24,20 @@ describe('SecretRedactor: every form a server may echo', () => {
     }
   }
 
+  it('masks a long key echoed in part: cut at its end or its start, raw or escaped (16 characters of it or more)', () => {
+    const key = 'sk-proj-Q7vX2mN9pL4kR8sT1wY6zA3bC5dE0fG';
+    const redactor = redactorFor(key);
+    // A 401 message quoting the key less its last characters; a gateway quoting it without its prefix.
+    for (const part of [key.slice(0, -2), key.slice(0, -1), key.slice(3), key.slice(0, 16), key.slice(-16)]) {
+      const result = redactor.redact(`Incorrect API key provided: ${part}. Check it.`);
+      expect(result).toMatch(/^Incorrect API key provided: \[key [^\]]*\]\. Check it\.$/);
+      expect(result).not.toContain(part.slice(4, -4));
+    }
+    expect(redactor.redact(JSON.stringify({ echoed: `${key.slice(0, -3)}\u0041` }))).not.toContain(key.slice(4, 20));
+    // Less than 16 characters of it is no echo of it: text stays as it is.
+    expect(redactor.redact(`see ${key.slice(0, 15)} and ${key.slice(-15)}`)).toBe(`see ${key.slice(0, 15)} and ${key.slice(-15)}`);
+  });
+
   it('shows the mask of the key it replaced', () => {
     expect(redactorFor('sk-echoed-secret-key-0123456789abcdef').redact('key: sk-echoed-secret-key-0123456789abcdef.')).toBe(
       'key: [key sk-e…cdef].',
