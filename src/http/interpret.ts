@@ -10,7 +10,7 @@ export interface InterpretContext extends AnswerContext {
   keepBody: boolean;
 }
 
-export const NO_CONTEXT: InterpretContext = Object.freeze({ sentParams: new Set<string>(), keepBody: false });
+const NO_CONTEXT: InterpretContext = Object.freeze({ sentParams: new Set<string>(), keepBody: false });
 
 /** What a complete response means: a reply, or a failure given its meaning by the answer table. */
 export function interpret(
