@@ -23,10 +23,11 @@ export type { CostReport, RunReport, TokenBudgetReport } from './run/report.js';
 export { WriteFailedError } from './state/write-failed.js';
 
 /** Every setting of a job, in camelCase: see the README's job-file table. */
-export interface RunOptions extends Omit<RunFlags, 'inputs' | 'apiKeyEnv' | 'apiKeyFile' | 'out' | 'baseUrl' | 'model'> {
+export interface RunOptions extends Omit<RunFlags, 'inputs' | 'apiKeyEnv' | 'apiKeyFile' | 'out' | 'baseUrl' | 'model' | 'models'> {
   /** Input files or glob patterns (JSONL, CSV), relative to the working directory. */
   inputs: string[];
-  model: string;
+  /** A model, or several: every row is sent to each, in this order. */
+  model: string | string[];
   baseUrl: string;
   /** The key itself; it is sent only in the Authorization header. */
   apiKey: string;

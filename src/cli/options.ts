@@ -51,6 +51,7 @@ export function yargsOption(spec: OptionSpec & { flag: string }): Options {
       return { type: 'string', coerce: positiveNumber(spec.flag), describe };
     case 'boolean':
       return { type: 'boolean', describe };
+    case 'models':
     case 'strings':
       return spec.repeatable ? { type: 'string', requiresArg: true, describe } : { type: 'string', array: true, describe };
     case 'headers':

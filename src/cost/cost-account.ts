@@ -2,7 +2,10 @@ import { tokenCount, type UsageTotals } from '../record/usage-totals.js';
 import type { PriceBook, PricedTokens } from './price-book.js';
 
 export interface CostAccountOptions {
-  book: PriceBook;
+  /** One price book per model of the run, in the models' order (the first prices a request naming none). */
+  books: readonly PriceBook[];
+  /** Each model's dollars in the directory's earlier sessions (the earlier manifest's `cost.by_model`), when known. */
+  earlierByModel?: Readonly<Record<string, { usd?: unknown }>> | null;
   /** The most dollars the output directory may spend (this shard's share); null for no limit. */
   limit: number | null;
   /** The directory's earlier sessions, from its manifest: their dollars, or their usage to price. */
@@ -17,28 +20,39 @@ export interface CostAccountOptions {
  * the directory, the estimates of the attempts in flight and its own estimate stay within it.
  */
 export class CostAccount {
-  /** This session's dollars; null when the model's price is unknown. */
-  private session = 0;
+  /** This session's dollars, by model. */
+  private readonly session = new Map<string, number>();
   private inFlight = 0;
   private readonly earlier: number | null;
+  private readonly books: ReadonlyMap<string, PriceBook>;
   /** Each attempt's estimate, held from its start to its end (by its request: one attempt of it at a time, in order). */
-  private readonly held = new Map<object, Array<{ usd: number; tokens: PricedTokens }>>();
+  private readonly held = new Map<object, Array<{ usd: number; tokens: PricedTokens; book: PriceBook }>>();
 
   constructor(private readonly options: CostAccountOptions) {
-    this.earlier = earlierDollars(options.before, options.book);
+    this.books = new Map(options.books.map((book) => [book.model, book]));
+    this.earlier = earlierDollars(options.before, options.books[0]!);
   }
 
+  /** The first model's price book: a one-model run's. */
   get book(): PriceBook {
-    return this.options.book;
+    return this.options.books[0]!;
+  }
+
+  /** Every model's price book, in the models' order. */
+  get allBooks(): readonly PriceBook[] {
+    return this.options.books;
   }
 
   get limit(): number | null {
     return this.options.limit;
   }
 
-  /** This session's dollars; null when the price is unknown. */
+  /** This session's dollars; null when a model's price is unknown. */
   get sessionUsd(): number | null {
-    return this.book.perMillion === null ? null : this.session;
+    if (this.options.books.some((book) => book.perMillion === null)) return null;
+    let sum = 0;
+    for (const usd of this.session.values()) sum += usd;
+    return sum;
   }
 
   /** The directory's dollars, earlier sessions included; null when a price is unknown. */
@@ -48,16 +62,31 @@ export class CostAccount {
   }
 
   /**
+   * One model's dollars in the directory: its earlier sessions' (from the earlier manifest, or
+   * every earlier dollar in a one-model run) and this session's; null when its price is unknown.
+   */
+  modelUsd(model: string): number | null {
+    const book = this.books.get(model);
+    if (!book || book.perMillion === null) return null;
+    const session = this.session.get(model) ?? 0;
+    const recorded = this.options.earlierByModel?.[model]?.usd;
+    if (typeof recorded === 'number' && Number.isFinite(recorded) && recorded >= 0) return recorded + session;
+    if (this.options.books.length === 1) return this.earlier === null ? null : this.earlier + session;
+    return this.options.earlierByModel ? session : null;
+  }
+
+  /**
    * Holds the estimate of an attempt about to go out. False, holding nothing, when it starts a
    * row (`newRow`) and the dollar limit has no room for it.
    */
-  hold(request: object, tokens: PricedTokens, newRow: boolean): boolean {
-    const usd = this.book.usd(tokens) ?? 0;
+  hold(request: { model?: string }, tokens: PricedTokens, newRow: boolean): boolean {
+    const book = this.bookOf(request);
+    const usd = book.usd(tokens) ?? 0;
     const { limit } = this.options;
     if (newRow && limit !== null && (this.totalUsd ?? 0) + this.inFlight + usd > limit) return false;
     this.inFlight += usd;
     const queue = this.held.get(request) ?? [];
-    queue.push({ usd, tokens });
+    queue.push({ usd, tokens, book });
     this.held.set(request, queue);
     return true;
   }
@@ -70,7 +99,13 @@ export class CostAccount {
     if (!estimate) return;
     this.inFlight -= estimate.usd;
     if (paid === null) return;
-    this.session += this.book.usd(paid === 'estimate' ? estimate.tokens : paid) ?? 0;
+    const { book } = estimate;
+    const usd = book.usd(paid === 'estimate' ? estimate.tokens : paid) ?? 0;
+    this.session.set(book.model, (this.session.get(book.model) ?? 0) + usd);
+  }
+
+  private bookOf(request: { model?: string }): PriceBook {
+    return (request.model !== undefined && this.books.get(request.model)) || this.book;
   }
 }
 

@@ -27,6 +27,20 @@ export function costRange(
   return { low: priced(0), high: completionPerRequest === null ? null : priced(completionPerRequest) };
 }
 
+/**
+ * The range of a run sending the same requests to each of several models: the sum of each
+ * model's range (unknown when any model's price is).
+ */
+export function modelsCostRange(
+  books: readonly PriceBook[],
+  perModel: { promptTokens: number; requests: number; completionPerRequest: number | null },
+): CostRange {
+  const ranges = books.map((book) => costRange(book, perModel));
+  const sum = (values: Array<number | null>): number | null =>
+    values.some((value) => value === null) ? null : values.reduce<number>((total, value) => total + value!, 0);
+  return { low: sum(ranges.map((range) => range.low)), high: sum(ranges.map((range) => range.high)) };
+}
+
 /** `$0.012 to $0.34`, `$0.012 or more (no max_tokens: completions have no upper bound)`. */
 export function formatCostRange(range: CostRange, format: (usd: number) => string): string {
   if (range.low === null) return 'unknown';

@@ -26,21 +26,22 @@ export interface ModelCost {
 }
 
 export function manifestCost(account: CostAccount): ManifestCost {
-  const { book } = account;
-  const usd = roundUsd(account.totalUsd);
+  const byModel: Record<string, ModelCost> = {};
+  for (const book of account.allBooks) {
+    byModel[book.model] = {
+      usd: roundUsd(account.modelUsd(book.model)),
+      priced_as: book.pricedAs,
+      input_per_mtok: book.perMillion?.input ?? null,
+      output_per_mtok: book.perMillion?.output ?? null,
+      cached_input_per_mtok: book.perMillion?.cachedInput ?? null,
+      tiered: book.tiered,
+    };
+  }
+  const sources = [...new Set(account.allBooks.map((book) => book.source))];
   return {
-    usd,
-    by_model: {
-      [book.model]: {
-        usd,
-        priced_as: book.pricedAs,
-        input_per_mtok: book.perMillion?.input ?? null,
-        output_per_mtok: book.perMillion?.output ?? null,
-        cached_input_per_mtok: book.perMillion?.cachedInput ?? null,
-        tiered: book.tiered,
-      },
-    },
-    source: book.source,
+    usd: roundUsd(account.totalUsd),
+    by_model: byModel,
+    source: sources.includes(null) ? null : sources.join(', '),
     note: COST_CAVEAT,
   };
 }

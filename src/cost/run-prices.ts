@@ -8,18 +8,20 @@ export class UnknownPriceError extends NothingSentError {
 }
 
 /**
- * The run's price book (`--price`, else the price table), loaded before anything is sent. A
- * dollar budget needs a price: without one, `--max-cost` stops the run here (exit 2).
+ * The run's price books, one per model (`--price`, else the price table), loaded before anything
+ * is sent. A dollar budget needs every price: without one, `--max-cost` stops the run here (exit 2).
  */
-export async function runPriceBook(config: {
-  model: string;
+export async function runPriceBooks(config: {
+  models: readonly string[];
   baseUrl: string;
   price: readonly string[] | null;
   maxCost: number | null;
-}): Promise<PriceBook> {
-  const book = await loadPriceBook(config.model, config.baseUrl, parsePriceFlags(config.price).prices);
-  if (config.maxCost !== null && book.perMillion === null) throw new UnknownPriceError(unknownPriceProblem(config.model));
-  return book;
+}): Promise<PriceBook[]> {
+  const flags = parsePriceFlags(config.price).prices;
+  const books = await Promise.all(config.models.map((model) => loadPriceBook(model, config.baseUrl, flags)));
+  const unknown = books.find((book) => book.perMillion === null);
+  if (config.maxCost !== null && unknown) throw new UnknownPriceError(unknownPriceProblem(unknown.model));
+  return books;
 }
 
 /** Why `--max-cost` cannot be kept for this model, and what to do. */

@@ -10,7 +10,7 @@ import { chooseKeySource, DEFAULT_API_KEY_ENV, readKeyFrom } from './api-key.js'
 import { checkBaseUrl, shownBaseUrl } from './base-url.js';
 import { resolveHeaders } from './headers.js';
 import type { LoadedJob } from './job-file.js';
-import { libraryOptions, type PlainSettings, type RunFlags, resolvePlainSettings, valueProblem } from './options.js';
+import { type JobFile, libraryOptions, type PlainSettings, type RunFlags, resolvePlainSettings, valueProblem } from './options.js';
 import { allowedParamsProblems, checkParams, mergedParams } from './params.js';
 
 export { DEFAULT_API_KEY_ENV };
@@ -25,6 +25,9 @@ export interface RunConfig extends PlainSettings {
   jobName: string | null;
   jobFile: string | null;
   inputs: string[];
+  /** The models every row is sent to, in the order given (one for most runs; docs/evaluation.md). */
+  models: readonly string[];
+  /** The first of `models`: the run's model when it has one, and its manifest's `model`. */
   model: string;
   baseUrl: string;
   requestUrl: string;
@@ -88,8 +91,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   const inputs = flags.inputs.length > 0 ? flags.inputs : resolveJobInputs(j.inputs ?? [], job, context.cwd);
   if (inputs.length === 0) problems.push('no inputs: give input files or globs, or "inputs" in the job file');
 
-  const model = flags.model ?? j.model;
-  if (!model) problems.push('no model: give --model or "model" in the job file (the exact name shown in the provider\'s console)');
+  const models = resolveModels(flags, j, problems);
 
   const endpoint = resolveEndpoint(flags, j, context, problems);
   const key = resolveKey(flags, job, context, problems);
@@ -119,7 +121,8 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     jobName: j.name ?? null,
     jobFile: job?.file ?? null,
     inputs,
-    model: model!,
+    models,
+    model: models[0]!,
     ...endpoint,
     ...key,
     headers: headers.headers.shown,
@@ -141,6 +144,22 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
 type JobFields = LoadedJob['job'];
 
 /** The CLI's parser has checked its flags already; the library's options are checked here. */
+/**
+ * The models: `--model` (repeatable) over the job's `model` (a name or a list) or `models`. The
+ * same model twice would send every row to it twice: refused, like a duplicate id.
+ */
+function resolveModels(flags: RunFlags, j: JobFile, problems: string[]): string[] {
+  if (j.model !== undefined && j.models !== undefined) problems.push('the job file gives both "model" and "models": keep one');
+  const given = flags.model ?? flags.models ?? j.models ?? j.model;
+  const models = given === undefined ? [] : [given].flat();
+  if (models.length === 0) {
+    problems.push('no model: give --model or "model" in the job file (the exact name shown in the provider\'s console)');
+  }
+  const twice = models.filter((model, index) => models.indexOf(model) !== index);
+  if (twice.length > 0) problems.push(`model ${JSON.stringify(twice[0])} is given twice: each model is named once`);
+  return models;
+}
+
 function checkLibraryOptions(flags: RunFlags): void {
   const problems: string[] = [];
   for (const [name, spec] of libraryOptions()) {
@@ -231,9 +250,11 @@ function resolveReplyFormat(
 
 /** The configuration as recorded in the manifest: no secret, only where the key and header values came from. */
 export function publicConfig(config: RunConfig): Record<string, unknown> {
-  const { apiKey: _secret, sentHeaders: _sent, headerSecrets: _filled, proxy, ...rest } = config;
+  const { apiKey: _secret, sentHeaders: _sent, headerSecrets: _filled, proxy, models, ...rest } = config;
   return {
     ...rest,
+    // A one-model run's manifest stays as it was before several models: `model` alone.
+    ...(models.length > 1 ? { models } : {}),
     baseUrl: shownBaseUrl(config.baseUrl),
     requestUrl: shownBaseUrl(config.requestUrl),
     proxy: proxy && { url: proxy.shown, variable: proxy.variable },

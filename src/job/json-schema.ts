@@ -16,6 +16,15 @@ export function jobJsonSchema(): Record<string, unknown> {
       case 'strings':
         properties[name] = { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1, ...doc };
         break;
+      case 'models':
+        properties[name] = {
+          oneOf: [
+            { type: 'string', minLength: 1 },
+            { type: 'array', items: { type: 'string', minLength: 1 }, minItems: 1 },
+          ],
+          ...doc,
+        };
+        break;
       case 'positive-integer':
         properties[name] = { type: 'integer', minimum: 1, ...maximum(field), ...doc };
         break;

@@ -13,6 +13,7 @@ import { OUTPUT_FORMATS } from '../state/file-names.js';
 export type ValueKind =
   | 'string'
   | 'strings'
+  | 'models'
   | 'fields'
   | 'positive-integer'
   | 'non-negative-integer'
@@ -93,10 +94,19 @@ export const RUN_OPTIONS = {
   model: {
     flag: 'model',
     job: 'model',
-    kind: 'string',
+    kind: 'models',
+    repeatable: true,
     custom: true,
-    help: "Model name exactly as the provider's console shows it",
-    doc: "Model name or ID exactly as the provider's console shows it.",
+    help: "Model name exactly as the provider's console shows it; repeat it to send every row to each model (docs/evaluation.md)",
+    doc: "Model name or ID exactly as the provider's console shows it; a list sends every row to each model, in this order.",
+  },
+  models: {
+    job: 'models',
+    kind: 'strings',
+    items: 'model names',
+    custom: true,
+    library: true,
+    doc: 'The models every row is sent to, in this order (the same as a list in model); records are in input order, then this order.',
   },
   baseUrl: {
     flag: 'base-url',
@@ -402,15 +412,17 @@ type KindValue<S> = S extends { choices: readonly (infer C)[] }
     ? string
     : S extends { kind: 'strings' }
       ? string[]
-      : S extends { kind: 'positive-integer' | 'non-negative-integer' | 'positive-number' }
-        ? number
-        : S extends { kind: 'boolean' }
-          ? boolean
-          : S extends { kind: 'fields' }
-            ? string | string[]
-            : S extends { kind: 'params' }
-              ? Record<string, unknown>
-              : never;
+      : S extends { kind: 'models' }
+        ? string | string[]
+        : S extends { kind: 'positive-integer' | 'non-negative-integer' | 'positive-number' }
+          ? number
+          : S extends { kind: 'boolean' }
+            ? boolean
+            : S extends { kind: 'fields' }
+              ? string | string[]
+              : S extends { kind: 'params' }
+                ? Record<string, unknown>
+                : never;
 
 /** `--header 'Name: value'` on the command line, `{"Name": "value"}` in the job file. */
 type FlagValue<S> = S extends { kind: 'headers' } ? string[] : KindValue<S>;
@@ -453,6 +465,11 @@ export function valueProblem(value: unknown, spec: OptionSpec, from: 'job' | 'fl
       return spec.emptyMeans !== undefined || (value.length > 0 && value.every((item) => item.length > 0))
         ? null
         : `expected a non-empty list of ${spec.items ?? 'strings'}`;
+    case 'models':
+      if (typeof value === 'string') return value.length > 0 ? null : 'expected a non-empty string, got ""';
+      return Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string' && item.length > 0)
+        ? null
+        : `expected a model name or a non-empty list of model names, got ${JSON.stringify(value)}`;
     case 'positive-integer':
       if (!Number.isSafeInteger(value) || (value as number) <= 0) return `expected a positive integer, got ${JSON.stringify(value)}`;
       return aboveMaximum(value as number, spec);

@@ -140,10 +140,25 @@ export class OrderedResults {
     }
   }
 
+  /**
+   * Row `position` ends this session pending while the run goes on (its model stopped): the rows
+   * behind it are written without waiting for it (with its earlier record, if it has one).
+   */
+  leftPending(position: number): void {
+    if (this.failure) return;
+    this.window.leave(position);
+    this.scheduleCopy();
+  }
+
   /** Row `position` has its record in the journal at `location` (a no-op once a write failed). */
   settled(position: number, location: RecordLocation, outcome: number): void {
     if (this.failure) return;
     this.window.set(position, location, outcome);
+    this.scheduleCopy();
+  }
+
+  /** Copies the front of the window soon: settled rows gather for COPY_EVERY_MS first. */
+  private scheduleCopy(): void {
     if (this.copyTimer === null) {
       this.copyTimer = setTimeout(() => {
         this.copyTimer = null;

@@ -1,6 +1,13 @@
 import { PENDING } from '../record/outcome-code.js';
 import type { RecordLocation } from '../state/journal.js';
 
+/**
+ * A row this session leaves pending while the run goes on (its model stopped): its place in the
+ * window is passed like a settled row's, with its earlier record when it has one. Not an outcome
+ * code (those fit below it).
+ */
+const LEFT_PENDING = 255;
+
 export interface WindowRow {
   position: number;
   outcome: number;
@@ -56,10 +63,18 @@ export class ReorderWindow {
   setEarlier(position: number, location: RecordLocation, outcome: number): void {
     this.touch(position);
     const slot = position % this.capacity;
-    if (this.outcomes[slot] !== PENDING) return;
+    if (this.outcomes[slot] !== PENDING && this.outcomes[slot] !== LEFT_PENDING) return;
     this.offsets[slot] = location.offset;
     this.lengths[slot] = location.length;
     this.earlierOutcomes[slot] = outcome;
+  }
+
+  /** Row `position` ends this session without a record of its own: it no longer holds the rows behind it back. */
+  leave(position: number): void {
+    if (position < this.start) return;
+    this.touch(position);
+    const slot = position % this.capacity;
+    if (this.outcomes[slot] === PENDING) this.outcomes[slot] = LEFT_PENDING;
   }
 
   /**
@@ -71,7 +86,7 @@ export class ReorderWindow {
     const slot = this.start % this.capacity;
     let outcome = this.outcomes[slot]!;
     if (outcome === PENDING && !evenPending) return null;
-    if (outcome === PENDING) outcome = this.earlierOutcomes[slot]!;
+    if (outcome === PENDING || outcome === LEFT_PENDING) outcome = this.earlierOutcomes[slot]!;
     return { position: this.start++, outcome, offset: this.offsets[slot]!, length: this.lengths[slot]! };
   }
 

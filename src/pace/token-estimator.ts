@@ -4,6 +4,8 @@ import { tokenCount } from '../record/usage-totals.js';
 export interface SizedRequest {
   promptChars: number;
   estimatedTokens: number;
+  /** The model it goes to: the dollars of a run with several models are priced by each one's. */
+  model?: string;
 }
 
 /**

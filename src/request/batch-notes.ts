@@ -20,8 +20,8 @@ export class BatchNotes {
   private firstOtherModel: string | null = null;
 
   constructor(
-    /** The model the run sends; null when not known (validate of a job without one). */
-    private readonly runModel: string | null,
+    /** The models the run sends to; null when not known (validate of a job without one). */
+    private readonly runModels: readonly string[] | null,
     /** Called once, at the first row with fields not sent. */
     private readonly onFirstUnsent: (notice: string) => void = () => {},
   ) {}
@@ -36,7 +36,7 @@ export class BatchNotes {
       this.rowsWithUnsent++;
       for (const field of found.unsent) this.unsent.set(field, (this.unsent.get(field) ?? 0) + 1);
     }
-    if (found.model !== null && this.runModel !== null && found.model !== this.runModel) {
+    if (found.model !== null && this.runModels !== null && !this.runModels.includes(found.model)) {
       this.otherModelRows++;
       this.firstOtherModel ??= `${where.file}:${where.line}`;
       if (this.otherModels.has(found.model) || this.otherModels.size < MAX_MODELS_NAMED) {
@@ -59,7 +59,7 @@ export class BatchNotes {
     const more = this.otherModelRows - [...this.otherModels.values()].reduce((sum, rows) => sum + rows, 0);
     return (
       `${this.otherModelRows} row(s) name another model in body.model: ${named.join(', ')}${more > 0 ? `, ${more} more` : ''} (first at ${this.firstOtherModel}); ` +
-      `every row is sent to the run's model ${JSON.stringify(this.runModel)} (--model or the job's "model")`
+      `every row is sent to the run's ${this.runModels!.length > 1 ? 'models' : 'model'} ${this.runModels!.map((model) => JSON.stringify(model)).join(', ')} (--model or the job's "model")`
     );
   }
 }

@@ -2,6 +2,8 @@ import { hash } from 'node:crypto';
 import type { ChatMessage } from './messages.js';
 
 export interface ChatRequest {
+  /** The model the body names. */
+  model: string;
   /** The exact JSON body sent: model, messages, then opted-in params. */
   body: string;
   /** Identifies the request's meaning (base URL, extra headers as written, model, messages, params) for resume and the cache. */
@@ -25,7 +27,7 @@ export function buildChatRequest(messages: readonly ChatMessage[], settings: Req
   // Without extra headers the fingerprint is what it always was, so earlier runs still resume.
   const identity = settings.headers ? `${settings.baseUrl}\n${settings.headers}\n${body}` : `${settings.baseUrl}\n${body}`;
   const fingerprint = hash('sha256', identity).slice(0, 32);
-  return { body, fingerprint, estimatedTokens: estimateTokens(messages), promptChars: contentChars(messages) };
+  return { model: settings.model, body, fingerprint, estimatedTokens: estimateTokens(messages), promptChars: contentChars(messages) };
 }
 
 export function estimateTokens(messages: readonly ChatMessage[]): number {

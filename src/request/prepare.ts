@@ -6,15 +6,17 @@ import { inShard, type Shard } from '../input/shard.js';
 import { headersIdentity } from '../job/headers.js';
 import { referenceOf } from '../reply/reference-answer.js';
 import type { BatchNotes } from './batch-notes.js';
-import { buildChatRequest, type RequestSettings } from './chat-request.js';
+import { buildChatRequest, type ChatRequest, type RequestSettings } from './chat-request.js';
 import { type KeepInput, keepInputOf, keptFields } from './keep-input.js';
 import { rowToMessages } from './messages.js';
 import { bodyFields, withRowParams } from './row-params.js';
 import type { RowTask } from './row-task.js';
-import { sampleFingerprint, sampleKey } from './samples.js';
+import { modelKey, sampleFingerprint, sampleKey } from './samples.js';
 
 /** What turning a row into a request takes from the job. */
 export interface PrepareSettings extends RequestSettings {
+  /** Every model a row is sent to (`model` is the first); absent: `model` alone. */
+  models?: readonly string[];
   idField: string | null;
   system: string | null;
   template: string | null;
@@ -49,8 +51,8 @@ interface RowOrigin {
  * that cannot be filled, bad row params) that becomes an `invalid_input` record under `key`.
  */
 export type PreparedRow =
-  | { kind: 'task'; key: string; fingerprint: string; task: RowTask }
-  | { kind: 'invalid'; key: string; fingerprint: string; origin: RowOrigin; problem: string; sample?: number }
+  | { kind: 'task'; key: string; fingerprint: string; task: RowTask; requests: readonly ChatRequest[] }
+  | { kind: 'invalid'; key: string; fingerprint: string; origin: RowOrigin; problem: string; sample?: number | undefined; model?: string }
   | { kind: 'other-shard'; origin: RowOrigin };
 
 /**
@@ -84,16 +86,16 @@ function prepareRow(row: InputRow, settings: PrepareSettings, keep: KeepInput, n
   const body = bodyFields(row.fields, settings.rowParams, settings.allowParams ?? []);
   if (!body.ok) return invalid(origin, origin.id, body.problem);
   notes.add(row, body);
-  const request = buildChatRequest(messages.messages, {
-    baseUrl: settings.baseUrl,
-    model: settings.model,
-    headers: settings.headers ?? '',
-    params: withRowParams(settings.params, body.params),
-  });
+  const params = withRowParams(settings.params, body.params);
+  const requests = (settings.models ?? [settings.model]).map((model) =>
+    buildChatRequest(messages.messages, { baseUrl: settings.baseUrl, model, headers: settings.headers ?? '', params }),
+  );
+  const request = requests[0]!;
   return {
     kind: 'task',
     key: origin.id,
     fingerprint: request.fingerprint,
+    requests,
     // A literal, not a spread of `origin`: every task then has the same shape, whatever
     // extra fields a reader's origin carries.
     task: {
@@ -102,6 +104,7 @@ function prepareRow(row: InputRow, settings: PrepareSettings, keep: KeepInput, n
       line: origin.line,
       position: -1,
       key: origin.id,
+      model: settings.models?.[0] ?? settings.model,
       request,
       clientRequestIdBase: `cb-${shortHash(origin.id)}`,
       input,
@@ -115,25 +118,38 @@ function invalid(origin: RowOrigin, key: string, problem: string): PreparedRow {
   return { kind: 'invalid', key, fingerprint: `invalid:${shortHash(problem)}`, origin, problem };
 }
 
-/** Sample `sample` of a prepared row (`--repeat`), at `position`; the row itself at that position when there are no samples. */
-export function forSample(
+/** Where one copy of a row goes: a model of the run's (by its index) and a sample (`--repeat`). */
+export interface RowTarget {
+  models: readonly string[];
+  modelIndex: number;
+  sample: number | undefined;
+}
+
+/**
+ * The copy of a prepared row for `target`, at `position`: the row itself when the run has one
+ * model and no samples; else its key, request and fingerprint for that model and sample.
+ */
+export function forTarget(
   prepared: Exclude<PreparedRow, { kind: 'other-shard' }>,
-  sample: number | undefined,
+  target: RowTarget,
   position: number,
 ): Exclude<PreparedRow, { kind: 'other-shard' }> {
-  if (sample === undefined) {
-    // The row is its own only sample: its task (a new one per row) is placed, not copied.
+  const { models, modelIndex, sample } = target;
+  if (sample === undefined && modelIndex === 0) {
+    // The row is its own only copy: its task (a new one per row) is placed, not copied.
     if (prepared.kind === 'task') prepared.task.position = position;
     return prepared;
   }
-  const key = sampleKey(prepared.key, sample);
-  if (prepared.kind === 'invalid') return { ...prepared, key, sample };
-  const fingerprint = sampleFingerprint(prepared.fingerprint, sample);
-  const request = { ...prepared.task.request, fingerprint };
+  const key = sampleKey(modelKey(prepared.key, models, modelIndex), sample);
+  const model = models[modelIndex]!;
+  if (prepared.kind === 'invalid') return { ...prepared, key, sample, model };
+  const modelRequest = prepared.requests[modelIndex]!;
+  const fingerprint = sampleFingerprint(modelRequest.fingerprint, sample);
+  const request = { ...modelRequest, fingerprint };
   const { id, file, line, input, reference } = prepared.task;
-  const task: RowTask = { id, file, line, position, key, request, clientRequestIdBase: `cb-${shortHash(key)}`, sample, input };
+  const task: RowTask = { id, file, line, position, key, model, request, clientRequestIdBase: `cb-${shortHash(key)}`, sample, input };
   if (reference !== undefined) task.reference = reference;
-  return { kind: 'task', key, fingerprint, task };
+  return { kind: 'task', key, fingerprint, task, requests: prepared.requests };
 }
 
 function shortHash(text: string): string {

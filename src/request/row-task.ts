@@ -8,8 +8,10 @@ export interface RowTask {
   id: string;
   file: string;
   line: number;
+  /** The model this copy of the row is sent to (one of the run's models). */
+  model: string;
   /** The sample index with `--repeat` above 1; `key` and the request's fingerprint include it. */
-  sample?: number;
+  sample?: number | undefined;
   request: ChatRequest;
   /** Stable per row; the attempt number is appended for the X-Client-Request-Id header. */
   clientRequestIdBase: string;

@@ -7,6 +7,19 @@ import { hash } from 'node:crypto';
  * keys and fingerprints are the row's own, so earlier runs and caches still match.
  */
 
+/**
+ * Several models (`--model` repeated): a row is sent to each, and each model's answer is a row of
+ * its own for the journal, the cache and resume, like a sample. The first model keeps the row's
+ * own key, so a run that grows from one model to several keeps its records for the first (and one
+ * that drops the others keeps them too); each other model's key is the row's, a NUL and the
+ * model's name (no id of a JSONL, CSV or Parquet row is that and a model's name). A reordered
+ * list changes which model keeps the row's key: the request fingerprints (which hold the model)
+ * then differ and those rows are sent again, never answered by another model's record.
+ */
+export function modelKey(rowKey: string, models: readonly string[], modelIndex: number): string {
+  return modelIndex === 0 ? rowKey : `${rowKey}\u0000${models[modelIndex]}`;
+}
+
 /** The sample indexes of a row: 0..N-1, or a single `undefined` (no sample) when N is 1. */
 export function sampleIndexes(repeat: number): ReadonlyArray<number | undefined> {
   return repeat > 1 ? Array.from({ length: repeat }, (_, sample) => sample) : [undefined];
@@ -26,4 +39,9 @@ export function sampleKey(rowKey: string, sample: number | undefined): string {
  */
 export function sampleFingerprint(requestFingerprint: string, sample: number | undefined): string {
   return sample === undefined ? requestFingerprint : hash('sha256', `${requestFingerprint}#${sample}`).slice(0, 32);
+}
+
+/** Records a row gets: one per model and sample. */
+export function copiesPerRow(config: { repeat: number; models: readonly string[] }): number {
+  return config.repeat * config.models.length;
 }

@@ -53,3 +53,11 @@ function namesWord(text: string, name: string): boolean {
   }
   return false;
 }
+
+/**
+ * The parameters every request carries: the job's, unless rows bring their own (--row-params),
+ * when a row may carry another value of any of them, and an error naming one is about that row.
+ */
+export function paramsEveryRowCarries(config: { params: Readonly<Record<string, unknown>>; rowParams: boolean }): string[] {
+  return config.rowParams ? [] : Object.keys(config.params);
+}

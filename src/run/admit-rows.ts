@@ -1,15 +1,15 @@
 import { categoryOf, DROPPED, SUCCEEDED } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
-import { forSample, prepareRows, prepareSettingsOf } from '../request/prepare.js';
+import { forTarget, prepareRows, prepareSettingsOf } from '../request/prepare.js';
 import type { RowTask } from '../request/row-task.js';
 import { sampleIndexes } from '../request/samples.js';
 import type { PreviousResult } from '../state/previous-results.js';
 import type { OpenedRun } from './open-run.js';
-import { invalidInputRecord, withSample } from './record-builders.js';
+import { invalidInputRecord } from './record-builders.js';
 import { rerunsFailed, reusable } from './resume-rules.js';
 import type { Sending } from './sending.js';
 
-type Prepared = ReturnType<typeof forSample>;
+type Prepared = ReturnType<typeof forTarget>;
 
 export interface Admission {
   /** Rows read per input file (every shard's), for the manifest and the count of unread rows. */
@@ -20,7 +20,7 @@ export interface Admission {
 }
 
 /**
- * Reads the rows and admits each of their samples in input order: reused from an earlier
+ * Reads the rows and admits each of their copies (every model, then every sample) in input order: reused from an earlier
  * session, settled at once (an invalid row, a reply that passes a new check), or sent. A row is
  * read only when there is room for it, so memory stays flat however large the input.
  */
@@ -29,12 +29,13 @@ export async function admitRows(run: OpenedRun, sending: Sending): Promise<Admis
   const admission: Admission = {
     rowsPerFile: new Map(),
     inputExhausted: true,
-    notes: new BatchNotes(config.model, run.log),
+    notes: new BatchNotes(config.models, run.log),
   };
   const rows = prepareRows(run.files, prepareSettingsOf(config), admission.notes, run.seen);
   let position = -1;
   let keepingOnly = false;
   const samples = sampleIndexes(config.repeat);
+  const { models } = config;
   for await (const row of rows) {
     if (!keepingOnly && (sending.stopped || run.tokens.limitReached)) {
       if (!keepsEarlierRecords(run)) {
@@ -50,14 +51,16 @@ export async function admitRows(run: OpenedRun, sending: Sending): Promise<Admis
     admission.rowsPerFile.set(file, (admission.rowsPerFile.get(file) ?? 0) + 1);
     if (row.kind === 'other-shard') continue;
     progress.rowsRead++;
-    for (const sample of samples) {
-      position++;
-      results.admit(position);
-      const prepared = forSample(row, sample, position);
-      if (keepingOnly) keepEarlierOnly(run, prepared.key, position);
-      else {
-        const waiting = admitSample(run, sending, prepared, position);
-        if (waiting) await waiting;
+    for (let modelIndex = 0; modelIndex < models.length; modelIndex++) {
+      for (const sample of samples) {
+        position++;
+        results.admit(position);
+        const prepared = forTarget(row, { models, modelIndex, sample }, position);
+        if (keepingOnly) keepEarlierOnly(run, prepared.key, position);
+        else {
+          const waiting = admitSample(run, sending, prepared, position);
+          if (waiting) await waiting;
+        }
       }
     }
     if (keepingOnly && results.windowSize >= KEEP_FLUSH_ROWS) results.flushAll();
@@ -125,7 +128,8 @@ function placeSample(
     }
   }
   if (prepared.kind === 'invalid') {
-    const record = withSample(invalidInputRecord(prepared.origin, prepared.problem, config.model), prepared.sample);
+    const origin = { ...prepared.origin, model: prepared.model ?? config.model, sample: prepared.sample };
+    const record = invalidInputRecord(origin, prepared.problem);
     sending.settleNow(position, prepared.key, prepared.fingerprint, record);
     return;
   }

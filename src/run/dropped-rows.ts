@@ -74,7 +74,7 @@ async function droppedKeys(
 async function inputKeys(config: RunConfig, files: readonly string[]): Promise<ResultTable> {
   const keys = new ResultTable();
   const samples = sampleIndexes(config.repeat);
-  for await (const row of prepareRows(files, prepareSettingsOf(config), new BatchNotes(config.model))) {
+  for await (const row of prepareRows(files, prepareSettingsOf(config), new BatchNotes(config.models))) {
     if (row.kind === 'other-shard') continue;
     for (const sample of samples) keys.set(sampleKey(row.key, sample), NO_FINGERPRINT, 0, NOWHERE);
     // A row sent once before --repeat grew keeps its one record (followed by its samples).

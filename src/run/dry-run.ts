@@ -1,6 +1,6 @@
 import { CostAccount } from '../cost/cost-account.js';
-import { type CostRange, costRange } from '../cost/cost-range.js';
-import { runPriceBook } from '../cost/run-prices.js';
+import { type CostRange, modelsCostRange } from '../cost/cost-range.js';
+import { runPriceBooks } from '../cost/run-prices.js';
 import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
 import type { RunConfig } from '../job/config.js';
@@ -12,6 +12,7 @@ import { budgetSpent } from '../record/usage-totals.js';
 import { replyCheckFor } from '../reply/reply-check.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
+import { copiesPerRow } from '../request/samples.js';
 import { outDirPaths } from '../state/out-dir.js';
 import { runOwnDirs } from './own-dirs.js';
 
@@ -56,7 +57,7 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
   // The same checks a run makes: a reply schema that does not compile is found here too, and
   // a dollar budget for a model without a price.
   await replyCheckFor(config);
-  const prices = await runPriceBook(config);
+  const prices = await runPriceBooks(config);
   const earlier = config.resume && config.outDir ? await readManifest(outDirPaths(config.outDir).manifest) : null;
   const report: DryRunReport = {
     files,
@@ -76,10 +77,10 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
       config.shard,
     ),
     spentBefore: config.resume && config.outDir ? budgetSpent(earlier?.usage) : null,
-    cost: { low: null, high: null, source: prices.source, pricedAs: prices.pricedAs },
-    costBefore: earlier ? new CostAccount({ book: prices, limit: null, before: earlier.sessions ?? [] }).totalUsd : null,
+    cost: { low: null, high: null, source: prices[0]!.source, pricedAs: prices[0]!.pricedAs },
+    costBefore: earlier ? new CostAccount({ books: prices, limit: null, before: earlier.sessions ?? [] }).totalUsd : null,
   };
-  const batchNotes = new BatchNotes(config.model);
+  const batchNotes = new BatchNotes(config.models);
   const note = (row: { file: string; line: number; id: string }, problem: string): void => {
     report.invalidCount++;
     if (report.invalid.length < options.maxListed) report.invalid.push({ ...row, problem });
@@ -94,16 +95,17 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
     }
     const { request } = row.task;
     report.valid++;
-    report.requests += config.repeat;
-    report.estimatedPromptTokens += request.estimatedTokens * config.repeat;
+    report.requests += copiesPerRow(config);
+    report.estimatedPromptTokens += request.estimatedTokens * copiesPerRow(config);
     report.firstRequestBody ??= request.body;
   }
   report.notes = [batchNotes.unsentNotice(), batchNotes.otherModelNotice()].filter((notice): notice is string => notice !== null);
   const completion = maxCompletionTokens(config.params);
   if (completion !== null) report.estimatedCompletionTokens = completion * report.requests;
-  const range = costRange(prices, {
-    promptTokens: report.estimatedPromptTokens,
-    requests: report.requests,
+  const models = config.models.length;
+  const range = modelsCostRange(prices, {
+    promptTokens: report.estimatedPromptTokens / models,
+    requests: report.requests / models,
     completionPerRequest: completion,
   });
   report.cost = { ...report.cost, ...range };

@@ -1,12 +1,17 @@
 import type { AttemptFailure } from '../http/attempt.js';
+import { shownBaseUrl } from '../job/base-url.js';
+import type { RunConfig } from '../job/config.js';
 import type { FatalCause } from '../pace/pacer.js';
 import { REFUSAL_STREAK, REFUSAL_STREAK_AFTER_SUCCESS } from '../pace/refusal-streak.js';
 import { type NobodyThereKind, nobodyThereKind, UNREACHABLE_STREAK } from '../pace/unreachable-endpoint.js';
-import { sentParamNamed } from '../request/sent-params.js';
+import { paramsEveryRowCarries, sentParamNamed } from '../request/sent-params.js';
+import type { FatalStop } from './model-lanes.js';
 
 export interface FatalContext {
   baseUrl: string;
   model: string;
+  /** The answer stopped only this model's rows (a run with several models goes on with the others). */
+  modelOnly?: boolean;
   keyName: string;
   keyMask: string;
   /** The proxy requests went through, password masked, and its variable; absent when direct. */
@@ -15,6 +20,34 @@ export interface FatalContext {
   maxOutageMs?: number;
   /** The parameters every request carries, to name the one a refusal names. */
   sentParams?: readonly string[];
+}
+
+/** How the run names its key and proxy in a stop message. */
+export interface KeyShown {
+  keyName: string;
+  keyMask: string;
+  /** The proxy requests go through, as shown; null when direct. */
+  proxy: string | null;
+}
+
+/** Why the run, or one model's rows, stopped early, in words. */
+export function explainStop(stop: FatalStop, config: RunConfig, shown: KeyShown): string {
+  const context: FatalContext = {
+    baseUrl: shownBaseUrl(config.baseUrl),
+    model: stop.model,
+    modelOnly: !stop.stopsRun,
+    keyName: shown.keyName,
+    keyMask: shown.keyMask,
+    proxy: shown.proxy,
+    maxOutageMs: config.maxOutageMs,
+    sentParams: paramsEveryRowCarries(config),
+  };
+  return explainFatal(stop.outcome, context, stop.cause);
+}
+
+/** What the answer stopped: the run, or one model's rows. */
+function stoppedWhat(context: FatalContext): string {
+  return context.modelOnly ? `the model ${context.model}'s rows` : 'the run';
 }
 
 /**
@@ -28,7 +61,7 @@ export function explainFatal(outcome: AttemptFailure, context: FatalContext, cau
   const nobodyThere = outcome.status === null ? nobodyThereKind(outcome.connectionErrorCode) : null;
   if (nobodyThere) return explainUnreachable(outcome, nobodyThere, context);
   const refuser = outcome.code === 'proxy_auth' ? 'the proxy' : 'the endpoint';
-  return `${refuser} refuses this configuration, so the run stopped early.\n  ${answerFacts(outcome, context)}\n  check: ${advice(outcome)}`;
+  return `${refuser} refuses this configuration, so ${stoppedWhat(context)} stopped early.\n  ${answerFacts(outcome, context)}\n  check: ${advice(outcome)}`;
 }
 
 function answerFacts(outcome: AttemptFailure, context: FatalContext): string {
@@ -56,7 +89,7 @@ function explainRefusalStreak(outcome: AttemptFailure, context: FatalContext): s
     param === null ? '' : `  the answer names the parameter '${param}' that every request carries: remove it or change its value.\n`;
   return (
     `the endpoint refused ${REFUSAL_STREAK} different rows' requests the same way with none accepted between ` +
-    `(${REFUSAL_STREAK_AFTER_SUCCESS} once a row has succeeded), so the run stopped early.\n` +
+    `(${REFUSAL_STREAK_AFTER_SUCCESS} once a row has succeeded), so ${stoppedWhat(context)} stopped early.\n` +
     `  ${answerFacts(outcome, context)}\n${named}` +
     '  check: what every request shares: params, the system message and template, the model and what it requires ' +
     '(--dry-run checks every row and builds every request without sending), and the base URL ' +
@@ -70,7 +103,7 @@ function explainOutage(outcome: AttemptFailure, context: FatalContext): string {
   const limit = context.maxOutageMs === undefined ? '' : ` (${formatDuration(context.maxOutageMs)})`;
   // Already redacted: the chat client hands out no server text that is not.
   return (
-    `the endpoint answered only server errors, resets or timeouts for longer than --max-outage-ms${limit}, so the run stopped early.\n` +
+    `the endpoint answered only server errors, resets or timeouts for longer than --max-outage-ms${limit}, so ${stoppedWhat(context)} stopped early.\n` +
     `  ${outcome.status === null ? 'last attempt' : 'last HTTP answer'}: ${answerFacts(outcome, context)}\n` +
     "  check: the provider's status page, and any gateway or proxy in front of the endpoint (an HTML 502/503/504 page is " +
     'usually the gateway saying its upstream is down).\n' +
@@ -84,8 +117,8 @@ function explainRateLimit(outcome: AttemptFailure, context: FatalContext, cause:
   const limit = context.maxOutageMs === undefined ? '' : ` (${formatDuration(context.maxOutageMs)})`;
   const headline =
     cause === 'rate-quota'
-      ? `the endpoint's rate limit will not allow another request for longer than --max-outage-ms${limit} (a daily or monthly quota spent), so the run stopped early.`
-      : `the endpoint answered nothing but 429s (rate limited) for longer than --max-outage-ms${limit}, so the run stopped early.`;
+      ? `the endpoint's rate limit will not allow another request for longer than --max-outage-ms${limit} (a daily or monthly quota spent), so ${stoppedWhat(context)} stopped early.`
+      : `the endpoint answered nothing but 429s (rate limited) for longer than --max-outage-ms${limit}, so ${stoppedWhat(context)} stopped early.`;
   return (
     `${headline}\n  last answer: ${answerFacts(outcome, context)}\n` +
     "  check: the limits and usage in the provider's console, and whether another job shares this key.\n" +
@@ -134,7 +167,7 @@ function explainUnreachable(outcome: AttemptFailure, kind: NobodyThereKind, cont
   const viaProxy = context.proxy ? PROXY_HEADLINE[kind] : undefined;
   const check = context.proxy && kind !== 'tls' && kind !== 'proxy' ? PROXY_ADVICE : ADVICE[kind];
   return (
-    `${viaProxy ?? HEADLINE[kind]} (${outcome.connectionErrorCode}), so the run stopped early.\n  ${facts}\n  check: ${check}\n` +
+    `${viaProxy ?? HEADLINE[kind]} (${outcome.connectionErrorCode}), so ${stoppedWhat(context)} stopped early.\n  ${facts}\n  check: ${check}\n` +
     `  rows not answered stay pending: fix the base URL (or start the server${context.proxy ? ', or fix the proxy' : ''}) and run again with --resume`
   );
 }

@@ -1,19 +1,19 @@
 import { roundUsd } from '../cost/cost-summary.js';
 import { countRows } from '../input/count.js';
 import { countShardRows } from '../input/shard.js';
-import { shownBaseUrl } from '../job/base-url.js';
 import { writeFileAtomic } from '../output/atomic-file.js';
 import type { DerivedFormat } from '../output/derived-files.js';
 import { describeInputs, type RunStatus, writeManifest } from '../output/manifest.js';
 import { sessionChangedNothing } from '../output/manifest-unchanged.js';
 import type { ResultCounts } from '../output/ordered-results.js';
+import { copiesPerRow } from '../request/samples.js';
 import { WriteFailedError } from '../state/write-failed.js';
 import type { Admission } from './admit-rows.js';
-import { explainFatal } from './fatal-hint.js';
+import { explainStop } from './fatal-hint.js';
 import { jobIdentity } from './job-identity.js';
 import type { OpenedRun } from './open-run.js';
 import type { RunReport } from './report.js';
-import { paramsEveryRowCarries, type Sending } from './sending.js';
+import type { Sending } from './sending.js';
 
 /**
  * Waits for the rows in flight, then writes what the run settled: the ordered output files, the
@@ -54,9 +54,8 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
   const status = runStatus(run, sending, tally, writeFailure !== null);
   await run.stopCheckpoints();
   run.endSession(status);
-  const pace = sending.controller.state;
-  session.rate_limited = pace.rateLimited;
-  session.limits_learned = pace.learned;
+  session.rate_limited = sending.lanes.reduce((sum, lane) => sum + lane.controller.rateLimited, 0);
+  session.limits_learned = sending.lanes.flatMap((lane) => lane.learned());
   manifest.counts = {
     rows: tally.rows,
     succeeded: tally.succeeded,
@@ -113,25 +112,20 @@ function costOf(run: OpenedRun): Pick<RunReport, 'cost' | 'costBudget'> {
   };
 }
 
-/** Why the run stopped early, in words, when an answer stopped it. */
+/**
+ * Why the run stopped early, in words, when an answer stopped it; or why models stopped while
+ * the others went on (each said when it stopped too: this is the summary's).
+ */
 function fatalMessage(sending: Sending, config: OpenedRun['config']): string | null {
-  const { fatal, keyName, keyMask, proxy } = sending;
-  if (!fatal) return null;
-  const context = {
-    baseUrl: shownBaseUrl(config.baseUrl),
-    model: config.model,
-    keyName,
-    keyMask,
-    proxy,
-    maxOutageMs: config.maxOutageMs,
-    sentParams: paramsEveryRowCarries(config),
-  };
-  return explainFatal(fatal.outcome, context, fatal.cause);
+  const stops = sending.fatal ? [sending.fatal] : sending.stoppedModels;
+  if (stops.length === 0) return null;
+  return stops.map((stop) => explainStop(stop, config, sending)).join('\n');
 }
 
 function runStatus(run: OpenedRun, sending: Sending, tally: ResultCounts, writeFailed: boolean): Exclude<RunStatus, 'running'> {
   if (writeFailed) return 'write_failed';
-  if (sending.fatal) return 'aborted';
+  // A model stopped by its refusal leaves its rows pending: the run did not do what was asked.
+  if (sending.fatal || sending.stoppedModels.length > 0) return 'aborted';
   // Rows pending decide: a signal (a scheduler's time limit) that came once every row had
   // settled stopped nothing, and the run is complete; unread rows count as pending (countUnreadRows).
   if (tally.pending > 0) return run.tokens.limitReached && !sending.interrupted ? 'stopped_at_limit' : 'interrupted';
@@ -156,7 +150,7 @@ async function countUnreadRows(run: OpenedRun, admission: Admission, tally: Resu
     for (const file of run.files) admission.rowsPerFile.set(file, await countRows([file]));
     rows = [...admission.rowsPerFile.values()].reduce((sum, fileRows) => sum + fileRows, 0);
   }
-  const unread = Math.max(0, rows * config.repeat - tally.rows);
+  const unread = Math.max(0, rows * copiesPerRow(config) - tally.rows);
   tally.rows += unread;
   tally.pending += unread;
 }

@@ -10,7 +10,8 @@ import { type InputSummary, jobFingerprint } from '../output/manifest.js';
 export function jobIdentity(config: RunConfig, inputs: readonly InputSummary[], replySchemaSha256: string | null): string {
   return jobFingerprint({
     inputs,
-    model: config.model,
+    // One model keeps the fingerprint it always had; several are one list, in their order.
+    model: config.models.length > 1 ? JSON.stringify(config.models) : config.model,
     baseUrl: config.baseUrl,
     params: config.params,
     system: config.system,

@@ -1,7 +1,7 @@
 import { CostAccount } from '../cost/cost-account.js';
 import { type ManifestCost, manifestCost, roundUsd } from '../cost/cost-summary.js';
 import type { PriceBook } from '../cost/price-book.js';
-import { runPriceBook } from '../cost/run-prices.js';
+import { runPriceBooks } from '../cost/run-prices.js';
 import { countRows } from '../input/count.js';
 import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
@@ -18,6 +18,7 @@ import { DROPPED } from '../record/outcome-code.js';
 import type { UsageTotals } from '../record/usage-totals.js';
 import { EarlierReplies } from '../reply/recheck-earlier.js';
 import { type ReplyCheck, replyCheckFor } from '../reply/reply-check.js';
+import { copiesPerRow } from '../request/samples.js';
 import { checkTemplateColumns } from '../request/template-columns.js';
 import { JournalWriter } from '../state/journal.js';
 import { acquireLock } from '../state/lock.js';
@@ -90,7 +91,7 @@ interface CheckedInputs {
   files: string[];
   replyCheck: ReplyCheck | null;
   /** The model's price (for the manifest's cost and --max-cost). */
-  prices: PriceBook;
+  prices: PriceBook[];
   seen: SeenIds;
 }
 
@@ -136,13 +137,13 @@ async function checkInputs(options: RunOptions, progress: RunProgress): Promise<
   // A reply schema that cannot be used stops the run here, before the output directory is touched.
   const replyCheck = await replyCheckFor(config);
   // So is a dollar budget for a model whose price is unknown.
-  const prices = await runPriceBook(config);
+  const prices = await runPriceBooks(config);
   // Counted beside the run, never waited for: the progress total, and the size of the id set.
   const seen = new SeenIds();
   if (!config.shard) {
     void countRows(files).then(
       (total) => {
-        progress.total = total * config.repeat;
+        progress.total = total * copiesPerRow(config);
         seen.reserve(total);
       },
       () => {},
@@ -205,7 +206,12 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
     config.shard,
   );
   const earlierManifest = earlier.previousWritten?.manifest;
-  const cost = new CostAccount({ book: parts.inputs.prices, limit: limits.maxCost, before: earlierManifest?.sessions ?? [] });
+  const cost = new CostAccount({
+    books: parts.inputs.prices,
+    limit: limits.maxCost,
+    before: earlierManifest?.sessions ?? [],
+    earlierByModel: earlierManifest?.cost?.by_model ?? null,
+  });
   const tokens = new TokenAccount({
     limit: limits.maxTotalTokens,
     before: earlierManifest?.usage,
@@ -248,7 +254,7 @@ function countShardRowsBeside(parts: SessionParts): Promise<ShardRowCount | null
   const counted = countShardRows(parts.inputs.files, config.shard, config.idField, parts.closed.signal);
   void counted.then((count) => {
     if (!count) return;
-    parts.progress.total = count.inShard * config.repeat;
+    parts.progress.total = count.inShard * copiesPerRow(config);
     parts.inputs.seen.reserve(count.inShard);
   });
   return counted;

@@ -4,7 +4,6 @@ import type { AttemptSummary, RowRecord, Usage } from '../record/record.js';
 import type { CachedResponse } from '../state/response-cache.js';
 
 export interface RecordContext {
-  model: string;
   keyName: string;
   keyMask: string;
   /** The job asks for several choices (`n` > 1): every success records `replies`, even when one choice came. */
@@ -15,8 +14,10 @@ export interface RowOrigin {
   id: string;
   file: string;
   line: number;
+  /** The model the row was sent to (or would have been: an invalid row's record names it too). */
+  model: string;
   /** The sample index, with `--repeat` above 1. */
-  sample?: number;
+  sample?: number | undefined;
   /** With --keep-input: the row's own fields, written after `line` (and `sample`). */
   input?: Record<string, unknown> | undefined;
 }
@@ -32,9 +33,10 @@ export interface AttemptsSoFar {
 type Outcome = Pick<RowRecord, 'reply' | 'status' | 'code' | 'trace_id' | 'attempts' | 'started_at' | 'duration_ms'>;
 
 /** The contract fields in the guide's order, shared by every kind of record. */
-function record(origin: RowOrigin, model: string, outcome: Outcome): RowRecord {
+function record(origin: RowOrigin, outcome: Outcome): RowRecord {
+  const { model } = origin;
   if (origin.sample !== undefined)
-    return withSample(record({ id: origin.id, file: origin.file, line: origin.line, input: origin.input }, model, outcome), origin.sample);
+    return withSample(record({ id: origin.id, file: origin.file, line: origin.line, input: origin.input, model }, outcome), origin.sample);
   return {
     id: origin.id,
     file: origin.file,
@@ -52,7 +54,7 @@ function record(origin: RowOrigin, model: string, outcome: Outcome): RowRecord {
 }
 
 export function successRecord(origin: RowOrigin, outcome: AttemptSuccess, run: AttemptsSoFar, context: RecordContext): RowRecord {
-  const result = record(origin, context.model, {
+  const result = record(origin, {
     reply: outcome.reply,
     status: outcome.status,
     code: null,
@@ -67,7 +69,7 @@ export function successRecord(origin: RowOrigin, outcome: AttemptSuccess, run: A
 }
 
 export function failureRecord(origin: RowOrigin, outcome: AttemptFailure, run: AttemptsSoFar, context: RecordContext): RowRecord {
-  const result = record(origin, context.model, {
+  const result = record(origin, {
     reply: null,
     status: outcome.status,
     code: outcome.code,
@@ -88,7 +90,7 @@ export function failureRecord(origin: RowOrigin, outcome: AttemptFailure, run: A
 
 /** A reply served from the response cache: no request was sent for it in this run. */
 export function cachedRecord(origin: RowOrigin, cached: CachedResponse, startedAt: Date, context: RecordContext): RowRecord {
-  const result = record(origin, context.model, {
+  const result = record(origin, {
     reply: cached.reply,
     status: cached.status,
     code: null,
@@ -104,8 +106,8 @@ export function cachedRecord(origin: RowOrigin, cached: CachedResponse, startedA
 }
 
 /** A row that could not become a request: no request is sent, attempts stay 0. */
-export function invalidInputRecord(origin: RowOrigin, problem: string, model: string): RowRecord {
-  const result = record(origin, model, {
+export function invalidInputRecord(origin: RowOrigin, problem: string): RowRecord {
+  const result = record(origin, {
     reply: null,
     status: null,
     code: 'invalid_input' satisfies ClientCode,

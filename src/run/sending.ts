@@ -1,37 +1,24 @@
 import { setMaxListeners } from 'node:events';
 import { OpenRows } from '../async/open-rows.js';
-import type { AttemptFailure } from '../http/attempt.js';
 import { ChatClient } from '../http/chat-client.js';
 import { defaultRetryPolicy } from '../http/retry-policy.js';
-import { keyName as keyNameOf, type RunConfig } from '../job/config.js';
+import { keyName as keyNameOf } from '../job/config.js';
 import { keepsResponseBodies } from '../output/openai-batch.js';
 import { AUTO_CEILING } from '../pace/concurrency-target.js';
-import { OutageBreaker } from '../pace/outage-breaker.js';
-import { outageNotice } from '../pace/outage-notice.js';
-import type { FatalCause } from '../pace/pacer.js';
-import { Pacer } from '../pace/pacer.js';
-import { RateController } from '../pace/rate-controller.js';
 import { maskKey } from '../record/key-mask.js';
 import { outcomeCode, SUCCEEDED } from '../record/outcome-code.js';
 import type { RowRecord } from '../record/record.js';
 import { registerSecret } from '../record/redact.js';
 import { judgeRecord, type ReferenceAnswer, withCorrect } from '../reply/reference-answer.js';
 import type { RowTask } from '../request/row-task.js';
+import { paramsEveryRowCarries } from '../request/sent-params.js';
 import { ResponseCache } from '../state/response-cache.js';
+import { explainStop } from './fatal-hint.js';
+import { type FatalStop, lanesOf, type ModelLane, syncLanes } from './model-lanes.js';
 import type { OpenedRun } from './open-run.js';
 import { processRow, type RowServices } from './process-row.js';
-import { syncProgress } from './progress.js';
 
-/**
- * How long nothing but 429s may last when --max-outage-ms is 0 (which turns the outage pause
- * off, so that rows a server fails fail): a rate limit still must not hold a run forever.
- */
-const DEFAULT_RATE_LIMITED_MS = 5 * 60_000;
-
-export interface FatalStop {
-  outcome: AttemptFailure;
-  cause: FatalCause;
-}
+export type { FatalStop } from './model-lanes.js';
 
 /**
  * The machinery that sends rows and settles them: the concurrency pool and its pace, the HTTP
@@ -44,10 +31,14 @@ export class Sending {
   readonly keyMask: string;
   /** The proxy requests go through, as shown to the operator; null when direct. */
   readonly proxy: string | null;
-  readonly controller: RateController;
+  /** One lane per model (a run's one model: one lane), in the models' order. */
+  readonly lanes: readonly ModelLane[];
   readonly open: OpenRows;
   private readonly client: ChatClient;
-  private readonly rows: RowServices;
+  /** What a row needs to run, by its model: the same but for the model's pacer. */
+  private readonly rowsByModel = new Map<string, RowServices>();
+  /** The models stopped by an answer only they got, each said once; the run goes on with the others. */
+  private readonly modelStops: FatalStop[] = [];
   private readonly stopDispatch = new AbortController();
   private readonly abortInFlight = new AbortController();
   private fatalStop: FatalStop | null = null;
@@ -66,19 +57,10 @@ export class Sending {
     private readonly run: OpenedRun,
     private readonly stop: AbortSignal,
   ) {
-    const { config, limits, progress, log, now } = run;
+    const { config, progress, log } = run;
     this.keyName = keyNameOf(config);
     this.keyMask = maskKey(config.apiKey);
-    const ceiling = config.concurrency ?? AUTO_CEILING;
-    this.controller = new RateController({
-      maxConcurrency: ceiling,
-      fixedConcurrency: config.concurrency !== null,
-      rpm: limits.rpm,
-      tpm: limits.tpm,
-      maxPauseMs: config.maxRetryWaitMs,
-      maxRateLimitedMs: config.maxOutageMs > 0 ? config.maxOutageMs : DEFAULT_RATE_LIMITED_MS,
-      now,
-    });
+    const ceiling = (config.concurrency ?? AUTO_CEILING) * config.models.length;
     // Header values filled from the environment are secrets like the key (the client registers the key).
     for (const secret of config.headerSecrets) registerSecret(secret, 'header');
     this.client = new ChatClient({
@@ -102,45 +84,26 @@ export class Sending {
     if (stop.aborted) this.onStop();
     else stop.addEventListener('abort', this.onStop, { once: true });
 
-    // Bounded admission: a row is read from the input only when there is room, so memory stays
-    // flat however large the input. A few rows wait ready beyond the pool's slots so a freed slot
-    // is filled at once; rows resting between retries hold no slot but still count in `total`.
-    const readyAhead = Math.max(8, Math.ceil(ceiling / 4));
-    this.open = new OpenRows({ working: () => this.controller.concurrency + readyAhead, total: ceiling * 4 + 64 });
-
-    const outage = new OutageBreaker({ maxOutageMs: config.maxOutageMs, now, random: run.random });
-    outage.onChange((change, state) => {
-      progress.outage = change === 'closed' ? null : state;
-      const notice = outageNotice(change, state, now());
-      if (notice) log(notice);
-    });
-
-    const pacer = new Pacer({
+    this.lanes = lanesOf(config, {
+      run,
       client: this.client,
-      controller: this.controller,
-      outage,
-      tokens: run.tokens,
       stopDispatch: this.stopDispatch.signal,
       abortInFlight: this.abortInFlight.signal,
-      onFatal: (outcome, cause) => {
-        this.fatalStop ??= { outcome, cause };
-        this.stopDispatch.abort();
-      },
       onRetryWait: (waiting) => {
         progress.retrying += waiting ? 1 : -1;
         this.open.rest(waiting);
       },
-      onAttemptSent: () => {
-        run.attempts++;
-        progress.attempts++;
-      },
-      now,
-      random: run.random,
+      onFatal: (fatal) => this.stopOn(fatal),
     });
-    this.rows = {
-      pacer,
+
+    // Bounded admission: a row is read from the input only when there is room, so memory stays
+    // flat however large the input. A few rows wait ready beyond the pool's slots so a freed slot
+    // is filled at once; rows resting between retries hold no slot but still count in `total`.
+    const readyAhead = Math.max(8, Math.ceil(ceiling / 4));
+    this.open = new OpenRows({ working: () => this.concurrency + readyAhead, total: ceiling * 4 + 64 });
+
+    const shared: Omit<RowServices, 'pacer'> = {
       recordContext: {
-        model: config.model,
         keyName: this.keyName,
         keyMask: this.keyMask,
         allChoices: typeof config.params.n === 'number' && config.params.n > 1,
@@ -155,8 +118,9 @@ export class Sending {
       random: run.random,
       settle: (task, record) => this.settle(task.position, task.key, task.request.fingerprint, this.judged(record, task.reference)),
     };
+    for (const lane of this.lanes) this.rowsByModel.set(lane.model, { ...shared, pacer: lane.pacer });
     run.onWriteFailure = () => this.stopOnWriteFailure();
-    this.paceWords = setInterval(() => syncProgress(progress, this.controller, true), 250);
+    this.paceWords = setInterval(() => syncLanes(progress, this.lanes, true), 250);
     this.paceWords.unref();
   }
 
@@ -174,6 +138,18 @@ export class Sending {
     return this.fatalStop;
   }
 
+  /** The models an answer only they got stopped while the others went on, in the order they stopped. */
+  get stoppedModels(): readonly FatalStop[] {
+    return this.modelStops;
+  }
+
+  /** Requests the lanes allow in flight now, together. */
+  get concurrency(): number {
+    let total = 0;
+    for (const lane of this.lanes) total += lane.controller.concurrency;
+    return total;
+  }
+
   /** Whether the user asked the run to stop (Ctrl-C, SIGTERM, the library's signal). */
   get interrupted(): boolean {
     return this.stoppedBySignal;
@@ -186,7 +162,10 @@ export class Sending {
 
   /** Sends a task (retries included); its record settles at the task's position. */
   send(task: RowTask): void {
-    this.track(processRow(task, this.rows));
+    const rows = this.rowsByModel.get(task.model)!;
+    // A row left pending while the run goes on (its model stopped) must not hold the output's
+    // order back: its place is passed, written with its earlier record if it has one.
+    this.track(processRow(task, rows).then((settled) => settled || this.run.results.leftPending(task.position)));
   }
 
   /**
@@ -210,7 +189,7 @@ export class Sending {
     this.stop.removeEventListener('abort', this.onStop);
     this.client.close();
     clearInterval(this.paceWords);
-    syncProgress(this.run.progress, this.controller, true);
+    syncLanes(this.run.progress, this.lanes, true);
   }
 
   private track(work: Promise<unknown>): void {
@@ -226,7 +205,23 @@ export class Sending {
     session.rows_settled++;
     if (outcome === SUCCEEDED) progress.succeeded++;
     else progress.failed++;
-    syncProgress(progress, this.controller);
+    syncLanes(progress, this.lanes);
+  }
+
+  /**
+   * An answer that stops the run, or only its model (`fatal.model`): said once per model, at
+   * once, since the run goes on; once every model has stopped, the run stops too.
+   */
+  private stopOn(fatal: FatalStop): void {
+    if (fatal.stopsRun) {
+      this.fatalStop ??= fatal;
+      this.stopDispatch.abort();
+      return;
+    }
+    if (this.modelStops.some((stopped) => stopped.model === fatal.model)) return;
+    this.modelStops.push(fatal);
+    this.run.log(`${explainStop(fatal, this.run.config, this)}\n  the other models go on`);
+    if (this.modelStops.length === this.lanes.length) this.stopDispatch.abort();
   }
 
   /**
@@ -237,12 +232,4 @@ export class Sending {
     this.stopDispatch.abort();
     if (this.run.journal.error) this.abortInFlight.abort();
   }
-}
-
-/**
- * The parameters every request carries: the job's, unless rows bring their own (--row-params),
- * when a row may carry another value of any of them, and an error naming one is about that row.
- */
-export function paramsEveryRowCarries(config: Pick<RunConfig, 'params' | 'rowParams'>): string[] {
-  return config.rowParams ? [] : Object.keys(config.params);
 }

@@ -67,13 +67,14 @@ export async function validateJob(jobFile: string, maxProblems: number): Promise
       problems.push(`${jobFile}: reply_schema: ${error.message}`);
     });
   }
-  if (!job.model) problems.push(`${jobFile}: model: missing (give it here or with --model when running)`);
+  const models = job.models ?? (job.model === undefined ? undefined : [job.model].flat());
+  if (!models) problems.push(`${jobFile}: model: missing (give it here or with --model when running)`);
   if (!job.inputs) problems.push(`${jobFile}: inputs: missing (give them here or on the command line when running)`);
 
   let rows = 0;
   let badRows = 0;
   let promptTokens = 0;
-  const batchNotes = new BatchNotes(typeof job.model === 'string' ? job.model : null);
+  const batchNotes = new BatchNotes(models ?? null);
   if (Array.isArray(job.inputs) && job.inputs.every((input) => typeof input === 'string')) {
     // Each pattern on its own: one that matches nothing is a problem, not a reason to skip the others' rows.
     const files: string[] = [];

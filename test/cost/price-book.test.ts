@@ -72,7 +72,7 @@ describe('CostAccount', () => {
   const request = {};
 
   it('keeps a new row out when spent, in flight and its estimate would pass the limit; retries of started rows go on', () => {
-    const account = new CostAccount({ book, limit: 0.0035, before: [{ cost_usd: 0.001 }] });
+    const account = new CostAccount({ books: [book], limit: 0.0035, before: [{ cost_usd: 0.001 }] });
     const estimate = { prompt: 500, cached: 0, completion: 500 }; // $0.0015
     expect(account.hold(request, estimate, true)).toBe(true); // 0.001 + 0.0015
     expect(account.hold({}, estimate, true)).toBe(false); // 0.001 + 0.0015 + 0.0015 > 0.0035
@@ -83,7 +83,7 @@ describe('CostAccount', () => {
   });
 
   it('prices a paid answer without usage at its estimate, and an unpaid one not at all', () => {
-    const account = new CostAccount({ book, limit: null, before: [] });
+    const account = new CostAccount({ books: [book], limit: null, before: [] });
     account.hold(request, { prompt: 1000, cached: 0, completion: 1000 }, true);
     account.release(request, 'estimate');
     account.hold(request, { prompt: 1000, cached: 0, completion: 1000 }, true);
@@ -93,10 +93,10 @@ describe('CostAccount', () => {
 
   it('prices an earlier session that has no dollars from its usage; unknown when there is no price', () => {
     const usage = { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500, cached_tokens: 0, estimated_tokens: 100 };
-    const account = new CostAccount({ book, limit: null, before: [{ cost_usd: 0.5 }, { usage }] });
+    const account = new CostAccount({ books: [book], limit: null, before: [{ cost_usd: 0.5 }, { usage }] });
     expect(account.totalUsd).toBeCloseTo(0.5 + (1000 + 600 * 2) / 1e6, 12);
     const priceless = flatPriceBook('m', { input: 1, output: 2, cachedInput: null }, '--price', null);
-    const unknown = new CostAccount({ book: { ...priceless, perMillion: null, usd: () => null }, limit: null, before: [{ usage }] });
+    const unknown = new CostAccount({ books: [{ ...priceless, perMillion: null, usd: () => null }], limit: null, before: [{ usage }] });
     expect(unknown.totalUsd).toBeNull();
     expect(unknown.sessionUsd).toBeNull();
   });

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inShard, parseShard, type Shard } from '../../src/input/shard.js';
 import { BatchNotes } from '../../src/request/batch-notes.js';
-import { forSample, type PreparedRow, type PrepareSettings, prepareRows } from '../../src/request/prepare.js';
+import { forTarget, type PreparedRow, type PrepareSettings, prepareRows } from '../../src/request/prepare.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const settings: PrepareSettings = {
@@ -17,8 +17,12 @@ const settings: PrepareSettings = {
 
 async function prepared(files: string[], overrides: Partial<PrepareSettings> = {}): Promise<PreparedRow[]> {
   const rows: PreparedRow[] = [];
-  for await (const row of prepareRows(files, { ...settings, ...overrides }, new BatchNotes('m'))) rows.push(row);
+  for await (const row of prepareRows(files, { ...settings, ...overrides }, new BatchNotes(['m']))) rows.push(row);
   return rows;
+}
+
+function oneModel(sample: number | undefined) {
+  return { models: ['m'], modelIndex: 0, sample };
 }
 
 describe('prepareRows: the one path from rows to requests', () => {
@@ -85,9 +89,9 @@ describe('prepareRows: the one path from rows to requests', () => {
       Exclude<PreparedRow, { kind: 'other-shard' }>,
       Exclude<PreparedRow, { kind: 'other-shard' }>,
     ];
-    const one = forSample(task, undefined, 7);
-    const s0 = forSample(task, 0, 8);
-    const s1 = forSample(task, 1, 9);
+    const one = forTarget(task, oneModel(undefined), 7);
+    const s0 = forTarget(task, oneModel(0), 8);
+    const s1 = forTarget(task, oneModel(1), 9);
     if (one.kind !== 'task' || s0.kind !== 'task' || s1.kind !== 'task') throw new Error('expected tasks');
     expect(one).toMatchObject({ key: 'a', fingerprint: task.fingerprint, task: { position: 7 } });
     expect(one.task.sample).toBeUndefined();
@@ -97,6 +101,33 @@ describe('prepareRows: the one path from rows to requests', () => {
     expect(s0.task.request.body).toBe(task.kind === 'task' ? task.task.request.body : '');
     expect(s0.task.clientRequestIdBase).not.toBe(s1.task.clientRequestIdBase);
     expect(s1.task).toMatchObject({ sample: 1, position: 9 });
-    expect(forSample(invalid, 1, 10)).toMatchObject({ kind: 'invalid', key: `${invalid.key}#1`, sample: 1 });
+    expect(forTarget(invalid, oneModel(1), 10)).toMatchObject({ kind: 'invalid', key: `${invalid.key}#1`, sample: 1 });
+  });
+
+  it('sends a row to each model: the first keeps the row key, each other its own key, body and fingerprint', async () => {
+    const file = await dir.write('in.jsonl', '{"id":"a","prompt":"hi"}\n{"id":"b"\n');
+    const models = ['m', 'other/model'];
+    const [task, invalid] = (await prepared([file], { models })) as [
+      Exclude<PreparedRow, { kind: 'other-shard' }>,
+      Exclude<PreparedRow, { kind: 'other-shard' }>,
+    ];
+    const first = forTarget(task, { models, modelIndex: 0, sample: undefined }, 0);
+    const second = forTarget(task, { models, modelIndex: 1, sample: undefined }, 1);
+    const secondSample = forTarget(task, { models, modelIndex: 1, sample: 1 }, 2);
+    if (first.kind !== 'task' || second.kind !== 'task' || secondSample.kind !== 'task') throw new Error('expected tasks');
+    expect(first.key).toBe('a');
+    expect(first.task.model).toBe('m');
+    expect(JSON.parse(first.task.request.body).model).toBe('m');
+    expect(second.key).toBe('a\u0000other/model');
+    expect(second.task).toMatchObject({ model: 'other/model', position: 1, id: 'a' });
+    expect(JSON.parse(second.task.request.body)).toEqual({ ...JSON.parse(first.task.request.body), model: 'other/model' });
+    expect(second.fingerprint).not.toBe(first.fingerprint);
+    expect(secondSample.key).toBe('a\u0000other/model#1');
+    expect(new Set([first.fingerprint, second.fingerprint, secondSample.fingerprint]).size).toBe(3);
+    expect(forTarget(invalid, { models, modelIndex: 1, sample: undefined }, 3)).toMatchObject({
+      kind: 'invalid',
+      key: `${invalid.key}\u0000other/model`,
+      model: 'other/model',
+    });
   });
 });

@@ -91,7 +91,7 @@ describe('buildChatRequest fingerprint and headers', () => {
 describe('BatchNotes', () => {
   it('says once at the first row which fields are not sent, and counts fields and other models', () => {
     const said: string[] = [];
-    const notes = new BatchNotes('run-model', (line) => said.push(line));
+    const notes = new BatchNotes(['run-model'], (line) => said.push(line));
     notes.add({ file: 'b.jsonl', line: 1 }, { ok: true, params: null, unsent: ['temperature'], model: 'run-model' });
     notes.add({ file: 'b.jsonl', line: 2 }, { ok: true, params: null, unsent: ['temperature', 'max_tokens'], model: 'gpt-4o' });
     notes.add({ file: 'b.jsonl', line: 3 }, { ok: true, params: null, unsent: [], model: 'gpt-4o' });
@@ -109,7 +109,7 @@ describe('BatchNotes', () => {
   });
 
   it('says nothing when every row asks only for what is done', () => {
-    const notes = new BatchNotes('m');
+    const notes = new BatchNotes(['m']);
     notes.add({ file: 'f', line: 1 }, { ok: true, params: { temperature: 0 }, unsent: [], model: 'm' });
     notes.add({ file: 'f', line: 2 }, { ok: true, params: null, unsent: [], model: null });
     expect(notes.unsentNotice()).toBeNull();

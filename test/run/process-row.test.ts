@@ -20,7 +20,7 @@ afterEach(async () => {
 
 function task(id: string, position: number, baseUrl: string): RowTask {
   const request = buildChatRequest([{ role: 'user', content: `prompt ${id}` }], { baseUrl, model: 'm', params: {} });
-  return { position, key: id, id, file: 'in.jsonl', line: position + 1, request, clientRequestIdBase: `cb-${id}` };
+  return { position, key: id, id, file: 'in.jsonl', line: position + 1, model: 'm', request, clientRequestIdBase: `cb-${id}` };
 }
 
 function rowServices(client: ChatClient, concurrency: number, settle: RowServices['settle']): RowServices {
@@ -50,7 +50,7 @@ function rowServices(client: ChatClient, concurrency: number, settle: RowService
     pacer,
     rules: { retry: { ...defaultRetryPolicy, maxAttempts: 2 }, rowDeadlineMs: 60_000, replyRetries: 0 },
     random: () => 0.5,
-    recordContext: { model: 'm', keyName: 'KEY', keyMask: '***' },
+    recordContext: { keyName: 'KEY', keyMask: '***' },
     cache: null,
     replyCheck: null,
     settle,
