@@ -16,7 +16,7 @@ const DERIVED_FORMATS: Readonly<
 > = {
   // Loaded when asked for: most runs write no CSV or Parquet, and need none of csv-stringify or hyparquet-writer.
   csv: async (context, files) => lineWriter(await (await import('./csv-format.js')).csvWriter(context), files),
-  'openai-batch': async (_context, files) => lineWriter(await batchResultWriter(), files),
+  'openai-batch': async (context, files) => lineWriter(await batchResultWriter((context.csv.models?.length ?? 1) > 1), files),
   parquet: async (context, files) => (await import('./parquet-format.js')).parquetWriter(context, files),
 };
 

@@ -6,6 +6,8 @@ export interface CsvOptions {
   bom: boolean;
   /** The reply schema's top-level properties: the first data.* columns, in this order. */
   dataFields?: readonly string[];
+  /** The run's models, when several: a row's records are told apart by model too. */
+  models?: readonly string[];
 }
 
 /** Where a derived format's bytes go: a file that appears complete or not at all (AtomicFile). */

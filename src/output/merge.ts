@@ -113,7 +113,10 @@ async function writeMerge(
   outDir: string,
 ): Promise<MergeReport> {
   const first = ordered[0]!;
-  const fileOrder = new Map(first.manifest.inputs.map((input, i) => [input.path, i]));
+  const fileOrder: RecordOrder = {
+    files: new Map(first.manifest.inputs.map((input, i) => [input.path, i])),
+    models: new Map(modelsOf(first.manifest.config).map((model, i) => [model, i])),
+  };
   const succeeded = await mergeFile(
     ordered.map((s) => ({ file: path.join(s.dir, OUTPUT_FILE), expected: s.manifest.counts.succeeded })),
     path.join(staging, OUTPUT_FILE),
@@ -143,6 +146,7 @@ async function writeMerge(
           {
             escapeFormulas: config.escapeFormulas !== false,
             bom: config.bom === true,
+            models: modelsOf(config),
           },
         );
   const manifest: Manifest = {
@@ -210,8 +214,21 @@ async function readShard(dir: string): Promise<ShardInfo> {
   return { dir, manifest, index: shard?.index ?? 0, count: shard?.count ?? 1 };
 }
 
-/** File order, line, sample: a row's samples stay together, in sample order. */
-type RecordKey = [file: number, line: number, sample: number];
+/** File order, line, model, sample: a row's records stay together, by model in the order given, then by sample. */
+type RecordKey = [file: number, line: number, model: number, sample: number];
+
+/** The input files and the models in the job's order. */
+interface RecordOrder {
+  files: ReadonlyMap<string, number>;
+  models: ReadonlyMap<string, number>;
+}
+
+/** The models of a shard's run as its manifest gives them: `models` when several, else `model`. */
+function modelsOf(config: Readonly<Record<string, unknown>>): string[] {
+  const { models, model } = config;
+  if (Array.isArray(models) && models.every((name) => typeof name === 'string')) return models;
+  return typeof model === 'string' ? [model] : [];
+}
 
 interface Source {
   file: string;
@@ -234,16 +251,16 @@ class SourceReader {
 
   private constructor(
     readonly source: Source,
-    private readonly fileOrder: ReadonlyMap<string, number>,
+    private readonly order: RecordOrder,
     private readonly handle: FileHandle,
   ) {
     this.lines = createInterface({ input: handle.createReadStream(), crlfDelay: Infinity })[Symbol.asyncIterator]();
   }
 
   /** A regular file only: a FIFO put in a shard directory would make merge wait forever. */
-  static async open(source: Source, fileOrder: ReadonlyMap<string, number>): Promise<SourceReader> {
+  static async open(source: Source, order: RecordOrder): Promise<SourceReader> {
     try {
-      return new SourceReader(source, fileOrder, await openRegularFile(source.file));
+      return new SourceReader(source, order, await openRegularFile(source.file));
     } catch (error) {
       if (error instanceof NotARegularFileError) throw new MergeError(`cannot read ${error.message}`);
       throw isFsError(error) ? new MergeError(`cannot read ${describeFsError(error, source.file)}`) : error;
@@ -268,9 +285,12 @@ class SourceReader {
       const where = `${this.source.file} line ${this.lineNumber}`;
       if (!record)
         throw new MergeError(`${where} is not a whole record (torn or edited); re-run that shard with --resume, or restore the file`);
-      const fileIndex = this.fileOrder.get(record.file);
+      const fileIndex = this.order.files.get(record.file);
       if (fileIndex === undefined) throw new MergeError(`${where}: a record names ${record.file}, which is not among the job's inputs`);
-      const key: RecordKey = [fileIndex, record.line, record.sample];
+      // A one-model run's records all name its model; an older manifest may name none: one place.
+      const modelIndex = this.order.models.size <= 1 ? 0 : this.order.models.get(record.model ?? '');
+      if (modelIndex === undefined) throw new MergeError(`${where}: a record names the model ${record.model}, which is not among the job's models`);
+      const key: RecordKey = [fileIndex, record.line, modelIndex, record.sample];
       // The k-way merge relies on each file being in input order, as a run writes it.
       if (this.lastKey && compare(key, this.lastKey) <= 0) {
         throw new MergeError(`${where} is out of input order (the file was edited); re-run that shard, or restore the file`);
@@ -282,18 +302,19 @@ class SourceReader {
   }
 }
 
-function parseRecordLine(line: string): { file: string; line: number; sample: number } | null {
+function parseRecordLine(line: string): { file: string; line: number; sample: number; model: string | null } | null {
   let value: unknown;
   try {
     value = JSON.parse(line);
   } catch {
     return null;
   }
-  const record = value as { file?: unknown; line?: unknown; sample?: unknown } | null;
+  const record = value as { file?: unknown; line?: unknown; sample?: unknown; model?: unknown } | null;
   if (typeof record !== 'object' || record === null || typeof record.file !== 'string') return null;
   const sample = record.sample ?? 0;
   if (!Number.isSafeInteger(record.line) || !Number.isSafeInteger(sample)) return null;
-  return { file: record.file, line: record.line as number, sample: sample as number };
+  const model = typeof record.model === 'string' ? record.model : null;
+  return { file: record.file, line: record.line as number, sample: sample as number, model };
 }
 
 /**
@@ -302,12 +323,12 @@ function parseRecordLine(line: string): { file: string; line: number; sample: nu
  * another number of records than its manifest counts was changed after it finished: both are
  * refused, since a merge that double-counts would be believed by every report after it.
  */
-async function mergeFile(sources: readonly Source[], target: string, fileOrder: ReadonlyMap<string, number>): Promise<number> {
+async function mergeFile(sources: readonly Source[], target: string, order: RecordOrder): Promise<number> {
   const out = await AtomicFile.create(target);
   const readers: SourceReader[] = [];
   let written = 0;
   try {
-    for (const source of sources) readers.push(await SourceReader.open(source, fileOrder));
+    for (const source of sources) readers.push(await SourceReader.open(source, order));
     const heads: Head[] = [];
     for (const reader of readers) {
       const head = await reader.next();
@@ -320,7 +341,7 @@ async function mergeFile(sources: readonly Source[], target: string, fileOrder: 
       const head = heads[best]!;
       if (previous && compare(previous.key, head.key) === 0) {
         throw new MergeError(
-          `the row at ${describeKey(head.key, fileOrder)} has two records, in ${previous.reader.source.file} and ${head.reader.source.file}: the shards overlap`,
+          `the row at ${describeKey(head.key, order)} has two records, in ${previous.reader.source.file} and ${head.reader.source.file}: the shards overlap`,
         );
       }
       out.write(`${head.line}\n`);
@@ -347,11 +368,12 @@ async function mergeFile(sources: readonly Source[], target: string, fileOrder: 
   }
 }
 
-function describeKey([file, line, sample]: RecordKey, fileOrder: ReadonlyMap<string, number>): string {
-  const name = [...fileOrder].find(([, index]) => index === file)?.[0] ?? '?';
-  return `${name}:${line}${sample > 0 ? ` (sample ${sample})` : ''}`;
+function describeKey([file, line, model, sample]: RecordKey, order: RecordOrder): string {
+  const name = [...order.files].find(([, index]) => index === file)?.[0] ?? '?';
+  const modelName = order.models.size > 1 ? [...order.models].find(([, index]) => index === model)?.[0] : undefined;
+  return `${name}:${line}${modelName === undefined ? '' : ` (model ${modelName})`}${sample > 0 ? ` (sample ${sample})` : ''}`;
 }
 
 function compare(a: RecordKey, b: RecordKey): number {
-  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2];
+  return a[0] - b[0] || a[1] - b[1] || a[2] - b[2] || a[3] - b[3];
 }

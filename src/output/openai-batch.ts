@@ -12,11 +12,12 @@ export function keepsResponseBodies(config: { format?: string | null }): boolean
  * a request that got an HTTP response (a success or an HTTP error) has `response` with the body
  * as received (the record's `response_body`, redacted) and `error: null`; a request with no HTTP
  * response (timeout, network, an invalid row never sent) has `response: null` and
- * `error: {code, message}`. A Batch file has one line per `custom_id`, so a sample's
- * (`--repeat` above 1) is the row's id and `#<sample>`.
+ * `error: {code, message}`. A Batch file has one line per `custom_id`, so in a run with several
+ * models a row's is its id, `@` and the model, and a sample's (`--repeat` above 1) ends in `#<sample>`.
  */
-export function toBatchResultLine(record: RowRecord): Record<string, unknown> {
-  const customId = record.sample === undefined ? record.id : `${record.id}#${record.sample}`;
+export function toBatchResultLine(record: RowRecord, severalModels = false): Record<string, unknown> {
+  const row = severalModels ? `${record.id}@${record.model}` : record.id;
+  const customId = record.sample === undefined ? row : `${row}#${record.sample}`;
   const id = `batch_req_${record.fingerprint ?? customId}`;
   if (record.status === null) {
     return { id, custom_id: customId, response: null, error: { code: record.code, message: record.message ?? null } };
@@ -51,6 +52,6 @@ function rebuiltBody(record: RowRecord): Record<string, unknown> {
 }
 
 /** The Batch result files: one JSON line a record, no header. */
-export async function batchResultWriter(): Promise<LineFormat> {
-  return { headers: ['', ''], line: (_row, record) => `${JSON.stringify(toBatchResultLine(record))}\n` };
+export async function batchResultWriter(severalModels: boolean): Promise<LineFormat> {
+  return { headers: ['', ''], line: (_row, record) => `${JSON.stringify(toBatchResultLine(record, severalModels))}\n` };
 }

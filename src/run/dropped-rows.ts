@@ -3,7 +3,7 @@ import type { Manifest } from '../output/manifest.js';
 import { DROPPED, outcomeCode } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
-import { sampleIndexes, sampleKey } from '../request/samples.js';
+import { modelKey, sampleIndexes, sampleKey } from '../request/samples.js';
 import { readJournal } from '../state/journal.js';
 import type { PreviousResults } from '../state/previous-results.js';
 import { ResultTable } from '../state/result-table.js';
@@ -70,13 +70,16 @@ async function droppedKeys(
   return [...keys];
 }
 
-/** Every journal key this run's inputs give (a row's, or each sample's with --repeat). */
+/** Every journal key this run's inputs give (a row's, or each model's and sample's with several models and --repeat). */
 async function inputKeys(config: RunConfig, files: readonly string[]): Promise<ResultTable> {
   const keys = new ResultTable();
   const samples = sampleIndexes(config.repeat);
   for await (const row of prepareRows(files, prepareSettingsOf(config), new BatchNotes(config.models))) {
     if (row.kind === 'other-shard') continue;
-    for (const sample of samples) keys.set(sampleKey(row.key, sample), NO_FINGERPRINT, 0, NOWHERE);
+    for (let model = 0; model < config.models.length; model++) {
+      const rowKey = modelKey(row.key, config.models, model);
+      for (const sample of samples) keys.set(sampleKey(rowKey, sample), NO_FINGERPRINT, 0, NOWHERE);
+    }
     // A row sent once before --repeat grew keeps its one record (followed by its samples).
     if (config.repeat > 1) keys.set(row.key, NO_FINGERPRINT, 0, NOWHERE);
   }

@@ -174,5 +174,6 @@ async function writeDerivedFiles(run: OpenedRun): Promise<string[]> {
     escapeFormulas: config.escapeFormulas,
     bom: config.bom,
     dataFields: run.replyCheck?.schema?.properties ?? [],
+    models: config.models,
   });
 }
