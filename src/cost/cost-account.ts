@@ -71,8 +71,9 @@ export class CostAccount {
     const session = this.session.get(model) ?? 0;
     const recorded = this.options.earlierByModel?.[model]?.usd;
     if (typeof recorded === 'number' && Number.isFinite(recorded) && recorded >= 0) return recorded + session;
-    if (this.options.books.length === 1) return this.earlier === null ? null : this.earlier + session;
-    return this.options.earlierByModel ? session : null;
+    if (this.options.books.length === 1 || this.earlier === 0) return this.earlier === null ? null : this.earlier + session;
+    // Earlier dollars that the earlier manifest does not give by model: this one's share is unknown.
+    return null;
   }
 
   /**
