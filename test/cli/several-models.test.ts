@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningSimulator } from '../../src/simulator/server.js';
+import { startCli } from '../support/cli.js';
+import { runCli } from '../support/cli-in-process.js';
+import { perTestSimulatedDir } from '../support/per-test.js';
+import { jsonlOf, type TempDir } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
+
+/** Several models through the command: a kill and --resume, and shards merged, keep one record per row and model, in order. */
+let dir: TempDir;
+let simulator: RunningSimulator;
+let sent: string[];
+
+perTestSimulatedDir((fresh) => ({ dir, simulator, sent } = fresh), { latencyMs: 2 });
+afterEach(() => simulator.close());
+
+const MODELS = ['model-a', 'model-b', 'model-c'];
+const env = () => ({ CHATBATCH_API_KEY: 'sk-several-models-key-000000' });
+const modelArgs = () => MODELS.flatMap((model) => ['--model', model]);
+
+async function writeQuestions(count: number): Promise<void> {
+  await dir.write('in.jsonl', jsonlOf(Array.from({ length: count }, (_, i) => ({ id: `q${i}`, prompt: `question ${i}` }))));
+}
+
+/** The records' (id, model) pairs as the files hold them. */
+async function pairs(name: string): Promise<string[]> {
+  return (await dir.jsonl<{ id: string; model: string }>(name)).map((record) => `${record.id}/${record.model}`);
+}
+
+const expected = (count: number) => Array.from({ length: count }, (_, i) => MODELS.map((model) => `q${i}/${model}`)).flat();
+
+describe('several models through the command', () => {
+  it('a SIGKILL mid-run, then --resume: every row and model once, in order, only open rows sent twice', async () => {
+    const rows = 200;
+    await writeQuestions(rows);
+    const args = ['run', 'in.jsonl', '--base-url', simulator.url, ...modelArgs(), '--out', 'out', '--concurrency', '8'];
+    const { child, done } = startCli(args, { cwd: dir.path, env: env() });
+    await waitFor(() => sent.length >= 150 || child.exitCode !== null);
+    child.kill('SIGKILL');
+    await done;
+    const killedAt = sent.length;
+    expect(killedAt).toBeLessThan(rows * MODELS.length);
+    const resumed = await runCli([...args, '--resume'], { cwd: dir.path, env: env() });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(await pairs('out/output.jsonl')).toEqual(expected(rows));
+    const perRequest = new Map<string, number>();
+    for (const id of sent) perRequest.set(id.replace(/-\d+$/, ''), (perRequest.get(id.replace(/-\d+$/, '')) ?? 0) + 1);
+    expect(perRequest.size).toBe(rows * MODELS.length);
+    // Sent twice: at most the rows open at the kill (each model's lane: 8 in flight, plus those ready).
+    expect([...perRequest.values()].filter((count) => count > 1).length).toBeLessThanOrEqual(MODELS.length * (8 + 8) + 8);
+  }, 60_000);
+
+  it('shards keep a row with all its models; merge puts them back in input, then model order', async () => {
+    const rows = 40;
+    await writeQuestions(rows);
+    for (const shard of ['0/2', '1/2']) {
+      const args = ['run', 'in.jsonl', '--base-url', simulator.url, ...modelArgs(), '--shard', shard, '--format', 'openai-batch', '--out', `out-${shard[0]}`];
+      const ran = await runCli(args, { cwd: dir.path, env: env() });
+      expect(ran.code, ran.stderr).toBe(0);
+      // A shard holds whole rows: each of its rows with every model.
+      const shardPairs = await pairs(`out-${shard[0]}/output.jsonl`);
+      expect(shardPairs.length % MODELS.length).toBe(0);
+    }
+    const merged = await runCli(['merge', 'out-0', 'out-1', '--out', 'all'], { cwd: dir.path });
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(await pairs('all/output.jsonl')).toEqual(expected(rows));
+    const batch = await dir.jsonl<{ custom_id: string }>('all/batch-output.jsonl');
+    expect(new Set(batch.map((line) => line.custom_id)).size).toBe(rows * MODELS.length);
+    expect(batch[1]!.custom_id).toBe('q0@model-b');
+    const manifest = JSON.parse(await dir.read('all/manifest.json'));
+    expect(manifest.counts.succeeded).toBe(rows * MODELS.length);
+  });
+});
