@@ -289,7 +289,8 @@ class SourceReader {
       if (fileIndex === undefined) throw new MergeError(`${where}: a record names ${record.file}, which is not among the job's inputs`);
       // A one-model run's records all name its model; an older manifest may name none: one place.
       const modelIndex = this.order.models.size <= 1 ? 0 : this.order.models.get(record.model ?? '');
-      if (modelIndex === undefined) throw new MergeError(`${where}: a record names the model ${record.model}, which is not among the job's models`);
+      if (modelIndex === undefined)
+        throw new MergeError(`${where}: a record names the model ${record.model}, which is not among the job's models`);
       const key: RecordKey = [fileIndex, record.line, modelIndex, record.sample];
       // The k-way merge relies on each file being in input order, as a run writes it.
       if (this.lastKey && compare(key, this.lastKey) <= 0) {

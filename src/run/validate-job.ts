@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { costRange, formatCostRange } from '../cost/cost-range.js';
+import { formatCostRange, modelsCostRange } from '../cost/cost-range.js';
 import { formatUsd } from '../cost/cost-summary.js';
 import { loadPriceBook } from '../cost/price-book.js';
 import { parsePriceFlags } from '../cost/price-flag.js';
@@ -111,15 +111,17 @@ export async function validateJob(jobFile: string, maxProblems: number): Promise
       problems.push(`${jobFile}: inputs: ${error.message}`);
     }
   }
-  const cost = await costEstimate(job, jobFile, { promptTokens, rows: rows - badRows });
+  const cost = await costEstimate(job, jobFile, { promptTokens, rows: rows - badRows, models });
   problems.push(...cost.problems);
   for (const problem of problems) out(problem);
   if (cost.line) out(cost.line);
   if (badRows > maxProblems) out(`... and ${badRows - maxProblems} more invalid row(s)`);
   for (const notice of [batchNotes.unsentNotice(), batchNotes.otherModelNotice()]) if (notice) out(`note: ${notice}`);
   const total = problems.length - Math.min(badRows, maxProblems) + badRows;
-  const samples =
-    Number.isSafeInteger(job.repeat) && job.repeat! > 1 ? `, ${job.repeat} samples each: ${rows * job.repeat!} request(s)` : '';
+  const repeat = Number.isSafeInteger(job.repeat) && job.repeat! > 1 ? job.repeat! : 1;
+  const modelCount = models?.length ?? 1;
+  const each = [modelCount > 1 ? `${modelCount} models` : '', repeat > 1 ? `${repeat} samples` : ''].filter(Boolean).join(' × ');
+  const samples = each === '' ? '' : `, ${each} each: ${rows * repeat * modelCount} request(s)`;
   out(total === 0 ? `${jobFile}: ok (${rows} row(s)${samples})` : `${jobFile}: ${total} problem(s), ${rows} row(s) read`);
   return { lines, ok: total === 0 };
 }
@@ -131,28 +133,30 @@ export async function validateJob(jobFile: string, maxProblems: number): Promise
 async function costEstimate(
   job: JobFile,
   jobFile: string,
-  counted: { promptTokens: number; rows: number },
+  counted: { promptTokens: number; rows: number; models: readonly string[] | undefined },
 ): Promise<{ line: string | null; problems: string[] }> {
-  if (typeof job.model !== 'string' || job.model === '') return { line: null, problems: [] };
+  const models = counted.models?.filter((model) => typeof model === 'string' && model !== '') ?? [];
+  if (models.length === 0) return { line: null, problems: [] };
   const flags = parsePriceFlags(Array.isArray(job.price) ? job.price : null);
-  const book = await loadPriceBook(job.model, typeof job.base_url === 'string' ? job.base_url : '', flags.prices);
-  if (book.perMillion === null) {
+  const books = await Promise.all(
+    models.map((model) => loadPriceBook(model, typeof job.base_url === 'string' ? job.base_url : '', flags.prices)),
+  );
+  const unknown = books.find((book) => book.perMillion === null)?.model;
+  if (unknown !== undefined) {
     const problems =
       typeof job.max_cost === 'number'
-        ? [
-            `${jobFile}: max_cost: needs the price of ${job.model}, which the price table does not know: give "price": ["${job.model}=IN/OUT"]`,
-          ]
+        ? [`${jobFile}: max_cost: needs the price of ${unknown}, which the price table does not know: give "price": ["${unknown}=IN/OUT"]`]
         : [];
-    return { line: `estimated cost: unknown (no price for ${job.model}: give "price": ["${job.model}=IN/OUT"])`, problems };
+    return { line: `estimated cost: unknown (no price for ${unknown}: give "price": ["${unknown}=IN/OUT"])`, problems };
   }
   const repeat = Number.isSafeInteger(job.repeat) && job.repeat! > 1 ? job.repeat! : 1;
   const params = typeof job.params === 'object' && job.params !== null && !Array.isArray(job.params) ? job.params : {};
-  const range = costRange(book, {
+  const range = modelsCostRange(books, {
     promptTokens: counted.promptTokens * repeat,
     requests: counted.rows * repeat,
     completionPerRequest: maxCompletionTokens(params),
   });
-  const priced = book.pricedAs ? `${book.source}, as ${book.pricedAs}` : book.source;
+  const priced = books.map((book) => (book.pricedAs ? `${book.source}, as ${book.pricedAs}` : book.source)).join('; ');
   return { line: `estimated cost: ${formatCostRange(range, formatUsd)}; prices: ${priced}`, problems: [] };
 }
 
@@ -167,7 +171,7 @@ function rowSettingsOf(job: JobFile): PrepareSettings {
     allowParams: Array.isArray(job.allow_params) ? job.allow_params : null,
     shard: null,
     baseUrl: text(job.base_url) ?? '',
-    model: text(job.model) ?? '',
+    model: (job.models ?? [job.model].flat()).find((model) => typeof model === 'string') ?? '',
     params: typeof job.params === 'object' && job.params !== null && !Array.isArray(job.params) ? job.params : {},
   };
 }
