@@ -37,6 +37,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       { computeStats, withPending },
       { formatTextReport },
       { readViewRows },
+      { modelOrderOf, withModelCosts },
     ] = await Promise.all([
       import('../output/manifest.js'),
       import('../output/user-file.js'),
@@ -46,6 +47,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       import('../report/stats.js'),
       import('../report/text-report.js'),
       import('../report/rows-view.js'),
+      import('../report/model-stats.js'),
     ]);
     const refusal = args.html ? await refusalToOverwrite(args.html, isHtmlReport) : null;
     if (refusal) {
@@ -62,8 +64,10 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       session.exitCode = EXIT.usage;
       return;
     }
+    const computed = await computeStats(paths.output, paths.errors, { modelOrder: modelOrderOf(manifest) });
     const stats = {
-      ...withPending(await computeStats(paths.output, paths.errors), pendingRows(manifest)),
+      ...withPending(computed, pendingRows(manifest)),
+      ...(computed.models ? { models: withModelCosts(computed.models, manifest.cost) } : {}),
       usage: usageOf(manifest),
       ...(manifest.cost === undefined ? {} : { cost: manifest.cost }),
       repeat: samplesPerRow(manifest),

@@ -2,7 +2,7 @@ import { COST_CAVEAT, costText, formatUsd } from '../cost/cost-summary.js';
 import { USAGE_CAVEAT } from '../record/usage-totals.js';
 import { datasetLines } from './dataset-text.js';
 import { type Html, html, jsonScript, trustedHtml } from './html.js';
-import { describePending } from './pending.js';
+import { describePending, pendingUnit } from './pending.js';
 import { ROWS_SCRIPT } from './rows-script.js';
 import { MAX_VIEW_TEXT, ROWS_VIEW_LIMITS, type RowsView } from './rows-view.js';
 import type { RunStats } from './stats.js';
@@ -20,7 +20,7 @@ export function isHtmlReport(head: string): boolean {
 /** A self-contained page: inline CSS, SVG and script, nothing fetched; every value from a file escaped. */
 export function renderHtmlReport(stats: RunStats, title: string, view: RowsView = { rows: [], leftOut: 0, textLimit: 0 }): string {
   const latency = stats.latency;
-  const pendingNote = describePending(stats.pending, stats.repeat > 1 ? 'sample' : 'row');
+  const pendingNote = describePending(stats.pending, pendingUnit(stats));
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>chatbatch report: ${title}</title>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
