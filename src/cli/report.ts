@@ -79,7 +79,12 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
     // Every value in it comes from files anyone may have edited, and from servers.
     session.io.stdout.write(terminalSafe(formatTextReport(stats, title)));
     if (args.html) {
-      const view = await readViewRows(paths.output, paths.errors, undefined, stats.models?.models.map((line) => line.model));
+      const view = await readViewRows(
+        paths.output,
+        paths.errors,
+        undefined,
+        stats.models?.models.map((line) => line.model),
+      );
       await writeUserFile(args.html, renderHtmlReport(stats, title, view)).catch((error: unknown) => {
         throw asWriteFailure(error, args.html!);
       });

@@ -37,7 +37,8 @@ ${disagreeing > 0 ? `The ${disagreeing} row(s) where the models disagree come fi
 /** Each pair's agreement as a matrix: the share of the rows both models answered where they agree. */
 function pairMatrix(comparison: ModelComparison): Html {
   const names = comparison.models.map((line) => line.model);
-  const pairOf = (a: string, b: string) => comparison.agreement.pairs.find((pair) => (pair.a === a && pair.b === b) || (pair.a === b && pair.b === a));
+  const pairOf = (a: string, b: string) =>
+    comparison.agreement.pairs.find((pair) => (pair.a === a && pair.b === b) || (pair.a === b && pair.b === a));
   const cell = (a: string, b: string): string => {
     if (a === b) return '—';
     const pair = pairOf(a, b);

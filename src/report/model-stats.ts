@@ -1,9 +1,9 @@
 import type { RowRecord } from '../record/record.js';
 import { countedUsage } from '../record/usage-totals.js';
 import { type DatasetSummary, DatasetTally } from './dataset-stats.js';
+import { type ModelAgreement, ModelAgreementTally, rowKeyOf } from './model-agreement.js';
 import { answerKey } from './model-answer.js';
 import type { DisagreementExample } from './model-examples.js';
-import { type ModelAgreement, ModelAgreementTally, rowKeyOf } from './model-agreement.js';
 import { quantile } from './quantile.js';
 import { numberOr0, stringOrNull } from './record-file.js';
 

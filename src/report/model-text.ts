@@ -32,7 +32,10 @@ export function modelColumns(comparison: ModelComparison): ModelColumn[] {
     },
     lines.some((line) => line.dataset.checked > 0) && {
       heading: 'valid (schema)',
-      cell: (line) => (line.dataset.checked === 0 ? '-' : `${percent(line.dataset.valid, line.dataset.checked)} (${line.dataset.valid}/${line.dataset.checked})`),
+      cell: (line) =>
+        line.dataset.checked === 0
+          ? '-'
+          : `${percent(line.dataset.valid, line.dataset.checked)} (${line.dataset.valid}/${line.dataset.checked})`,
     },
     { heading: 'refused', cell: (line) => String(line.dataset.refused) },
     { heading: 'length', cell: (line) => String(line.dataset.truncated) },
@@ -62,12 +65,20 @@ function agreementLines(comparison: ModelComparison): string[] {
   const { agreement, examples } = comparison;
   const lines = ['agreement between models (same answer: the reply trimmed, case ignored; with --reply-format json, data by value):'];
   if (agreement.rows === 0) return [...lines, '  no row has replies from two models to compare'];
-  lines.push(`  every model that replied gives the same answer on ${share(agreement.unanimous, agreement.rows)} of the rows two or more models answered`);
+  lines.push(
+    `  every model that replied gives the same answer on ${share(agreement.unanimous, agreement.rows)} of the rows two or more models answered`,
+  );
   for (const pair of agreement.pairs)
-    lines.push(`  ${pair.a} and ${pair.b} agree on ${pair.rows === 0 ? 'no row: none was answered by both' : `${share(pair.same, pair.rows)} of the rows both answered`}`);
+    lines.push(
+      `  ${pair.a} and ${pair.b} agree on ${pair.rows === 0 ? 'no row: none was answered by both' : `${share(pair.same, pair.rows)} of the rows both answered`}`,
+    );
   const disagreeing = agreement.rows - agreement.unanimous;
   if (disagreeing === 0) return lines;
-  lines.push('', `rows where the models disagree (${disagreeing}${examples.length < disagreeing ? `, the first ${examples.length}` : ''}):`);
-  for (const example of examples) lines.push(`  ${example.id}  ${example.answers.map(({ model, text }) => `${model}: ${text}`).join('  |  ')}`);
+  lines.push(
+    '',
+    `rows where the models disagree (${disagreeing}${examples.length < disagreeing ? `, the first ${examples.length}` : ''}):`,
+  );
+  for (const example of examples)
+    lines.push(`  ${example.id}  ${example.answers.map(({ model, text }) => `${model}: ${text}`).join('  |  ')}`);
   return lines;
 }

@@ -1,9 +1,9 @@
 import { jsonlRowCount } from '../input/jsonl-count.js';
 import type { RowRecord } from '../record/record.js';
-import { numberOr0, readRecordFile, stringOrNull } from './record-file.js';
-import { answerKey } from './model-answer.js';
 import { rowKeyOf } from './model-agreement.js';
+import { answerKey } from './model-answer.js';
 import { groupByRow, type KeyedViewRow, type ModelRowsView } from './model-rows.js';
+import { numberOr0, readRecordFile, stringOrNull } from './record-file.js';
 import type { ViewRow } from './view-row.js';
 
 export type { ViewRow } from './view-row.js';
