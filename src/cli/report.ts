@@ -37,7 +37,8 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       { computeStats, withPending },
       { formatTextReport },
       { readViewRows },
-      { modelOrderOf, withModelCosts },
+      { modelOrderOf },
+      { withModelCosts },
     ] = await Promise.all([
       import('../output/manifest.js'),
       import('../output/user-file.js'),
@@ -48,6 +49,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       import('../report/text-report.js'),
       import('../report/rows-view.js'),
       import('../report/model-stats.js'),
+      import('../report/model-comparison.js'),
     ]);
     const refusal = args.html ? await refusalToOverwrite(args.html, isHtmlReport) : null;
     if (refusal) {

@@ -48,6 +48,9 @@ export class DatasetTally {
   private readonly answers = new Map<string, Map<string, number>>();
   private readonly models = new Set<string>();
 
+  /** `samples`: whether to measure how a row's samples agree (the whole run's tally does; each model's line does not). */
+  constructor(private readonly samples = true) {}
+
   add(record: RowRecord, ok: boolean): void {
     const invalidReply = record.code === 'invalid_reply';
     if ((ok && record.data !== undefined) || invalidReply) this.checked++;
@@ -58,7 +61,7 @@ export class DatasetTally {
     if (record.finish_reason === 'length') this.truncated++;
     if (record.correct !== undefined) this.addJudgement(record.correct);
     // Samples agree with their own model's samples: another model's answers are the comparison's (model-agreement.ts).
-    if (typeof record.sample === 'number') this.addSample(String(record.id), String(record.model), answerOf(record, ok));
+    if (this.samples && typeof record.sample === 'number') this.addSample(String(record.id), String(record.model), answerOf(record, ok));
   }
 
   /** A hand-edited `correct` that is not true or false counts as not judged. */

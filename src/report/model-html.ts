@@ -2,9 +2,9 @@ import { COST_CAVEAT } from '../cost/cost-summary.js';
 import { share } from './dataset-text.js';
 import { type Html, html, jsonScript, trustedHtml } from './html.js';
 import type { ModelAgreement } from './model-agreement.js';
+import type { ModelComparison } from './model-comparison.js';
 import type { ModelRowsView } from './model-rows.js';
 import { MODEL_ROWS_SCRIPT } from './model-rows-script.js';
-import type { ModelComparison } from './model-stats.js';
 import { modelColumns } from './model-text.js';
 
 const STYLE = `

@@ -1,9 +1,6 @@
 import type { RowRecord } from '../record/record.js';
 import { countedUsage } from '../record/usage-totals.js';
 import { type DatasetSummary, DatasetTally } from './dataset-stats.js';
-import { type ModelAgreement, ModelAgreementTally, rowKeyOf } from './model-agreement.js';
-import { answerKey } from './model-answer.js';
-import type { DisagreementExample } from './model-examples.js';
 import { quantile } from './quantile.js';
 import { numberOr0, stringOrNull } from './record-file.js';
 
@@ -23,14 +20,6 @@ export interface ModelLine {
   usd?: number | null;
 }
 
-/** What `report` shows for a run whose records name more than one model. */
-export interface ModelComparison {
-  models: ModelLine[];
-  agreement: ModelAgreement;
-  /** The first rows where the models disagree, each model's answer beside the others. */
-  examples: DisagreementExample[];
-}
-
 interface OneModel {
   succeeded: number;
   failed: number;
@@ -40,16 +29,19 @@ interface OneModel {
   completion: number;
 }
 
-/** Tallies each model's records, and every row's answers for the agreement, one record at a time. */
+/**
+ * Tallies each model's records, one record at a time. Counters and a duration per record only:
+ * the answers the agreement compares are read again, and only for a run of several models
+ * (model-comparison.ts), so a one-model run of a million rows pays nothing for them.
+ */
 export class ModelTally {
   private readonly byModel = new Map<string, OneModel>();
-  private readonly agreement = new ModelAgreementTally();
 
   add(record: RowRecord, ok: boolean): void {
     const model = String(stringOrNull(record.model));
     let tally = this.byModel.get(model);
     if (!tally) {
-      tally = { succeeded: 0, failed: 0, dataset: new DatasetTally(), durations: [], prompt: 0, completion: 0 };
+      tally = { succeeded: 0, failed: 0, dataset: new DatasetTally(false), durations: [], prompt: 0, completion: 0 };
       this.byModel.set(model, tally);
     }
     if (ok) tally.succeeded++;
@@ -61,21 +53,16 @@ export class ModelTally {
       tally.prompt += usage.prompt;
       tally.completion += usage.completion;
     }
-    this.agreement.add(rowKeyOf(record), model, answerKey(record, ok));
   }
 
   /**
-   * The comparison, models in `order` (the run's `config.models`) first, then any other model
+   * One line per model, models in `order` (the run's `config.models`) first, then any other model
    * the records name in the order read; null when the records name fewer than two models.
    */
-  summary(order: readonly string[] = []): ModelComparison | null {
+  lines(order: readonly string[] = []): ModelLine[] | null {
     if (this.byModel.size < 2) return null;
     const models = [...new Set([...order.filter((model) => this.byModel.has(model)), ...this.byModel.keys()])];
-    return {
-      models: models.map((model) => lineOf(model, this.byModel.get(model)!)),
-      agreement: this.agreement.summary(models),
-      examples: [],
-    };
+    return models.map((model) => lineOf(model, this.byModel.get(model)!));
   }
 }
 
@@ -96,19 +83,4 @@ export function modelOrderOf(manifest: { config?: Record<string, unknown> }): st
   const models = manifest.config?.models;
   if (Array.isArray(models)) return models.filter((model): model is string => typeof model === 'string');
   return typeof manifest.config?.model === 'string' ? [manifest.config.model] : [];
-}
-
-/**
- * Each model's dollars from the manifest's `cost.by_model` (an entry `{ usd }`, or a bare number):
- * null when its price is unknown; left absent when the manifest keeps no cost at all.
- */
-export function withModelCosts(comparison: ModelComparison, cost: { by_model?: unknown } | undefined): ModelComparison {
-  if (cost === undefined) return comparison;
-  const byModel = typeof cost.by_model === 'object' && cost.by_model !== null ? (cost.by_model as Record<string, unknown>) : {};
-  const usdOf = (model: string): number | null => {
-    const entry = Object.hasOwn(byModel, model) ? byModel[model] : undefined;
-    const usd = typeof entry === 'object' && entry !== null ? (entry as { usd?: unknown }).usd : entry;
-    return typeof usd === 'number' && Number.isFinite(usd) && usd >= 0 ? usd : null;
-  };
-  return { ...comparison, models: comparison.models.map((line) => ({ ...line, usd: usdOf(line.model) })) };
 }

@@ -1,6 +1,7 @@
 import { formatUsd } from '../cost/cost-summary.js';
 import { share } from './dataset-text.js';
-import type { ModelComparison, ModelLine } from './model-stats.js';
+import type { ModelComparison } from './model-comparison.js';
+import type { ModelLine } from './model-stats.js';
 import { formatTokens } from './usage-text.js';
 import { wilsonInterval } from './wilson.js';
 

@@ -3,8 +3,8 @@ import type { RowRecord } from '../record/record.js';
 import type { UsageTotals } from '../record/usage-totals.js';
 import { readCheckedRecords } from './checked-records.js';
 import { type DatasetSummary, DatasetTally } from './dataset-stats.js';
-import { disagreementExamples } from './model-examples.js';
-import { type ModelComparison, ModelTally } from './model-stats.js';
+import { compareModels, type ModelComparison } from './model-comparison.js';
+import { ModelTally } from './model-stats.js';
 import { quantile } from './quantile.js';
 import { numberOr0, stringOrNull } from './record-file.js';
 
@@ -81,13 +81,10 @@ export interface StatsOptions {
 export async function computeStats(outputFile: string, errorsFile: string, options: StatsOptions = {}): Promise<RunStats> {
   const { maxPoints = 20_000, modelOrder = [] } = options;
   const { records, dataset, models, damaged } = await readLightRecords(outputFile, errorsFile);
-  const comparison = models.summary(modelOrder);
-  if (comparison) {
-    const names = comparison.models.map((line) => line.model);
-    comparison.examples = await disagreementExamples([outputFile, errorsFile], comparison.agreement.disagreeing, names);
-    // A row has a record per model: the slowest rows and the errors' examples say which.
-    for (const record of records) record.id = `${record.id} (${record.model})`;
-  }
+  const lines = models.lines(modelOrder);
+  const comparison = lines ? await compareModels(outputFile, errorsFile, lines) : null;
+  // A row has a record per model: the slowest rows and the errors' examples say which.
+  if (comparison) for (const record of records) record.id = `${record.id} (${record.model})`;
   const answered = records.filter((r) => r.attempts > 0);
   return {
     rows: records.length,

@@ -1,9 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { RowRecord } from '../../src/record/record.js';
 import { ModelAgreementTally, rowKeyOf } from '../../src/report/model-agreement.js';
-import { type ModelComparison, ModelTally, modelOrderOf, withModelCosts } from '../../src/report/model-stats.js';
+import { type ModelComparison, withModelCosts } from '../../src/report/model-comparison.js';
+import { ModelTally, modelOrderOf } from '../../src/report/model-stats.js';
 import { accuracyCell, modelComparisonLines } from '../../src/report/model-text.js';
+import { computeStats } from '../../src/report/stats.js';
 import { countedAs } from '../../src/report/text-report.js';
+import { jsonlOf, makeTempDir } from '../support/temp-dir.js';
 
 describe('ModelAgreementTally', () => {
   // Three models, five rows (null: that model's record failed; absent: no record):
@@ -96,8 +99,7 @@ function twoModels(): ModelTally {
 
 describe('ModelTally', () => {
   it('gives one line per model: counts, accuracy, refusals, length, latency median and p95, tokens', () => {
-    const comparison = twoModels().summary()!;
-    const [m1, m2] = comparison.models;
+    const [m1, m2] = twoModels().lines()!;
     expect(m1).toMatchObject({
       model: 'm1',
       succeeded: 3,
@@ -116,23 +118,18 @@ describe('ModelTally', () => {
       tokens: { prompt: 21, completion: 6 },
     });
     expect(m2!.dataset).toMatchObject({ refused: 0, truncated: 0, accuracy: { correct: 1, judged: 2, unjudged: 2 } });
-    // r1 the same ("Yes" and " yes "), r2 not; r3 and r4 have one reply each.
-    expect(comparison.agreement).toEqual({
-      rows: 2,
-      unanimous: 1,
-      pairs: [{ a: 'm1', b: 'm2', rows: 2, same: 1 }],
-      disagreeing: [rowKeyOf({ file: 'q.jsonl', line: 2 })],
-    });
   });
 
   it("puts the models in the run's order (config.models), then any other the records name", () => {
-    const comparison = twoModels().summary(['m2', 'gone', 'm1'])!;
-    expect(comparison.models.map((line) => line.model)).toEqual(['m2', 'm1']);
-    expect(comparison.agreement.pairs).toEqual([{ a: 'm2', b: 'm1', rows: 2, same: 1 }]);
     expect(
       twoModels()
-        .summary(['m2'])!
-        .models.map((line) => line.model),
+        .lines(['m2', 'gone', 'm1'])!
+        .map((line) => line.model),
+    ).toEqual(['m2', 'm1']);
+    expect(
+      twoModels()
+        .lines(['m2'])!
+        .map((line) => line.model),
     ).toEqual(['m2', 'm1']);
   });
 
@@ -140,7 +137,7 @@ describe('ModelTally', () => {
     const tally = new ModelTally();
     tally.add(record('m', 1, { reply: 'a' }), true);
     tally.add(record('m', 2, { reply: 'b' }), true);
-    expect(tally.summary()).toBeNull();
+    expect(tally.lines()).toBeNull();
   });
 
   it("reads the run's models from its manifest", () => {
@@ -151,7 +148,11 @@ describe('ModelTally', () => {
 });
 
 describe("each model's dollars", () => {
-  const comparison = (): ModelComparison => twoModels().summary()!;
+  const comparison = (): ModelComparison => ({
+    models: twoModels().lines()!,
+    agreement: { rows: 0, unanimous: 0, pairs: [], disagreeing: [] },
+    examples: [],
+  });
   it('come from cost.by_model, as an entry with usd or a bare number; unknown is null, never 0', () => {
     const priced = withModelCosts(comparison(), { by_model: { m1: { usd: 0.25 }, m2: 0.5 } });
     expect(priced.models.map((line) => line.usd)).toEqual([0.25, 0.5]);
@@ -174,7 +175,9 @@ describe('the comparison as text', () => {
   });
 
   it('prints the table, the agreement and the rows where the models disagree', () => {
-    const comparison = withModelCosts(twoModels().summary()!, { by_model: { m1: { usd: 0.25 } } });
+    // Worked out by hand from twoModels(): r1 the same ("Yes", " yes "), r2 not; r3 and r4 have one reply each.
+    const agreement = { rows: 2, unanimous: 1, pairs: [{ a: 'm1', b: 'm2', rows: 2, same: 1 }], disagreeing: ['r2'] };
+    const comparison = withModelCosts({ models: twoModels().lines()!, agreement, examples: [] }, { by_model: { m1: { usd: 0.25 } } });
     comparison.examples = [
       {
         id: 'r2',
@@ -197,7 +200,11 @@ describe('the comparison as text', () => {
   });
 
   it('counts records, per model and row, in the headline', () => {
-    const models = twoModels().summary()!;
+    const models: ModelComparison = {
+      models: twoModels().lines()!,
+      agreement: { rows: 0, unanimous: 0, pairs: [], disagreeing: [] },
+      examples: [],
+    };
     expect(countedAs({ rows: 8, repeat: 1, pending: 0, models })).toBe('records: 8 (2 models × 4 rows)');
     expect(countedAs({ rows: 16, repeat: 2, pending: 0, models })).toBe('records: 16 (2 models × 4 rows × 2 samples)');
     expect(countedAs({ rows: 8, repeat: 1, pending: null, models })).toBe('records: 8 (2 models)');
@@ -205,23 +212,50 @@ describe('the comparison as text', () => {
   });
 });
 
-describe('a comparison of JSON replies (--reply-format json)', () => {
-  it("counts each model's replies valid under the schema, and compares their data by value", () => {
-    const tally = new ModelTally();
-    // a: both replies parse. b: r1 parses (the same answer as a's, keys in another order and case), r2 does not.
-    tally.add(record('a', 1, { reply: '{"x":"Yes","n":1}', data: { x: 'Yes', n: 1 } }), true);
-    tally.add(record('b', 1, { reply: '{"n":1,"x":"yes"}', data: { n: 1, x: 'yes' } }), true);
-    tally.add(record('a', 2, { reply: '{"x":"no"}', data: { x: 'no' } }), true);
-    tally.add(record('b', 2, { reply: null, reply_text: 'no', code: 'invalid_reply', category: 'invalid_reply' }), false);
-    const comparison = tally.summary()!;
-    expect(comparison.models.map((line) => [line.dataset.valid, line.dataset.checked])).toEqual([
-      [2, 2],
-      [1, 2],
-    ]);
-    expect(comparison.agreement).toMatchObject({ rows: 1, unanimous: 1, pairs: [{ a: 'a', b: 'b', rows: 1, same: 1 }] });
-    const lines = modelComparisonLines(comparison);
-    expect(lines[1]).toContain('valid (schema)');
-    expect(lines[2]).toContain('100.0% (2/2)');
-    expect(lines[3]).toContain('50.0% (1/2)');
+describe('a comparison of JSON replies (--reply-format json), read from the records files', () => {
+  it("counts each model's replies valid under the schema, and compares their data by value", async () => {
+    const dir = await makeTempDir();
+    try {
+      // a: both replies parse. b: r1 parses (the same answer as a's: keys in another order, another case), r2 does not.
+      await dir.write(
+        'output.jsonl',
+        jsonlOf([
+          record('a', 1, { reply: '{"x":"Yes","n":1}', data: { x: 'Yes', n: 1 } }),
+          record('b', 1, { reply: '{"n":1,"x":"yes"}', data: { n: 1, x: 'yes' } }),
+          record('a', 2, { reply: '{"x":"no"}', data: { x: 'no' } }),
+          record('a', 3, { reply: '{"x":"no"}', data: { x: 'no' } }),
+          record('b', 3, { reply: '{"x":"NO","n":2}', data: { x: 'NO', n: 2 } }),
+        ]),
+      );
+      await dir.write('errors.jsonl', jsonlOf([record('b', 2, { reply_text: 'no', code: 'invalid_reply', category: 'invalid_reply' })]));
+      const stats = await computeStats(dir.file('output.jsonl'), dir.file('errors.jsonl'), { modelOrder: ['b', 'a'] });
+      const comparison = stats.models!;
+      expect(comparison.models.map((line) => [line.model, line.dataset.valid, line.dataset.checked])).toEqual([
+        ['b', 2, 3],
+        ['a', 3, 3],
+      ]);
+      // r1 the same; r2 one reply; r3 differs (n: 2 against no n).
+      expect(comparison.agreement).toEqual({
+        rows: 2,
+        unanimous: 1,
+        pairs: [{ a: 'b', b: 'a', rows: 2, same: 1 }],
+        disagreeing: [rowKeyOf({ file: 'q.jsonl', line: 3 })],
+      });
+      expect(comparison.examples).toEqual([
+        {
+          id: 'r3',
+          answers: [
+            { model: 'b', text: JSON.stringify('{"x":"NO","n":2}') },
+            { model: 'a', text: JSON.stringify('{"x":"no"}') },
+          ],
+        },
+      ]);
+      const lines = modelComparisonLines(comparison);
+      expect(lines[1]).toContain('valid (schema)');
+      expect(lines[2]).toContain('66.7% (2/3)');
+      expect(lines[3]).toContain('100.0% (3/3)');
+    } finally {
+      await dir.remove();
+    }
   });
 });
