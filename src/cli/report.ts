@@ -37,6 +37,8 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       { computeStats, withPending },
       { formatTextReport },
       { readViewRows },
+      { modelOrderOf },
+      { withModelCosts },
     ] = await Promise.all([
       import('../output/manifest.js'),
       import('../output/user-file.js'),
@@ -46,6 +48,8 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       import('../report/stats.js'),
       import('../report/text-report.js'),
       import('../report/rows-view.js'),
+      import('../report/model-stats.js'),
+      import('../report/model-comparison.js'),
     ]);
     const refusal = args.html ? await refusalToOverwrite(args.html, isHtmlReport) : null;
     if (refusal) {
@@ -62,8 +66,10 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       session.exitCode = EXIT.usage;
       return;
     }
+    const computed = await computeStats(paths.output, paths.errors, { modelOrder: modelOrderOf(manifest) });
     const stats = {
-      ...withPending(await computeStats(paths.output, paths.errors), pendingRows(manifest)),
+      ...withPending(computed, pendingRows(manifest)),
+      ...(computed.models ? { models: withModelCosts(computed.models, manifest.cost) } : {}),
       usage: usageOf(manifest),
       ...(manifest.cost === undefined ? {} : { cost: manifest.cost }),
       repeat: samplesPerRow(manifest),
@@ -75,7 +81,12 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
     // Every value in it comes from files anyone may have edited, and from servers.
     session.io.stdout.write(terminalSafe(formatTextReport(stats, title)));
     if (args.html) {
-      const view = await readViewRows(paths.output, paths.errors);
+      const view = await readViewRows(
+        paths.output,
+        paths.errors,
+        undefined,
+        stats.models?.models.map((line) => line.model),
+      );
       await writeUserFile(args.html, renderHtmlReport(stats, title, view)).catch((error: unknown) => {
         throw asWriteFailure(error, args.html!);
       });

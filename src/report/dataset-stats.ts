@@ -44,8 +44,12 @@ export class DatasetTally {
   private truncated = 0;
   private replies = 0;
   private accuracy: NonNullable<DatasetSummary['accuracy']> | null = null;
-  /** Per row id: how many samples gave each answer (answers kept as short hashes). */
+  /** Per row id and model: how many samples gave each answer (answers kept as short hashes). */
   private readonly answers = new Map<string, Map<string, number>>();
+  private readonly models = new Set<string>();
+
+  /** `samples`: whether to measure how a row's samples agree (the whole run's tally does; each model's line does not). */
+  constructor(private readonly samples = true) {}
 
   add(record: RowRecord, ok: boolean): void {
     const invalidReply = record.code === 'invalid_reply';
@@ -56,7 +60,8 @@ export class DatasetTally {
     if (ok || invalidReply || record.finish_reason !== undefined) this.replies++;
     if (record.finish_reason === 'length') this.truncated++;
     if (record.correct !== undefined) this.addJudgement(record.correct);
-    if (typeof record.sample === 'number') this.addSample(String(record.id), answerOf(record, ok));
+    // Samples agree with their own model's samples: another model's answers are the comparison's (model-agreement.ts).
+    if (this.samples && typeof record.sample === 'number') this.addSample(String(record.id), String(record.model), answerOf(record, ok));
   }
 
   /** A hand-edited `correct` that is not true or false counts as not judged. */
@@ -68,9 +73,11 @@ export class DatasetTally {
     } else this.accuracy.unjudged++;
   }
 
-  private addSample(id: string, answer: string): void {
-    let counts = this.answers.get(id);
-    if (!counts) this.answers.set(id, (counts = new Map()));
+  private addSample(id: string, model: string, answer: string): void {
+    this.models.add(model);
+    const key = JSON.stringify([id, model]);
+    let counts = this.answers.get(key);
+    if (!counts) this.answers.set(key, (counts = new Map()));
     counts.set(answer, (counts.get(answer) ?? 0) + 1);
   }
 
@@ -82,7 +89,7 @@ export class DatasetTally {
       truncated: this.truncated,
       replies: this.replies,
       accuracy: this.accuracy,
-      agreement: this.answers.size === 0 ? null : agreementOf(this.answers),
+      agreement: this.answers.size === 0 ? null : agreementOf(this.answers, this.models.size > 1),
     };
   }
 }
@@ -107,9 +114,12 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-function agreementOf(answers: Map<string, Map<string, number>>): NonNullable<DatasetSummary['agreement']> {
+/** With several models, a row's samples are named `id (model)`: each model's samples are a row of their own. */
+function agreementOf(answers: Map<string, Map<string, number>>, nameModels: boolean): NonNullable<DatasetSummary['agreement']> {
   const rows: RowAgreement[] = [];
-  for (const [id, counts] of answers) {
+  for (const [key, counts] of answers) {
+    const [row, model] = JSON.parse(key) as [string, string];
+    const id = nameModels ? `${row} (${model})` : row;
     let samples = 0;
     let top = 0;
     for (const count of counts.values()) {

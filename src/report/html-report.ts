@@ -2,7 +2,8 @@ import { COST_CAVEAT, costText, formatUsd } from '../cost/cost-summary.js';
 import { USAGE_CAVEAT } from '../record/usage-totals.js';
 import { datasetLines } from './dataset-text.js';
 import { type Html, html, jsonScript, trustedHtml } from './html.js';
-import { describePending } from './pending.js';
+import { modelComparisonSection, modelRowsSection } from './model-html.js';
+import { describePending, pendingUnit } from './pending.js';
 import { ROWS_SCRIPT } from './rows-script.js';
 import { MAX_VIEW_TEXT, ROWS_VIEW_LIMITS, type RowsView } from './rows-view.js';
 import type { RunStats } from './stats.js';
@@ -20,14 +21,14 @@ export function isHtmlReport(head: string): boolean {
 /** A self-contained page: inline CSS, SVG and script, nothing fetched; every value from a file escaped. */
 export function renderHtmlReport(stats: RunStats, title: string, view: RowsView = { rows: [], leftOut: 0, textLimit: 0 }): string {
   const latency = stats.latency;
-  const pendingNote = describePending(stats.pending, stats.repeat > 1 ? 'sample' : 'row');
+  const pendingNote = describePending(stats.pending, pendingUnit(stats));
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>chatbatch report: ${title}</title>
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
 <style>${trustedHtml(STYLE)}</style></head><body>
 <h1>chatbatch report: ${title}</h1>
 <div class="cards">
-<div class="card"><b>${stats.rows}</b>${stats.repeat > 1 ? `samples (${stats.repeat} per row)` : 'rows'}</div>
+<div class="card"><b>${stats.rows}</b>${countedName(stats)}</div>
 <div class="card"><b style="color:#2a7">${stats.succeeded}</b>succeeded</div>
 <div class="card"><b style="color:#c33">${stats.failed}</b>failed</div>
 <div class="card"><b>${stats.pending ?? 'unknown'}</b>pending</div>
@@ -41,6 +42,7 @@ ${stats.damagedLines > 0 ? html`<p>${stats.damagedLines} line(s) of the records 
 <p>Cost: ${costText(stats.cost)}, over every session.</p>
 <h2>Replies</h2>
 <ul>${datasetLines(stats.dataset).map((line) => html`<li>${line}</li>`)}</ul>
+${stats.models ? modelComparisonSection(stats.models) : ''}
 ${leastConsistent(stats)}
 ${rowsSection(view)}
 <h2>Latency over time</h2>
@@ -74,6 +76,12 @@ tr.detail dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;mar
 tr.detail pre{margin:0;white-space:pre-wrap;word-break:break-word;font:12px/1.35 ui-monospace,monospace}
 `;
 
+/** What the first card counts: records with several models, samples with --repeat, else rows. */
+function countedName(stats: RunStats): string {
+  if (stats.models) return `records (${stats.models.models.length} models${stats.repeat > 1 ? `, ${stats.repeat} samples per row` : ''})`;
+  return stats.repeat > 1 ? `samples (${stats.repeat} per row)` : 'rows';
+}
+
 /** The dollars as a card, marked as an estimate; nothing when the manifest has no figure. */
 function costCard(stats: RunStats): Html | string {
   const usd = stats.cost?.usd;
@@ -96,11 +104,12 @@ function rowsSection(view: RowsView): Html | string {
   if (view.leftOut > 0) {
     return html`<h2>Rows</h2><p>${view.leftOut} records are more than this page lists (at most ${ROWS_VIEW_LIMITS.maxRows}): the counts above include them all; read output.jsonl and errors.jsonl for each row.</p>`;
   }
-  if (rows.length === 0) return '';
   const cutNote =
     view.textLimit < MAX_VIEW_TEXT
       ? ` Texts longer than ${view.textLimit} characters are cut in this page (the record files keep them whole).`
       : '';
+  if (view.byModel) return modelRowsSection(view.byModel, cutNote);
+  if (rows.length === 0) return '';
   return html`<h2>Rows</h2>
 <div class="controls">
 <input type="search" id="f-search" placeholder="Search ids, inputs, replies, messages" aria-label="search rows">

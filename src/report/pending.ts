@@ -13,7 +13,7 @@ export function pendingRows(manifest: Pick<Manifest, 'status'> & { counts?: Part
 }
 
 /** The line a report adds under the counts; null when nothing is pending. */
-export function describePending(pending: number | null, unit: 'row' | 'sample' = 'row'): string | null {
+export function describePending(pending: number | null, unit: 'row' | 'sample' | 'record' = 'row'): string | null {
   if (pending === null) return 'pending: the manifest has no final count (the run is still going, or was killed); --resume finishes it';
   if (pending === 0) return null;
   return `${pending} ${unit}(s) pending: not answered when the run stopped; run it again with --resume to finish them`;
@@ -33,4 +33,9 @@ export function usageOf(manifest: { usage?: unknown }): UsageTotals | null {
   return figures.length > 0 && figures.every((value) => typeof value === 'number' && Number.isFinite(value))
     ? (usage as UsageTotals)
     : null;
+}
+
+/** What a run's pending count counts: records with several models, samples with --repeat, else rows. */
+export function pendingUnit(stats: { repeat: number; models?: unknown }): 'row' | 'sample' | 'record' {
+  return stats.models ? 'record' : stats.repeat > 1 ? 'sample' : 'row';
 }

@@ -1,6 +1,12 @@
 import { jsonlRowCount } from '../input/jsonl-count.js';
 import type { RowRecord } from '../record/record.js';
+import { rowKeyOf } from './model-agreement.js';
+import { answerKey } from './model-answer.js';
+import { groupByRow, type KeyedViewRow, type ModelRowsView } from './model-rows.js';
 import { numberOr0, readRecordFile, stringOrNull } from './record-file.js';
+import type { ViewRow } from './view-row.js';
+
+export type { ViewRow } from './view-row.js';
 
 /** Longest text a row carries into the page; the record files keep the whole. */
 const MAX_TEXT = 4000;
@@ -26,50 +32,36 @@ export const ROWS_VIEW_LIMITS: RowsViewLimits = { maxRows: 200_000, pageChars: 2
 /** The rows view: its rows, or none and how many records were left out. */
 export interface RowsView {
   rows: ViewRow[];
+  /** With more than one model in the records: the rows grouped, each model's record side by side (`rows` is then empty). */
+  byModel?: ModelRowsView;
   /** Records left out of the view (all of them, past `maxRows`). */
   leftOut: number;
   /** How long each text may be in this page. */
   textLimit: number;
 }
 
-/** One row (or sample) as the page's rows view shows it: short keys, as it is embedded 100,000 times. */
-export interface ViewRow {
-  id: string;
-  /** Sample index with --repeat; absent otherwise. */
-  s?: number;
-  ok: boolean;
-  st: number | string | null;
-  cat: string | null;
-  code: string | null;
-  msg: string | null;
-  att: number;
-  fr: string | null;
-  tr: string | null;
-  /** The row's own fields (--keep-input), values as text. */
-  in: Record<string, string> | null;
-  /** The reply (or the reply that failed the check). */
-  r: string | null;
-  /** `data` as indented JSON. */
-  d: string | null;
-  /** The model's reasoning, when the record kept it; absent otherwise. */
-  rs?: string;
-  /** With --expect: whether the reply matched the reference (null: not judged); absent otherwise. */
-  c?: boolean | null;
-  /** With samples: the share of this row's samples that agree with its most common answer. */
-  ag?: number;
-}
-
-/** Every record of the run as a view row, in input order (file, line, sample), within `limits`. */
-export async function readViewRows(outputFile: string, errorsFile: string, limits = ROWS_VIEW_LIMITS): Promise<RowsView> {
+/**
+ * Every record of the run as a view row, in input order (file, line, sample), within `limits`;
+ * with several models, grouped by row (models in `modelOrder`, the run's order, first).
+ */
+export async function readViewRows(
+  outputFile: string,
+  errorsFile: string,
+  limits = ROWS_VIEW_LIMITS,
+  modelOrder: readonly string[] = [],
+): Promise<RowsView> {
   const count = (await Promise.all([outputFile, errorsFile].map((file) => jsonlRowCount(file).catch(() => 0)))).reduce((a, b) => a + b, 0);
   if (count > limits.maxRows) return { rows: [], leftOut: count, textLimit: 0 };
   // A row shows up to four texts (message, reply, data, input): they share the row's part.
   const textLimit = Math.max(MIN_TEXT, Math.min(MAX_TEXT, Math.floor(limits.pageChars / Math.max(1, count) / 4)));
-  return { rows: await collectRows(outputFile, errorsFile, textLimit), leftOut: 0, textLimit };
+  const rows = await collectRows(outputFile, errorsFile, textLimit);
+  const byModel = groupByRow(rows, modelOrder);
+  if (byModel) return { rows: [], byModel, leftOut: 0, textLimit };
+  return { rows: rows.map(({ rowKey: _key, model: _model, answerKey: _answer, ...row }) => row), leftOut: 0, textLimit };
 }
 
-async function collectRows(outputFile: string, errorsFile: string, textLimit: number): Promise<ViewRow[]> {
-  const rows: Array<ViewRow & { file: string; line: number; answer: string }> = [];
+async function collectRows(outputFile: string, errorsFile: string, textLimit: number): Promise<KeyedViewRow[]> {
+  const rows: Array<KeyedViewRow & { file: string; line: number; answer: string }> = [];
   const fileOrder = new Map<string, number>();
   for (const [file, ok] of [
     [outputFile, true],
@@ -78,7 +70,15 @@ async function collectRows(outputFile: string, errorsFile: string, textLimit: nu
     for await (const record of readRecordFile(file)) {
       const origin = String(stringOrNull(record.file));
       if (!fileOrder.has(origin)) fileOrder.set(origin, fileOrder.size);
-      rows.push({ ...viewRow(record, ok, textLimit), file: origin, line: numberOr0(record.line), answer: answerText(record, ok) });
+      rows.push({
+        ...viewRow(record, ok, textLimit),
+        file: origin,
+        line: numberOr0(record.line),
+        answer: answerText(record, ok),
+        rowKey: rowKeyOf(record),
+        model: String(stringOrNull(record.model)),
+        answerKey: answerKey(record, ok),
+      });
     }
   }
   rows.sort((a, b) => fileOrder.get(a.file)! - fileOrder.get(b.file)! || a.line - b.line || (a.s ?? 0) - (b.s ?? 0));
@@ -130,14 +130,15 @@ function answerText(record: RowRecord, ok: boolean): string {
   return record.data !== undefined ? `data:${JSON.stringify(record.data)}` : `reply:${String(record.reply).trim()}`;
 }
 
-/** Each sample gets its row's agreement (share of samples equal to the most common answer). */
-export function markAgreement(rows: Array<ViewRow & { answer: string }>): void {
+/** Each sample gets its row's agreement (share of the row's samples from its model equal to the most common answer). */
+export function markAgreement(rows: Array<ViewRow & { answer: string; model?: string }>): void {
   const byId = new Map<string, Array<ViewRow & { answer: string }>>();
   for (const row of rows) {
     if (row.s === undefined) continue;
-    const samples = byId.get(row.id);
+    const key = JSON.stringify([row.id, row.model ?? null]);
+    const samples = byId.get(key);
     if (samples) samples.push(row);
-    else byId.set(row.id, [row]);
+    else byId.set(key, [row]);
   }
   for (const samples of byId.values()) {
     const counts = new Map<string, number>();

@@ -3,6 +3,9 @@ import type { RowRecord } from '../record/record.js';
 import type { UsageTotals } from '../record/usage-totals.js';
 import { readCheckedRecords } from './checked-records.js';
 import { type DatasetSummary, DatasetTally } from './dataset-stats.js';
+import { compareModels, type ModelComparison } from './model-comparison.js';
+import { ModelTally } from './model-stats.js';
+import { quantile } from './quantile.js';
 import { numberOr0, stringOrNull } from './record-file.js';
 
 export interface ErrorGroup {
@@ -40,6 +43,8 @@ export interface RunStats {
   points: Array<{ t: number; duration_ms: number; status: number | string | null; ok: boolean; attempts: number }>;
   /** What an evaluation asks of the replies: schema validity, refusals, truncations, sample agreement. */
   dataset: DatasetSummary;
+  /** With more than one model in the records: one line per model, and how the models agree. */
+  models?: ModelComparison;
   /** Lines of the records files that were not records (torn or hand-edited), skipped. */
   damagedLines: number;
   /** The same lines, each naming its file and line and what is wrong. */
@@ -47,8 +52,9 @@ export interface RunStats {
 }
 
 interface LightRecord {
-  /** The row's id, with `#<sample>` for a sample: what the report names it by. */
+  /** The row's id, with `#<sample>` for a sample (and the model when there are several): what the report names it by. */
   id: string;
+  model: string;
   status: number | string | null;
   code: string | null;
   category: string | null;
@@ -64,9 +70,21 @@ interface LightRecord {
 /** The most throughput buckets a report draws, however far apart (edited) records say rows started. */
 const MAX_BUCKETS = 1000;
 
+export interface StatsOptions {
+  /** Most points the latency chart draws. */
+  maxPoints?: number;
+  /** The run's models in the order given (its manifest's `config.models`): the comparison's order. */
+  modelOrder?: readonly string[];
+}
+
 /** Reads output.jsonl and errors.jsonl of a run and computes what `chatbatch report` shows. */
-export async function computeStats(outputFile: string, errorsFile: string, maxPoints = 20_000): Promise<RunStats> {
-  const { records, dataset, damaged } = await readLightRecords(outputFile, errorsFile);
+export async function computeStats(outputFile: string, errorsFile: string, options: StatsOptions = {}): Promise<RunStats> {
+  const { maxPoints = 20_000, modelOrder = [] } = options;
+  const { records, dataset, models, damaged } = await readLightRecords(outputFile, errorsFile);
+  const lines = models.lines(modelOrder);
+  const comparison = lines ? await compareModels(outputFile, errorsFile, lines) : null;
+  // A row has a record per model: the slowest rows and the errors' examples say which.
+  if (comparison) for (const record of records) record.id = `${record.id} (${record.model})`;
   const answered = records.filter((r) => r.attempts > 0);
   return {
     rows: records.length,
@@ -81,6 +99,7 @@ export async function computeStats(outputFile: string, errorsFile: string, maxPo
       .map((r) => ({ id: r.id, duration_ms: r.duration_ms, attempts: r.attempts, trace_id: r.trace_id })),
     ...timeline(answered, maxPoints),
     dataset,
+    ...(comparison ? { models: comparison } : {}),
     damagedLines: damaged.length,
     damaged,
   };
@@ -90,6 +109,7 @@ export async function computeStats(outputFile: string, errorsFile: string, maxPo
 async function readLightRecords(outputFile: string, errorsFile: string) {
   const records: LightRecord[] = [];
   const dataset = new DatasetTally();
+  const models = new ModelTally();
   const damaged: string[] = [];
   for (const [file, ok] of [
     [outputFile, true],
@@ -98,9 +118,10 @@ async function readLightRecords(outputFile: string, errorsFile: string) {
     for await (const record of readCheckedRecords(file, (problem) => damaged.push(problem))) {
       records.push(lightRecord(record, ok));
       dataset.add(record, ok);
+      models.add(record, ok);
     }
   }
-  return { records, dataset: dataset.summary(), damaged };
+  return { records, dataset: dataset.summary(), models, damaged };
 }
 
 /** Every field checked for its type: the files may have been edited by hand. */
@@ -109,6 +130,7 @@ function lightRecord(record: RowRecord, ok: boolean): LightRecord {
   const status = record.status as unknown;
   return {
     id: typeof record.sample === 'number' ? `${id}#${record.sample}` : id,
+    model: String(stringOrNull(record.model)),
     status: typeof status === 'number' ? status : stringOrNull(status),
     code: stringOrNull(record.code),
     category: stringOrNull(record.category),
@@ -207,12 +229,6 @@ export function withPending(stats: RunStats, pending: number | null): RunStats {
 
 function increment(counts: Record<string, number>, key: string): void {
   counts[key] = (counts[key] ?? 0) + 1;
-}
-
-/** Nearest-rank quantile of sorted values. */
-export function quantile(sorted: readonly number[], q: number): number {
-  const rank = Math.max(1, Math.ceil(q * sorted.length));
-  return sorted[rank - 1]!;
 }
 
 function niceBucket(seconds: number): number {

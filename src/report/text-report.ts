@@ -1,6 +1,7 @@
 import { costText } from '../cost/cost-summary.js';
 import { datasetLines, leastConsistentLines } from './dataset-text.js';
-import { describePending } from './pending.js';
+import { modelComparisonLines } from './model-text.js';
+import { describePending, pendingUnit } from './pending.js';
 import type { RunStats } from './stats.js';
 import { usageSummary } from './usage-text.js';
 
@@ -10,7 +11,7 @@ export function formatTextReport(stats: RunStats, title: string): string {
     `${countedAs(stats)}  ok: ${stats.succeeded}  failed: ${stats.failed}  pending: ${stats.pending ?? 'unknown'}` +
       (stats.cached ? `  (cached: ${stats.cached})` : ''),
   );
-  const pendingNote = describePending(stats.pending, stats.repeat > 1 ? 'sample' : 'row');
+  const pendingNote = describePending(stats.pending, pendingUnit(stats));
   if (pendingNote) lines.push(pendingNote);
   lines.push(
     stats.usage
@@ -20,6 +21,7 @@ export function formatTextReport(stats: RunStats, title: string): string {
   lines.push(`cost: ${costText(stats.cost)}, over every session`);
   if (stats.damagedLines > 0) lines.push(`${stats.damagedLines} line(s) of the records files are not records (torn or edited): skipped`);
   lines.push('', 'replies:', ...datasetLines(stats.dataset).map((line) => `  ${line}`));
+  if (stats.models) lines.push('', ...modelComparisonLines(stats.models));
   const least = leastConsistentLines(stats.dataset);
   if (least.length > 0) lines.push('', 'least consistent rows:', ...least.map((line) => `  ${line}`));
   lines.push('', 'by status:', ...table(stats.byStatus));
@@ -59,7 +61,8 @@ export function formatTextReport(stats: RunStats, title: string): string {
 }
 
 /** With samples, ok, failed and pending count samples: the line says so, and how many rows. */
-export function countedAs(stats: Pick<RunStats, 'rows' | 'repeat' | 'pending'>): string {
+export function countedAs(stats: Pick<RunStats, 'rows' | 'repeat' | 'pending' | 'models'>): string {
+  if (stats.models) return recordsOfModels(stats, stats.models.models.length);
   if (stats.repeat <= 1) return `rows: ${stats.rows}`;
   const rows = stats.pending === null ? '' : `${stats.rows / stats.repeat} rows × `;
   return `samples: ${stats.rows} (${rows}${stats.repeat} per row)`;
@@ -68,4 +71,12 @@ export function countedAs(stats: Pick<RunStats, 'rows' | 'repeat' | 'pending'>):
 function table(counts: Record<string, number>, order?: (a: string, b: string) => number): string[] {
   const entries = Object.entries(counts).sort(order ? ([a], [b]) => order(a, b) : ([, a], [, b]) => b - a);
   return entries.map(([key, count]) => `  ${key.padEnd(24)} ${count}`);
+}
+
+/** With several models, ok, failed and pending count records (one per row, model and sample). */
+function recordsOfModels(stats: Pick<RunStats, 'rows' | 'repeat' | 'pending'>, models: number): string {
+  const samples = stats.repeat > 1 ? ` × ${stats.repeat} samples` : '';
+  const rows = stats.rows / models / stats.repeat;
+  const perRow = stats.pending === null || !Number.isInteger(rows) ? '' : ` × ${rows} rows${samples}`;
+  return `records: ${stats.rows} (${models} models${perRow})`;
 }

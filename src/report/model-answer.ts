@@ -1,0 +1,37 @@
+import { hash } from 'node:crypto';
+import type { RowRecord } from '../record/record.js';
+
+/**
+ * What two models' replies must share to count as the same answer, as a short key: equal keys,
+ * same answer. The normalisation is the reference-answer judge's (src/reply/reference-answer.ts,
+ * `--expect`): a text reply trimmed and compared ignoring case; with `--reply-format json` the
+ * parsed `data` compared as JSON values, objects by their keys in any order, lists item by item,
+ * strings trimmed and ignoring case, numbers, booleans and null as themselves. (The judge also
+ * reads a text reference as JSON, since CSV cells are always text; two replies' `data` are both
+ * JSON already, so a string and a number stay different answers here.)
+ *
+ * Kept as a hash, not the text: a report holds one key per record, whatever the replies' size.
+ * Null for a record with no answer to compare (a failure).
+ */
+export function answerKey(record: Pick<RowRecord, 'reply' | 'data'>, ok: boolean): string | null {
+  if (!ok) return null;
+  if (record.data !== undefined) return hash('sha1', `data:${normalJson(record.data)}`).slice(0, 16);
+  if (typeof record.reply !== 'string') return null;
+  return hash('sha1', `text:${normalText(record.reply)}`).slice(0, 16);
+}
+
+/** The judge's text rule: trimmed, case ignored (JavaScript's `toLowerCase`). */
+function normalText(text: string): string {
+  return text.trim().toLowerCase();
+}
+
+/** JSON with object keys sorted and every string normalised like a text reply. */
+function normalJson(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(normalText(value));
+  if (Array.isArray(value)) return `[${value.map(normalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${normalJson(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

@@ -1,0 +1,45 @@
+import { readCheckedRecords } from './checked-records.js';
+import { type ModelAgreement, ModelAgreementTally, rowKeyOf } from './model-agreement.js';
+import { answerKey } from './model-answer.js';
+import { type DisagreementExample, disagreementExamples } from './model-examples.js';
+import type { ModelLine } from './model-stats.js';
+import { stringOrNull } from './record-file.js';
+
+/** What `report` shows for a run whose records name more than one model. */
+export interface ModelComparison {
+  models: ModelLine[];
+  agreement: ModelAgreement;
+  /** The first rows where the models disagree, each model's answer beside the others. */
+  examples: DisagreementExample[];
+}
+
+/**
+ * The comparison of the models in `lines` (their order): how their answers agree, from
+ * output.jsonl (a failed record has no answer, so errors.jsonl adds nothing to it), and the
+ * first rows where they disagree with every model's answer, failures included.
+ */
+export async function compareModels(outputFile: string, errorsFile: string, lines: ModelLine[]): Promise<ModelComparison> {
+  const names = lines.map((line) => line.model);
+  const tally = new ModelAgreementTally();
+  // Damaged lines were named by the first read: skipped here without a word.
+  for await (const record of readCheckedRecords(outputFile, () => {})) {
+    tally.add(rowKeyOf(record), String(stringOrNull(record.model)), answerKey(record, true));
+  }
+  const agreement = tally.summary(names);
+  return { models: lines, agreement, examples: await disagreementExamples([outputFile, errorsFile], agreement.disagreeing, names) };
+}
+
+/**
+ * Each model's dollars from the manifest's `cost.by_model` (an entry `{ usd }`, or a bare number):
+ * null when its price is unknown; left absent when the manifest keeps no cost at all.
+ */
+export function withModelCosts(comparison: ModelComparison, cost: { by_model?: unknown } | undefined): ModelComparison {
+  if (cost === undefined) return comparison;
+  const byModel = typeof cost.by_model === 'object' && cost.by_model !== null ? (cost.by_model as Record<string, unknown>) : {};
+  const usdOf = (model: string): number | null => {
+    const entry = Object.hasOwn(byModel, model) ? byModel[model] : undefined;
+    const usd = typeof entry === 'object' && entry !== null ? (entry as { usd?: unknown }).usd : entry;
+    return typeof usd === 'number' && Number.isFinite(usd) && usd >= 0 ? usd : null;
+  };
+  return { ...comparison, models: comparison.models.map((line) => ({ ...line, usd: usdOf(line.model) })) };
+}

@@ -1,0 +1,114 @@
+/**
+ * The rows view's script for a run of several models, inlined in the page (no network): one
+ * table row per input row (and sample), one column per model with its reply or failure and a
+ * mark when it was judged (--expect). Like the single-model script (rows-script.ts) it reads the
+ * rows from the page's JSON data element, shows 100 at a time, and puts every value in place as
+ * text (textContent), never as markup.
+ */
+export const MODEL_ROWS_SCRIPT = `(() => {
+  const PAGE = 100;
+  const data = JSON.parse(document.getElementById('rows-data').textContent);
+  const rows = data.rows;
+  const $ = (id) => document.getElementById(id);
+  const body = $('rows-body');
+  const samples = rows.some((row) => row.s !== undefined);
+  const columns = 2 + (samples ? 1 : 0) + data.models.length;
+  let shown = rows;
+  let page = 0;
+  const present = (row) => row.ms.filter((m) => m !== null);
+  const some = (row, test) => row.ms.some((m) => m !== null && test(m));
+  const answer = (m) => m.d !== null ? m.d : (m.r === null ? '' : m.r);
+  const mark = (m) => m.c === true ? '\\u2713 ' : m.c === false ? '\\u2717 ' : '';
+  const cellText = (m) => m === null ? '(no record)' : m.ok ? mark(m) + answer(m) : 'failed (' + (m.cat || m.code) + ')';
+  const cellClass = (m) => 'cut ' + (m === null ? 'none' : !m.ok ? 'failed' : m.c === true ? 'right' : m.c === false ? 'wrong' : 'ok');
+  const text = (row) => row.hay || (row.hay = [row.id, row.in ? Object.values(row.in).join(' ') : '', ...present(row).map((m) => [m.msg, m.r, m.d, m.code, m.cat, m.tr].join(' '))].join(' ').toLowerCase());
+  const el = (tag, content, cls) => { const e = document.createElement(tag); if (content !== undefined && content !== null) e.textContent = String(content); if (cls) e.className = cls; return e; };
+  const fill = (select, values) => { for (const v of [...new Set(values)].filter((v) => v !== null).sort()) select.append(el('option', v)); };
+  fill($('f-category'), rows.flatMap((row) => present(row).map((m) => m.cat)));
+  fill($('f-finish'), rows.flatMap((row) => present(row).map((m) => m.fr)));
+  if (!rows.some((row) => some(row, (m) => m.ag !== undefined))) $('f-disagree-label').hidden = true;
+  if (!rows.some((row) => some(row, (m) => m.c !== undefined))) $('f-wrong-label').hidden = true;
+  function matches(row, f) {
+    if (f.o === 'ok' && some(row, (m) => !m.ok)) return false;
+    if (f.o === 'failed' && !some(row, (m) => !m.ok)) return false;
+    if (f.c && !some(row, (m) => m.cat === f.c)) return false;
+    if (f.f && !some(row, (m) => m.fr === f.f)) return false;
+    if (f.models && row.dis !== true) return false;
+    if (f.samples && !some(row, (m) => m.ag < 1)) return false;
+    if (f.w && !some(row, (m) => m.c === false)) return false;
+    return !f.q || text(row).includes(f.q);
+  }
+  function apply() {
+    const f = { q: $('f-search').value.trim().toLowerCase(), o: $('f-outcome').value, c: $('f-category').value, f: $('f-finish').value, models: $('f-models').checked, samples: $('f-disagree').checked, w: $('f-wrong').checked };
+    shown = rows.filter((row) => matches(row, f));
+    page = 0;
+    render();
+  }
+  function modelDetail(name, m) {
+    const box = el('div', null, 'model');
+    box.append(el('h3', name));
+    if (m === null) { box.append(el('p', 'no record (pending)')); return box; }
+    const dl = el('dl');
+    const add = (key, value, pre) => { if (value === null || value === undefined || value === '') return; dl.append(el('dt', key)); const dd = el('dd'); dd.append(el(pre ? 'pre' : 'span', value)); dl.append(dd); };
+    add('reply', m.r, true);
+    add('reasoning', m.rs, true);
+    add('data', m.d, true);
+    add('outcome', m.ok ? 'ok' : 'failed');
+    if (m.c !== undefined) add('correct', m.c === null ? 'not judged (no reply, or no reference)' : String(m.c));
+    add('status', m.st === null ? 'none' : m.st);
+    add('category', m.cat);
+    add('code', m.code);
+    add('message', m.msg, true);
+    add('finish_reason', m.fr);
+    add('attempts', m.att);
+    add('trace id', m.tr);
+    if (m.ag !== undefined) add('sample agreement', Math.round(m.ag * 100) + '%');
+    box.append(dl);
+    return box;
+  }
+  function detail(row) {
+    const tr = el('tr', null, 'detail');
+    const td = el('td');
+    td.colSpan = columns;
+    const dl = el('dl');
+    const add = (key, value) => { dl.append(el('dt', key)); const dd = el('dd'); dd.append(el('pre', value)); dl.append(dd); };
+    add('id', row.id);
+    if (row.s !== undefined) add('sample', row.s);
+    if (row.in) for (const [k, v] of Object.entries(row.in)) add('input.' + k, v);
+    else add('input', '(not in the records: run with --keep-input to keep the row\\'s fields)');
+    if (row.dis !== undefined) add('models', row.dis ? 'disagree' : 'agree');
+    const side = el('div', null, 'side');
+    data.models.forEach((name, i) => side.append(modelDetail(name, row.ms[i])));
+    td.append(dl, side);
+    tr.append(td);
+    return tr;
+  }
+  function render() {
+    body.replaceChildren();
+    const pages = Math.max(1, Math.ceil(shown.length / PAGE));
+    page = Math.min(page, pages - 1);
+    for (const row of shown.slice(page * PAGE, page * PAGE + PAGE)) {
+      const tr = el('tr', null, 'row' + (row.dis ? ' disagree' : ''));
+      const input = row.in ? Object.entries(row.in).map(([k, v]) => k + ': ' + v).join('  ') : '';
+      tr.append(el('td', row.id));
+      if (samples) tr.append(el('td', row.s === undefined ? '' : row.s));
+      tr.append(el('td', input.slice(0, 200), 'cut'));
+      for (const m of row.ms) tr.append(el('td', cellText(m).slice(0, 200), cellClass(m)));
+      tr.tabIndex = 0;
+      const toggle = () => { const next = tr.nextSibling; if (next && next.classList && next.classList.contains('detail')) next.remove(); else tr.after(detail(row)); };
+      tr.addEventListener('click', toggle);
+      tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') toggle(); });
+      body.append(tr);
+    }
+    $('rows-count').textContent = shown.length + ' of ' + rows.length + ' shown';
+    $('rows-page').textContent = 'page ' + (page + 1) + ' of ' + pages;
+    $('rows-prev').disabled = page === 0;
+    $('rows-next').disabled = page >= pages - 1;
+  }
+  let timer = null;
+  $('f-search').addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(apply, 150); });
+  for (const id of ['f-outcome', 'f-category', 'f-finish', 'f-models', 'f-disagree', 'f-wrong']) $(id).addEventListener('change', apply);
+  $('rows-prev').addEventListener('click', () => { page--; render(); });
+  $('rows-next').addEventListener('click', () => { page++; render(); });
+  render();
+})();`;

@@ -1,0 +1,86 @@
+import type { RowRecord } from '../record/record.js';
+import { countedUsage } from '../record/usage-totals.js';
+import { type DatasetSummary, DatasetTally } from './dataset-stats.js';
+import { quantile } from './quantile.js';
+import { numberOr0, stringOrNull } from './record-file.js';
+
+/** One model's line of a multi-model report. */
+export interface ModelLine {
+  model: string;
+  /** Records in output.jsonl (ok) and errors.jsonl (failed) for this model. */
+  succeeded: number;
+  failed: number;
+  /** Accuracy (--expect), valid replies, refusals and `finish_reason: length`, as for the whole run. */
+  dataset: DatasetSummary;
+  /** Milliseconds from first attempt to final answer, over the records that sent a request. */
+  latency: { p50: number; p95: number } | null;
+  /** Tokens the records' `usage` reports, cached records left out (they cost nothing this time). */
+  tokens: { prompt: number; completion: number };
+  /** Dollars from the manifest's `cost.by_model`: null when unknown, absent when the manifest has no cost. */
+  usd?: number | null;
+}
+
+interface OneModel {
+  succeeded: number;
+  failed: number;
+  dataset: DatasetTally;
+  durations: number[];
+  prompt: number;
+  completion: number;
+}
+
+/**
+ * Tallies each model's records, one record at a time. Counters and a duration per record only:
+ * the answers the agreement compares are read again, and only for a run of several models
+ * (model-comparison.ts), so a one-model run of a million rows pays nothing for them.
+ */
+export class ModelTally {
+  private readonly byModel = new Map<string, OneModel>();
+
+  add(record: RowRecord, ok: boolean): void {
+    const model = String(stringOrNull(record.model));
+    let tally = this.byModel.get(model);
+    if (!tally) {
+      tally = { succeeded: 0, failed: 0, dataset: new DatasetTally(false), durations: [], prompt: 0, completion: 0 };
+      this.byModel.set(model, tally);
+    }
+    if (ok) tally.succeeded++;
+    else tally.failed++;
+    tally.dataset.add(record, ok);
+    if (numberOr0(record.attempts) > 0) tally.durations.push(numberOr0(record.duration_ms));
+    const usage = record.cached === true ? null : countedUsage(record.usage);
+    if (usage) {
+      tally.prompt += usage.prompt;
+      tally.completion += usage.completion;
+    }
+  }
+
+  /**
+   * One line per model, models in `order` (the run's `config.models`) first, then any other model
+   * the records name in the order read; null when the records name fewer than two models.
+   */
+  lines(order: readonly string[] = []): ModelLine[] | null {
+    if (this.byModel.size < 2) return null;
+    const models = [...new Set([...order.filter((model) => this.byModel.has(model)), ...this.byModel.keys()])];
+    return models.map((model) => lineOf(model, this.byModel.get(model)!));
+  }
+}
+
+function lineOf(model: string, tally: OneModel): ModelLine {
+  const sorted = tally.durations.sort((a, b) => a - b);
+  return {
+    model,
+    succeeded: tally.succeeded,
+    failed: tally.failed,
+    dataset: tally.dataset.summary(),
+    latency: sorted.length === 0 ? null : { p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95) },
+    tokens: { prompt: tally.prompt, completion: tally.completion },
+  };
+}
+
+/** The run's models in the order given, from its manifest (`config.models`, else `config.model`). */
+export function modelOrderOf(manifest: { config?: Record<string, unknown> }): string[] {
+  const models = manifest.config?.models;
+  if (Array.isArray(models)) return models.filter((model): model is string => typeof model === 'string');
+  return typeof manifest.config?.model === 'string' ? [manifest.config.model] : [];
+}
