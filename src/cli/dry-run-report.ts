@@ -11,7 +11,13 @@ export function formatDryRun(report: DryRunReport, config: RunConfig): string {
     'dry run: nothing was sent',
     `  inputs: ${report.files.length} file(s), ${report.rows} row(s)${config.shard ? ` in shard ${config.shard.index}/${config.shard.count}` : ''}: ${report.valid} valid, ${report.invalidCount} invalid`,
   ];
-  if (config.repeat > 1) lines.push(`  requests: ${report.requests} (${report.valid} valid row(s) × ${config.repeat} samples, --repeat)`);
+  const copies = [
+    config.models.length > 1 ? `${config.models.length} models` : '',
+    config.repeat > 1 ? `${config.repeat} samples, --repeat` : '',
+  ]
+    .filter(Boolean)
+    .join(' × ');
+  if (copies !== '') lines.push(`  requests: ${report.requests} (${report.valid} valid row(s) × ${copies})`);
   if (report.invalidCount > 0) {
     lines.push('  invalid rows:');
     for (const row of report.invalid) lines.push(`    ${row.file}:${row.line}: ${row.problem}`);
@@ -43,7 +49,7 @@ export function formatDryRun(report: DryRunReport, config: RunConfig): string {
   );
   if (report.estimatedCompletionTokens !== null)
     lines.push(`  estimated completion tokens: at most ${formatTokens(report.estimatedCompletionTokens)} (max_tokens for each row)`);
-  lines.push(`  estimated cost: ${costLine(report, config)}`);
+  lines.push(`  estimated cost: ${costLine(report)}`);
   if (report.limits.maxTotalTokens !== null) lines.push(`  token budget: ${budgetLine(report, config)}`);
   if (report.limits.maxCost !== null) lines.push(`  cost budget: ${costBudgetLine(report, config)}`);
   const { rpm, tpm } = report.limits;
@@ -80,11 +86,10 @@ function budgetLine(report: DryRunReport, config: RunConfig): string {
 }
 
 /** The dollar range, and the price it comes from. */
-function costLine(report: DryRunReport, config: RunConfig): string {
+function costLine(report: DryRunReport): string {
   const { cost } = report;
-  if (cost.source === null) return `unknown: the price table has no price for ${config.model} (give --price ${config.model}=IN/OUT)`;
-  const priced = cost.pricedAs ? `${cost.source}, as ${cost.pricedAs}` : cost.source;
-  return `${formatCostRange(cost, formatUsd)}; prices: ${priced}`;
+  if (cost.prices === null) return `unknown: the price table has no price for ${cost.unpriced} (give --price ${cost.unpriced}=IN/OUT)`;
+  return `${formatCostRange(cost, formatUsd)}; prices: ${cost.prices}`;
 }
 
 /** --max-cost against the range: whether the run would stop at it (exit 4). */

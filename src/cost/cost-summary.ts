@@ -1,4 +1,5 @@
 import type { CostAccount } from './cost-account.js';
+import type { PriceBook } from './price-book.js';
 
 /** Says, wherever dollars are shown, what they are. */
 export const COST_CAVEAT = "estimated from token usage and list prices; the provider's console is the bill";
@@ -44,6 +45,11 @@ export function manifestCost(account: CostAccount): ManifestCost {
     source: sources.includes(null) ? null : sources.join(', '),
     note: COST_CAVEAT,
   };
+}
+
+/** Where each model's price comes from, in words: `@pydantic/genai-prices 0.1.8, as openai/gpt-4o`, joined by `; `. */
+export function priceWords(books: readonly PriceBook[]): string {
+  return books.map((book) => (book.pricedAs ? `${book.source}, as ${book.pricedAs}` : (book.source ?? 'unknown'))).join('; ');
 }
 
 /** Dollars to a millionth of a cent: sums of float products carry noise past that. */

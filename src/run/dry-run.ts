@@ -1,5 +1,6 @@
 import { CostAccount } from '../cost/cost-account.js';
 import { type CostRange, modelsCostRange } from '../cost/cost-range.js';
+import { priceWords } from '../cost/cost-summary.js';
 import { runPriceBooks } from '../cost/run-prices.js';
 import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
@@ -29,7 +30,7 @@ export interface DryRunReport {
   valid: number;
   invalid: InvalidRowNote[];
   invalidCount: number;
-  /** Requests a run would send at first try: the valid rows times `repeat`. */
+  /** Requests a run would send at first try: the valid rows times `repeat` times the models. */
   requests: number;
   firstRequestBody: string | null;
   estimatedPromptTokens: number;
@@ -39,8 +40,8 @@ export interface DryRunReport {
   limits: RunLimits;
   /** With --resume: what the output directory has spent already, as the token budget counts it. */
   spentBefore: number | null;
-  /** What the requests could cost in dollars (see CostRange), and the price used. */
-  cost: CostRange & { source: string | null; pricedAs: string | null };
+  /** What the requests could cost in dollars (see CostRange); where the prices come from (null when a model has none), and that model. */
+  cost: CostRange & { prices: string | null; unpriced: string | null };
   /** With --resume: the dollars the output directory has spent already; null when unknown. */
   costBefore: number | null;
   /** Lower bound on wall time: by concurrency at the assumed latency, and by rpm/tpm budgets. */
@@ -77,7 +78,12 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
       config.shard,
     ),
     spentBefore: config.resume && config.outDir ? budgetSpent(earlier?.usage) : null,
-    cost: { low: null, high: null, source: prices[0]!.source, pricedAs: prices[0]!.pricedAs },
+    cost: {
+      low: null,
+      high: null,
+      prices: prices.some((book) => book.source === null) ? null : priceWords(prices),
+      unpriced: prices.find((book) => book.source === null)?.model ?? null,
+    },
     costBefore: earlier ? new CostAccount({ books: prices, limit: null, before: earlier.sessions ?? [] }).totalUsd : null,
   };
   const batchNotes = new BatchNotes(config.models);
@@ -111,7 +117,8 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
   report.cost = { ...report.cost, ...range };
   const estimatedTokens = report.estimatedPromptTokens + (report.estimatedCompletionTokens ?? 0);
   const { rpm, tpm } = report.limits;
-  const byConcurrency = (report.requests * options.assumedLatencyMs) / 1000 / (config.concurrency ?? AUTO_CEILING);
+  // Each model has its own lane of --concurrency (model-lanes.ts).
+  const byConcurrency = (report.requests * options.assumedLatencyMs) / 1000 / ((config.concurrency ?? AUTO_CEILING) * config.models.length);
   const byRpm = rpm ? (report.requests / rpm) * 60 : 0;
   const byTpm = tpm ? (estimatedTokens / tpm) * 60 : 0;
   report.estimatedSeconds = Math.max(byConcurrency, byRpm, byTpm);

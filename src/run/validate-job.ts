@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { formatCostRange, modelsCostRange } from '../cost/cost-range.js';
-import { formatUsd } from '../cost/cost-summary.js';
+import { formatUsd, priceWords } from '../cost/cost-summary.js';
 import { loadPriceBook } from '../cost/price-book.js';
 import { parsePriceFlags } from '../cost/price-flag.js';
 import { InputError } from '../input/errors.js';
@@ -156,8 +156,7 @@ async function costEstimate(
     requests: counted.rows * repeat,
     completionPerRequest: maxCompletionTokens(params),
   });
-  const priced = books.map((book) => (book.pricedAs ? `${book.source}, as ${book.pricedAs}` : book.source)).join('; ');
-  return { line: `estimated cost: ${formatCostRange(range, formatUsd)}; prices: ${priced}`, problems: [] };
+  return { line: `estimated cost: ${formatCostRange(range, formatUsd)}; prices: ${priceWords(books)}`, problems: [] };
 }
 
 /** The job's row settings as a run would take them (without flags); what is not set or not valid is left out. */
