@@ -66,7 +66,8 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       session.exitCode = EXIT.usage;
       return;
     }
-    const computed = await computeStats(paths.output, paths.errors, { modelOrder: modelOrderOf(manifest) });
+    const answerField = typeof manifest.config?.expect === 'string' ? manifest.config.expect : null;
+    const computed = await computeStats(paths.output, paths.errors, { modelOrder: modelOrderOf(manifest), answerField });
     const stats = {
       ...withPending(computed, pendingRows(manifest)),
       ...(computed.models ? { models: withModelCosts(computed.models, manifest.cost) } : {}),
@@ -86,6 +87,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
         paths.errors,
         undefined,
         stats.models?.models.map((line) => line.model),
+        answerField,
       );
       await writeUserFile(args.html, renderHtmlReport(stats, title, view)).catch((error: unknown) => {
         throw asWriteFailure(error, args.html!);

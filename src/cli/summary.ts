@@ -25,10 +25,14 @@ export function formatSummary(report: RunReport): string {
   return lines.join('\n');
 }
 
-/** With samples, the counts are of samples: say so, and how many rows they come from. */
+/** With samples or several models, the counts are of records: say so, and how many rows they come from. */
 function counted(report: RunReport): string {
-  if (report.repeat <= 1) return `${report.rows} row(s)`;
-  return `${report.rows} sample(s) (${report.rows / report.repeat} row(s) × ${report.repeat})`;
+  const models = report.models ?? 1;
+  if (report.repeat <= 1 && models <= 1) return `${report.rows} row(s)`;
+  const rows = report.rows / (report.repeat * models);
+  if (models <= 1) return `${report.rows} sample(s) (${rows} row(s) × ${report.repeat})`;
+  const samples = report.repeat > 1 ? ` × ${report.repeat} samples` : '';
+  return `${report.rows} record(s) (${rows} row(s) × ${models} models${samples})`;
 }
 
 function budgetLine(budget: NonNullable<RunReport['budget']>): string {

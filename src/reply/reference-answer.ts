@@ -33,15 +33,19 @@ export function judgeRecord(record: RowRecord, reference: ReferenceAnswer, forma
   if (reference === null || record.code !== null || record.reply === null) return null;
   if (format === 'json') {
     if (record.data === undefined) return null;
-    return jsonMatches(answerIn(record.data, reference), reference.value);
+    return jsonMatches(answerPart(record.data, reference.field), reference.value);
   }
   const expected = typeof reference.value === 'string' ? reference.value : JSON.stringify(reference.value);
   return sameText(record.reply, expected);
 }
 
-/** The part of `data` that answers: its field named like the reference's field when it has one. */
-function answerIn(data: unknown, reference: NonNullable<ReferenceAnswer>): unknown {
-  return isPlainObject(data) && Object.hasOwn(data, reference.field) ? data[reference.field] : data;
+/**
+ * The part of `data` that answers: its field named like the reference's field (`--expect`) when
+ * it has one, else the whole of it. The judge and the report's agreement between models read the
+ * same part, so two models that give the same label with different confidences agree.
+ */
+export function answerPart(data: unknown, field: string | null): unknown {
+  return field !== null && isPlainObject(data) && Object.hasOwn(data, field) ? data[field] : data;
 }
 
 function sameText(a: string, b: string): boolean {

@@ -1,5 +1,6 @@
 import { hash } from 'node:crypto';
 import type { RowRecord } from '../record/record.js';
+import { answerPart } from '../reply/reference-answer.js';
 
 /**
  * What two models' replies must share to count as the same answer, as a short key: equal keys,
@@ -10,12 +11,15 @@ import type { RowRecord } from '../record/record.js';
  * reads a text reference as JSON, since CSV cells are always text; two replies' `data` are both
  * JSON already, so a string and a number stay different answers here.)
  *
+ * With `--expect FIELD`, a JSON reply's answer is its `data[FIELD]` when it has one, as the judge
+ * reads it (`answerField`), so a label given with different confidences is the same answer.
+ *
  * Kept as a hash, not the text: a report holds one key per record, whatever the replies' size.
  * Null for a record with no answer to compare (a failure).
  */
-export function answerKey(record: Pick<RowRecord, 'reply' | 'data'>, ok: boolean): string | null {
+export function answerKey(record: Pick<RowRecord, 'reply' | 'data'>, ok: boolean, answerField: string | null = null): string | null {
   if (!ok) return null;
-  if (record.data !== undefined) return hash('sha1', `data:${normalJson(record.data)}`).slice(0, 16);
+  if (record.data !== undefined) return hash('sha1', `data:${normalJson(answerPart(record.data, answerField))}`).slice(0, 16);
   if (typeof record.reply !== 'string') return null;
   return hash('sha1', `text:${normalText(record.reply)}`).slice(0, 16);
 }

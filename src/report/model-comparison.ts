@@ -18,12 +18,17 @@ export interface ModelComparison {
  * output.jsonl (a failed record has no answer, so errors.jsonl adds nothing to it), and the
  * first rows where they disagree with every model's answer, failures included.
  */
-export async function compareModels(outputFile: string, errorsFile: string, lines: ModelLine[]): Promise<ModelComparison> {
+export async function compareModels(
+  outputFile: string,
+  errorsFile: string,
+  lines: ModelLine[],
+  answerField: string | null = null,
+): Promise<ModelComparison> {
   const names = lines.map((line) => line.model);
   const tally = new ModelAgreementTally();
   // Damaged lines were named by the first read: skipped here without a word.
   for await (const record of readCheckedRecords(outputFile, () => {})) {
-    tally.add(rowKeyOf(record), String(stringOrNull(record.model)), answerKey(record, true));
+    tally.add(rowKeyOf(record), String(stringOrNull(record.model)), answerKey(record, true, answerField));
   }
   const agreement = tally.summary(names);
   return { models: lines, agreement, examples: await disagreementExamples([outputFile, errorsFile], agreement.disagreeing, names) };

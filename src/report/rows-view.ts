@@ -49,18 +49,19 @@ export async function readViewRows(
   errorsFile: string,
   limits = ROWS_VIEW_LIMITS,
   modelOrder: readonly string[] = [],
+  answerField: string | null = null,
 ): Promise<RowsView> {
   const count = (await Promise.all([outputFile, errorsFile].map((file) => jsonlRowCount(file).catch(() => 0)))).reduce((a, b) => a + b, 0);
   if (count > limits.maxRows) return { rows: [], leftOut: count, textLimit: 0 };
   // A row shows up to four texts (message, reply, data, input): they share the row's part.
   const textLimit = Math.max(MIN_TEXT, Math.min(MAX_TEXT, Math.floor(limits.pageChars / Math.max(1, count) / 4)));
-  const rows = await collectRows(outputFile, errorsFile, textLimit);
+  const rows = await collectRows(outputFile, errorsFile, textLimit, answerField);
   const byModel = groupByRow(rows, modelOrder);
   if (byModel) return { rows: [], byModel, leftOut: 0, textLimit };
   return { rows: rows.map(({ rowKey: _key, model: _model, answerKey: _answer, ...row }) => row), leftOut: 0, textLimit };
 }
 
-async function collectRows(outputFile: string, errorsFile: string, textLimit: number): Promise<KeyedViewRow[]> {
+async function collectRows(outputFile: string, errorsFile: string, textLimit: number, answerField: string | null): Promise<KeyedViewRow[]> {
   const rows: Array<KeyedViewRow & { file: string; line: number; answer: string }> = [];
   const fileOrder = new Map<string, number>();
   for (const [file, ok] of [
@@ -77,7 +78,7 @@ async function collectRows(outputFile: string, errorsFile: string, textLimit: nu
         answer: answerText(record, ok),
         rowKey: rowKeyOf(record),
         model: String(stringOrNull(record.model)),
-        answerKey: answerKey(record, ok),
+        answerKey: answerKey(record, ok, answerField),
       });
     }
   }

@@ -75,14 +75,16 @@ export interface StatsOptions {
   maxPoints?: number;
   /** The run's models in the order given (its manifest's `config.models`): the comparison's order. */
   modelOrder?: readonly string[];
+  /** `--expect`'s field: a JSON reply's answer, when it has that field (model-answer.ts). */
+  answerField?: string | null;
 }
 
 /** Reads output.jsonl and errors.jsonl of a run and computes what `chatbatch report` shows. */
 export async function computeStats(outputFile: string, errorsFile: string, options: StatsOptions = {}): Promise<RunStats> {
-  const { maxPoints = 20_000, modelOrder = [] } = options;
+  const { maxPoints = 20_000, modelOrder = [], answerField = null } = options;
   const { records, dataset, models, damaged } = await readLightRecords(outputFile, errorsFile);
   const lines = models.lines(modelOrder);
-  const comparison = lines ? await compareModels(outputFile, errorsFile, lines) : null;
+  const comparison = lines ? await compareModels(outputFile, errorsFile, lines, answerField) : null;
   // A row has a record per model: the slowest rows and the errors' examples say which.
   if (comparison) for (const record of records) record.id = `${record.id} (${record.model})`;
   const answered = records.filter((r) => r.attempts > 0);

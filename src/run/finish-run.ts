@@ -79,6 +79,7 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
     status,
     rows: tally.rows,
     repeat: config.repeat,
+    models: config.models.length,
     succeeded: tally.succeeded,
     failed: tally.failed,
     pending: tally.pending,
@@ -102,9 +103,16 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
 function costOf(run: OpenedRun): Pick<RunReport, 'cost' | 'costBudget'> {
   const { config, limits, tokens } = run;
   const cost = tokens.cost!;
-  const { book } = cost;
+  const books = cost.allBooks;
+  const sources = [...new Set(books.map((book) => book.source))];
+  const pricedAs = books.map((book) => book.pricedAs).filter((entry) => entry !== null);
   return {
-    cost: { session: roundUsd(cost.sessionUsd), total: roundUsd(cost.totalUsd), source: book.source, pricedAs: book.pricedAs },
+    cost: {
+      session: roundUsd(cost.sessionUsd),
+      total: roundUsd(cost.totalUsd),
+      source: sources.includes(null) ? null : sources.join(', '),
+      pricedAs: pricedAs.length === 0 ? null : pricedAs.join(', '),
+    },
     costBudget:
       limits.maxCost === null || config.maxCost === null
         ? null

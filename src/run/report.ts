@@ -4,10 +4,12 @@ import type { outDirPaths } from '../state/out-dir.js';
 
 export interface RunReport {
   status: Exclude<RunStatus, 'running'>;
-  /** Records expected: the rows times `repeat` (samples per row). The counts below count records too. */
+  /** Records expected: the rows times the models times `repeat` (samples per row). The counts below count records too. */
   rows: number;
   /** Samples per row (`--repeat`); 1 when rows are sent once. */
   repeat: number;
+  /** Models each row is sent to (`--model` repeated); 1 for most runs. */
+  models: number;
   succeeded: number;
   failed: number;
   pending: number;
@@ -36,7 +38,7 @@ export interface CostReport {
   total: number | null;
   /** `@pydantic/genai-prices 0.1.8` or `--price`; null when the model's price is unknown. */
   source: string | null;
-  /** The price table's entry the model matched, e.g. `openai/gpt-4o`. */
+  /** The price table's entry the model matched, e.g. `openai/gpt-4o` (each model's, joined by `, `, with several). */
   pricedAs: string | null;
 }
 

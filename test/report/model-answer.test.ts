@@ -30,6 +30,15 @@ describe('answerKey: when two models give the same answer', () => {
     expect(answerKey({ reply: '{"a":1}', data: { a: 1 } }, true)).not.toBe(answerKey({ reply: '{"a":1}', data: { a: 2 } }, true));
   });
 
+  it("with --expect's field, compares a JSON reply's answer there (the judge's part), else the whole data", () => {
+    const labelled = (value: unknown) => answerKey({ reply: JSON.stringify(value), data: value }, true, 'label');
+    expect(labelled({ label: 'Positive', score: 0.4 })).toBe(labelled({ label: 'positive', score: 0.9 }));
+    expect(labelled({ label: 'positive', score: 0.4 })).not.toBe(labelled({ label: 'negative', score: 0.4 }));
+    // Without the field, the whole data decides, as the judge does.
+    expect(labelled({ score: 0.4 })).not.toBe(labelled({ score: 0.9 }));
+    expect(data({ label: 'positive', score: 0.4 })).not.toBe(data({ label: 'positive', score: 0.9 }));
+  });
+
   it('agrees with the reference judge (jsonMatches both ways) wherever both read values of the same JSON types', () => {
     const values: unknown[] = [
       'Paris',
