@@ -30,7 +30,7 @@ ${pairMatrix(comparison)}`;
 function agreementText(agreement: ModelAgreement): Html {
   if (agreement.rows === 0) return html`<p id="models-agreement">No row has replies from two models to compare.</p>`;
   const disagreeing = agreement.rows - agreement.unanimous;
-  return html`<p id="models-agreement">Every model that replied gives the same answer on <b>${share(agreement.unanimous, agreement.rows)}</b> of the rows two or more models answered (the reply trimmed, case ignored; with --reply-format json, <code>data</code> by value).
+  return html`<p id="models-agreement">Every model that replied gives the same answer on <b>${share(agreement.unanimous, agreement.rows)}</b> of the rows two or more models answered (the reply trimmed, case ignored; with --reply-format json, <code>data</code> by value, its --expect field when it has one).
 ${disagreeing > 0 ? `The ${disagreeing} row(s) where the models disagree come first in the rows view below; "models disagree" shows only them.` : ''}</p>`;
 }
 

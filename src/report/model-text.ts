@@ -64,7 +64,9 @@ export function modelComparisonLines(comparison: ModelComparison): string[] {
 
 function agreementLines(comparison: ModelComparison): string[] {
   const { agreement, examples } = comparison;
-  const lines = ['agreement between models (same answer: the reply trimmed, case ignored; with --reply-format json, data by value, its --expect field when it has one):'];
+  const lines = [
+    'agreement between models (same answer: the reply trimmed, case ignored; with --reply-format json, data by value, its --expect field when it has one):',
+  ];
   if (agreement.rows === 0) return [...lines, '  no row has replies from two models to compare'];
   lines.push(
     `  every model that replied gives the same answer on ${share(agreement.unanimous, agreement.rows)} of the rows two or more models answered`,
