@@ -5,7 +5,6 @@ import { runPriceBook } from '../cost/run-prices.js';
 import { countRows } from '../input/count.js';
 import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
-import { SeenIds } from '../input/row-id.js';
 import { countShardRows, type ShardRowCount } from '../input/shard.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
 import { describeInputs, type Manifest, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
@@ -31,6 +30,7 @@ import {
   removeLeftoverTempFiles,
 } from '../state/out-dir.js';
 import { loadPreviousResults, type PreviousResults } from '../state/previous-results.js';
+import { SeenIds } from '../state/seen-ids.js';
 import { diskFailureOf } from '../state/write-failed.js';
 import { refuseDroppedRows } from './dropped-rows.js';
 import { OutDirInUseError } from './errors.js';
