@@ -14,6 +14,7 @@ import { RateController } from '../pace/rate-controller.js';
 import { maskKey } from '../record/key-mask.js';
 import { outcomeCode, SUCCEEDED } from '../record/outcome-code.js';
 import type { RowRecord } from '../record/record.js';
+import { recordJson } from '../record/record-json.js';
 import { registerSecret } from '../record/redact.js';
 import { judgeRecord, type ReferenceAnswer, withCorrect } from '../reply/reference-answer.js';
 import type { RowTask } from '../request/row-task.js';
@@ -220,7 +221,7 @@ export class Sending {
   private async settle(position: number, key: string, fingerprint: string, record: RowRecord): Promise<void> {
     const { journal, results, progress, session } = this.run;
     const outcome = outcomeCode(record.category ?? null);
-    const location = await journal.append({ k: key, f: fingerprint, o: outcome }, JSON.stringify(record));
+    const location = await journal.append({ k: key, f: fingerprint, o: outcome }, recordJson(record));
     results.settled(position, location, outcome);
     progress.settled++;
     session.rows_settled++;
