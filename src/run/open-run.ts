@@ -14,6 +14,7 @@ import { limitsForShard, type RunLimits } from '../pace/shard-limits.js';
 import { TokenAccount } from '../pace/token-account.js';
 import { maxCompletionTokens, TokenEstimator } from '../pace/token-estimator.js';
 import { DROPPED } from '../record/outcome-code.js';
+import type { Redactor } from '../record/redactor.js';
 import type { UsageTotals } from '../record/usage-totals.js';
 import { EarlierReplies } from '../reply/recheck-earlier.js';
 import { type ReplyCheck, replyCheckFor } from '../reply/reply-check.js';
@@ -40,6 +41,7 @@ import { runOwnDirs } from './own-dirs.js';
 import { newProgress, type RunProgress } from './progress.js';
 import { refuseChangedRowSet } from './resume-rules.js';
 import type { RunOptions } from './run-options.js';
+import { runRedactor } from './run-redactor.js';
 
 /** A run whose inputs are checked, whose output directory is locked, and whose journal, results and manifest are open. */
 export interface OpenedRun {
@@ -52,6 +54,8 @@ export interface OpenedRun {
   readonly files: string[];
   readonly paths: OutDirPaths;
   readonly replyCheck: ReplyCheck | null;
+  /** The run's secrets, and how its server text, records and lines are masked of them. */
+  readonly redactor: Redactor;
   /** Ids seen so far (sized once the rows are counted). */
   readonly seen: SeenIds;
   /** With --resume: the earlier sessions' results, by key. */
@@ -89,6 +93,7 @@ export interface OpenedRun {
 interface CheckedInputs {
   files: string[];
   replyCheck: ReplyCheck | null;
+  redactor: Redactor;
   /** The model's price (for the manifest's cost and --max-cost). */
   prices: PriceBook;
   seen: SeenIds;
@@ -133,8 +138,9 @@ async function checkInputs(options: RunOptions, progress: RunProgress): Promise<
   const files = await expandInputs(config.inputs, process.cwd(), { exclude: runOwnDirs(config), signal: options.stop, notice: log });
   await preflightInputs(files);
   await checkTemplateColumns(config.template, files);
+  const redactor = options.redactor ?? runRedactor(config);
   // A reply schema that cannot be used stops the run here, before the output directory is touched.
-  const replyCheck = await replyCheckFor(config);
+  const replyCheck = await replyCheckFor(config, redactor);
   // So is a dollar budget for a model whose price is unknown.
   const prices = await runPriceBook(config);
   // Counted beside the run, never waited for: the progress total, and the size of the id set.
@@ -148,7 +154,7 @@ async function checkInputs(options: RunOptions, progress: RunProgress): Promise<
       () => {},
     );
   }
-  return { files, replyCheck, prices, seen };
+  return { files, replyCheck, redactor, prices, seen };
 }
 
 /** Refuses a directory holding a run unless told what to do with it; clears it (--force) or reads it (--resume). */

@@ -15,7 +15,6 @@ import { maskKey } from '../record/key-mask.js';
 import { outcomeCode, SUCCEEDED } from '../record/outcome-code.js';
 import type { RowRecord } from '../record/record.js';
 import { recordJson } from '../record/record-json.js';
-import { registerSecret } from '../record/redact.js';
 import { judgeRecord, type ReferenceAnswer, withCorrect } from '../reply/reference-answer.js';
 import type { RowTask } from '../request/row-task.js';
 import { ResponseCache } from '../state/response-cache.js';
@@ -80,8 +79,6 @@ export class Sending {
       maxRateLimitedMs: config.maxOutageMs > 0 ? config.maxOutageMs : DEFAULT_RATE_LIMITED_MS,
       now,
     });
-    // Header values filled from the environment are secrets like the key (the client registers the key).
-    for (const secret of config.headerSecrets) registerSecret(secret, 'header');
     this.client = new ChatClient({
       url: config.requestUrl,
       apiKey: config.apiKey,
@@ -93,6 +90,7 @@ export class Sending {
       proxy: config.proxy,
       keepResponseBody: keepsResponseBodies(config),
       sentParams: paramsEveryRowCarries(config),
+      redactor: run.redactor,
     });
     this.proxy = config.proxy && `${config.proxy.shown} (from ${config.proxy.variable})`;
     if (this.proxy) log(`requests go through the proxy ${this.proxy}`);
