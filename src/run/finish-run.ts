@@ -6,7 +6,7 @@ import { writeFileAtomic } from '../output/atomic-file.js';
 import type { DerivedFormat } from '../output/derived-files.js';
 import { describeInputs, type RunStatus, writeManifest } from '../output/manifest.js';
 import { sessionChangedNothing } from '../output/manifest-unchanged.js';
-import type { ResultCounts } from '../output/ordered-results.js';
+import { type RowCounts, tallyRows } from '../output/row-counts.js';
 import { WriteFailedError } from '../state/write-failed.js';
 import type { Admission } from './admit-rows.js';
 import { explainFatal } from './fatal-hint.js';
@@ -57,13 +57,7 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
   const pace = sending.controller.state;
   session.rate_limited = pace.rateLimited;
   session.limits_learned = pace.learned;
-  manifest.counts = {
-    rows: tally.rows,
-    succeeded: tally.succeeded,
-    failed: tally.failed,
-    pending: tally.pending,
-    by_category: tally.byCategory,
-  };
+  manifest.counts = tally;
   manifest.inputs = await describeInputs(run.files, (file) => admission.rowsPerFile.get(file) ?? 0);
   manifest.job_fingerprint = jobIdentity(config, manifest.inputs, run.replyCheck?.schema?.sha256 ?? null);
   if (writeFailure) {
@@ -129,7 +123,7 @@ function fatalMessage(sending: Sending, config: OpenedRun['config']): string | n
   return explainFatal(fatal.outcome, context, fatal.cause);
 }
 
-function runStatus(run: OpenedRun, sending: Sending, tally: ResultCounts, writeFailed: boolean): Exclude<RunStatus, 'running'> {
+function runStatus(run: OpenedRun, sending: Sending, tally: RowCounts, writeFailed: boolean): Exclude<RunStatus, 'running'> {
   if (writeFailed) return 'write_failed';
   if (sending.fatal) return 'aborted';
   // Rows pending decide: a signal (a scheduler's time limit) that came once every row had
@@ -143,7 +137,7 @@ function runStatus(run: OpenedRun, sending: Sending, tally: ResultCounts, writeF
  * pending. A shard's rows are those whose id hashes to it, counted from their ids beside the run
  * (OpenedRun.shardRows); a whole run's are counted here, without parsing.
  */
-async function countUnreadRows(run: OpenedRun, admission: Admission, tally: ResultCounts): Promise<void> {
+async function countUnreadRows(run: OpenedRun, admission: Admission, tally: RowCounts): Promise<void> {
   if (admission.inputExhausted) return;
   const { config } = run;
   let rows = 0;
@@ -156,9 +150,7 @@ async function countUnreadRows(run: OpenedRun, admission: Admission, tally: Resu
     for (const file of run.files) admission.rowsPerFile.set(file, await countRows([file]));
     rows = [...admission.rowsPerFile.values()].reduce((sum, fileRows) => sum + fileRows, 0);
   }
-  const unread = Math.max(0, rows * config.repeat - tally.rows);
-  tally.rows += unread;
-  tally.pending += unread;
+  tallyRows(tally, 'pending', Math.max(0, rows * config.repeat - tally.rows));
 }
 
 /** The derived files, written only once every row has settled (see removeDerivedFiles). */

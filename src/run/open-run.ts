@@ -10,6 +10,7 @@ import { publicConfig, type RunConfig } from '../job/config.js';
 import { describeInputs, type Manifest, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
 import { readManifestAsWritten } from '../output/manifest-unchanged.js';
 import { OrderedResults } from '../output/ordered-results.js';
+import { noRows } from '../output/row-counts.js';
 import { limitsForShard, type RunLimits } from '../pace/shard-limits.js';
 import { TokenAccount } from '../pace/token-account.js';
 import { maxCompletionTokens, TokenEstimator } from '../pace/token-estimator.js';
@@ -395,7 +396,7 @@ function initialManifest(
     job_fingerprint: previous?.job_fingerprint ?? '',
     config: publicConfig(config),
     inputs: previous?.inputs ?? [],
-    counts: previous?.counts ?? { rows: 0, succeeded: 0, failed: 0, pending: 0, by_category: {} },
+    counts: previous?.counts ?? noRows(),
     usage,
     cost,
     started_at: previous?.started_at ?? startedAt.toISOString(),
