@@ -1,5 +1,5 @@
-import { redactSecrets } from '../record/redact.js';
-import { markRunsCrashed } from '../run/crash-marks.js';
+import type { Redactor } from '../record/redactor.js';
+import { markRunsCrashed, redactForRunsInProgress } from '../run/crash-marks.js';
 import type { CliIo } from './io.js';
 import { logFormatOf, messageLine } from './log-format.js';
 
@@ -8,6 +8,8 @@ export interface InternalErrorContext extends Pick<CliIo, 'stderr' | 'env'> {
   resumable: boolean;
   /** The command line, for its --log-format. */
   argv: readonly string[];
+  /** The redactor of the run the command made, if any (runs still in progress are masked anyway). */
+  redactor?: Redactor | null;
 }
 
 /**
@@ -16,15 +18,14 @@ export interface InternalErrorContext extends Pick<CliIo, 'stderr' | 'env'> {
  * exits with EXIT.internalError.
  */
 export async function reportInternalError(error: unknown, context: InternalErrorContext): Promise<void> {
-  const message = oneLine(error instanceof Error ? error.message || error.name : String(error));
+  const redact = (text: string): string => redactForRunsInProgress(context.redactor ? context.redactor.redact(text) : text);
+  const message = oneLine(redact(error instanceof Error ? error.message || error.name : String(error)));
   const hint = context.resumable ? 'please report; the journal is consistent, resume with --resume' : 'please report';
   context.stderr.write(messageLine(logFormatOf(context.argv), `internal error: ${message} (${hint})`, 'error'));
-  if (context.env.CHATBATCH_DEBUG === '1' && error instanceof Error && error.stack) context.stderr.write(`${redactSecrets(error.stack)}\n`);
+  if (context.env.CHATBATCH_DEBUG === '1' && error instanceof Error && error.stack) context.stderr.write(`${redact(error.stack)}\n`);
   await markRunsCrashed(message);
 }
 
 function oneLine(text: string): string {
-  return redactSecrets(text)
-    .replace(/\s*\n\s*/g, ' ')
-    .trim();
+  return text.replace(/\s*\n\s*/g, ' ').trim();
 }

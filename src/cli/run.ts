@@ -4,10 +4,11 @@ import { ExpansionInterruptedError } from '../input/errors.js';
 import { type RunFlags, resolveRunConfig, SIMULATOR_BASE_URL } from '../job/config.js';
 import { loadJobFile } from '../job/job-file.js';
 import { flagOptions } from '../job/options.js';
-import { redactSecrets, registerSecret } from '../record/redact.js';
+import type { Redactor } from '../record/redactor.js';
 import { dryRun } from '../run/dry-run.js';
 import { newProgress } from '../run/progress.js';
 import { runBatch } from '../run/run.js';
+import { runRedactor } from '../run/run-redactor.js';
 import type { RunningSimulator } from '../simulator/server.js';
 import { ResponseCache } from '../state/response-cache.js';
 import { diskFailureOf } from '../state/write-failed.js';
@@ -84,8 +85,10 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
   const { io, argv } = session;
   let reporter: ProgressReporter | null = null;
   const format: LogFormat = args['log-format'] ?? 'text';
+  // Made once the configuration holds, and handed to the run: its lines and the run's records are masked alike.
+  let redactor: Redactor | null = null;
   const log = (line: string): void => {
-    const redacted = redactSecrets(line);
+    const redacted = redactor ? redactor.redact(line) : line;
     const text = messageLine(format, format === 'json' ? redacted : terminalSafe(redacted));
     if (reporter) reporter.writeLine(text.slice(0, -1));
     else io.stderr.write(text);
@@ -115,7 +118,7 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
     // Announced once the configuration holds, so a refused one reads as a refusal only.
     if (simulator) log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);
 
-    registerSecret(config.apiKey);
+    redactor = runRedactor(config);
     if (config.cacheDir) await ResponseCache.check(config.cacheDir);
 
     const stop = new AbortController();
@@ -135,7 +138,7 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
     const progress = newProgress(performance.now());
     reporter = args.quiet ? null : startProgressReporter(progress, io.stderr, io.env, format);
     try {
-      const report = await runBatch({ config, stop: stop.signal, log, progress });
+      const report = await runBatch({ config, stop: stop.signal, log, progress, redactor });
       reporter?.stop();
       if (report.fatalMessage) log(report.fatalMessage);
       if (format === 'text') io.stderr.write(`${formatSummary(report)}\n`);
@@ -169,7 +172,7 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
       log(writeFailure.explain('rerun with --resume'));
       return EXIT.writeFailed;
     }
-    await reportInternalError(error, { resumable: true, argv, stderr: io.stderr, env: io.env });
+    await reportInternalError(error, { resumable: true, argv, stderr: io.stderr, env: io.env, redactor });
     return EXIT.internalError;
   } finally {
     await simulator?.close();

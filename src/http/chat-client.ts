@@ -1,5 +1,5 @@
 import { type Dispatcher, Pool, ProxyAgent } from 'undici';
-import { registerBasicCredentials, registerQueryValues, registerSecret } from '../record/redact.js';
+import { Redactor } from '../record/redactor.js';
 import type { AttemptFailure, AttemptOutcome } from './attempt.js';
 import { ACCEPTED_ENCODINGS } from './body-decoder.js';
 import { Exchange, type ExchangeSettings } from './exchange.js';
@@ -35,6 +35,12 @@ export interface ChatClientOptions {
    * naming one of them is about every row, and stops the run (answer-table.ts).
    */
   sentParams?: readonly string[];
+  /**
+   * The run's redactor (run/run-redactor.ts): every string the server sends crosses it before a
+   * caller sees it. The client adds the secrets it sends (key, query values, proxy password).
+   * Without one, the client masks those of its own.
+   */
+  redactor?: Redactor;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -51,6 +57,7 @@ export class ChatClient {
   private readonly path: string;
   /** The request headers as undici takes them, name/value pairs; the last value is the request id. */
   private readonly headerTemplate: string[];
+  private readonly redactor: Redactor;
 
   constructor(options: ChatClientOptions) {
     const target = new URL(options.url);
@@ -67,6 +74,11 @@ export class ChatClient {
     requirePositiveInteger('maxBodyBytes', maxBodyBytes);
 
     const proxy = options.proxy ?? null;
+    // Whoever builds a client with a key gets it masked in everything the server sends back.
+    this.redactor = options.redactor ?? new Redactor();
+    this.redactor.addSecret(options.apiKey);
+    this.redactor.addQueryValues(target);
+    if (proxy?.password) this.redactor.addBasicCredentials(proxy.username ?? '', proxy.password, 'proxy password');
     this.origin = target.origin;
     this.path = target.pathname + target.search;
     this.settings = {
@@ -77,15 +89,11 @@ export class ChatClient {
       connectTimeoutMs,
       headersTimeoutMs,
       maxBodyBytes,
-      answers: { keepBody: options.keepResponseBody === true, sentParams: new Set(options.sentParams ?? []) },
+      answers: { keepBody: options.keepResponseBody === true, sentParams: new Set(options.sentParams ?? []), redactor: this.redactor },
     };
     const pool = poolOptions(options.maxSockets, connectTimeoutMs, headersTimeoutMs);
     this.dispatcher = proxy ? proxyDispatcher(proxy, pool, connectTimeoutMs) : new Pool(this.origin, pool);
 
-    // Whoever builds a client with a key gets it masked in everything the server sends back.
-    registerSecret(options.apiKey);
-    registerQueryValues(target);
-    if (proxy?.password) registerBasicCredentials(proxy.username ?? '', proxy.password, 'proxy password');
     const userAgent = options.userAgent ?? `chatbatch/${TOOL_VERSION} node/${process.versions.node}`;
     // Gateway headers first: the names chatbatch sets itself cannot be given this way (job/headers.ts).
     this.headerTemplate = [
@@ -111,7 +119,7 @@ export class ChatClient {
    */
   send(body: string, clientRequestId: string, signal?: AbortSignal): Promise<AttemptOutcome> {
     const started = process.hrtime.bigint();
-    if (signal?.aborted) return Promise.resolve(redactOutcome(aborted(started)));
+    if (signal?.aborted) return Promise.resolve(redactOutcome(aborted(started), this.redactor));
     const headers = this.headerTemplate.slice();
     headers[headers.length - 1] = clientRequestId;
     const exchange = new Exchange(this.settings, started, signal);

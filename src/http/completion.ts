@@ -1,4 +1,5 @@
 import type { Usage } from '../record/record.js';
+import type { Redactor } from '../record/redactor.js';
 import { type AnswerContext, namesAccount } from './answer-table.js';
 import type { AttemptFailure, AttemptOutcome, AttemptSuccess, CompletionFacts } from './attempt.js';
 import { readErrorBody, readErrorJson } from './error-body.js';
@@ -24,6 +25,11 @@ interface Message {
   reasoning?: unknown;
 }
 
+/** What a completion is judged against: the answer table's context and the run's redactor (for excerpts cut here). */
+export interface CompletionContext extends AnswerContext {
+  redactor: Redactor;
+}
+
 /**
  * A 2xx judged whole. A text reply is a success. A completion without text is an outcome, not a
  * malformed body, and it was paid for: a refusal, `finish_reason: "length"` (a reasoning model
@@ -40,13 +46,13 @@ export function judgeCompletion(
   headers: Record<string, string>,
   text: string,
   started: bigint,
-  context: AnswerContext,
+  context: CompletionContext,
 ): AttemptOutcome {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {
-    const excerpt = readErrorBody(status, headers['content-type'], text).message;
+    const excerpt = readErrorBody(status, headers['content-type'], text, context.redactor).message;
     return badResponse(status, headers, started, `${status} response is not JSON: ${excerpt}`, undefined);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
@@ -64,7 +70,7 @@ function judgeBody(
   headers: Record<string, string>,
   body: CompletionBody,
   started: bigint,
-  context: AnswerContext,
+  context: CompletionContext,
 ): AttemptOutcome {
   if ((typeof body.error === 'object' && body.error !== null) || body.object === 'error') {
     return errorIn2xx(status, headers, body, started, context);
@@ -197,9 +203,16 @@ function errorIn2xx(
   headers: Record<string, string>,
   body: CompletionBody,
   started: bigint,
-  context: AnswerContext,
+  context: CompletionContext,
 ): AttemptFailure {
-  const error = readErrorJson(body) ?? { code: null, message: 'no message', type: null, param: null, retryDelayMs: null, flagged: false };
+  const error = readErrorJson(body, context.redactor) ?? {
+    code: null,
+    message: 'no message',
+    type: null,
+    param: null,
+    retryDelayMs: null,
+    flagged: false,
+  };
   // The status the error names; else a quota's is a 4xx (the account, for every row), any other a server fault.
   const named =
     error.code !== null && /^[45]\d\d$/.test(error.code) ? Number(error.code) : namesAccount(error.code, error.type) ? 400 : 500;

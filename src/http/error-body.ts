@@ -1,4 +1,4 @@
-import { redactedPrefix, redactSecrets } from '../record/redact.js';
+import type { Redactor } from '../record/redactor.js';
 
 const EXCERPT_CHARS = 300;
 const MAX_DEPTH = 3;
@@ -39,7 +39,7 @@ const NO_FACTS = { type: null, param: null, retryDelayMs: null, flagged: false }
  * text, or nothing. Decisions are never made on the message.
  * `status` is part of the signature for callers; the body's shape alone decides what is read.
  */
-export function readErrorBody(_status: number | null, contentType: string | undefined, body: string): ErrorBody {
+export function readErrorBody(_status: number | null, contentType: string | undefined, body: string, redactor: Redactor): ErrorBody {
   const trimmed = body.trim();
   if (trimmed === '') return { code: null, message: 'empty response body', ...NO_FACTS, bodyId: undefined };
   const first = trimmed.charCodeAt(0);
@@ -49,21 +49,24 @@ export function readErrorBody(_status: number | null, contentType: string | unde
     try {
       json = JSON.parse(trimmed);
     } catch {
-      return { code: null, message: excerpt(contentType, trimmed), ...NO_FACTS, bodyId: undefined };
+      return { code: null, message: excerpt(contentType, trimmed, redactor), ...NO_FACTS, bodyId: undefined };
     }
     const bodyId = typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as { id?: unknown }).id : undefined;
-    const found = readErrorJson(json);
+    const found = readErrorJson(json, redactor);
     if (found) return { ...found, bodyId };
-    return { code: null, message: excerpt('application/json', trimmed), ...NO_FACTS, bodyId };
+    return { code: null, message: excerpt('application/json', trimmed, redactor), ...NO_FACTS, bodyId };
   }
-  return { code: null, message: excerpt(contentType, trimmed), ...NO_FACTS, bodyId: undefined };
+  return { code: null, message: excerpt(contentType, trimmed, redactor), ...NO_FACTS, bodyId: undefined };
 }
 
-/** The error in an already parsed body, or null when it carries none of the known envelopes. */
-export function readErrorJson(value: unknown, depth = 0): ErrorFacts | null {
+/**
+ * The error in an already parsed body, or null when it carries none of the known envelopes.
+ * `redactor` masks the excerpts cut here; the rest is masked with the outcome (redact-outcome.ts).
+ */
+export function readErrorJson(value: unknown, redactor: Redactor, depth = 0): ErrorFacts | null {
   if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) return null;
   // Some gateways (and Gemini's OpenAI endpoint) wrap the error in a one-element array.
-  if (Array.isArray(value)) return readErrorJson(value[0], depth + 1);
+  if (Array.isArray(value)) return readErrorJson(value[0], redactor, depth + 1);
   const object = value as Record<string, unknown>;
   const inner = object.error;
   if (typeof inner === 'string') {
@@ -71,10 +74,10 @@ export function readErrorJson(value: unknown, depth = 0): ErrorFacts | null {
   }
   if (typeof inner === 'object' && inner !== null && !Array.isArray(inner)) {
     const nested = inner as Record<string, unknown>;
-    if (typeof nested.error === 'object' && nested.error !== null) return readErrorJson(nested, depth + 1);
+    if (typeof nested.error === 'object' && nested.error !== null) return readErrorJson(nested, redactor, depth + 1);
     return facts(nested, {
       code: codeOf(nested.code) ?? codeOf(object.code),
-      message: stringOf(nested.message) ?? stringOf(nested.error) ?? clip(compactJson(inner)),
+      message: stringOf(nested.message) ?? stringOf(nested.error) ?? clip(compactJson(inner), redactor),
       // Anthropic: {"type":"error","error":{"type":"rate_limit_error"}}; Google: {"error":{"status":"RESOURCE_EXHAUSTED"}}.
       type: stringOf(nested.type) ?? stringOf(nested.status) ?? (object.type === 'error' ? null : stringOf(object.type)),
     });
@@ -82,22 +85,22 @@ export function readErrorJson(value: unknown, depth = 0): ErrorFacts | null {
   // Cloudflare's API envelope: {"success":false,"errors":[{"code":3036,"message":"..."}]}.
   if (Array.isArray(object.errors) && typeof object.errors[0] === 'object' && object.errors[0] !== null) {
     const first = object.errors[0] as Record<string, unknown>;
-    return facts(first, { code: codeOf(first.code), message: stringOf(first.message) ?? clip(compactJson(first)), type: null });
+    return facts(first, { code: codeOf(first.code), message: stringOf(first.message) ?? clip(compactJson(first), redactor), type: null });
   }
   if (typeof object.detail === 'string')
-    return facts(object, { code: codeOf(object.code), message: clip(object.detail), type: stringOf(object.type) });
-  if (Array.isArray(object.detail)) return validationDetail(object.detail);
+    return facts(object, { code: codeOf(object.code), message: clip(object.detail, redactor), type: stringOf(object.type) });
+  if (Array.isArray(object.detail)) return validationDetail(object.detail, redactor);
   // Mistral's 422: {"object":"error","message":{"detail":[{"type":"extra_forbidden","loc":[...]}]},...}.
   const detailed =
     typeof object.message === 'object' && object.message !== null ? (object.message as Record<string, unknown>).detail : undefined;
   if (Array.isArray(detailed)) {
-    const found = validationDetail(detailed);
+    const found = validationDetail(detailed, redactor);
     if (found) return { ...found, code: codeOf(object.code), type: stringOf(object.type) ?? found.type };
   }
   if ('code' in object || 'message' in object) {
     return facts(object, {
       code: codeOf(object.code),
-      message: stringOf(object.message) ?? clip(compactJson(object)),
+      message: stringOf(object.message) ?? clip(compactJson(object), redactor),
       type: stringOf(object.type),
     });
   }
@@ -116,14 +119,14 @@ function facts(holder: Record<string, unknown>, base: Pick<ErrorFacts, 'code' | 
  * `{"detail":[{"type":"extra_forbidden","loc":["body","seed"],"msg":"Extra inputs are not permitted"}]}`.
  * The parameter is the last element of `loc` after "body".
  */
-function validationDetail(detail: unknown[]): ErrorFacts | null {
+function validationDetail(detail: unknown[], redactor: Redactor): ErrorFacts | null {
   const first = detail[0];
   if (typeof first !== 'object' || first === null) return null;
   const item = first as Record<string, unknown>;
   const loc = Array.isArray(item.loc) ? item.loc.filter((part): part is string => typeof part === 'string' && part !== 'body') : [];
   return {
     code: null,
-    message: stringOf(item.msg) ?? clip(compactJson(first)),
+    message: stringOf(item.msg) ?? clip(compactJson(first), redactor),
     type: stringOf(item.type),
     param: loc[0] ?? null,
     retryDelayMs: null,
@@ -169,15 +172,15 @@ function compactJson(value: unknown): string {
  * Every excerpt is cut here, and redacted before it is cut: a key straddling the cut would
  * otherwise lose the end that makes it recognisable and keep its first characters.
  */
-function clip(text: string): string {
-  const collapsed = redactSecrets(text.replace(/\s+/g, ' ').trim());
+function clip(text: string, redactor: Redactor): string {
+  const collapsed = redactor.redact(text.replace(/\s+/g, ' ').trim());
   return collapsed.length > EXCERPT_CHARS ? `${collapsed.slice(0, EXCERPT_CHARS)}…` : collapsed;
 }
 
-function excerpt(contentType: string | undefined, text: string): string {
+function excerpt(contentType: string | undefined, text: string, redactor: Redactor): string {
   // Redacted before tags and entities are stripped, which would break an echoed key apart
   // (`<` and `>` in a key read as a tag) and leave most of it readable.
-  const head = redactedPrefix(text, HEAD_CHARS);
+  const head = redactor.redactedPrefix(text, HEAD_CHARS);
   if (/html/i.test(contentType ?? '') || /^<(!doctype|html)/i.test(head)) {
     const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(head)?.[1]?.replace(/\s+/g, ' ').trim();
     const bodyText = head
@@ -189,7 +192,7 @@ function excerpt(contentType: string | undefined, text: string): string {
       .trim();
     // Error pages usually repeat their title as a heading; say it once.
     const rest = title ? bodyText.split(title).join(' ').replace(/\s+/g, ' ').trim() : bodyText;
-    return clip(title && rest ? `${title}: ${rest}` : title || rest || 'empty HTML page');
+    return clip(title && rest ? `${title}: ${rest}` : title || rest || 'empty HTML page', redactor);
   }
-  return clip(head);
+  return clip(head, redactor);
 }

@@ -151,7 +151,7 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
     clearTimeout(this.timer);
     this.stopWatching?.();
     this.chunks = NO_CHUNKS;
-    this.resolve(redactOutcome(outcome));
+    this.resolve(redactOutcome(outcome, this.settings.answers.redactor));
   }
 }
 

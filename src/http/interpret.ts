@@ -1,16 +1,16 @@
-import type { AnswerContext } from './answer-table.js';
+import { Redactor } from '../record/redactor.js';
 import type { AttemptFailure, AttemptOutcome } from './attempt.js';
-import { judgeCompletion } from './completion.js';
+import { type CompletionContext, judgeCompletion } from './completion.js';
 import { readErrorBody } from './error-body.js';
 import { errorAnswer, failure } from './failure.js';
 
-/** What the run's answers are read against: the parameters every request carries. */
-export interface InterpretContext extends AnswerContext {
+/** What the run's answers are read against: the parameters every request carries, the run's redactor. */
+export interface InterpretContext extends CompletionContext {
   /** Keep the parsed body in the outcome (`--format openai-batch`). */
   keepBody: boolean;
 }
 
-const NO_CONTEXT: InterpretContext = Object.freeze({ sentParams: new Set<string>(), keepBody: false });
+const NO_CONTEXT: InterpretContext = Object.freeze({ sentParams: new Set<string>(), keepBody: false, redactor: new Redactor() });
 
 /** What a complete response means: a reply, or a failure given its meaning by the answer table. */
 export function interpret(
@@ -36,11 +36,11 @@ function interpretStatus(
   text: string,
   started: bigint,
   requestUrl: string,
-  context: AnswerContext,
+  context: CompletionContext,
 ): AttemptOutcome {
   if (status >= 200 && status < 300) return judgeCompletion(status, headers, text, started, context);
   if (REDIRECTS.has(status)) return redirected(status, headers, started, requestUrl);
-  const error = readErrorBody(status, headers['content-type'], text);
+  const error = readErrorBody(status, headers['content-type'], text, context.redactor);
   return errorAnswer(status, status, headers, error, started, context);
 }
 

@@ -1,5 +1,5 @@
 import { cutDeepValues } from '../record/json-depth.js';
-import { hasSecrets, redactedPrefix, redactSecrets, redactSecretsAlsoLowerCased } from '../record/redact.js';
+import type { Redactor } from '../record/redactor.js';
 import type { AttemptOutcome } from './attempt.js';
 
 /**
@@ -29,14 +29,14 @@ const USER_DATA_FIELDS: ReadonlySet<string> = new Set(['reply', 'replies', 'reas
  * is, and JSON.parse has already undone its escapes. The walk covers a few dozen short strings
  * (mostly headers), small next to the request it follows.
  */
-export function redactOutcome(outcome: AttemptOutcome): AttemptOutcome {
+export function redactOutcome(outcome: AttemptOutcome, redactor: Redactor): AttemptOutcome {
   const fields = outcome as unknown as Record<string, unknown>;
   // What a server nests beside the reply (usage details, a kept body) is written with the record:
   // bounded here, so that writing it cannot overflow the stack (see MAX_JSON_DEPTH).
   for (const name of Object.keys(fields)) if (!USER_DATA_FIELDS.has(name)) cutDeepValues(fields[name]);
-  if (!hasSecrets()) return outcome;
+  if (!redactor.hasSecrets) return outcome;
   for (const name of Object.keys(fields)) {
-    fields[name] = USER_DATA_FIELDS.has(name) ? redactUserData(fields[name]) : redactStrings(fields[name]);
+    fields[name] = USER_DATA_FIELDS.has(name) ? redactUserData(fields[name], redactor) : redactStrings(fields[name], redactor);
   }
   return outcome;
 }
@@ -45,8 +45,8 @@ export function redactOutcome(outcome: AttemptOutcome): AttemptOutcome {
  * Every string in `value`, object keys included, redacted in place (keys also for the secrets
  * lower-cased: header names arrive so). Iterative, so a deeply nested `usage` cannot overflow the stack.
  */
-function redactStrings<T>(value: T): T {
-  if (typeof value === 'string') return redactServerString(value) as T;
+function redactStrings<T>(value: T, redactor: Redactor): T {
+  if (typeof value === 'string') return redactServerString(value, redactor) as T;
   if (typeof value !== 'object' || value === null) return value;
   const pending: object[] = [value];
   while (pending.length > 0) {
@@ -55,8 +55,8 @@ function redactStrings<T>(value: T): T {
     for (const key of Object.keys(container)) {
       const item = container[key];
       if (typeof item === 'object' && item !== null) pending.push(item);
-      const cleanItem = typeof item === 'string' ? redactServerString(item) : item;
-      const cleanKey = isArray ? key : redactSecretsAlsoLowerCased(key);
+      const cleanItem = typeof item === 'string' ? redactServerString(item, redactor) : item;
+      const cleanKey = isArray ? key : redactor.redactName(key);
       if (cleanKey !== key) delete container[key];
       // defineProperty, not assignment: a key named `__proto__` would otherwise swallow the value.
       if (cleanKey !== key || cleanItem !== item) {
@@ -68,11 +68,11 @@ function redactStrings<T>(value: T): T {
 }
 
 /** A reply, or the list of choices' replies: secrets masked, nothing cut. */
-function redactUserData(value: unknown): unknown {
-  if (typeof value === 'string') return redactSecrets(value);
-  return Array.isArray(value) ? value.map((item) => (typeof item === 'string' ? redactSecrets(item) : item)) : value;
+function redactUserData(value: unknown, redactor: Redactor): unknown {
+  if (typeof value === 'string') return redactor.redact(value);
+  return Array.isArray(value) ? value.map((item) => (typeof item === 'string' ? redactor.redact(item) : item)) : value;
 }
 
-function redactServerString(text: string): string {
-  return text.length > MAX_SERVER_STRING ? `${redactedPrefix(text, MAX_SERVER_STRING)}…` : redactSecrets(text);
+function redactServerString(text: string, redactor: Redactor): string {
+  return text.length > MAX_SERVER_STRING ? `${redactor.redactedPrefix(text, MAX_SERVER_STRING)}…` : redactor.redact(text);
 }

@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { fsMeaning, isFsError } from '../state/fs-problem.js';
 import { firstUnsendableChar } from './header-chars.js';
 
 export const DEFAULT_API_KEY_ENV = 'CHATBATCH_API_KEY';
@@ -106,17 +107,6 @@ function readKeyFile(file: string): { ok: true; text: string } | { ok: false; pr
       return { ok: false, problem: `it holds ${stat.size} bytes, more than a key (at most ${MAX_KEY_FILE_BYTES})` };
     return { ok: true, text: readFileSync(file, 'utf8') };
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    return { ok: false, problem: code ? `${MEANINGS[code] ?? 'the file system refused'} (${code})` : String(error) };
+    return { ok: false, problem: isFsError(error) ? fsMeaning(error) : String(error) };
   }
 }
-
-const MEANINGS: Readonly<Record<string, string>> = {
-  ENOENT: 'it does not exist',
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  ENOTDIR: 'a part of the path is not a folder',
-  ELOOP: 'too many levels of symbolic links',
-  EISDIR: 'it is a folder',
-  EIO: 'input/output error',
-};

@@ -1,4 +1,4 @@
-import { PUBLIC_QUERY_PARAMETERS } from '../record/redact.js';
+import { PUBLIC_QUERY_PARAMETERS } from '../record/redactor.js';
 /**
  * The base URL comes from the operator's console and is never guessed. The request URL is
  * base URL + `/chat/completions`; a base URL that already names the endpoint is refused with a

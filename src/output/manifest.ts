@@ -3,11 +3,11 @@ import { stat } from 'node:fs/promises';
 import type { ManifestCost } from '../cost/cost-summary.js';
 import { TOOL_VERSION } from '../http/tool-version.js';
 import { fileChunks } from '../input/file-chunks.js';
-import type { FailureCategory } from '../record/record.js';
 import type { UsageTotals } from '../record/usage-totals.js';
 import { readRegularFile } from '../state/regular-file.js';
 import { writeFileAtomic } from './atomic-file.js';
 import { isManifestShaped } from './manifest-shape.js';
+import type { RowCounts } from './row-counts.js';
 
 /**
  * `error`: the run stopped on an error it could not turn into a record (see the session's `error`); resumable.
@@ -64,13 +64,7 @@ export interface Manifest {
   job_fingerprint: string;
   config: Record<string, unknown>;
   inputs: InputSummary[];
-  counts: {
-    rows: number;
-    succeeded: number;
-    failed: number;
-    pending: number;
-    by_category: Partial<Record<FailureCategory, number>>;
-  };
+  counts: RowCounts;
   /** Tokens over every session (absent in manifests written before it was kept). */
   usage?: UsageTotals;
   /** Dollars over every session, estimated from token usage (absent in manifests written before it was kept). */

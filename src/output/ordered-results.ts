@@ -3,12 +3,12 @@ import { type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
 import { onAbort } from '../async/on-abort.js';
 import { categoryOf, PENDING, SUCCEEDED } from '../record/outcome-code.js';
-import type { FailureCategory } from '../record/record.js';
 import { ERRORS_FILE, OUTPUT_FILE } from '../state/file-names.js';
 import { type RecordLocation, verifiedRecordStart } from '../state/journal.js';
 import { asWriteFailure, WriteFailedError } from '../state/write-failed.js';
 import { AtomicFile } from './atomic-file.js';
 import { ReorderWindow } from './reorder-window.js';
+import { noRows, type RowCounts, tallyRows } from './row-counts.js';
 
 /**
  * Most rows the reorder window holds (~13 bytes each). A row that stays unsettled this long
@@ -22,14 +22,6 @@ export const MAX_REORDER_ROWS = 1 << 19;
  * the journal in one read call and writes them in one go, instead of a read per few rows.
  */
 const COPY_EVERY_MS = 20;
-
-export interface ResultCounts {
-  rows: number;
-  succeeded: number;
-  failed: number;
-  pending: number;
-  byCategory: Partial<Record<FailureCategory, number>>;
-}
 
 /**
  * Writes output.jsonl and errors.jsonl in input order while the run goes on: as soon as the
@@ -45,7 +37,7 @@ export interface ResultCounts {
  */
 export class OrderedResults {
   private readonly window = new ReorderWindow();
-  private readonly counts: ResultCounts = { rows: 0, succeeded: 0, failed: 0, pending: 0, byCategory: {} };
+  private readonly counts: RowCounts = noRows();
   private copyTimer: NodeJS.Timeout | null = null;
   private failure: Error | null = null;
   private damagedLines = 0;
@@ -173,7 +165,7 @@ export class OrderedResults {
    * When a write fails, the temporary files are removed (the files in place stay as they were)
    * and the WriteFailedError is thrown.
    */
-  async finish(): Promise<ResultCounts> {
+  async finish(): Promise<RowCounts> {
     this.stopCopyTimer();
     this.copyFront(true);
     try {
@@ -216,24 +208,21 @@ export class OrderedResults {
 
   private writeFront(all: boolean): void {
     for (let row = this.window.shift(all); row; row = this.window.shift(all)) {
-      this.counts.rows++;
       if (row.outcome === PENDING) {
-        this.counts.pending++;
+        tallyRows(this.counts, 'pending');
         continue;
       }
       const bytes = this.journal.verifiedRecord(row.offset, row.length);
       if (bytes === null) {
-        this.counts.pending++;
+        tallyRows(this.counts, 'pending');
         if (this.damagedLines++ === 0) this.onProblem(this.damage!);
         continue;
       }
       if (row.outcome === SUCCEEDED) {
-        this.counts.succeeded++;
+        tallyRows(this.counts, 'succeeded');
         this.output.write(bytes);
       } else {
-        this.counts.failed++;
-        const category = categoryOf(row.outcome)!;
-        this.counts.byCategory[category] = (this.counts.byCategory[category] ?? 0) + 1;
+        tallyRows(this.counts, categoryOf(row.outcome)!);
         this.errors.write(bytes);
       }
     }

@@ -1,6 +1,7 @@
 /**
  * The one record shape written for every input row, success or failure.
  * Field names and meanings up to `duration_ms` are a contract (see the guide, section 4).
+ * Fields are declared in the order they are written (`RECORD_FIELDS`).
  */
 import type { FailureCategory } from './categories.js';
 
@@ -43,7 +44,13 @@ export interface RowRecord {
   attempts: number;
   started_at: string;
   duration_ms: number;
+  /** With --reply-format json: the reply parsed as JSON (and matching --reply-schema). */
+  data?: unknown;
+  /** With --expect: whether the reply matches the row's reference answer; null when it cannot be judged (src/reply/reference-answer.ts). */
+  correct?: boolean | null;
   category?: FailureCategory;
+  /** An `invalid_reply` failure: the reply that did not parse or validate (`reply` is null). */
+  reply_text?: string;
   finish_reason?: string | null;
   /** The model's reasoning text, when the endpoint returned it (`reasoning_content` or `reasoning`). */
   reasoning?: string;
@@ -56,21 +63,57 @@ export interface RowRecord {
   created?: number;
   /** Every choice's `message.content` (null when not a string) when `n` > 1 or more than one choice came. */
   replies?: Array<string | null>;
-  client_request_id?: string;
-  history?: AttemptSummary[];
-  key_name?: string;
-  key_mask?: string;
-  fingerprint?: string;
-  cached?: boolean;
-  /** With --reply-format json: the reply parsed as JSON (and matching --reply-schema). */
-  data?: unknown;
-  /** With --expect: whether the reply matches the row's reference answer; null when it cannot be judged (src/reply/reference-answer.ts). */
-  correct?: boolean | null;
-  /** An `invalid_reply` failure: the reply that did not parse or validate (`reply` is null). */
-  reply_text?: string;
   /**
    * With `--format openai-batch`: the response body as received (parsed, after redaction), so
    * the Batch output line carries it whole (logprobs, refusal, every choice's finish_reason).
    */
   response_body?: unknown;
+  cached?: boolean;
+  client_request_id?: string;
+  history?: AttemptSummary[];
+  key_name?: string;
+  key_mask?: string;
+  fingerprint?: string;
 }
+
+/**
+ * The order a record's fields are written in (`recordJson`), whoever built it: the guide's
+ * contract fields in the guide's order, with `sample` and `input` beside the row's place, then
+ * what answers the row (`data` and `correct` beside the reply they are about, rather than after
+ * the attempt history), then what the response said, then how it was sent.
+ */
+export const RECORD_FIELDS = [
+  'id',
+  'file',
+  'line',
+  'sample',
+  'input',
+  'model',
+  'reply',
+  'status',
+  'code',
+  'message',
+  'trace_id',
+  'attempts',
+  'started_at',
+  'duration_ms',
+  'data',
+  'correct',
+  'category',
+  'reply_text',
+  'finish_reason',
+  'reasoning',
+  'usage',
+  'response_id',
+  'response_model',
+  'system_fingerprint',
+  'created',
+  'replies',
+  'response_body',
+  'cached',
+  'client_request_id',
+  'history',
+  'key_name',
+  'key_mask',
+  'fingerprint',
+] as const satisfies ReadonlyArray<keyof RowRecord>;

@@ -1,4 +1,4 @@
-import { redactSecrets } from '../record/redact.js';
+import type { Redactor } from '../record/redactor.js';
 import { parseJsonReply } from './parse-json-reply.js';
 import { loadReplySchema, type ReplySchema } from './reply-schema.js';
 
@@ -25,19 +25,27 @@ export interface ReplyCheck {
  * The check a run applies to its replies, the schema compiled once: null for text replies
  * (every reply is fine as it is). A schema that cannot be used throws ReplySchemaError first.
  */
-export async function replyCheckFor(config: { replyFormat: ReplyFormat; replySchema: string | null }): Promise<ReplyCheck | null> {
+export async function replyCheckFor(
+  config: { replyFormat: ReplyFormat; replySchema: string | null },
+  redactor: Redactor,
+): Promise<ReplyCheck | null> {
   if (config.replyFormat !== 'json') return null;
   const schema = config.replySchema === null ? null : await loadReplySchema(config.replySchema);
-  return { schema, check: (reply, finishReason) => checkReply(reply, finishReason, schema) };
+  return { schema, check: (reply, finishReason) => checkReply(reply, finishReason, schema, redactor) };
 }
 
-export function checkReply(reply: string, finishReason: string | null | undefined, schema: ReplySchema | null): CheckedReply {
+export function checkReply(
+  reply: string,
+  finishReason: string | null | undefined,
+  schema: ReplySchema | null,
+  redactor: Redactor,
+): CheckedReply {
   const parsed = parseJsonReply(reply);
   // The message may quote the reply (JSON.parse does): it is written to errors.jsonl as server text.
-  if (!parsed.ok) return { ok: false, message: redactSecrets(`${parsed.problem}${cutOff(finishReason)}`) };
+  if (!parsed.ok) return { ok: false, message: redactor.redact(`${parsed.problem}${cutOff(finishReason)}`) };
   const problems = schema?.problems(parsed.value) ?? null;
   if (problems !== null)
-    return { ok: false, message: redactSecrets(`the reply does not match ${schema!.file}: ${problems}${cutOff(finishReason)}`) };
+    return { ok: false, message: redactor.redact(`the reply does not match ${schema!.file}: ${problems}${cutOff(finishReason)}`) };
   return { ok: true, data: parsed.value };
 }
 

@@ -23,9 +23,10 @@ export function withCheckedReply(success: RowRecord, checked: CheckedReply): Row
     started_at,
     duration_ms,
     code: _code,
+    message: _message,
     ...details
   } = success;
-  // `sample` and `input` stay where the record builders put them: after `line`.
+  // Built in the order records are written (RECORD_FIELDS), so that they are written without a copy.
   const contract = { id, file, line, ...(sample === undefined ? {} : { sample }), ...(input === undefined ? {} : { input }), model };
   const timing = { trace_id, attempts, started_at, duration_ms };
   if (checked.ok) return { ...contract, reply, status, code: null, ...timing, data: checked.data, ...details };
@@ -34,8 +35,8 @@ export function withCheckedReply(success: RowRecord, checked: CheckedReply): Row
     reply: null,
     status,
     code: 'invalid_reply',
-    ...timing,
     message: checked.message,
+    ...timing,
     category: CLIENT_CODES.invalid_reply.category,
     reply_text: reply ?? '',
     ...details,

@@ -1,10 +1,11 @@
 import { hash } from 'node:crypto';
 import { readRowBatches } from '../input/read-rows.js';
 import type { InputRow } from '../input/row.js';
-import { rowId, SeenIds } from '../input/row-id.js';
+import { rowId } from '../input/row-id.js';
 import { inShard, type Shard } from '../input/shard.js';
 import { headersIdentity } from '../job/headers.js';
 import { referenceOf } from '../reply/reference-answer.js';
+import { SeenIds } from '../state/seen-ids.js';
 import type { BatchNotes } from './batch-notes.js';
 import { buildChatRequest, type ChatRequest, type RequestSettings } from './chat-request.js';
 import { type KeepInput, keepInputOf, keptFields } from './keep-input.js';

@@ -4,14 +4,11 @@ import { DROPPED, outcomeCode } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
 import { modelKey, sampleIndexes, sampleKey } from '../request/samples.js';
+import type { HashedKeyTable } from '../state/hashed-key-table.js';
 import { readJournal } from '../state/journal.js';
 import type { PreviousResults } from '../state/previous-results.js';
-import { ResultTable } from '../state/result-table.js';
+import { resultKeySet } from '../state/result-table.js';
 import { OutDirInUseError } from './errors.js';
-
-const NOWHERE = { offset: 0, length: 0 };
-/** A fingerprint the table stores in place (32 hex digits): the table is used as a set here. */
-const NO_FINGERPRINT = '0'.repeat(32);
 
 /**
  * `--resume` writes output.jsonl and errors.jsonl anew from this run's inputs: a record there
@@ -21,7 +18,7 @@ const NO_FINGERPRINT = '0'.repeat(32);
  * record, and go on as before: `invalid_input` records are not counted (a fixed line's record is
  * replaced by its row's), and a record of a row sent once is kept by the row's samples.
  *
- * The inputs' keys go into a compact hash table (see ResultTable, ~40 bytes a key), then each
+ * The inputs' keys go into a compact set of their hashes (`resultKeySet`, ~17 bytes a key), then each
  * key the journal settled (its lines that verify) is looked up in it.
  */
 export async function refuseDroppedRows(
@@ -58,12 +55,12 @@ export async function refuseDroppedRows(
 async function droppedKeys(
   journalFile: string,
   previous: PreviousResults,
-  current: ResultTable,
+  current: HashedKeyTable,
   counted: (outcome: number) => boolean,
 ): Promise<string[]> {
   const keys = new Set<string>();
   await readJournal(journalFile, (entry) => {
-    if (keys.has(entry.k) || current.get(entry.k) !== undefined) return;
+    if (keys.has(entry.k) || current.slotOf(entry.k) >= 0) return;
     const latest = previous.byKey.get(entry.k);
     if (latest && counted(latest.outcome)) keys.add(entry.k);
   });
@@ -71,17 +68,17 @@ async function droppedKeys(
 }
 
 /** Every journal key this run's inputs give (a row's, or each model's and sample's with several models and --repeat). */
-async function inputKeys(config: RunConfig, files: readonly string[]): Promise<ResultTable> {
-  const keys = new ResultTable();
+async function inputKeys(config: RunConfig, files: readonly string[]): Promise<HashedKeyTable> {
+  const keys = resultKeySet();
   const samples = sampleIndexes(config.repeat);
   for await (const row of prepareRows(files, prepareSettingsOf(config), new BatchNotes(config.models))) {
     if (row.kind === 'other-shard') continue;
     for (let model = 0; model < config.models.length; model++) {
       const rowKey = modelKey(row.key, config.models, model);
-      for (const sample of samples) keys.set(sampleKey(rowKey, sample), NO_FINGERPRINT, 0, NOWHERE);
+      for (const sample of samples) keys.add(sampleKey(rowKey, sample));
     }
     // A row sent once before --repeat grew keeps its one record (followed by its samples).
-    if (config.repeat > 1) keys.set(row.key, NO_FINGERPRINT, 0, NOWHERE);
+    if (config.repeat > 1) keys.add(row.key);
   }
   return keys;
 }

@@ -16,6 +16,7 @@ import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
 import { copiesPerRow } from '../request/samples.js';
 import { outDirPaths } from '../state/out-dir.js';
 import { runOwnDirs } from './own-dirs.js';
+import { runRedactor } from './run-redactor.js';
 
 export interface InvalidRowNote {
   file: string;
@@ -57,7 +58,7 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
   await preflightInputs(files);
   // The same checks a run makes: a reply schema that does not compile is found here too, and
   // a dollar budget for a model without a price.
-  await replyCheckFor(config);
+  await replyCheckFor(config, runRedactor(config));
   const prices = await runPriceBooks(config);
   const earlier = config.resume && config.outDir ? await readManifest(outDirPaths(config.outDir).manifest) : null;
   const report: DryRunReport = {

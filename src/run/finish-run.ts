@@ -5,7 +5,7 @@ import { writeFileAtomic } from '../output/atomic-file.js';
 import type { DerivedFormat } from '../output/derived-files.js';
 import { describeInputs, type RunStatus, writeManifest } from '../output/manifest.js';
 import { sessionChangedNothing } from '../output/manifest-unchanged.js';
-import type { ResultCounts } from '../output/ordered-results.js';
+import { type RowCounts, tallyRows } from '../output/row-counts.js';
 import { copiesPerRow } from '../request/samples.js';
 import { WriteFailedError } from '../state/write-failed.js';
 import type { Admission } from './admit-rows.js';
@@ -56,13 +56,7 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
   run.endSession(status);
   session.rate_limited = sending.lanes.reduce((sum, lane) => sum + lane.controller.rateLimited, 0);
   session.limits_learned = sending.lanes.flatMap((lane) => lane.learned());
-  manifest.counts = {
-    rows: tally.rows,
-    succeeded: tally.succeeded,
-    failed: tally.failed,
-    pending: tally.pending,
-    by_category: tally.byCategory,
-  };
+  manifest.counts = tally;
   manifest.inputs = await describeInputs(run.files, (file) => admission.rowsPerFile.get(file) ?? 0);
   manifest.job_fingerprint = jobIdentity(config, manifest.inputs, run.replyCheck?.schema?.sha256 ?? null);
   if (writeFailure) {
@@ -130,7 +124,7 @@ function fatalMessage(sending: Sending, config: OpenedRun['config']): string | n
   return stops.map((stop) => explainStop(stop, config, sending)).join('\n');
 }
 
-function runStatus(run: OpenedRun, sending: Sending, tally: ResultCounts, writeFailed: boolean): Exclude<RunStatus, 'running'> {
+function runStatus(run: OpenedRun, sending: Sending, tally: RowCounts, writeFailed: boolean): Exclude<RunStatus, 'running'> {
   if (writeFailed) return 'write_failed';
   // A model stopped by its refusal leaves its rows pending: the run did not do what was asked.
   if (sending.fatal || sending.stoppedModels.length > 0) return 'aborted';
@@ -145,7 +139,7 @@ function runStatus(run: OpenedRun, sending: Sending, tally: ResultCounts, writeF
  * pending. A shard's rows are those whose id hashes to it, counted from their ids beside the run
  * (OpenedRun.shardRows); a whole run's are counted here, without parsing.
  */
-async function countUnreadRows(run: OpenedRun, admission: Admission, tally: ResultCounts): Promise<void> {
+async function countUnreadRows(run: OpenedRun, admission: Admission, tally: RowCounts): Promise<void> {
   if (admission.inputExhausted) return;
   const { config } = run;
   let rows = 0;
@@ -158,9 +152,7 @@ async function countUnreadRows(run: OpenedRun, admission: Admission, tally: Resu
     for (const file of run.files) admission.rowsPerFile.set(file, await countRows([file]));
     rows = [...admission.rowsPerFile.values()].reduce((sum, fileRows) => sum + fileRows, 0);
   }
-  const unread = Math.max(0, rows * copiesPerRow(config) - tally.rows);
-  tally.rows += unread;
-  tally.pending += unread;
+  tallyRows(tally, 'pending', Math.max(0, rows * copiesPerRow(config) - tally.rows));
 }
 
 /** The derived files, written only once every row has settled (see removeDerivedFiles). */

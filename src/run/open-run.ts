@@ -5,16 +5,17 @@ import { runPriceBooks } from '../cost/run-prices.js';
 import { countRows } from '../input/count.js';
 import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
-import { SeenIds } from '../input/row-id.js';
 import { countShardRows, type ShardRowCount } from '../input/shard.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
 import { describeInputs, type Manifest, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
 import { readManifestAsWritten } from '../output/manifest-unchanged.js';
 import { OrderedResults } from '../output/ordered-results.js';
+import { noRows } from '../output/row-counts.js';
 import { limitsForShard, type RunLimits } from '../pace/shard-limits.js';
 import { TokenAccount } from '../pace/token-account.js';
 import { maxCompletionTokens, TokenEstimator } from '../pace/token-estimator.js';
 import { DROPPED } from '../record/outcome-code.js';
+import type { Redactor } from '../record/redactor.js';
 import type { UsageTotals } from '../record/usage-totals.js';
 import { EarlierReplies } from '../reply/recheck-earlier.js';
 import { type ReplyCheck, replyCheckFor } from '../reply/reply-check.js';
@@ -32,6 +33,7 @@ import {
   removeLeftoverTempFiles,
 } from '../state/out-dir.js';
 import { loadPreviousResults, type PreviousResults } from '../state/previous-results.js';
+import { SeenIds } from '../state/seen-ids.js';
 import { diskFailureOf } from '../state/write-failed.js';
 import { refuseDroppedRows } from './dropped-rows.js';
 import { OutDirInUseError } from './errors.js';
@@ -41,6 +43,7 @@ import { runOwnDirs } from './own-dirs.js';
 import { newProgress, type RunProgress } from './progress.js';
 import { refuseChangedRowSet } from './resume-rules.js';
 import type { RunOptions } from './run-options.js';
+import { runRedactor } from './run-redactor.js';
 
 /** A run whose inputs are checked, whose output directory is locked, and whose journal, results and manifest are open. */
 export interface OpenedRun {
@@ -53,6 +56,8 @@ export interface OpenedRun {
   readonly files: string[];
   readonly paths: OutDirPaths;
   readonly replyCheck: ReplyCheck | null;
+  /** The run's secrets, and how its server text, records and lines are masked of them. */
+  readonly redactor: Redactor;
   /** Ids seen so far (sized once the rows are counted). */
   readonly seen: SeenIds;
   /** With --resume: the earlier sessions' results, by key. */
@@ -90,6 +95,7 @@ export interface OpenedRun {
 interface CheckedInputs {
   files: string[];
   replyCheck: ReplyCheck | null;
+  redactor: Redactor;
   /** The model's price (for the manifest's cost and --max-cost). */
   prices: PriceBook[];
   seen: SeenIds;
@@ -134,8 +140,9 @@ async function checkInputs(options: RunOptions, progress: RunProgress): Promise<
   const files = await expandInputs(config.inputs, process.cwd(), { exclude: runOwnDirs(config), signal: options.stop, notice: log });
   await preflightInputs(files);
   await checkTemplateColumns(config.template, files);
+  const redactor = options.redactor ?? runRedactor(config);
   // A reply schema that cannot be used stops the run here, before the output directory is touched.
-  const replyCheck = await replyCheckFor(config);
+  const replyCheck = await replyCheckFor(config, redactor);
   // So is a dollar budget for a model whose price is unknown.
   const prices = await runPriceBooks(config);
   // Counted beside the run, never waited for: the progress total, and the size of the id set.
@@ -149,7 +156,7 @@ async function checkInputs(options: RunOptions, progress: RunProgress): Promise<
       () => {},
     );
   }
-  return { files, replyCheck, prices, seen };
+  return { files, replyCheck, redactor, prices, seen };
 }
 
 /** Refuses a directory holding a run unless told what to do with it; clears it (--force) or reads it (--resume). */
@@ -395,7 +402,7 @@ function initialManifest(
     job_fingerprint: previous?.job_fingerprint ?? '',
     config: publicConfig(config),
     inputs: previous?.inputs ?? [],
-    counts: previous?.counts ?? { rows: 0, succeeded: 0, failed: 0, pending: 0, by_category: {} },
+    counts: previous?.counts ?? noRows(),
     usage,
     cost,
     started_at: previous?.started_at ?? startedAt.toISOString(),

@@ -30,9 +30,13 @@ export interface AttemptsSoFar {
   clientRequestId: string;
 }
 
-type Outcome = Pick<RowRecord, 'reply' | 'status' | 'code' | 'trace_id' | 'attempts' | 'started_at' | 'duration_ms'>;
+type Outcome = Pick<RowRecord, 'reply' | 'status' | 'code' | 'message' | 'trace_id' | 'attempts' | 'started_at' | 'duration_ms'>;
 
-/** The contract fields in the guide's order, shared by every kind of record. */
+/**
+ * The contract fields in the guide's order, shared by every kind of record. Records are written
+ * in `RECORD_FIELDS` order whatever order they are built in (recordJson); built in that order,
+ * they are written without a copy.
+ */
 function record(origin: RowOrigin, outcome: Outcome): RowRecord {
   const { model } = origin;
   if (origin.sample !== undefined)
@@ -46,6 +50,7 @@ function record(origin: RowOrigin, outcome: Outcome): RowRecord {
     reply: outcome.reply,
     status: outcome.status,
     code: outcome.code,
+    ...(outcome.message === undefined ? {} : { message: outcome.message }),
     trace_id: outcome.trace_id,
     attempts: outcome.attempts,
     started_at: outcome.started_at,
@@ -73,13 +78,13 @@ export function failureRecord(origin: RowOrigin, outcome: AttemptFailure, run: A
     reply: null,
     status: outcome.status,
     code: outcome.code,
+    // Already redacted: the chat client hands out no server text that is not.
+    message: outcome.message,
     trace_id: outcome.traceId,
     attempts: run.history.length,
     started_at: run.startedAt.toISOString(),
     duration_ms: run.durationMs,
   });
-  // Already redacted: the chat client hands out no server text that is not.
-  result.message = outcome.message;
   result.category = outcome.category;
   // A 200 without reply text (a stop at max_tokens, a filter, a refusal) was paid: keep what it said.
   if (outcome.finishReason !== undefined)
@@ -111,12 +116,12 @@ export function invalidInputRecord(origin: RowOrigin, problem: string): RowRecor
     reply: null,
     status: null,
     code: 'invalid_input' satisfies ClientCode,
+    message: `${origin.file}:${origin.line}: ${problem}`,
     trace_id: null,
     attempts: 0,
     started_at: new Date().toISOString(),
     duration_ms: 0,
   });
-  result.message = `${origin.file}:${origin.line}: ${problem}`;
   result.category = CLIENT_CODES.invalid_input.category;
   return result;
 }

@@ -1,4 +1,3 @@
-import { redactSecrets } from '../record/redact.js';
 import { describeFsError, isFsError } from '../state/fs-problem.js';
 import { WriteFailedError } from '../state/write-failed.js';
 import { admitRows } from './admit-rows.js';
@@ -8,6 +7,7 @@ import { finishRun } from './finish-run.js';
 import { type OpenedRun, openRun } from './open-run.js';
 import type { RunReport } from './report.js';
 import type { RunOptions } from './run-options.js';
+import { runRedactor } from './run-redactor.js';
 import { Sending } from './sending.js';
 
 export type { RunOptions } from './run-options.js';
@@ -17,7 +17,9 @@ export type { RunOptions } from './run-options.js';
  * thrown: before the first request as a SetupError naming the path (nothing was sent), later
  * after marking the manifest `error` (or `write_failed` for a failed write).
  */
-export async function runBatch(options: RunOptions): Promise<RunReport> {
+export async function runBatch(given: RunOptions): Promise<RunReport> {
+  // The run's redactor is made here, where it starts, unless the caller made it to mask its own lines.
+  const options = { ...given, redactor: given.redactor ?? runRedactor(given.config) };
   let run: OpenedRun | null = null;
   let sending: Sending | null = null;
   // An error thrown where nothing awaits it reaches only the process's last-resort handler; no
@@ -25,7 +27,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
   const stopMarkingOnCrash = markOnCrash(async (message) => {
     sending?.stopSending();
     await run?.markError(message);
-  });
+  }, options.redactor);
   try {
     run = await openRun(options);
   } catch (error) {
@@ -38,7 +40,7 @@ export async function runBatch(options: RunOptions): Promise<RunReport> {
     return await finishRun(run, sending, admission);
   } catch (error) {
     if (error instanceof WriteFailedError) await run.markWriteFailed();
-    else await run.markError(redactSecrets(String((error as Error)?.message ?? error).replace(/\s*\n\s*/g, ' '))).catch(() => {});
+    else await run.markError(run.redactor.redact(String((error as Error)?.message ?? error).replace(/\s*\n\s*/g, ' '))).catch(() => {});
     throw error;
   } finally {
     stopMarkingOnCrash();

@@ -8,7 +8,7 @@ import { AUTO_CEILING } from '../pace/concurrency-target.js';
 import { maskKey } from '../record/key-mask.js';
 import { outcomeCode, SUCCEEDED } from '../record/outcome-code.js';
 import type { RowRecord } from '../record/record.js';
-import { registerSecret } from '../record/redact.js';
+import { recordJson } from '../record/record-json.js';
 import { judgeRecord, type ReferenceAnswer, withCorrect } from '../reply/reference-answer.js';
 import type { RowTask } from '../request/row-task.js';
 import { paramsEveryRowCarries } from '../request/sent-params.js';
@@ -61,8 +61,6 @@ export class Sending {
     this.keyName = keyNameOf(config);
     this.keyMask = maskKey(config.apiKey);
     const ceiling = (config.concurrency ?? AUTO_CEILING) * config.models.length;
-    // Header values filled from the environment are secrets like the key (the client registers the key).
-    for (const secret of config.headerSecrets) registerSecret(secret, 'header');
     this.client = new ChatClient({
       url: config.requestUrl,
       apiKey: config.apiKey,
@@ -74,6 +72,7 @@ export class Sending {
       proxy: config.proxy,
       keepResponseBody: keepsResponseBodies(config),
       sentParams: paramsEveryRowCarries(config),
+      redactor: run.redactor,
     });
     this.proxy = config.proxy && `${config.proxy.shown} (from ${config.proxy.variable})`;
     if (this.proxy) log(`requests go through the proxy ${this.proxy}`);
@@ -199,7 +198,7 @@ export class Sending {
   private async settle(position: number, key: string, fingerprint: string, record: RowRecord): Promise<void> {
     const { journal, results, progress, session } = this.run;
     const outcome = outcomeCode(record.category ?? null);
-    const location = await journal.append({ k: key, f: fingerprint, o: outcome }, JSON.stringify(record));
+    const location = await journal.append({ k: key, f: fingerprint, o: outcome }, recordJson(record));
     results.settled(position, location, outcome);
     progress.settled++;
     session.rows_settled++;

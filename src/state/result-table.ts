@@ -1,5 +1,6 @@
-import { hashIdInto } from '../input/row-id.js';
+import { HashedKeyTable } from './hashed-key-table.js';
 import type { RecordLocation } from './journal.js';
+import { hashKey96, type KeyHasher } from './key-hash.js';
 
 /** What a run keeps of a row settled earlier: enough to reuse its record or to send it again. */
 export interface StoredResult {
@@ -8,24 +9,13 @@ export interface StoredResult {
   location: RecordLocation;
 }
 
-/**
- * Hashes a key to three 32-bit words at `out[at..at+2]`. The first two must not both be 0
- * (that pair marks an empty slot). Injectable so that tests can force collisions.
- */
-export type KeyHasher = (key: string, out: Uint32Array, at: number) => void;
+/** 96-bit hashes, kept to 70% full (linear probing stays short, a few probes on average), doubled. */
+const RESULT_KEYS_SHAPE = { hasher: hashKey96, words: 3, maxLoad: 0.7, growth: 2 } as const;
 
-/**
- * 96 bits per key: the 64-bit id hash of `SeenIds` plus `checkHash`, a third hash of a
- * different construction.
- */
-export const hashKey: KeyHasher = (key, out, at) => {
-  hashIdInto(key, out, at);
-  out[at + 2] = checkHash(key);
-};
-
-const INITIAL_SLOTS = 1 << 12;
-/** Linear probing stays short (a few probes on average) below this load. */
-const MAX_LOAD = 0.7;
+/** A set of row keys hashed as a `ResultTable` hashes them, for `countMissingFrom`. */
+export function resultKeySet(): HashedKeyTable {
+  return new HashedKeyTable(RESULT_KEYS_SHAPE);
+}
 
 // How a slot's four fingerprint words hold its fingerprint, so that every string comes back
 // exactly as it went in.
@@ -36,8 +26,8 @@ const INVALID_PREFIX = 'invalid:';
 
 /**
  * The latest result of every row key of an earlier run, for `--resume`, without one JS object
- * or string per row: an open-addressing table (linear probing, doubled when 70% full) kept as
- * parallel typed arrays. A slot takes 42 bytes: the key's 96-bit hash (3 × Uint32, not the
+ * or string per row: a `HashedKeyTable` of 96-bit key hashes (doubled when 70% full) and
+ * parallel typed arrays indexed by its slots. A slot takes 42 bytes: the key's 96-bit hash (3 × Uint32, not the
  * key), the fingerprint (4 × Uint32), the fingerprint's kind and the outcome (2 × Uint8), and
  * the record's offset (Float64) and length (Uint32). 300,000 rows fill 2^19 slots = 21 MiB
  * (~73 bytes a row; 32 MiB for a moment while doubling), against ~580 bytes a row for a Map
@@ -57,29 +47,34 @@ const INVALID_PREFIX = 'invalid:';
  * file that holds them.
  */
 export class ResultTable {
-  private slots = INITIAL_SLOTS;
-  private count = 0;
-  private keys = new Uint32Array(INITIAL_SLOTS * 3);
-  private prints = new Uint32Array(INITIAL_SLOTS * 4);
-  private kinds = new Uint8Array(INITIAL_SLOTS); // 0 while the slot is empty
-  private outcomes = new Uint8Array(INITIAL_SLOTS);
-  private offsets = new Float64Array(INITIAL_SLOTS);
-  private lengths = new Uint32Array(INITIAL_SLOTS);
+  private readonly keys: HashedKeyTable;
+  private prints: Uint32Array;
+  private kinds: Uint8Array;
+  private outcomes: Uint8Array;
+  private offsets: Float64Array;
+  private lengths: Uint32Array;
   /** Fingerprints of kind OTHER; a superseded one stays here (such journals are rare). */
   private readonly others: string[] = [];
-  private readonly scratch = new Uint32Array(3);
 
-  constructor(private readonly hash: KeyHasher = hashKey) {}
+  constructor(hasher: KeyHasher = hashKey96) {
+    this.keys = new HashedKeyTable({ ...RESULT_KEYS_SHAPE, hasher }, (slots) => this.grow(slots));
+    const slots = this.keys.capacity;
+    this.prints = new Uint32Array(slots * 4);
+    this.kinds = new Uint8Array(slots);
+    this.outcomes = new Uint8Array(slots);
+    this.offsets = new Float64Array(slots);
+    this.lengths = new Uint32Array(slots);
+  }
 
   /** Number of distinct keys. */
   get size(): number {
-    return this.count;
+    return this.keys.size;
   }
 
-  /** Bytes held by the table's arrays (for benchmarks and tests). */
+  /** Bytes held by the table's arrays (for benchmarks). */
   get bytes(): number {
     return (
-      this.keys.byteLength +
+      this.keys.bytes +
       this.prints.byteLength +
       this.kinds.byteLength +
       this.outcomes.byteLength +
@@ -93,29 +88,17 @@ export class ResultTable {
     if (!Number.isInteger(outcome) || outcome < 0 || outcome > 255) {
       throw new RangeError(`outcome must be an integer from 0 to 255: current value is ${outcome}`);
     }
-    this.hash(key, this.scratch, 0);
-    const a = this.scratch[0]!;
-    const b = this.scratch[1]!;
-    const c = this.scratch[2]!;
-    let slot = this.find(a, b, c);
-    const added = slot < 0;
-    if (added) {
-      slot = ~slot;
-      this.keys[slot * 3] = a;
-      this.keys[slot * 3 + 1] = b;
-      this.keys[slot * 3 + 2] = c;
-    }
+    let slot = this.keys.add(key);
+    if (slot < 0) slot = ~slot;
     this.kinds[slot] = this.encodeFingerprint(fingerprint, slot * 4);
     this.outcomes[slot] = outcome;
     this.offsets[slot] = location.offset;
     this.lengths[slot] = location.length;
-    if (added && ++this.count > this.slots * MAX_LOAD) this.grow();
   }
 
   /** The key's latest result (a fresh object, the caller may keep it), or undefined. */
   get(key: string): StoredResult | undefined {
-    this.hash(key, this.scratch, 0);
-    const slot = this.find(this.scratch[0]!, this.scratch[1]!, this.scratch[2]!);
+    const slot = this.keys.slotOf(key);
     if (slot < 0) return undefined;
     return {
       fingerprint: this.decodeFingerprint(slot),
@@ -126,51 +109,32 @@ export class ResultTable {
 
   /**
    * How many keys of this table `other` lacks (compared by their hashes), counting only those
-   * whose outcome `counts` accepts. Both tables must use the same hasher.
+   * whose outcome `counts` accepts. `other` must hash as this table does (`resultKeySet()`).
    */
-  countMissingFrom(other: ResultTable, counts: (outcome: number) => boolean): number {
+  countMissingFrom(other: HashedKeyTable, counts: (outcome: number) => boolean): number {
     let missing = 0;
-    for (let slot = 0; slot < this.slots; slot++) {
-      if (this.kinds[slot] === 0 || !counts(this.outcomes[slot]!)) continue;
-      const at = slot * 3;
-      if (other.find(this.keys[at]!, this.keys[at + 1]!, this.keys[at + 2]!) < 0) missing++;
+    for (let slot = 0; slot < this.keys.capacity; slot++) {
+      if (!this.keys.isFull(slot) || !counts(this.outcomes[slot]!)) continue;
+      if (!other.hasKeyAt(this.keys, slot)) missing++;
     }
     return missing;
   }
 
-  /** The key's slot, or ~(the empty slot where it would go). */
-  private find(a: number, b: number, c: number): number {
-    const keys = this.keys;
-    const mask = this.slots - 1;
-    for (let slot = (a ^ Math.imul(b, 0x9e3779b1)) & mask; ; slot = (slot + 1) & mask) {
-      const i = slot * 3;
-      const x = keys[i]!;
-      const y = keys[i + 1]!;
-      if (x === 0 && y === 0) return ~slot;
-      if (x === a && y === b && keys[i + 2] === c) return slot;
-    }
-  }
-
-  private grow(): void {
-    const { keys, prints, kinds, outcomes, offsets, lengths } = this;
-    const oldSlots = this.slots;
-    this.slots *= 2;
-    this.keys = new Uint32Array(this.slots * 3);
-    this.prints = new Uint32Array(this.slots * 4);
-    this.kinds = new Uint8Array(this.slots);
-    this.outcomes = new Uint8Array(this.slots);
-    this.offsets = new Float64Array(this.slots);
-    this.lengths = new Uint32Array(this.slots);
-    for (let from = 0; from < oldSlots; from++) {
-      if (kinds[from] === 0) continue;
-      const to = ~this.find(keys[from * 3]!, keys[from * 3 + 1]!, keys[from * 3 + 2]!);
-      this.keys.set(keys.subarray(from * 3, from * 3 + 3), to * 3);
+  /** Makes the per-slot arrays `slots` long; the table moves each key's values across. */
+  private grow(slots: number): (from: number, to: number) => void {
+    const { prints, kinds, outcomes, offsets, lengths } = this;
+    this.prints = new Uint32Array(slots * 4);
+    this.kinds = new Uint8Array(slots);
+    this.outcomes = new Uint8Array(slots);
+    this.offsets = new Float64Array(slots);
+    this.lengths = new Uint32Array(slots);
+    return (from, to) => {
       this.prints.set(prints.subarray(from * 4, from * 4 + 4), to * 4);
       this.kinds[to] = kinds[from]!;
       this.outcomes[to] = outcomes[from]!;
       this.offsets[to] = offsets[from]!;
       this.lengths[to] = lengths[from]!;
-    }
+    };
   }
 
   private encodeFingerprint(fingerprint: string, at: number): number {
@@ -239,23 +203,4 @@ function hexWord(text: string, start: number): number {
     value = value * 16 + digit;
   }
   return value;
-}
-
-/**
- * xxHash32's byte step and avalanche over the UTF-16 code units, last to first: a construction
- * unlike either half of the id hash (FNV-1a and a MurmurHash3-style mix, first to last), so
- * that a collision there says nothing about this word.
- */
-function checkHash(text: string): number {
-  let h = (0x165667b1 + text.length) | 0;
-  for (let i = text.length - 1; i >= 0; i--) {
-    h = (h + Math.imul(text.charCodeAt(i), 0x165667b1)) | 0;
-    h = Math.imul((h << 11) | (h >>> 21), 0x9e3779b1);
-  }
-  h ^= h >>> 15;
-  h = Math.imul(h, 0x85ebca77);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae3d);
-  h ^= h >>> 16;
-  return h >>> 0;
 }

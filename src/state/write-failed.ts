@@ -1,5 +1,6 @@
 import { writeSync } from 'node:fs';
 import { getSystemErrorMap } from 'node:util';
+import { diskProblem, isDiskCode } from './fs-problem.js';
 
 /**
  * The run could not put its results on disk (disk full, quota, I/O error, read-only file
@@ -22,21 +23,9 @@ export class WriteFailedError extends Error {
   }
 }
 
-/** Codes that always mean the disk refused, whatever call got them: the CLI maps them to exit 5. */
-const DISK_CODES: Readonly<Record<string, readonly [problem: (path: string) => string, fix: string]>> = {
-  ENOSPC: [(path) => `no space left on device writing ${path}`, 'free space'],
-  EDQUOT: [(path) => `disk quota exceeded writing ${path}`, 'free space or raise the quota'],
-  EIO: [(path) => `I/O error on ${path}`, 'check the disk (dmesg, SMART)'],
-  EROFS: [(path) => `read-only file system writing ${path}`, 'make it writable or choose another --out'],
-  EFBIG: [(path) => `file too large for its file system writing ${path}`, 'use a file system that allows larger files'],
-  // Linux reports a failed file-system checksum as EBADMSG; we use it for journal entries that
-  // no longer verify when read back during the run.
-  EBADMSG: [(path) => `entries of ${path} changed after they were written (checksum mismatch)`, 'check the disk'],
-};
-
 function describeWriteFailure(path: string, code: string, next: string): string {
-  const known = DISK_CODES[code];
-  if (known) return `${known[0](path)}; ${known[1]} and ${next}`;
+  const disk = diskProblem(code, path);
+  if (disk) return `${disk.problem}; ${disk.fix} and ${next}`;
   return `cannot write ${path}: ${code} (${systemMessage(code)}); fix that and ${next}`;
 }
 
@@ -64,7 +53,7 @@ export function diskFailureOf(error: unknown, path?: string): WriteFailedError |
   if (error instanceof WriteFailedError) return error;
   const { code, path: named } = (error ?? {}) as NodeJS.ErrnoException;
   const file = named ?? path;
-  return typeof code === 'string' && code in DISK_CODES && file !== undefined ? new WriteFailedError(file, code) : null;
+  return typeof code === 'string' && isDiskCode(code) && file !== undefined ? new WriteFailedError(file, code) : null;
 }
 
 /**

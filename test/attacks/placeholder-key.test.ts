@@ -45,11 +45,12 @@ describe('a placeholder key (CHATBATCH_API_KEY=none) is not a secret to rewrite 
 
 describe('which values are secrets', () => {
   it('masks a value of 8 characters or more, and leaves text holding a shorter one as it is', async () => {
-    const { registerSecret, redactSecrets, MIN_SECRET_LENGTH } = await import('../../src/record/redact.js');
+    const { Redactor, MIN_SECRET_LENGTH } = await import('../../src/record/redactor.js');
     expect(MIN_SECRET_LENGTH).toBe(8);
-    registerSecret('EMPTY');
-    registerSecret('sk-12345');
-    expect(redactSecrets('EMPTY or none, key sk-12345')).toBe('EMPTY or none, key [key …45]');
+    const redactor = new Redactor();
+    redactor.addSecret('EMPTY');
+    redactor.addSecret('sk-12345');
+    expect(redactor.redact('EMPTY or none, key sk-12345')).toBe('EMPTY or none, key [key …45]');
   });
 });
 

@@ -82,7 +82,7 @@ describe('the API key read from a file (Docker and Kubernetes secrets)', () => {
       'a missing key file',
       ['--api-key-file', 'nowhere/key.txt'],
       {},
-      'cannot start the run: cannot read the API key file nowhere/key.txt: it does not exist (ENOENT)',
+      'cannot start the run: cannot read the API key file nowhere/key.txt: does not exist (ENOENT)',
     ],
     ['a folder as key file', ['--api-key-file', '.'], {}, 'cannot read the API key file .: it is a folder'],
     [

@@ -54,7 +54,19 @@ describe('several models through the command', () => {
     const rows = 40;
     await writeQuestions(rows);
     for (const shard of ['0/2', '1/2']) {
-      const args = ['run', 'in.jsonl', '--base-url', simulator.url, ...modelArgs(), '--shard', shard, '--format', 'openai-batch', '--out', `out-${shard[0]}`];
+      const args = [
+        'run',
+        'in.jsonl',
+        '--base-url',
+        simulator.url,
+        ...modelArgs(),
+        '--shard',
+        shard,
+        '--format',
+        'openai-batch',
+        '--out',
+        `out-${shard[0]}`,
+      ];
       const ran = await runCli(args, { cwd: dir.path, env: env() });
       expect(ran.code, ran.stderr).toBe(0);
       // A shard holds whole rows: each of its rows with every model.

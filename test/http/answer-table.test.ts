@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { ANSWER_RULES, type AnswerRuleName, meaningOf } from '../../src/http/answer-table.js';
 import { readErrorBody } from '../../src/http/error-body.js';
+import { Redactor } from '../../src/record/redactor.js';
+
+/** No run's secrets: what these tests read holds none. */
+const NO_SECRETS = new Redactor();
 
 /** The table's meaning of an error answer, from its status, body and headers, read as the client reads them. */
 function meaning(status: number, body: unknown, headers: Record<string, string> = {}, sentParams: string[] = []) {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  const error = readErrorBody(status, 'application/json', text);
+  const error = readErrorBody(status, 'application/json', text, NO_SECRETS);
   const shouldRetry = headers['x-should-retry'] === 'true' ? true : headers['x-should-retry'] === 'false' ? false : null;
   const asksToWait = headers['retry-after'] !== undefined || error.retryDelayMs !== null;
   return meaningOf({ status, ...error, asksToWait, shouldRetry }, { sentParams: new Set(sentParams) });
@@ -215,7 +219,7 @@ describe('the answer table: provider dialects', () => {
         },
       },
     ];
-    const error = readErrorBody(429, 'application/json', JSON.stringify(body));
+    const error = readErrorBody(429, 'application/json', JSON.stringify(body), NO_SECRETS);
     expect(error).toMatchObject({ code: '429', type: 'RESOURCE_EXHAUSTED', retryDelayMs: 39_500 });
     expect(meaning(429, body)).toMatchObject(retry('rate-limited'));
   });

@@ -4,6 +4,10 @@ import { duration, readRateLimits } from '../../src/http/rate-limit-headers.js';
 import { serverRequestedDelayMs } from '../../src/http/retry-policy.js';
 import { pickTraceId, TRACE_ID_HEADERS } from '../../src/http/trace-id.js';
 import { maskKey } from '../../src/record/key-mask.js';
+import { Redactor } from '../../src/record/redactor.js';
+
+/** No run's secrets: what these tests read holds none. */
+const NO_SECRETS = new Redactor();
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
 
@@ -51,11 +55,13 @@ describe('readErrorBody', () => {
     ['plain text', 'text/plain', 'upstream   connect error\nor disconnect', null, 'upstream connect error or disconnect'],
     ['no content type', undefined, 'Bad Gateway', null, 'Bad Gateway'],
   ])('%s', (_name, type, body, code, message) => {
-    expect(readErrorBody(400, type, body)).toMatchObject({ code, message });
+    expect(readErrorBody(400, type, body, NO_SECRETS)).toMatchObject({ code, message });
   });
 
   it('returns the error type and body id apart from the code', () => {
-    expect(readErrorBody(429, 'application/json', '{"id":"r-1","error":{"type":"insufficient_quota","message":"pay"}}')).toEqual({
+    expect(
+      readErrorBody(429, 'application/json', '{"id":"r-1","error":{"type":"insufficient_quota","message":"pay"}}', NO_SECRETS),
+    ).toEqual({
       code: null,
       type: 'insufficient_quota',
       message: 'pay',
@@ -69,20 +75,20 @@ describe('readErrorBody', () => {
   it('excerpts an HTML page with its title, without tags, styles or scripts', () => {
     const html =
       '<html><head><title>502 Bad Gateway</title><style>x{}</style></head><body><h1>502 Bad Gateway</h1><script>var a=1</script><hr>nginx</body></html>';
-    expect(readErrorBody(502, 'text/html', html).message).toBe('502 Bad Gateway: nginx');
-    expect(readErrorBody(503, undefined, '<!DOCTYPE html><html><body><p>Service   <b>Unavailable</b></p></body></html>').message).toBe(
-      'Service Unavailable',
-    );
-    expect(readErrorBody(504, 'text/html', '<html><head><title>Gateway Timeout</title></head><body></body></html>').message).toBe(
-      'Gateway Timeout',
-    );
+    expect(readErrorBody(502, 'text/html', html, NO_SECRETS).message).toBe('502 Bad Gateway: nginx');
+    expect(
+      readErrorBody(503, undefined, '<!DOCTYPE html><html><body><p>Service   <b>Unavailable</b></p></body></html>', NO_SECRETS).message,
+    ).toBe('Service Unavailable');
+    expect(
+      readErrorBody(504, 'text/html', '<html><head><title>Gateway Timeout</title></head><body></body></html>', NO_SECRETS).message,
+    ).toBe('Gateway Timeout');
   });
 
   it('keeps an excerpt of a huge body to 300 characters', () => {
-    const { message } = readErrorBody(500, 'text/plain', 'word '.repeat(200_000));
+    const { message } = readErrorBody(500, 'text/plain', 'word '.repeat(200_000), NO_SECRETS);
     expect(message.length).toBe(301);
     expect(message.endsWith('…')).toBe(true);
-    const html = readErrorBody(500, 'text/html', `<html><body>${'<p>x</p>'.repeat(100_000)}</body></html>`).message;
+    const html = readErrorBody(500, 'text/html', `<html><body>${'<p>x</p>'.repeat(100_000)}</body></html>`, NO_SECRETS).message;
     expect(html.length).toBeLessThanOrEqual(301);
   });
 });

@@ -86,7 +86,7 @@ describe('readKeyFrom a file', () => {
   });
 
   it.each([
-    ['missing', async () => {}, 'cannot read the API key file key: it does not exist (ENOENT)'],
+    ['missing', async () => {}, 'cannot read the API key file key: does not exist (ENOENT)'],
     ['a folder', async () => void (await mkdir(dir.file('key'))), 'cannot read the API key file key: it is a folder'],
     [
       'too large',

@@ -1,7 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Redactor } from '../../src/record/redactor.js';
 import { checkReply } from '../../src/reply/reply-check.js';
 import { loadReplySchema, ReplySchemaError } from '../../src/reply/reply-schema.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
+
+/** No run's secrets: what these tests read holds none. */
+const NO_SECRETS = new Redactor();
 
 let dir: TempDir;
 beforeEach(async () => {
@@ -88,14 +92,19 @@ describe('checkReply', () => {
         },
       }),
     );
-    const checked = checkReply('{"label": "great", "tags": ["a", 2], "extra": true}', 'stop', schema);
+    const checked = checkReply('{"label": "great", "tags": ["a", 2], "extra": true}', 'stop', schema, NO_SECRETS);
     expect(checked.ok).toBe(false);
     if (checked.ok) return;
     expect(checked.message).toBe(
       `the reply does not match ${dir.file('schema.json')}: (root) must have required property 'score'; (root) must NOT have additional properties: "extra"; ` +
         '/label must be equal to one of the allowed values: "positive", "negative"; /tags/1 must be string',
     );
-    const many = checkReply(JSON.stringify({ label: 'positive', score: 0, tags: Array.from({ length: 500 }, (_, i) => i) }), null, schema);
+    const many = checkReply(
+      JSON.stringify({ label: 'positive', score: 0, tags: Array.from({ length: 500 }, (_, i) => i) }),
+      null,
+      schema,
+      NO_SECRETS,
+    );
     expect(many.ok).toBe(false);
     if (!many.ok) {
       expect(many.message.length).toBeLessThan(800);
@@ -104,12 +113,12 @@ describe('checkReply', () => {
   });
 
   it('says when the reply was cut off at the token limit', () => {
-    const checked = checkReply('{"label": "pos', 'length', null);
+    const checked = checkReply('{"label": "pos', 'length', null, NO_SECRETS);
     expect(checked.ok).toBe(false);
     if (!checked.ok) expect(checked.message).toContain('finish_reason "length": the reply was cut off at the token limit');
   });
 
   it('gives the parsed value as data when there is no schema', () => {
-    expect(checkReply('```json\n{"a": 1}\n```', 'stop', null)).toEqual({ ok: true, data: { a: 1 } });
+    expect(checkReply('```json\n{"a": 1}\n```', 'stop', null, NO_SECRETS)).toEqual({ ok: true, data: { a: 1 } });
   });
 });
