@@ -133,12 +133,12 @@ function placeSample(
     sending.settleNow(position, prepared.key, prepared.fingerprint, record);
     return;
   }
-  if (sending.open.hasRoom && results.windowHasRoom) sending.send(prepared.task);
+  if (sending.hasRoomFor(prepared.task.model) && results.windowHasRoom) sending.send(prepared.task);
   else return sendWhenRoom(run, sending, prepared.task);
 }
 
 async function sendWhenRoom(run: OpenedRun, sending: Sending, task: RowTask): Promise<void> {
-  if (!sending.open.hasRoom) await sending.open.room();
+  if (!sending.hasRoomFor(task.model)) await sending.roomFor(task.model);
   if (!run.results.windowHasRoom) await run.results.roomInWindow(sending.stoppedSignal);
   sending.send(task);
 }

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { AdmissionGate } from '../async/admission-gate.js';
 import type { AttemptFailure } from '../http/attempt.js';
 import type { ChatClient } from '../http/chat-client.js';
 import type { RunConfig } from '../job/config.js';
@@ -17,6 +18,14 @@ import { type RunProgress, syncProgress } from './progress.js';
  * off, so that rows a server fails fail): a rate limit still must not hold a run forever.
  */
 const DEFAULT_RATE_LIMITED_MS = 5 * 60_000;
+
+/**
+ * Rows of one model that may wait for its slots while the row reader goes on, in a run with
+ * several models: how far the other models may run ahead of a slowed one (429s, an outage pause)
+ * before the reader waits for it. Each holds its request body; the output's order is kept by the
+ * reorder window, whatever order rows settle in.
+ */
+const QUEUED_ROWS = 2048;
 
 export interface FatalStop {
   outcome: AttemptFailure;
@@ -51,6 +60,8 @@ export interface LaneShared {
 export class ModelLane {
   readonly controller: RateController;
   readonly pacer: Pacer;
+  /** The rows of this model that may work at once, and those waiting their turn. */
+  readonly gate: AdmissionGate;
   private readonly stop = new AbortController();
 
   constructor(
@@ -70,6 +81,16 @@ export class ModelLane {
       maxRateLimitedMs: config.maxOutageMs > 0 ? config.maxOutageMs : DEFAULT_RATE_LIMITED_MS,
       now,
     });
+    // A few rows wait ready beyond the pool's slots so a freed slot is filled at once; rows
+    // resting between retries hold no slot but still count in `total`. With several models, rows
+    // of a slowed model queue here (up to QUEUED_ROWS) while the reader goes on to the others'.
+    const ceiling = config.concurrency ?? AUTO_CEILING;
+    const readyAhead = Math.max(8, Math.ceil(ceiling / 4));
+    this.gate = new AdmissionGate({
+      working: () => this.controller.concurrency + readyAhead,
+      total: ceiling * 4 + 64,
+      queued: named ? QUEUED_ROWS : 0,
+    });
     const stopDispatch = AbortSignal.any([shared.stopDispatch, this.stop.signal]);
     // Every row of the lane waiting for a slot or a delay listens on it: as many listeners as open rows is the design.
     setMaxListeners(0, stopDispatch);
@@ -85,7 +106,10 @@ export class ModelLane {
         if (!stopsRun) this.stop.abort();
         shared.onFatal({ outcome, cause, model, stopsRun });
       },
-      onRetryWait: shared.onRetryWait,
+      onRetryWait: (waiting) => {
+        shared.onRetryWait(waiting);
+        this.gate.rest(waiting);
+      },
       onAttemptSent: () => {
         run.attempts++;
         run.progress.attempts++;

@@ -90,16 +90,14 @@ export class Sending {
       abortInFlight: this.abortInFlight.signal,
       onRetryWait: (waiting) => {
         progress.retrying += waiting ? 1 : -1;
-        this.open.rest(waiting);
       },
       onFatal: (fatal) => this.stopOn(fatal),
     });
 
-    // Bounded admission: a row is read from the input only when there is room, so memory stays
-    // flat however large the input. A few rows wait ready beyond the pool's slots so a freed slot
-    // is filled at once; rows resting between retries hold no slot but still count in `total`.
-    const readyAhead = Math.max(8, Math.ceil(ceiling / 4));
-    this.open = new OpenRows({ working: () => this.concurrency + readyAhead, total: ceiling * 4 + 64 });
+    // Bounded admission is each lane's gate (model-lanes.ts): a row is read from the input only
+    // when its model's lane has room, so memory stays flat however large the input. This counts
+    // every row handed over until it settles, for `drained` and the first error.
+    this.open = new OpenRows({ working: () => Number.POSITIVE_INFINITY, total: Number.POSITIVE_INFINITY });
 
     const shared: Omit<RowServices, 'pacer'> = {
       recordContext: {
@@ -162,9 +160,25 @@ export class Sending {
   /** Sends a task (retries included); its record settles at the task's position. */
   send(task: RowTask): void {
     const rows = this.rowsByModel.get(task.model)!;
+    const lane = this.laneOf(task.model);
     // A row left pending while the run goes on (its model stopped) must not hold the output's
     // order back: its place is passed, written with its earlier record if it has one.
-    this.track(processRow(task, rows).then((settled) => settled || this.run.results.leftPending(task.position)));
+    const work = lane.gate.run(() => processRow(task, rows));
+    this.track(work.then((settled) => settled || this.run.results.leftPending(task.position)));
+  }
+
+  /** Whether a row of `model` may be handed over now (its lane's gate has room). */
+  hasRoomFor(model: string): boolean {
+    return this.laneOf(model).gate.hasRoom;
+  }
+
+  /** Resolves when a row of `model` may be handed over. */
+  roomFor(model: string): Promise<void> {
+    return this.laneOf(model).gate.room();
+  }
+
+  private laneOf(model: string): ModelLane {
+    return this.lanes.length === 1 ? this.lanes[0]! : this.lanes.find((lane) => lane.model === model)!;
   }
 
   /**

@@ -52,6 +52,16 @@ function respond(request: ReceivedRequest, response: ServerResponse, index: numb
     });
     return;
   }
+  if (model === 'throttled') {
+    // OpenAI's 429 (https://platform.openai.com/docs/guides/error-codes), asking to wait a second.
+    sendJson(
+      response,
+      429,
+      { error: { message: 'Rate limit reached for requests', type: 'requests', param: null, code: 'rate_limit_exceeded' } },
+      { 'retry-after': '1' },
+    );
+    return;
+  }
   if (model === 'ghost') {
     modelNotFound(response, model);
     return;
@@ -150,6 +160,26 @@ describe('several models in one run', () => {
     expect(resumed.result.exitCode).toBe(0);
     expect(server!.received.length).toBe(before);
     expect(resumed.output).toHaveLength(16);
+  });
+
+  it('a model slowed by 429s does not hold the others back: they finish while it waits, then it is stopped alone', async () => {
+    let fastAnsweredAtStop = -1;
+    const { result, output } = await runModels(
+      ['fast', 'throttled'],
+      {
+        maxOutageMs: 1500,
+        onNotice: (line) => {
+          if (line.includes('throttled') && fastAnsweredAtStop < 0) {
+            fastAnsweredAtStop = server!.received.filter((request) => request.json?.model === 'fast').length;
+          }
+        },
+      },
+      questions(300),
+    );
+    expect(result.exitCode).toBe(3);
+    expect(output.map((record) => record.model)).toEqual(Array.from({ length: 300 }, () => 'fast'));
+    // Every row of the fast model had been answered before the throttled one gave up.
+    expect(fastAnsweredAtStop).toBe(300);
   });
 
   it('a refusal of the key stops every model at once', async () => {
