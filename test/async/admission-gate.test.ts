@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { AdmissionGate } from '../../src/async/admission-gate.js';
+
+/** A piece of work the test finishes when it wants. */
+function deferred() {
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  return { done, finish };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('AdmissionGate', () => {
+  it('starts at most `working` rows, queues up to `queued` more in order, then has no room', async () => {
+    const gate = new AdmissionGate({ working: () => 2, total: 100, queued: 2 });
+    const started: number[] = [];
+    const works = Array.from({ length: 4 }, () => deferred());
+    for (const [index, work] of works.entries()) {
+      expect(gate.hasRoom).toBe(true);
+      void gate.run(async () => {
+        started.push(index);
+        await work.done;
+      });
+    }
+    await turn();
+    expect(started).toEqual([0, 1]);
+    expect(gate.hasRoom).toBe(false);
+    const room = gate.room();
+    works[1]!.finish();
+    await room;
+    expect(started).toEqual([0, 1, 2]);
+    expect(gate.hasRoom).toBe(true);
+  });
+
+  it('with nothing queued (one model), the reader waits for a working slot itself', async () => {
+    const gate = new AdmissionGate({ working: () => 1, total: 100, queued: 0 });
+    const work = deferred();
+    void gate.run(() => work.done);
+    expect(gate.hasRoom).toBe(false);
+    let roomed = false;
+    void gate.room().then(() => (roomed = true));
+    await turn();
+    expect(roomed).toBe(false);
+    work.finish();
+    await turn();
+    expect(roomed).toBe(true);
+  });
+
+  it('a resting row gives its working slot to the next, but still counts against total', async () => {
+    const gate = new AdmissionGate({ working: () => 1, total: 2, queued: 5 });
+    const started: number[] = [];
+    const works = Array.from({ length: 3 }, () => deferred());
+    for (const [index, work] of works.entries()) {
+      void gate.run(async () => {
+        started.push(index);
+        await work.done;
+      });
+    }
+    await turn();
+    expect(started).toEqual([0]);
+    gate.rest(true);
+    await turn();
+    expect(started).toEqual([0, 1]);
+    gate.rest(true);
+    await turn();
+    // Two started, both resting: total (2) holds the third back.
+    expect(started).toEqual([0, 1]);
+    expect(gate.size).toBe(2);
+  });
+});
