@@ -12,7 +12,7 @@ const ERROR_COLUMNS = [...RESULT_COLUMNS, 'category', 'message'] as const;
 
 /**
  * The enriched CSV: the input's columns, then the results (and the reply's data.* columns); a
- * `sample` column first among ours when rows were sampled.
+ * `model` column (several models) and `sample` column (rows sampled) first among ours.
  */
 export async function csvWriter({ inputs, outDir, sampled, csv }: FormatContext): Promise<LineFormat> {
   const shared = await sharedCsvColumns(inputs);
@@ -20,8 +20,10 @@ export async function csvWriter({ inputs, outDir, sampled, csv }: FormatContext)
   const data = await scanReplyData(path.join(outDir, OUTPUT_FILE), path.join(outDir, ERRORS_FILE), csv.dataFields);
   // With --expect, `correct` follows the results in both files (null, an empty cell, where nothing was judged).
   const judged: readonly string[] = data.correct ? ['correct'] : [];
-  const resultColumns: readonly string[] = [...(sampled ? ['sample'] : []), ...RESULT_COLUMNS, ...judged];
-  const errorColumns: readonly string[] = [...(sampled ? ['sample'] : []), ...ERROR_COLUMNS, ...judged];
+  // A row's records with several models, or its samples, are told apart by these first columns of ours.
+  const copies: readonly string[] = [...((csv.models?.length ?? 1) > 1 ? ['model'] : []), ...(sampled ? ['sample'] : [])];
+  const resultColumns: readonly string[] = [...copies, ...RESULT_COLUMNS, ...judged];
+  const errorColumns: readonly string[] = [...copies, ...ERROR_COLUMNS, ...judged];
   // Header cells are escaped too: an input's column name (or a reply's data key) such as
   // `=HYPERLINK(...)` is a formula to a spreadsheet wherever it stands.
   const guard = (text: string): string => (csv.escapeFormulas ? escapeFormula(text) : text);
