@@ -34,8 +34,7 @@ function kindOf(node: SchemaTree): LeafKind {
   const logical = element.logical_type?.type;
   if (logical === 'TIMESTAMP' || TIME_TYPES.has(element.converted_type ?? '')) return 'TIMESTAMP';
   if (logical === 'DATE' || element.converted_type === 'DATE') return 'DATE';
-  if (logical === 'TIME' || TEXT_TIME_TYPES.has(element.converted_type ?? '') || element.type === 'INT96')
-    return 'STRING';
+  if (logical === 'TIME' || TEXT_TIME_TYPES.has(element.converted_type ?? '') || element.type === 'INT96') return 'STRING';
   if (logical === 'DECIMAL' || element.converted_type === 'DECIMAL' || element.type === 'FLOAT' || element.type === 'DOUBLE')
     return 'DOUBLE';
   if (element.converted_type === 'JSON' || logical === 'JSON') return 'JSON';

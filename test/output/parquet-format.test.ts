@@ -89,7 +89,8 @@ describe('--format parquet, from a Parquet table DuckDB wrote, read back by Duck
         // Lists, structs and objects of no fixed shape are JSON text, marked as Parquet's JSON type (DuckDB shows it as VARCHAR).
         const json = await db.rows(`SELECT name FROM parquet_schema(${output}) WHERE converted_type = 'JSON' ORDER BY name`);
         expect(json.map((row) => row.name)).toEqual(['detail', 'info', 'tags']);
-        const [first] = await db.rows(`SELECT id, big, name, tags, chatbatch_id, status, code, ts, day, data.label AS label, data.stars AS stars,
+        const [first] =
+          await db.rows(`SELECT id, big, name, tags, chatbatch_id, status, code, ts, day, data.label AS label, data.stars AS stars,
         usage.total_tokens > 0 AS counted FROM ${output} ORDER BY id LIMIT 1`);
         expect(first).toMatchObject({
           id: '1',
