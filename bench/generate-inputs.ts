@@ -33,7 +33,7 @@ export async function generateInput(dir: string, format: InputFormat, rows: numb
 
 /**
  * The same rows as a Parquet file of row groups of 122,880 rows (DuckDB's default; pyarrow's is
- * 1,048,576, which the reader would hold whole), snappy, written a row group at a time.
+ * 1,048,576), snappy, written a row group at a time.
  */
 async function generateParquet(file: string, rows: number): Promise<string> {
   const { ByteWriter, ParquetWriter } = await import('hyparquet-writer');

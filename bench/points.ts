@@ -59,7 +59,7 @@ export function benchPoints(quick: boolean): BenchPoint[] {
       timeoutMs: 30_000,
       warmUpRequests,
     },
-    // Parquet against the same rows as JSONL (mem-jsonl-*): the reader holds one row group at a time.
+    // Parquet against the same rows as JSONL (mem-jsonl-*): the reader holds a data page of each column at a time.
     {
       name: 'mem-parquet-small',
       rows: size(100_000, 10_000),

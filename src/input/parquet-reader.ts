@@ -1,20 +1,21 @@
-import { parquetReadObjects, parquetSchema } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
+import { parquetSchema } from 'hyparquet';
 import { DamagedParquetError, type OpenParquet, openParquet } from './parquet-file.js';
+import { type RowGroupSpan, rowGroupRuns } from './parquet-row-group.js';
 import { parquetFields } from './parquet-values.js';
 import type { InputRow } from './row.js';
 import { describeReadError } from './unreadable.js';
 
-/** Rows handed on at a time: a row group is decoded whole, then yielded in slices of this many. */
+/** Rows handed on at a time at most (fewer where a column's data page ends). */
 const BATCH_ROWS = 1024;
 
 /**
- * Streams a Parquet file one row group at a time (memory holds one decoded row group, never the
- * file), one row per table row, `line` being its 1-based position in the file. Nothing here
+ * Streams a Parquet file one row group at a time, each a data page at a time where it can be
+ * (see rowGroupRuns: memory holds the pages being read, and a nested column's row group, never
+ * the file), one row per table row, `line` being its 1-based position in the file. Nothing here
  * throws: a footer that cannot be read (the file changed after the pre-flight check) is one
- * invalid row for the file, and a row group that cannot be decoded (a damaged page) makes each
- * of its rows an invalid row naming it, so every row still gets its one record and the other
- * row groups run.
+ * invalid row for the file, and a page that cannot be decoded makes each row of its row group
+ * not yet read an invalid row naming the row group, so every row still gets its one record and
+ * the other row groups run.
  */
 export async function* readParquetBatches(file: string): AsyncGenerator<InputRow[]> {
   let opened: OpenParquet;
@@ -29,7 +30,7 @@ export async function* readParquetBatches(file: string): AsyncGenerator<InputRow
     let rowStart = 0;
     for (const [index, group] of opened.metadata.row_groups.entries()) {
       const rowEnd = rowStart + Number(group.num_rows);
-      yield* rowGroupBatches(file, opened, index, rowStart, rowEnd);
+      yield* rowGroupBatches(file, opened, { index, group, rowStart, rowEnd });
       rowStart = rowEnd;
     }
   } finally {
@@ -38,33 +39,24 @@ export async function* readParquetBatches(file: string): AsyncGenerator<InputRow
   }
 }
 
-async function* rowGroupBatches(
-  file: string,
-  opened: OpenParquet,
-  index: number,
-  rowStart: number,
-  rowEnd: number,
-): AsyncGenerator<InputRow[]> {
-  let objects: Array<Record<string, unknown>>;
+async function* rowGroupBatches(file: string, opened: OpenParquet, span: RowGroupSpan): AsyncGenerator<InputRow[]> {
+  let next = span.rowStart; // the first row not yet handed on
   try {
-    objects = await parquetReadObjects({ file: opened.buffer, metadata: opened.metadata, rowStart, rowEnd, compressors });
+    for await (const run of rowGroupRuns(opened.buffer, opened.metadata, span, BATCH_ROWS)) {
+      const rows = run.rows.map(
+        (values, at): InputRow => ({ kind: 'row', file, line: run.rowStart + at + 1, format: 'parquet', fields: parquetFields(values) }),
+      );
+      next = run.rowStart + run.rows.length;
+      yield rows;
+    }
   } catch (error) {
-    const problem = `row group ${index + 1} of the file cannot be decoded (${describeReadError(error)})`;
-    for (let from = rowStart; from < rowEnd; from += BATCH_ROWS) {
+    const problem = `row group ${span.index + 1} of the file cannot be decoded (${describeReadError(error)})`;
+    for (let from = next; from < span.rowEnd; from += BATCH_ROWS) {
       const rows: InputRow[] = [];
-      for (let at = from; at < Math.min(rowEnd, from + BATCH_ROWS); at++)
+      for (let at = from; at < Math.min(span.rowEnd, from + BATCH_ROWS); at++)
         rows.push({ kind: 'invalid', file, line: at + 1, format: 'parquet', problem });
       yield rows;
     }
-    return;
-  }
-  for (let from = 0; from < objects.length; from += BATCH_ROWS) {
-    const rows: InputRow[] = [];
-    for (let at = from; at < Math.min(objects.length, from + BATCH_ROWS); at++) {
-      rows.push({ kind: 'row', file, line: rowStart + at + 1, format: 'parquet', fields: parquetFields(objects[at]!) });
-      objects[at] = undefined as never; // the row's decoded object is no longer needed
-    }
-    yield rows;
   }
 }
 

@@ -5,8 +5,8 @@ import type { LeafKind } from './parquet-kinds.js';
  * The input's own columns and their kinds when every input is a Parquet file with the same
  * top-level columns (names and kinds); else null, and the rows are named by file and line. A
  * Parquet input's column keeps its type: integers INT64, floats and decimals DOUBLE, booleans,
- * timestamps TIMESTAMP, text STRING; lists, structs, maps and dates come back as the reader
- * gives them to templates (JSON, ISO text).
+ * timestamps TIMESTAMP, dates DATE, text STRING; lists, structs and maps come back as the
+ * reader gives them to templates (JSON), times of day as ISO text.
  */
 export async function sharedParquetColumns(files: readonly string[]): Promise<Array<{ name: string; kind: LeafKind }> | null> {
   if (files.length === 0 || files.some((file) => !file.toLowerCase().endsWith('.parquet'))) return null;
@@ -26,15 +26,15 @@ export async function sharedParquetColumns(files: readonly string[]): Promise<Ar
 }
 
 const TIME_TYPES = new Set(['TIMESTAMP_MILLIS', 'TIMESTAMP_MICROS']);
-const TEXT_TIME_TYPES = new Set(['DATE', 'TIME_MILLIS', 'TIME_MICROS']);
+const TEXT_TIME_TYPES = new Set(['TIME_MILLIS', 'TIME_MICROS']);
 
 function kindOf(node: SchemaTree): LeafKind {
   const { element } = node;
   if (node.children.length > 0) return 'JSON';
   const logical = element.logical_type?.type;
   if (logical === 'TIMESTAMP' || TIME_TYPES.has(element.converted_type ?? '')) return 'TIMESTAMP';
-  if (logical === 'DATE' || logical === 'TIME' || TEXT_TIME_TYPES.has(element.converted_type ?? '') || element.type === 'INT96')
-    return 'STRING';
+  if (logical === 'DATE' || element.converted_type === 'DATE') return 'DATE';
+  if (logical === 'TIME' || TEXT_TIME_TYPES.has(element.converted_type ?? '') || element.type === 'INT96') return 'STRING';
   if (logical === 'DECIMAL' || element.converted_type === 'DECIMAL' || element.type === 'FLOAT' || element.type === 'DOUBLE')
     return 'DOUBLE';
   if (element.converted_type === 'JSON' || logical === 'JSON') return 'JSON';

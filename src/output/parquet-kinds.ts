@@ -5,7 +5,7 @@ import type { SchemaElement } from 'hyparquet';
  * OPTIONAL: a value that does not fit its column (a reply field of another type in a later row)
  * is written as null, never as something else.
  */
-export type LeafKind = 'STRING' | 'INT64' | 'DOUBLE' | 'BOOLEAN' | 'JSON' | 'TIMESTAMP';
+export type LeafKind = 'STRING' | 'INT64' | 'DOUBLE' | 'BOOLEAN' | 'JSON' | 'TIMESTAMP' | 'DATE';
 export type ColumnKind = LeafKind | { struct: ReadonlyArray<{ name: string; kind: LeafKind }> };
 
 const LEAF_ELEMENTS: Readonly<Record<LeafKind, Omit<SchemaElement, 'name'>>> = {
@@ -15,6 +15,7 @@ const LEAF_ELEMENTS: Readonly<Record<LeafKind, Omit<SchemaElement, 'name'>>> = {
   BOOLEAN: { type: 'BOOLEAN' },
   JSON: { type: 'BYTE_ARRAY', converted_type: 'JSON' },
   TIMESTAMP: { type: 'INT64', converted_type: 'TIMESTAMP_MILLIS' },
+  DATE: { type: 'INT32', converted_type: 'DATE' },
 };
 
 /** The schema elements of one top-level column (a struct: the group, then its fields). */
@@ -26,7 +27,7 @@ export function schemaElements(name: string, kind: ColumnKind): SchemaElement[] 
   ];
 }
 
-/** `value` as the writer takes it for a column of `kind` (INT64 a bigint, TIMESTAMP a Date, JSON the value itself); null when it does not fit. */
+/** `value` as the writer takes it for a column of `kind` (INT64 a bigint, TIMESTAMP and DATE a Date, JSON the value itself); null when it does not fit. */
 export function columnValue(kind: ColumnKind, value: unknown, exactText?: string): unknown {
   if (value === null || value === undefined) return null;
   if (typeof kind !== 'string') return structValue(kind.struct, value);
@@ -45,6 +46,11 @@ export function columnValue(kind: ColumnKind, value: unknown, exactText?: string
     case 'TIMESTAMP': {
       const time = typeof value === 'string' ? new Date(value) : null;
       return time && !Number.isNaN(time.getTime()) ? time : null;
+    }
+    case 'DATE': {
+      // The reader gives a date as the ISO text of its midnight, UTC; a DATE column holds the day.
+      const day = typeof value === 'string' ? new Date(value) : null;
+      return day && !Number.isNaN(day.getTime()) && day.getTime() % 86_400_000 === 0 ? day : null;
     }
   }
 }

@@ -19,13 +19,13 @@ const SCHEMA = {
   required: ['label', 'stars', 'score', 'detail'],
   additionalProperties: false,
 };
-/** What DuckDB writes, as pyarrow would: two row groups (DuckDB's smallest is 2,048 rows), snappy, ints, nulls, a list, a struct, a timestamp. */
+/** What DuckDB writes, as pyarrow would: two row groups (DuckDB's smallest is 2,048 rows), snappy, ints, nulls, a list, a struct, a timestamp, a date. */
 const ROWS = 2100;
 const table = (
   rows: number,
 ) => `SELECT i::BIGINT AS id, (i * 7)::INTEGER AS n, CASE WHEN i % 500 = 0 THEN NULL ELSE 'item ' || i END AS name,
   [i, i + 1] AS tags, {'a': i} AS info, i / 4 AS weight, i % 2 = 0 AS flag, TIMESTAMP '2026-01-02 03:04:05' AS ts,
-  CASE WHEN i = 1 THEN 9007199254740993 ELSE i END::BIGINT AS big FROM range(1, ${rows + 1}) t(i)`;
+  DATE '2026-01-01' + i::INTEGER AS day, CASE WHEN i = 1 THEN 9007199254740993 ELSE i END::BIGINT AS big FROM range(1, ${rows + 1}) t(i)`;
 
 let dir: TempDir;
 let simulator: RunningSimulator;
@@ -71,6 +71,7 @@ describe('--format parquet, from a Parquet table DuckDB wrote, read back by Duck
           weight: 'DOUBLE',
           flag: 'BOOLEAN',
           ts: 'TIMESTAMP',
+          day: 'DATE',
           big: 'BIGINT',
           chatbatch_id: 'VARCHAR',
           model: 'VARCHAR',
@@ -88,7 +89,8 @@ describe('--format parquet, from a Parquet table DuckDB wrote, read back by Duck
         // Lists, structs and objects of no fixed shape are JSON text, marked as Parquet's JSON type (DuckDB shows it as VARCHAR).
         const json = await db.rows(`SELECT name FROM parquet_schema(${output}) WHERE converted_type = 'JSON' ORDER BY name`);
         expect(json.map((row) => row.name)).toEqual(['detail', 'info', 'tags']);
-        const [first] = await db.rows(`SELECT id, big, name, tags, chatbatch_id, status, code, ts, data.label AS label, data.stars AS stars,
+        const [first] =
+          await db.rows(`SELECT id, big, name, tags, chatbatch_id, status, code, ts, day, data.label AS label, data.stars AS stars,
         usage.total_tokens > 0 AS counted FROM ${output} ORDER BY id LIMIT 1`);
         expect(first).toMatchObject({
           id: '1',
@@ -99,7 +101,7 @@ describe('--format parquet, from a Parquet table DuckDB wrote, read back by Duck
           status: '200',
           code: null,
         });
-        expect(first).toMatchObject({ ts: '2026-01-02 03:04:05', counted: true });
+        expect(first).toMatchObject({ ts: '2026-01-02 03:04:05', day: '2026-01-02', counted: true });
         expect(['positive', 'negative', 'neutral']).toContain(first!.label);
         expect(Number(first!.stars)).toBeGreaterThanOrEqual(1);
         // Every row once, in input order, in one file or the other.

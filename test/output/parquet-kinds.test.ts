@@ -31,6 +31,8 @@ describe('columnValue: what the writer is given', () => {
     ['JSON', [1, { b: 2 }], undefined, [1, { b: 2 }]],
     ['TIMESTAMP', '2026-01-02T03:04:05.000Z', undefined, new Date('2026-01-02T03:04:05.000Z')],
     ['TIMESTAMP', 'not a time', undefined, null],
+    ['DATE', '2026-01-02T00:00:00.000Z', undefined, new Date('2026-01-02T00:00:00.000Z')],
+    ['DATE', '2026-01-02T03:04:05.000Z', undefined, null],
     ['STRING', null, undefined, null],
   ] as const)('%s of %o (exact text %s)', (kind, value, exact, expected) => {
     expect(columnValue(kind, value, exact)).toEqual(expected);
