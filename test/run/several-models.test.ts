@@ -200,6 +200,16 @@ describe('several models in one run', () => {
     expect(grown.output.map((record) => record.model)).toEqual(Array.from({ length: 8 }, () => ['a', 'c']).flat());
   });
 
+  it("--format csv tells a row's records apart by a model column", async () => {
+    const { result } = await runModels(['a', 'b'], { format: 'csv' }, questions(2));
+    expect(result.exitCode).toBe(0);
+    const lines = (await dir!.read('out/output.csv')).trim().split(/\r?\n/);
+    const header = lines[0]!.split(',');
+    const model = header.indexOf('model');
+    expect(model).toBeGreaterThan(-1);
+    expect(lines.slice(1).map((line) => `${line.split(',')[0]}/${line.split(',')[model]}`)).toEqual(['q0/a', 'q0/b', 'q1/a', 'q1/b']);
+  });
+
   it('refuses the same model twice and a job naming both model and models', async () => {
     await expect(runModels(['a', 'a'])).rejects.toThrow('model "a" is given twice');
   });
