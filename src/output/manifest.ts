@@ -63,6 +63,11 @@ export interface Manifest {
   /** Identifies what was asked (inputs by content, model, base URL, prompt settings, shard count, repeat): shards of one job share it. */
   job_fingerprint: string;
   config: Record<string, unknown>;
+  /**
+   * With several models, or a model that is not the directory's first: the model whose records
+   * keep their rows' own journal keys (request/samples.ts keyModelOf). Absent: `config.model`.
+   */
+  key_model?: string;
   inputs: InputSummary[];
   counts: RowCounts;
   /** Tokens over every session (absent in manifests written before it was kept). */

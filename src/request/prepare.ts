@@ -82,6 +82,10 @@ function prepareRow(row: InputRow, settings: PrepareSettings, keep: KeepInput, n
     return invalid(origin, `dup:${row.file}:${row.line}`, `duplicate id "${origin.id}": an earlier row has the same id`);
   }
   if (row.kind === 'invalid') return invalid(origin, origin.id, row.problem);
+  if ((settings.models?.length ?? 1) > 1 && origin.id.includes('\u0000')) {
+    // The journal keys a row's copies for other models by its id, a NUL and the model (samples.ts).
+    return invalid(origin, origin.id, 'the id holds a NUL character (U+0000), which a run with several models keeps for its own keys');
+  }
   const messages = rowToMessages(row.fields, { system: settings.system, template: settings.template });
   if (!messages.ok) return invalid(origin, origin.id, messages.problem);
   const body = bodyFields(row.fields, settings.rowParams, settings.allowParams ?? []);
@@ -124,6 +128,8 @@ export interface RowTarget {
   models: readonly string[];
   modelIndex: number;
   sample: number | undefined;
+  /** The model whose copies keep the row's own key (samples.ts keyModelOf); the first model when absent. */
+  keyModel?: string;
 }
 
 /**
@@ -136,13 +142,14 @@ export function forTarget(
   position: number,
 ): Exclude<PreparedRow, { kind: 'other-shard' }> {
   const { models, modelIndex, sample } = target;
-  if (sample === undefined && modelIndex === 0) {
+  const keyModel = target.keyModel ?? models[0]!;
+  if (sample === undefined && modelIndex === 0 && models[0] === keyModel) {
     // The row is its own only copy: its task (a new one per row) is placed, not copied.
     if (prepared.kind === 'task') prepared.task.position = position;
     return prepared;
   }
-  const key = sampleKey(modelKey(prepared.key, models, modelIndex), sample);
   const model = models[modelIndex]!;
+  const key = sampleKey(modelKey(prepared.key, model, keyModel), sample);
   if (prepared.kind === 'invalid') return { ...prepared, key, sample, model };
   const modelRequest = prepared.requests[modelIndex]!;
   const fingerprint = sampleFingerprint(modelRequest.fingerprint, sample);

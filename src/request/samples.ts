@@ -9,15 +9,22 @@ import { hash } from 'node:crypto';
 
 /**
  * Several models (`--model` repeated): a row is sent to each, and each model's answer is a row of
- * its own for the journal, the cache and resume, like a sample. The first model keeps the row's
- * own key, so a run that grows from one model to several keeps its records for the first (and one
- * that drops the others keeps them too); each other model's key is the row's, a NUL and the
- * model's name (no id of a JSONL, CSV or Parquet row is that and a model's name). A reordered
- * list changes which model keeps the row's key: the request fingerprints (which hold the model)
- * then differ and those rows are sent again, never answered by another model's record.
+ * its own for the journal, the cache and resume, like a sample. One model, the directory's key
+ * model, keeps the row's own key: the first model of the run that made the directory (kept in
+ * its manifest as `key_model`), so a run that grows from one model to several keeps its records,
+ * and reordering the models on a resume changes no key. Each other model's key is the row's, a
+ * NUL and the model's name; no row id has a NUL in a run with several models (prepare.ts refuses
+ * one), so no two rows' keys meet.
  */
-export function modelKey(rowKey: string, models: readonly string[], modelIndex: number): string {
-  return modelIndex === 0 ? rowKey : `${rowKey}\u0000${models[modelIndex]}`;
+export function modelKey(rowKey: string, model: string, keyModel: string): string {
+  return model === keyModel ? rowKey : `${rowKey}\u0000${model}`;
+}
+
+/** The model that keeps rows' own keys in a directory: its manifest's word, else its (first) model, else this run's first. */
+export function keyModelOf(models: readonly string[], earlier: { key_model?: unknown; config: Record<string, unknown> } | null): string {
+  if (typeof earlier?.key_model === 'string') return earlier.key_model;
+  if (typeof earlier?.config.model === 'string') return earlier.config.model;
+  return models[0]!;
 }
 
 /** The sample indexes of a row: 0..N-1, or a single `undefined` (no sample) when N is 1. */

@@ -2,7 +2,7 @@ import { categoryOf, DROPPED, SUCCEEDED } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { forTarget, prepareRows, prepareSettingsOf } from '../request/prepare.js';
 import type { RowTask } from '../request/row-task.js';
-import { sampleIndexes } from '../request/samples.js';
+import { keyModelOf, sampleIndexes } from '../request/samples.js';
 import type { PreviousResult } from '../state/previous-results.js';
 import type { OpenedRun } from './open-run.js';
 import { invalidInputRecord } from './record-builders.js';
@@ -36,6 +36,7 @@ export async function admitRows(run: OpenedRun, sending: Sending): Promise<Admis
   let keepingOnly = false;
   const samples = sampleIndexes(config.repeat);
   const { models } = config;
+  const keyModel = keyModelOf(models, run.previousWritten?.manifest ?? null);
   for await (const row of rows) {
     if (!keepingOnly && (sending.stopped || run.tokens.limitReached)) {
       if (!keepsEarlierRecords(run)) {
@@ -55,7 +56,7 @@ export async function admitRows(run: OpenedRun, sending: Sending): Promise<Admis
       for (const sample of samples) {
         position++;
         results.admit(position);
-        const prepared = forTarget(row, { models, modelIndex, sample }, position);
+        const prepared = forTarget(row, { models, modelIndex, sample, keyModel }, position);
         if (keepingOnly) keepEarlierOnly(run, prepared.key, position);
         else {
           const waiting = admitSample(run, sending, prepared, position);

@@ -3,7 +3,7 @@ import type { Manifest } from '../output/manifest.js';
 import { DROPPED, outcomeCode } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
-import { modelKey, sampleIndexes, sampleKey } from '../request/samples.js';
+import { keyModelOf, modelKey, sampleIndexes, sampleKey } from '../request/samples.js';
 import type { HashedKeyTable } from '../state/hashed-key-table.js';
 import { readJournal } from '../state/journal.js';
 import type { PreviousResults } from '../state/previous-results.js';
@@ -29,7 +29,7 @@ export async function refuseDroppedRows(
   log: (line: string) => void,
 ): Promise<string[]> {
   if (!config.resume || !earlier.previous || earlier.previous.byKey.size === 0) return [];
-  const current = await inputKeys(config, files);
+  const current = await inputKeys(config, files, keyModelOf(config.models, earlier.previousWritten?.manifest ?? null));
   // The journal is the truth: output.jsonl and errors.jsonl may have been cut short or emptied
   // (by hand, or by an older chatbatch's resume that stopped early).
   const invalidInput = outcomeCode('invalid_input');
@@ -68,13 +68,13 @@ async function droppedKeys(
 }
 
 /** Every journal key this run's inputs give (a row's, or each model's and sample's with several models and --repeat). */
-async function inputKeys(config: RunConfig, files: readonly string[]): Promise<HashedKeyTable> {
+async function inputKeys(config: RunConfig, files: readonly string[], keyModel: string): Promise<HashedKeyTable> {
   const keys = resultKeySet();
   const samples = sampleIndexes(config.repeat);
   for await (const row of prepareRows(files, prepareSettingsOf(config), new BatchNotes(config.models))) {
     if (row.kind === 'other-shard') continue;
     for (let model = 0; model < config.models.length; model++) {
-      const rowKey = modelKey(row.key, config.models, model);
+      const rowKey = modelKey(row.key, config.models[model]!, keyModel);
       for (const sample of samples) keys.add(sampleKey(rowKey, sample));
     }
     // A row sent once before --repeat grew keeps its one record (followed by its samples).

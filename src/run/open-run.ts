@@ -19,7 +19,7 @@ import type { Redactor } from '../record/redactor.js';
 import type { UsageTotals } from '../record/usage-totals.js';
 import { EarlierReplies } from '../reply/recheck-earlier.js';
 import { type ReplyCheck, replyCheckFor } from '../reply/reply-check.js';
-import { copiesPerRow } from '../request/samples.js';
+import { copiesPerRow, keyModelOf } from '../request/samples.js';
 import { checkTemplateColumns } from '../request/template-columns.js';
 import { JournalWriter } from '../state/journal.js';
 import { acquireLock } from '../state/lock.js';
@@ -385,6 +385,12 @@ function reportJournalRepairs(previous: PreviousResults, log: (line: string) => 
   }
 }
 
+/** `key_model` when it is not simply the run's one model (keyModelOf). */
+function keyModelField(config: RunConfig, previous: Manifest | null): { key_model?: string } {
+  const keyModel = keyModelOf(config.models, previous);
+  return config.models.length > 1 || keyModel !== config.model ? { key_model: keyModel } : {};
+}
+
 function initialManifest(
   config: RunConfig,
   previous: Manifest | null,
@@ -401,6 +407,7 @@ function initialManifest(
     job: config.jobName,
     job_fingerprint: previous?.job_fingerprint ?? '',
     config: publicConfig(config),
+    ...keyModelField(config, previous),
     inputs: previous?.inputs ?? [],
     counts: previous?.counts ?? noRows(),
     usage,

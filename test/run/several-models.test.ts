@@ -210,6 +210,31 @@ describe('several models in one run', () => {
     expect(lines.slice(1).map((line) => `${line.split(',')[0]}/${line.split(',')[model]}`)).toEqual(['q0/a', 'q0/b', 'q1/a', 'q1/b']);
   });
 
+  it('a resume with the models reordered, or the first dropped, sends nothing: a row and model keep their key', async () => {
+    await runModels(['a', 'b', 'c']);
+    expect(server!.received).toHaveLength(24);
+    const reordered = await runModels(['c', 'a', 'b'], { resume: true });
+    expect(reordered.result.exitCode).toBe(0);
+    expect(server!.received).toHaveLength(24);
+    expect(reordered.output.slice(0, 3).map((record) => record.model)).toEqual(['c', 'a', 'b']);
+    const dropped = await runModels(['b'], { resume: true, allowDroppedRows: true });
+    expect(dropped.result.exitCode).toBe(0);
+    expect(server!.received).toHaveLength(24);
+    expect(dropped.output.map((record) => record.model)).toEqual(Array.from({ length: 8 }, () => 'b'));
+    expect(dropped.manifest.key_model).toBe('a');
+  });
+
+  it('a row whose id holds a NUL is invalid in a run with several models (the journal keeps NUL for its keys)', async () => {
+    const rows = [...questions(2), { id: 'q0\u0000b', prompt: 'question 9', expected: 'answer 9' }];
+    const { result, errors, output } = await runModels(['a', 'b'], {}, rows);
+    expect(result.exitCode).toBe(1);
+    expect(output).toHaveLength(4);
+    expect(errors.map((record) => [record.model, record.code])).toEqual([
+      ['a', 'invalid_input'],
+      ['b', 'invalid_input'],
+    ]);
+  });
+
   it('refuses the same model twice and a job naming both model and models', async () => {
     await expect(runModels(['a', 'a'])).rejects.toThrow('model "a" is given twice');
   });
