@@ -146,9 +146,10 @@ type JobFields = LoadedJob['job'];
 /** The CLI's parser has checked its flags already; the library's options are checked here. */
 /**
  * The models: `--model` (repeatable) over the job's `model` (a name or a list) or `models`. The
- * same model twice would send every row to it twice: refused, like a duplicate id.
+ * same model twice would send every row to it twice: refused, like a duplicate id. `validate`
+ * reads a job file's models with the same rules (`flags` empty).
  */
-function resolveModels(flags: RunFlags, j: JobFile, problems: string[]): string[] {
+export function resolveModels(flags: Pick<RunFlags, 'model' | 'models'>, j: JobFile, problems: string[]): string[] {
   if (j.model !== undefined && j.models !== undefined) problems.push('the job file gives both "model" and "models": keep one');
   const given = flags.model ?? flags.models ?? j.models ?? j.model;
   const models = given === undefined ? [] : [given].flat();

@@ -7,7 +7,7 @@ import { InputError } from '../input/errors.js';
 import { expandInputs } from '../input/expand.js';
 import { inputProblems } from '../input/preflight.js';
 import { checkBaseUrl } from '../job/base-url.js';
-import { resolveJobInputs } from '../job/config.js';
+import { resolveJobInputs, resolveModels } from '../job/config.js';
 import { checkJob, type JobFile, NotARegularFile, readJobText } from '../job/job-file.js';
 import { inputFileAsJob, notJson } from '../job/not-a-job-file.js';
 import { maxCompletionTokens } from '../pace/token-estimator.js';
@@ -67,8 +67,11 @@ export async function validateJob(jobFile: string, maxProblems: number): Promise
       problems.push(`${jobFile}: reply_schema: ${error.message}`);
     });
   }
-  const models = job.models ?? (job.model === undefined ? undefined : [job.model].flat());
+  const modelProblems: string[] = [];
+  const found = resolveModels({}, job, modelProblems);
+  const models = found.length > 0 ? found : undefined;
   if (!models) problems.push(`${jobFile}: model: missing (give it here or with --model when running)`);
+  else problems.push(...modelProblems.map((problem) => `${jobFile}: ${problem}`));
   if (!job.inputs) problems.push(`${jobFile}: inputs: missing (give them here or on the command line when running)`);
 
   let rows = 0;

@@ -50,6 +50,22 @@ describe('several models through the command', () => {
     expect([...perRequest.values()].filter((count) => count > 1).length).toBeLessThanOrEqual(MODELS.length * (8 + 8) + 8);
   }, 60_000);
 
+  it('validate refuses what run refuses: both model and models, a model named twice', async () => {
+    await writeQuestions(2);
+    await dir.write('both.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'a', models: ['b'] }));
+    await dir.write('twice.json', JSON.stringify({ inputs: ['in.jsonl'], models: ['a', 'b', 'a'] }));
+    await dir.write('good.json', JSON.stringify({ inputs: ['in.jsonl'], models: ['a', 'b'] }));
+    const both = await runCli(['validate', 'both.json'], { cwd: dir.path });
+    expect(both.code).not.toBe(0);
+    expect(both.stdout + both.stderr).toContain('gives both "model" and "models"');
+    const twice = await runCli(['validate', 'twice.json'], { cwd: dir.path });
+    expect(twice.code).not.toBe(0);
+    expect(twice.stdout + twice.stderr).toContain('model "a" is given twice');
+    const good = await runCli(['validate', 'good.json'], { cwd: dir.path });
+    expect(good.code, good.stderr).toBe(0);
+    expect(good.stdout).toContain('2 models each: 4 request(s)');
+  });
+
   it('shards keep a row with all its models; merge puts them back in input, then model order', async () => {
     const rows = 40;
     await writeQuestions(rows);
