@@ -38,7 +38,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       { formatTextReport },
       { readViewRows },
       { modelOrderOf },
-      { withModelCosts },
+      { withModelCosts, withModelPending },
     ] = await Promise.all([
       import('../output/manifest.js'),
       import('../output/user-file.js'),
@@ -68,9 +68,12 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
     }
     const answerField = typeof manifest.config?.expect === 'string' ? manifest.config.expect : null;
     const computed = await computeStats(paths.output, paths.errors, { modelOrder: modelOrderOf(manifest), answerField });
+    const counted = withPending(computed, pendingRows(manifest));
     const stats = {
-      ...withPending(computed, pendingRows(manifest)),
-      ...(computed.models ? { models: withModelCosts(computed.models, manifest.cost) } : {}),
+      ...counted,
+      ...(computed.models
+        ? { models: withModelPending(withModelCosts(computed.models, manifest.cost), counted.rows, counted.pending !== null) }
+        : {}),
       usage: usageOf(manifest),
       ...(manifest.cost === undefined ? {} : { cost: manifest.cost }),
       repeat: samplesPerRow(manifest),

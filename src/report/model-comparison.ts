@@ -35,6 +35,20 @@ export async function compareModels(
 }
 
 /**
+ * Each model's pending records: the run's records (pending ones included: `records`) are the same
+ * number per model, so a model's share less those it wrote. Left out when the run's pending count
+ * is not known, or does not divide evenly (records of another run edited in).
+ */
+export function withModelPending(comparison: ModelComparison, records: number, pendingKnown: boolean): ModelComparison {
+  const perModel = records / comparison.models.length;
+  if (!pendingKnown || !Number.isInteger(perModel)) return comparison;
+  return {
+    ...comparison,
+    models: comparison.models.map((line) => ({ ...line, pending: Math.max(0, perModel - line.succeeded - line.failed) })),
+  };
+}
+
+/**
  * Each model's dollars from the manifest's `cost.by_model` (an entry `{ usd }`, or a bare number):
  * null when its price is unknown; left absent when the manifest keeps no cost at all.
  */

@@ -18,6 +18,8 @@ export interface ModelLine {
   tokens: { prompt: number; completion: number };
   /** Dollars from the manifest's `cost.by_model`: null when unknown, absent when the manifest has no cost. */
   usd?: number | null;
+  /** Records of this model not written yet (its share of the run's pending ones); absent when not known. */
+  pending?: number;
 }
 
 interface OneModel {
@@ -41,7 +43,7 @@ export class ModelTally {
     const model = String(stringOrNull(record.model));
     let tally = this.byModel.get(model);
     if (!tally) {
-      tally = { succeeded: 0, failed: 0, dataset: new DatasetTally(false), durations: [], prompt: 0, completion: 0 };
+      tally = emptyTally();
       this.byModel.set(model, tally);
     }
     if (ok) tally.succeeded++;
@@ -56,14 +58,19 @@ export class ModelTally {
   }
 
   /**
-   * One line per model, models in `order` (the run's `config.models`) first, then any other model
-   * the records name in the order read; null when the records name fewer than two models.
+   * One line per model: every model of `order` (the run's `config.models`), records or not (a
+   * model refused at once has only pending rows), then any other model the records name in the
+   * order read; null when that makes fewer than two.
    */
   lines(order: readonly string[] = []): ModelLine[] | null {
-    if (this.byModel.size < 2) return null;
-    const models = [...new Set([...order.filter((model) => this.byModel.has(model)), ...this.byModel.keys()])];
-    return models.map((model) => lineOf(model, this.byModel.get(model)!));
+    const models = [...new Set([...order, ...this.byModel.keys()])];
+    if (models.length < 2) return null;
+    return models.map((model) => lineOf(model, this.byModel.get(model) ?? emptyTally()));
   }
+}
+
+function emptyTally(): OneModel {
+  return { succeeded: 0, failed: 0, dataset: new DatasetTally(false), durations: [], prompt: 0, completion: 0 };
 }
 
 function lineOf(model: string, tally: OneModel): ModelLine {

@@ -27,6 +27,7 @@ export function modelColumns(comparison: ModelComparison): ModelColumn[] {
     { heading: 'model', cell: (line) => line.model },
     { heading: 'ok', cell: (line) => String(line.succeeded) },
     { heading: 'failed', cell: (line) => String(line.failed) },
+    lines.some((line) => (line.pending ?? 0) > 0) && { heading: 'pending', cell: (line) => String(line.pending ?? '-') },
     lines.some((line) => line.dataset.accuracy !== null) && {
       heading: 'correct (95% Wilson interval)',
       cell: (line) => accuracyCell(line.dataset.accuracy),

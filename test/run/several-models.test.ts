@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunOptions, run } from '../../src/index.js';
 import type { RowRecord } from '../../src/record/record.js';
+import { runCli } from '../support/cli-in-process.js';
 import { type ReceivedRequest, type ScriptedServer, sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -154,6 +155,13 @@ describe('several models in one run', () => {
     expect(said).toHaveLength(1);
     expect(said[0]).toContain("the model ghost's rows stopped early");
     expect(first.result.fatalMessage).toContain('model:    ghost');
+
+    // The report counts the refused model too: its line, its rows pending.
+    const report = await runCli(['report', `${dir!.path}/out`]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toContain('records: 24 (3 models × 8 rows)');
+    expect(report.stdout).toMatch(/\n {2}ghost +0 +0 +8 /);
+    expect(report.stdout).toMatch(/\n {2}a +8 +0 +0 /);
 
     const before = server!.received.length;
     const resumed = await runModels(['a', 'b'], { resume: true, allowDroppedRows: true });
