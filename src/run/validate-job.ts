@@ -67,11 +67,7 @@ export async function validateJob(jobFile: string, maxProblems: number): Promise
       problems.push(`${jobFile}: reply_schema: ${error.message}`);
     });
   }
-  const modelProblems: string[] = [];
-  const found = resolveModels({}, job, modelProblems);
-  const models = found.length > 0 ? found : undefined;
-  if (!models) problems.push(`${jobFile}: model: missing (give it here or with --model when running)`);
-  else problems.push(...modelProblems.map((problem) => `${jobFile}: ${problem}`));
+  const models = jobModels(job, jobFile, problems);
   if (!job.inputs) problems.push(`${jobFile}: inputs: missing (give them here or on the command line when running)`);
 
   let rows = 0;
@@ -121,12 +117,29 @@ export async function validateJob(jobFile: string, maxProblems: number): Promise
   if (badRows > maxProblems) out(`... and ${badRows - maxProblems} more invalid row(s)`);
   for (const notice of [batchNotes.unsentNotice(), batchNotes.otherModelNotice()]) if (notice) out(`note: ${notice}`);
   const total = problems.length - Math.min(badRows, maxProblems) + badRows;
+  out(
+    total === 0
+      ? `${jobFile}: ok (${rows} row(s)${requestsNote(job, models, rows)})`
+      : `${jobFile}: ${total} problem(s), ${rows} row(s) read`,
+  );
+  return { lines, ok: total === 0 };
+}
+
+/** The job's models by run's rules (a problem each as run would say it); undefined when it names none. */
+function jobModels(job: JobFile, jobFile: string, problems: string[]): string[] | undefined {
+  const modelProblems: string[] = [];
+  const found = resolveModels({}, job, modelProblems);
+  if (found.length === 0) problems.push(`${jobFile}: model: missing (give it here or with --model when running)`);
+  else problems.push(...modelProblems.map((problem) => `${jobFile}: ${problem}`));
+  return found.length > 0 ? found : undefined;
+}
+
+/** `, 3 models × 2 samples each: 12 request(s)`; nothing when each row is one request. */
+function requestsNote(job: JobFile, models: readonly string[] | undefined, rows: number): string {
   const repeat = Number.isSafeInteger(job.repeat) && job.repeat! > 1 ? job.repeat! : 1;
   const modelCount = models?.length ?? 1;
   const each = [modelCount > 1 ? `${modelCount} models` : '', repeat > 1 ? `${repeat} samples` : ''].filter(Boolean).join(' × ');
-  const samples = each === '' ? '' : `, ${each} each: ${rows * repeat * modelCount} request(s)`;
-  out(total === 0 ? `${jobFile}: ok (${rows} row(s)${samples})` : `${jobFile}: ${total} problem(s), ${rows} row(s) read`);
-  return { lines, ok: total === 0 };
+  return each === '' ? '' : `, ${each} each: ${rows * repeat * modelCount} request(s)`;
 }
 
 /**

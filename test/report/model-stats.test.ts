@@ -125,7 +125,8 @@ describe('ModelTally', () => {
       twoModels()
         .lines(['m2', 'gone', 'm1'])!
         .map((line) => line.model),
-    ).toEqual(['m2', 'm1']);
+    ).toEqual(['m2', 'gone', 'm1']);
+    expect(twoModels().lines(['m2', 'gone', 'm1'])![1]).toMatchObject({ model: 'gone', succeeded: 0, failed: 0, latency: null });
     expect(
       twoModels()
         .lines(['m2'])!
