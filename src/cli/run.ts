@@ -140,7 +140,8 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
     try {
       const report = await runBatch({ config, stop: stop.signal, log, progress, redactor });
       reporter?.stop();
-      if (report.fatalMessage) log(report.fatalMessage);
+      // One stop message per stopped model (several models): each its own line of ours.
+      for (const stop of report.fatalMessage?.split(/\n(?=\S)/) ?? []) log(stop);
       if (format === 'text') io.stderr.write(`${formatSummary(report)}\n`);
       if (report.status === 'interrupted') {
         log(`interrupted; to continue, run:\n  ${resumeCommand(session, config.outDir)}`);

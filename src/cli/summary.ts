@@ -42,7 +42,7 @@ function budgetLine(budget: NonNullable<RunReport['budget']>): string {
 /** `about $0.0123 in this run; $0.0456 in this directory (estimated ...)`, or why there is no figure. */
 function costLine(cost: RunReport['cost']): string {
   if (cost.source === null || cost.session === null)
-    return 'unknown: the price table has no price for this model (give --price MODEL=IN/OUT)';
+    return `unknown: the price table has no price for ${cost.unpriced ?? 'this model'} (give --price MODEL=IN/OUT)`;
   const total = cost.total === null ? 'unknown' : formatUsd(cost.total);
   const priced = cost.pricedAs ? `${cost.source}, as ${cost.pricedAs}` : cost.source;
   return `${formatUsd(cost.session)} in this run; ${total} in this directory (${COST_CAVEAT}; prices: ${priced})`;

@@ -106,6 +106,7 @@ function costOf(run: OpenedRun): Pick<RunReport, 'cost' | 'costBudget'> {
       total: roundUsd(cost.totalUsd),
       source: sources.includes(null) ? null : sources.join(', '),
       pricedAs: pricedAs.length === 0 ? null : pricedAs.join(', '),
+      unpriced: books.find((book) => book.source === null)?.model ?? null,
     },
     costBudget:
       limits.maxCost === null || config.maxCost === null

@@ -38,6 +38,8 @@ export interface CostReport {
   total: number | null;
   /** `@pydantic/genai-prices 0.1.8` or `--price`; null when the model's price is unknown. */
   source: string | null;
+  /** The model whose price is unknown (the first such), when one is. */
+  unpriced?: string | null;
   /** The price table's entry the model matched, e.g. `openai/gpt-4o` (each model's, joined by `, `, with several). */
   pricedAs: string | null;
 }

@@ -233,8 +233,11 @@ export class Sending {
     }
     if (this.modelStops.some((stopped) => stopped.model === fatal.model)) return;
     this.modelStops.push(fatal);
-    this.run.log(`${explainStop(fatal, this.run.config, this)}\n  the other models go on`);
-    if (this.modelStops.length === this.lanes.length) this.stopDispatch.abort();
+    const last = this.modelStops.length === this.lanes.length;
+    this.run.log(
+      `${explainStop(fatal, this.run.config, this)}${last ? '\n  no model is left: the run stops' : '\n  the other models go on'}`,
+    );
+    if (last) this.stopDispatch.abort();
   }
 
   /**

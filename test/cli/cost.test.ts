@@ -68,7 +68,7 @@ describe('the cost in dollars', () => {
     const unknown = await run('our-local-model');
     expect(unknown.code, unknown.stderr).toBe(0);
     expect((await manifest()).cost).toMatchObject({ usd: null, source: null, by_model: { 'our-local-model': { usd: null } } });
-    expect(unknown.stderr).toContain('cost:     unknown: the price table has no price for this model');
+    expect(unknown.stderr).toContain('cost:     unknown: the price table has no price for our-local-model');
 
     const priced = await run('our-local-model', '--force', '--price', 'our-local-model=1/2', '--price', 'other=5/5');
     expect(priced.code, priced.stderr).toBe(0);

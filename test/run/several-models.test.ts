@@ -63,7 +63,7 @@ function respond(request: ReceivedRequest, response: ServerResponse, index: numb
     );
     return;
   }
-  if (model === 'ghost') {
+  if (model.startsWith('ghost')) {
     modelNotFound(response, model);
     return;
   }
@@ -188,6 +188,16 @@ describe('several models in one run', () => {
     expect(output.map((record) => record.model)).toEqual(Array.from({ length: 300 }, () => 'fast'));
     // Every row of the fast model had been answered before the throttled one gave up.
     expect(fastAnsweredAtStop).toBe(300);
+  });
+
+  it('every model refused: each said once, the last says the run stops; exit 3, every row pending', async () => {
+    const { result, notices, output } = await runModels(['ghost', 'ghost-two']);
+    expect(result.exitCode).toBe(3);
+    expect(output).toEqual([]);
+    expect(result.pending).toBe(16);
+    const stops = notices.filter((line) => line.includes('model_not_found'));
+    expect(stops).toHaveLength(2);
+    expect(stops.filter((line) => line.includes('no model is left: the run stops'))).toHaveLength(1);
   });
 
   it('a refusal of the key stops every model at once', async () => {
