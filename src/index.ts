@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici';
 /**
  * chatbatch as a library: `import { run } from 'chatbatch'`.
  *
@@ -53,6 +54,16 @@ export interface RunOptions extends Omit<RunFlags, 'inputs' | 'apiKeyEnv' | 'api
    * other variable is read from it. Default: none, requests go direct.
    */
   proxyEnv?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Test seam: send every request through this undici dispatcher (undici's `MockAgent`, answering
+   * in process) instead of connecting. Yours to close.
+   */
+  dispatcher?: Dispatcher;
+  /**
+   * Test seam: the run's clock. `sleep` waits out retry delays and pacing naps (resolve false when
+   * `signal` aborts); a clock that skips ahead runs a run of long waits at once. Default: real time.
+   */
+  clock?: { now(): number; sleep(ms: number, signal: AbortSignal): Promise<boolean> };
 }
 
 const PROXY_VARIABLE = /^(https?|no)_proxy$/i;
@@ -70,6 +81,8 @@ export async function run(options: RunOptions): Promise<RunResult> {
     progressEveryMs = 1000,
     onNotice,
     proxyEnv = {},
+    dispatcher,
+    clock,
     ...flags
   } = options;
   if (typeof apiKey !== 'string') throw new NothingSentError(`'apiKey' must be a string: current value is ${typeof apiKey}`);
@@ -78,11 +91,18 @@ export async function run(options: RunOptions): Promise<RunResult> {
     env: { ...proxyVariables, ...headerVariables, [keyName]: apiKey },
     cwd: process.cwd(),
   });
-  const progress = newProgress(performance.now());
+  const progress = newProgress(clock ? clock.now() : performance.now());
   const timer = onProgress ? setInterval(() => onProgress({ ...progress }), progressEveryMs) : null;
   timer?.unref();
   try {
-    const report = await runBatch({ config, stop: signal ?? new AbortController().signal, log: onNotice ?? (() => {}), progress });
+    const report = await runBatch({
+      config,
+      stop: signal ?? new AbortController().signal,
+      log: onNotice ?? (() => {}),
+      progress,
+      ...(dispatcher ? { dispatcher } : {}),
+      ...(clock ? { now: () => clock.now(), sleep: (ms: number, abort: AbortSignal) => clock.sleep(ms, abort) } : {}),
+    });
     return { ...report, exitCode: exitCodeFor(report.status) };
   } finally {
     if (timer) clearInterval(timer);

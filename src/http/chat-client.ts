@@ -26,6 +26,11 @@ export interface ChatClientOptions {
   /** Largest response body read, counted after decoding; default 16 MiB. */
   maxBodyBytes?: number;
   userAgent?: string;
+  /**
+   * Send through this undici dispatcher instead of a pool of the client's own (the engine's test
+   * seam: undici's MockAgent answers in process). The caller owns it: `close` leaves it open.
+   */
+  dispatcher?: Dispatcher;
   /** The forward proxy requests go through (see proxy-env.ts); none: direct. */
   proxy?: ProxyChoice | null;
   /** Keep each response's parsed body (redacted) in its outcome, for `--format openai-batch`. */
@@ -52,6 +57,7 @@ export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
  */
 export class ChatClient {
   private readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
   private readonly settings: ExchangeSettings;
   private readonly origin: string;
   private readonly path: string;
@@ -92,7 +98,8 @@ export class ChatClient {
       answers: { keepBody: options.keepResponseBody === true, sentParams: new Set(options.sentParams ?? []), redactor: this.redactor },
     };
     const pool = poolOptions(options.maxSockets, connectTimeoutMs, headersTimeoutMs);
-    this.dispatcher = proxy ? proxyDispatcher(proxy, pool, connectTimeoutMs) : new Pool(this.origin, pool);
+    this.ownsDispatcher = options.dispatcher === undefined;
+    this.dispatcher = options.dispatcher ?? (proxy ? proxyDispatcher(proxy, pool, connectTimeoutMs) : new Pool(this.origin, pool));
 
     const userAgent = options.userAgent ?? `chatbatch/${TOOL_VERSION} node/${process.versions.node}`;
     // Gateway headers first: the names chatbatch sets itself cannot be given this way (job/headers.ts).
@@ -135,7 +142,7 @@ export class ChatClient {
 
   /** Closes every pooled connection; in-flight requests fail as network errors. */
   close(): void {
-    this.dispatcher.destroy().catch(() => {});
+    if (this.ownsDispatcher) this.dispatcher.destroy().catch(() => {});
   }
 }
 

@@ -37,6 +37,8 @@ export interface PacerOptions {
   onAttemptSent(): void;
   now(): number;
   random(): number;
+  /** Waits `ms`, false when `signal` aborts first; default: real timers (a test's clock may skip ahead). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<boolean>;
 }
 
 /**
@@ -225,7 +227,7 @@ export class Pacer {
 
   /** Short naps, so that a stop or a change of pace is noticed promptly. */
   private nap(ms: number): Promise<boolean> {
-    return sleep(Math.min(ms, 250), this.options.stopDispatch);
+    return (this.options.sleep ?? sleep)(Math.min(ms, 250), this.options.stopDispatch);
   }
 
   /**
@@ -252,7 +254,7 @@ export class Pacer {
    */
   async rest(delayMs: number): Promise<boolean> {
     this.options.onRetryWait(true);
-    const slept = await sleep(delayMs, this.options.stopDispatch);
+    const slept = await (this.options.sleep ?? sleep)(delayMs, this.options.stopDispatch);
     this.options.onRetryWait(false);
     return slept;
   }

@@ -116,6 +116,7 @@ export class ModelLane {
       },
       now,
       random: run.random,
+      sleep: run.sleep,
     });
   }
 

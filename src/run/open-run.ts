@@ -1,3 +1,5 @@
+import type { Dispatcher } from 'undici';
+import { sleep } from '../async/sleep.js';
 import { CostAccount } from '../cost/cost-account.js';
 import { type ManifestCost, manifestCost, roundUsd } from '../cost/cost-summary.js';
 import type { PriceBook } from '../cost/price-book.js';
@@ -51,6 +53,10 @@ export interface OpenedRun {
   readonly log: (line: string) => void;
   readonly now: () => number;
   readonly random: () => number;
+  /** Waits out retry delays and pacing naps (a test's clock may skip ahead instead). */
+  readonly sleep: (ms: number, signal: AbortSignal) => Promise<boolean>;
+  /** The test seam's dispatcher (a MockAgent), or null: the client connects. */
+  readonly dispatcher: Dispatcher | null;
   readonly progress: RunProgress;
   readonly startedAt: Date;
   readonly files: string[];
@@ -310,6 +316,8 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
     log: options.log,
     now: parts.now,
     random: options.random ?? Math.random,
+    sleep: options.sleep ?? sleep,
+    dispatcher: options.dispatcher ?? null,
     progress: parts.progress,
     startedAt: parts.startedAt,
     ...inputs,

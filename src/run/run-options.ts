@@ -1,3 +1,4 @@
+import type { Dispatcher } from 'undici';
 import type { RunConfig } from '../job/config.js';
 import type { Redactor } from '../record/redactor.js';
 import type { RunProgress } from './progress.js';
@@ -11,6 +12,11 @@ export interface RunOptions {
   progress?: RunProgress;
   /** The run's redactor (runRedactor), when the caller masks its own lines with it too; else the run makes one. */
   redactor?: Redactor;
+  /** The run's clock (milliseconds, monotonic); default performance.now. */
   now?: () => number;
   random?: () => number;
+  /** Waits `ms` (false when `signal` aborts first): retry delays and pacing naps. Default: real timers. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<boolean>;
+  /** Sends requests through this undici dispatcher (a MockAgent) instead of connecting. */
+  dispatcher?: Dispatcher;
 }

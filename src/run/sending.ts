@@ -73,6 +73,7 @@ export class Sending {
       keepResponseBody: keepsResponseBodies(config),
       sentParams: paramsEveryRowCarries(config),
       redactor: run.redactor,
+      ...(run.dispatcher ? { dispatcher: run.dispatcher } : {}),
     });
     this.proxy = config.proxy && `${config.proxy.shown} (from ${config.proxy.variable})`;
     if (this.proxy) log(`requests go through the proxy ${this.proxy}`);
