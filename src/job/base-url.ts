@@ -10,20 +10,23 @@ import { PUBLIC_QUERY_PARAMETERS } from '../record/redactor.js';
 export type BaseUrlCheck = { ok: true; baseUrl: string; requestUrl: string } | { ok: false; problem: string };
 
 export function checkBaseUrl(raw: string): BaseUrlCheck {
+  // Messages show the URL as the manifest would: query values masked, no fragment (either may
+  // carry a gateway's token), however wrong the rest of it is.
+  const shown = `${shownBaseUrl(raw.split('#')[0]!)}${raw.includes('#') ? '#…' : ''}`;
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return { ok: false, problem: `"${raw}" is not a URL (expected e.g. https://api.example.com/v1)` };
+    return { ok: false, problem: `"${shown}" is not a URL (expected e.g. https://api.example.com/v1)` };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    return { ok: false, problem: `"${raw}" must start with http:// or https://` };
+    return { ok: false, problem: `"${shown}" must start with http:// or https://` };
   }
   if (url.username || url.password) {
     return { ok: false, problem: 'the base URL must not carry credentials; put the key in CHATBATCH_API_KEY' };
   }
   if (url.hash) {
-    return { ok: false, problem: `"${raw}" must not have a fragment (#...)` };
+    return { ok: false, problem: `"${shown}" must not have a fragment (#...)` };
   }
   const credential = [...url.searchParams.keys()].find(isCredentialParameter);
   if (credential !== undefined) {
@@ -35,10 +38,10 @@ export function checkBaseUrl(raw: string): BaseUrlCheck {
   const path = url.pathname.replace(/\/+$/, '');
   const baseUrl = `${url.origin}${path}${url.search}`;
   if (/\/chat\/completions$/i.test(path)) {
-    const suggestion = `${url.origin}${path.replace(/\/chat\/completions$/i, '')}${url.search}`;
+    const suggestion = shownBaseUrl(`${url.origin}${path.replace(/\/chat\/completions$/i, '')}${url.search}`);
     return {
       ok: false,
-      problem: `"${raw}" already ends in /chat/completions; give the base URL only (${suggestion}) — chatbatch appends /chat/completions itself`,
+      problem: `"${shown}" already ends in /chat/completions; give the base URL only (${suggestion}) — chatbatch appends /chat/completions itself`,
     };
   }
   return { ok: true, baseUrl, requestUrl: `${url.origin}${path}/chat/completions${url.search}` };

@@ -45,6 +45,18 @@ describe('checkBaseUrl', () => {
     expect(checked.ok).toBe(false);
     if (!checked.ok) expect(checked.problem).toContain(problem);
   });
+
+  it.each([
+    'http://127.0.0.1:8/v1/chat/completions?tenant=tenantVal0123456789abcdefXYZ',
+    'ftp://x/v1?tenant=tenantVal0123456789abcdefXYZ',
+    '127.0.0.1:8/v1?tenant=tenantVal0123456789abcdefXYZ',
+    'http://[::1/v1?tenant=tenantVal0123456789abcdefXYZ',
+    'https://x/v1?tenant=a#tenantVal0123456789abcdefXYZ',
+  ])('never says a query value or a fragment when it refuses %s (a gateway token may be there)', (raw) => {
+    const checked = checkBaseUrl(raw);
+    expect(checked.ok).toBe(false);
+    if (!checked.ok) expect(checked.problem).not.toContain('tenantVal');
+  });
 });
 
 describe('checkParams', () => {
