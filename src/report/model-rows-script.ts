@@ -1,3 +1,5 @@
+import { ROWS_VIEW_SHARED } from './rows-view-script.js';
+
 /**
  * The rows view's script for a run of several models, inlined in the page (no network): one
  * table row per input row (and sample), one column per model with its reply or failure and a
@@ -15,7 +17,7 @@ export const MODEL_ROWS_SCRIPT = `(() => {
   const columns = 2 + (samples ? 1 : 0) + data.models.length;
   let shown = rows;
   let page = 0;
-  const present = (row) => row.ms.filter((m) => m !== null);
+${ROWS_VIEW_SHARED}  const present = (row) => row.ms.filter((m) => m !== null);
   const some = (row, test) => row.ms.some((m) => m !== null && test(m));
   const answer = (m) => m.d !== null ? m.d : (m.r === null ? '' : m.r);
   const mark = (m) => m.c === true ? '\\u2713 ' : m.c === false ? '\\u2717 ' : '';
@@ -94,21 +96,10 @@ export const MODEL_ROWS_SCRIPT = `(() => {
       if (samples) tr.append(el('td', row.s === undefined ? '' : row.s));
       tr.append(el('td', input.slice(0, 200), 'cut'));
       for (const m of row.ms) tr.append(el('td', cellText(m).slice(0, 200), cellClass(m)));
-      tr.tabIndex = 0;
-      const toggle = () => { const next = tr.nextSibling; if (next && next.classList && next.classList.contains('detail')) next.remove(); else tr.after(detail(row)); };
-      tr.addEventListener('click', toggle);
-      tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') toggle(); });
+      clickable(tr, row);
       body.append(tr);
     }
-    $('rows-count').textContent = shown.length + ' of ' + rows.length + ' shown';
-    $('rows-page').textContent = 'page ' + (page + 1) + ' of ' + pages;
-    $('rows-prev').disabled = page === 0;
-    $('rows-next').disabled = page >= pages - 1;
+    pageWords(pages);
   }
-  let timer = null;
-  $('f-search').addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(apply, 150); });
-  for (const id of ['f-outcome', 'f-category', 'f-finish', 'f-models', 'f-disagree', 'f-wrong']) $(id).addEventListener('change', apply);
-  $('rows-prev').addEventListener('click', () => { page--; render(); });
-  $('rows-next').addEventListener('click', () => { page++; render(); });
-  render();
+  wire(['f-outcome', 'f-category', 'f-finish', 'f-models', 'f-disagree', 'f-wrong']);
 })();`;

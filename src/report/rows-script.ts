@@ -1,3 +1,5 @@
+import { ROWS_VIEW_SHARED } from './rows-view-script.js';
+
 /**
  * The rows view's script, inlined in the page (no network). It reads the rows from the page's
  * JSON data element and shows one page of them at a time, so 100,000 rows cost one JSON.parse
@@ -11,7 +13,7 @@ export const ROWS_SCRIPT = `(() => {
   const body = $('rows-body');
   let shown = rows;
   let page = 0;
-  const text = (row) => row.hay || (row.hay = [row.id, row.msg, row.r, row.d, row.code, row.cat, row.tr, row.in ? Object.values(row.in).join(' ') : ''].join(' ').toLowerCase());
+${ROWS_VIEW_SHARED}  const text = (row) => row.hay || (row.hay = [row.id, row.msg, row.r, row.d, row.code, row.cat, row.tr, row.in ? Object.values(row.in).join(' ') : ''].join(' ').toLowerCase());
   const el = (tag, content, cls) => { const e = document.createElement(tag); if (content !== undefined && content !== null) e.textContent = String(content); if (cls) e.className = cls; return e; };
   const outcome = (row) => row.ok ? 'ok' : 'failed';
   const judged = (row) => row.c === true ? ', right' : row.c === false ? ', wrong' : '';
@@ -71,21 +73,10 @@ export const ROWS_SCRIPT = `(() => {
       const tr = el('tr', null, row.ok ? 'row ok' : 'row failed');
       const input = row.in ? Object.entries(row.in).map(([k, v]) => k + ': ' + v).join('  ') : '';
       tr.append(el('td', row.id), el('td', row.s === undefined ? '' : row.s), el('td', outcome(row) + judged(row) + (row.cat ? ' (' + row.cat + ')' : '')), el('td', row.st === null ? 'none' : row.st), el('td', input.slice(0, 200), 'cut'), el('td', answer(row).slice(0, 200), 'cut'), el('td', row.att));
-      tr.tabIndex = 0;
-      const toggle = () => { const next = tr.nextSibling; if (next && next.classList && next.classList.contains('detail')) next.remove(); else tr.after(detail(row)); };
-      tr.addEventListener('click', toggle);
-      tr.addEventListener('keydown', (e) => { if (e.key === 'Enter') toggle(); });
+      clickable(tr, row);
       body.append(tr);
     }
-    $('rows-count').textContent = shown.length + ' of ' + rows.length + ' shown';
-    $('rows-page').textContent = 'page ' + (page + 1) + ' of ' + pages;
-    $('rows-prev').disabled = page === 0;
-    $('rows-next').disabled = page >= pages - 1;
+    pageWords(pages);
   }
-  let timer = null;
-  $('f-search').addEventListener('input', () => { clearTimeout(timer); timer = setTimeout(apply, 150); });
-  for (const id of ['f-outcome', 'f-category', 'f-finish', 'f-disagree', 'f-wrong']) $(id).addEventListener('change', apply);
-  $('rows-prev').addEventListener('click', () => { page--; render(); });
-  $('rows-next').addEventListener('click', () => { page++; render(); });
-  render();
+  wire(['f-outcome', 'f-category', 'f-finish', 'f-disagree', 'f-wrong']);
 })();`;
