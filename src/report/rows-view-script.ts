@@ -1,10 +1,29 @@
 /**
  * What both rows views' scripts share (rows-script.ts for one model, model-rows-script.ts for
- * several), inlined inside each one's function: it uses the names both declare (`$`, `rows`,
- * `shown`, `page`, `render`, `apply`, `detail`). A table row that opens its detail on a click or
- * Enter, the page's counts and buttons, and the filters' wiring.
+ * several), inlined inside each one's function: it uses the names both declare (`$`,
+ * `rows`, `shown`, `page`, `render`, `apply`, `detail`). An element holding text (never markup), a record's fields in a detail, a table
+ * row that opens its detail on a click or Enter, the page's counts and buttons, the filters' wiring.
  */
 export const ROWS_VIEW_SHARED = `
+  function el(tag, content, cls) { const e = document.createElement(tag); if (content !== undefined && content !== null) e.textContent = String(content); if (cls) e.className = cls; return e; }
+  function definitions(dl) {
+    return (key, value, pre) => { if (value === null || value === undefined || value === '') return; dl.append(el('dt', key)); const dd = el('dd'); dd.append(el(pre ? 'pre' : 'span', value)); dl.append(dd); };
+  }
+  function recordFields(add, r) {
+    add('reply', r.r, true);
+    add('reasoning', r.rs, true);
+    add('data', r.d, true);
+    add('outcome', r.ok ? 'ok' : 'failed');
+    if (r.c !== undefined) add('correct', r.c === null ? 'not judged (no reply, or no reference)' : String(r.c));
+    add('status', r.st === null ? 'none' : r.st);
+    add('category', r.cat);
+    add('code', r.code);
+    add('message', r.msg, true);
+    add('finish_reason', r.fr);
+    add('attempts', r.att);
+    add('trace id', r.tr);
+    if (r.ag !== undefined) add('sample agreement', Math.round(r.ag * 100) + '%');
+  }
   function clickable(tr, row) {
     tr.tabIndex = 0;
     const toggle = () => { const next = tr.nextSibling; if (next && next.classList && next.classList.contains('detail')) next.remove(); else tr.after(detail(row)); };
