@@ -1,20 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HAVE_BROWSER, launchBrowser } from '../support/browser.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { browserForFile, HAVE_BROWSER } from '../support/browser.js';
 import { runCli } from '../support/cli-in-process.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
-let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
-
-beforeAll(async () => {
-  if (HAVE_BROWSER) browser = await launchBrowser();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 beforeEach(async () => {
   dir = await makeTempDir();
 });
@@ -26,7 +19,7 @@ afterEach(async () => {
 async function openReport(outDir: string): Promise<{ page: Page; requests: string[]; dialogs: string[] }> {
   const report = await runCli(['report', outDir, '--html', 'report.html'], { cwd: dir.path });
   expect(report.code, report.stderr).toBe(0);
-  const page = await browser!.context.newPage();
+  const page = await browser.page();
   const requests: string[] = [];
   const dialogs: string[] = [];
   page.on('request', (request) => {

@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HAVE_BROWSER, launchBrowser } from '../support/browser.js';
+import { describe, expect, it } from 'vitest';
+import { browserForFile, HAVE_BROWSER } from '../support/browser.js';
 import { runCli } from '../support/cli-in-process.js';
 import { perTestServedDir, type ServedDir } from '../support/per-test.js';
 import { sendJson } from '../support/scripted-server.js';
@@ -25,13 +25,7 @@ perTestServedDir(
   },
 );
 
-let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
-beforeAll(async () => {
-  if (HAVE_BROWSER) browser = await launchBrowser();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 
 async function evaluate(): Promise<void> {
   await served.dir.write(
@@ -78,7 +72,7 @@ describe('report of an evaluation (--expect)', () => {
       await evaluate();
       const report = await runCli(['report', 'out', '--html', 'report.html'], { cwd: served.dir.path });
       expect(report.code, report.stderr).toBe(0);
-      const page = await browser!.context.newPage();
+      const page = await browser.page();
       await page.goto(pathToFileURL(served.dir.file('report.html')).href);
       const count = () => page.locator('#rows-count').textContent();
       expect(await count()).toBe('20 of 20 shown');

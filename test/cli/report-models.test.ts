@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { HAVE_BROWSER, launchBrowser } from '../support/browser.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { browserForFile, HAVE_BROWSER } from '../support/browser.js';
 import { runCli } from '../support/cli-in-process.js';
 import { DISAGREEING, writeMultiModelRun } from '../support/multi-model-run.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
@@ -8,13 +8,7 @@ import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 // The three-model evaluation of test/support/multi-model-run.ts: its figures are worked out there.
 
 let dir: TempDir;
-let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
-beforeAll(async () => {
-  if (HAVE_BROWSER) browser = await launchBrowser();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = browserForFile();
 beforeEach(async () => {
   dir = await makeTempDir();
   await writeMultiModelRun(dir);
@@ -51,7 +45,7 @@ describe('report of a run of several models', () => {
     async () => {
       const report = await runCli(['report', 'out', '--html', 'report.html'], { cwd: dir.path });
       expect(report.code, report.stderr).toBe(0);
-      const page = await browser!.context.newPage();
+      const page = await browser.page();
       const requests: string[] = [];
       page.on('request', (request) => {
         if (!request.url().startsWith('file:')) requests.push(request.url());

@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 /** Debian's Chromium (`apt-get install chromium`); tests that need a browser are skipped without it. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -34,4 +35,19 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close(
       await rm(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * One browser for the test file: launched before its first test (when Chromium is installed),
+ * closed after its last. `page()` opens a fresh page in it.
+ */
+export function browserForFile(): { page(): Promise<Page> } {
+  let browser: Awaited<ReturnType<typeof launchBrowser>> | null = null;
+  beforeAll(async () => {
+    if (HAVE_BROWSER) browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return { page: () => browser!.context.newPage() };
 }
