@@ -59,11 +59,8 @@ ${ROWS_VIEW_SHARED}  const present = (row) => row.ms.filter((m) => m !== null);
     const td = el('td');
     td.colSpan = columns;
     const dl = el('dl');
-    const add = (key, value) => { dl.append(el('dt', key)); const dd = el('dd'); dd.append(el('pre', value)); dl.append(dd); };
-    add('id', row.id);
-    if (row.s !== undefined) add('sample', row.s);
-    if (row.in) for (const [k, v] of Object.entries(row.in)) add('input.' + k, v);
-    else add('input', '(not in the records: run with --keep-input to keep the row\\'s fields)');
+    const add = definitions(dl);
+    rowFields(add, row);
     if (row.dis !== undefined) add('models', row.dis ? 'disagree' : 'agree');
     const side = el('div', null, 'side');
     data.models.forEach((name, i) => side.append(modelDetail(name, row.ms[i])));
@@ -73,11 +70,10 @@ ${ROWS_VIEW_SHARED}  const present = (row) => row.ms.filter((m) => m !== null);
   }
   function render() {
     body.replaceChildren();
-    const pages = Math.max(1, Math.ceil(shown.length / PAGE));
-    page = Math.min(page, pages - 1);
-    for (const row of shown.slice(page * PAGE, page * PAGE + PAGE)) {
+    const { pages, rows: onPage } = currentPage();
+    for (const row of onPage) {
       const tr = el('tr', null, 'row' + (row.dis ? ' disagree' : ''));
-      const input = row.in ? Object.entries(row.in).map(([k, v]) => k + ': ' + v).join('  ') : '';
+      const input = inputText(row);
       tr.append(el('td', row.id));
       if (samples) tr.append(el('td', row.s === undefined ? '' : row.s));
       tr.append(el('td', input.slice(0, 200), 'cut'));

@@ -43,10 +43,7 @@ ${ROWS_VIEW_SHARED}  const text = (row) => row.hay || (row.hay = [row.id, row.ms
     td.colSpan = 7;
     const dl = el('dl');
     const add = definitions(dl);
-    add('id', row.id);
-    if (row.s !== undefined) add('sample', row.s);
-    if (row.in) for (const [k, v] of Object.entries(row.in)) add('input.' + k, v, true);
-    else add('input', '(not in the records: run with --keep-input to keep the row\\'s fields)');
+    rowFields(add, row);
     recordFields(add, row);
     td.append(dl);
     tr.append(td);
@@ -54,11 +51,10 @@ ${ROWS_VIEW_SHARED}  const text = (row) => row.hay || (row.hay = [row.id, row.ms
   }
   function render() {
     body.replaceChildren();
-    const pages = Math.max(1, Math.ceil(shown.length / PAGE));
-    page = Math.min(page, pages - 1);
-    for (const row of shown.slice(page * PAGE, page * PAGE + PAGE)) {
+    const { pages, rows: onPage } = currentPage();
+    for (const row of onPage) {
       const tr = el('tr', null, row.ok ? 'row ok' : 'row failed');
-      const input = row.in ? Object.entries(row.in).map(([k, v]) => k + ': ' + v).join('  ') : '';
+      const input = inputText(row);
       tr.append(el('td', row.id), el('td', row.s === undefined ? '' : row.s), el('td', outcome(row) + judged(row) + (row.cat ? ' (' + row.cat + ')' : '')), el('td', row.st === null ? 'none' : row.st), el('td', input.slice(0, 200), 'cut'), el('td', answer(row).slice(0, 200), 'cut'), el('td', row.att));
       clickable(tr, row);
       body.append(tr);

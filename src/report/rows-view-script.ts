@@ -1,13 +1,27 @@
 /**
  * What both rows views' scripts share (rows-script.ts for one model, model-rows-script.ts for
  * several), inlined inside each one's function: it uses the names both declare (`$`,
- * `rows`, `shown`, `page`, `render`, `apply`, `detail`). An element holding text (never markup), a record's fields in a detail, a table
+ * `PAGE`, `rows`, `shown`, `page`, `render`, `apply`, `detail`). An element holding text (never markup), a record's fields in a detail, a table
  * row that opens its detail on a click or Enter, the page's counts and buttons, the filters' wiring.
  */
 export const ROWS_VIEW_SHARED = `
   function el(tag, content, cls) { const e = document.createElement(tag); if (content !== undefined && content !== null) e.textContent = String(content); if (cls) e.className = cls; return e; }
   function definitions(dl) {
     return (key, value, pre) => { if (value === null || value === undefined || value === '') return; dl.append(el('dt', key)); const dd = el('dd'); dd.append(el(pre ? 'pre' : 'span', value)); dl.append(dd); };
+  }
+  function rowFields(add, row) {
+    add('id', row.id);
+    if (row.s !== undefined) add('sample', row.s);
+    if (row.in) for (const [k, v] of Object.entries(row.in)) add('input.' + k, v, true);
+    else add('input', '(not in the records: run with --keep-input to keep the row\\'s fields)');
+  }
+  function inputText(row) {
+    return row.in ? Object.entries(row.in).map(([k, v]) => k + ': ' + v).join('  ') : '';
+  }
+  function currentPage() {
+    const pages = Math.max(1, Math.ceil(shown.length / PAGE));
+    page = Math.min(page, pages - 1);
+    return { pages, rows: shown.slice(page * PAGE, page * PAGE + PAGE) };
   }
   function recordFields(add, r) {
     add('reply', r.r, true);
