@@ -11,7 +11,7 @@ import { type FatalCause, Pacer } from '../pace/pacer.js';
 import { RateController } from '../pace/rate-controller.js';
 import { stopsEveryModel } from '../pace/stop-scope.js';
 import type { OpenedRun } from './open-run.js';
-import { type RunProgress, syncProgress } from './progress.js';
+import type { RunProgress } from './progress.js';
 
 /**
  * How long nothing but 429s may last when --max-outage-ms is 0 (which turns the outage pause
@@ -154,12 +154,12 @@ export class ModelLane {
   }
 }
 
-/** The lanes' pace as one: what the progress line and the manifest show. */
+/**
+ * Copies the lanes' pace into the progress, as one: the numbers after every row, the words (what
+ * limits the pace, each model's named when there are several) only when `withWords`: the progress
+ * line asks a few times a second.
+ */
 export function syncLanes(progress: RunProgress, lanes: readonly ModelLane[], withWords = false): void {
-  if (lanes.length === 1) {
-    syncProgress(progress, lanes[0]!.controller, withWords);
-    return;
-  }
   let concurrency = 0;
   let cooldownUntil = 0;
   let rateLimited = 0;

@@ -1,5 +1,4 @@
 import type { OutageState } from '../pace/outage-breaker.js';
-import type { RateController } from '../pace/rate-controller.js';
 
 /** What a run has done so far, kept up to date for the progress line and the library's onProgress. */
 export interface RunProgress {
@@ -41,15 +40,4 @@ export function newProgress(now: number): RunProgress {
     outage: null,
     startedAt: now,
   };
-}
-
-/**
- * Copies the pace the controller keeps now into the progress: the numbers after every row, the
- * words (what limits the pace) only when `withWords`: the progress line asks a few times a second.
- */
-export function syncProgress(progress: RunProgress, controller: RateController, withWords = false): void {
-  progress.concurrency = controller.concurrency;
-  progress.cooldownUntil = controller.cooldownEnd;
-  progress.rateLimited = controller.rateLimited;
-  if (withWords) progress.limitedBy = controller.state.limitedBy;
 }

@@ -36,7 +36,7 @@ export class Sending {
   readonly open: OpenRows;
   private readonly client: ChatClient;
   /** What a row needs to run, by its model: the same but for the model's pacer. */
-  private readonly rowsByModel = new Map<string, RowServices>();
+  private readonly byModel = new Map<string, { lane: ModelLane; rows: RowServices }>();
   /** The models stopped by an answer only they got, each said once; the run goes on with the others. */
   private readonly modelStops: FatalStop[] = [];
   private readonly stopDispatch = new AbortController();
@@ -98,7 +98,7 @@ export class Sending {
     // Bounded admission is each lane's gate (model-lanes.ts): a row is read from the input only
     // when its model's lane has room, so memory stays flat however large the input. This counts
     // every row handed over until it settles, for `drained` and the first error.
-    this.open = new OpenRows({ working: () => Number.POSITIVE_INFINITY, total: Number.POSITIVE_INFINITY });
+    this.open = new OpenRows();
 
     const shared: Omit<RowServices, 'pacer'> = {
       recordContext: {
@@ -116,7 +116,7 @@ export class Sending {
       random: run.random,
       settle: (task, record) => this.settle(task.position, task.key, task.request.fingerprint, this.judged(record, task.reference)),
     };
-    for (const lane of this.lanes) this.rowsByModel.set(lane.model, { ...shared, pacer: lane.pacer });
+    for (const lane of this.lanes) this.byModel.set(lane.model, { lane, rows: { ...shared, pacer: lane.pacer } });
     run.onWriteFailure = () => this.stopOnWriteFailure();
     this.paceWords = setInterval(() => syncLanes(progress, this.lanes, true), 250);
     this.paceWords.unref();
@@ -141,13 +141,6 @@ export class Sending {
     return this.modelStops;
   }
 
-  /** Requests the lanes allow in flight now, together. */
-  get concurrency(): number {
-    let total = 0;
-    for (const lane of this.lanes) total += lane.controller.concurrency;
-    return total;
-  }
-
   /** Whether the user asked the run to stop (Ctrl-C, SIGTERM, the library's signal). */
   get interrupted(): boolean {
     return this.stoppedBySignal;
@@ -160,8 +153,7 @@ export class Sending {
 
   /** Sends a task (retries included); its record settles at the task's position. */
   send(task: RowTask): void {
-    const rows = this.rowsByModel.get(task.model)!;
-    const lane = this.laneOf(task.model);
+    const { lane, rows } = this.byModel.get(task.model)!;
     // A row left pending while the run goes on (its model stopped) must not hold the output's
     // order back: its place is passed, written with its earlier record if it has one.
     const work = lane.gate.run(() => processRow(task, rows));
@@ -170,16 +162,12 @@ export class Sending {
 
   /** Whether a row of `model` may be handed over now (its lane's gate has room). */
   hasRoomFor(model: string): boolean {
-    return this.laneOf(model).gate.hasRoom;
+    return this.byModel.get(model)!.lane.gate.hasRoom;
   }
 
   /** Resolves when a row of `model` may be handed over. */
   roomFor(model: string): Promise<void> {
-    return this.laneOf(model).gate.room();
-  }
-
-  private laneOf(model: string): ModelLane {
-    return this.lanes.length === 1 ? this.lanes[0]! : this.lanes.find((lane) => lane.model === model)!;
+    return this.byModel.get(model)!.lane.gate.room();
   }
 
   /**

@@ -14,7 +14,7 @@ const FAULTY_FS = fileURLToPath(new URL('../support/faulty-fs.mjs', import.meta.
 const ROWS = 120;
 const ALL_IDS = Array.from({ length: ROWS }, (_, i) => `r${i}`);
 const CONCURRENCY = 4;
-/** Most rows open at once at this concurrency (OpenRows' working limit): what a stop can leave in flight. */
+/** Most rows open at once at this concurrency (the admission gate's working limit): what a stop can leave in flight. */
 const OPEN_ROWS = CONCURRENCY + 8;
 
 let dir: TempDir;
