@@ -253,7 +253,8 @@ describe('several models in one run', () => {
     ]);
   });
 
-  it('refuses the same model twice and a job naming both model and models', async () => {
+  it('refuses the same model twice, before anything is sent', async () => {
     await expect(runModels(['a', 'a'])).rejects.toThrow('model "a" is given twice');
+    expect(server!.received).toHaveLength(0);
   });
 });
