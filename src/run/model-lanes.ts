@@ -72,8 +72,9 @@ export class ModelLane {
   ) {
     const { run } = shared;
     const { config, limits, now } = run;
+    const ceiling = config.concurrency ?? AUTO_CEILING;
     this.controller = new RateController({
-      maxConcurrency: config.concurrency ?? AUTO_CEILING,
+      maxConcurrency: ceiling,
       fixedConcurrency: config.concurrency !== null,
       rpm: limits.rpm,
       tpm: limits.tpm,
@@ -84,7 +85,6 @@ export class ModelLane {
     // A few rows wait ready beyond the pool's slots so a freed slot is filled at once; rows
     // resting between retries hold no slot but still count in `total`. With several models, rows
     // of a slowed model queue here (up to QUEUED_ROWS) while the reader goes on to the others'.
-    const ceiling = config.concurrency ?? AUTO_CEILING;
     const readyAhead = Math.max(8, Math.ceil(ceiling / 4));
     this.gate = new AdmissionGate({
       working: () => this.controller.concurrency + readyAhead,
@@ -118,11 +118,6 @@ export class ModelLane {
       random: run.random,
       sleep: run.sleep,
     });
-  }
-
-  /** Whether this model's rows no longer start (its refusal, or the run's stop). */
-  get stopped(): boolean {
-    return this.pacer.stopping;
   }
 
   /** Words about this lane: prefixed with the model's name when the run has several. */
