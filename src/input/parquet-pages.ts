@@ -1,12 +1,25 @@
 import type { AsyncBuffer, DecodedArray, FileMetaData, SubColumnData } from 'hyparquet';
 import { parquetRead } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
+import { TEXT_AS_WRITTEN } from './parquet-values.js';
 
 /** Reads of one column chunk page by page before the rest of its row group is decoded at once (see pageAt). */
 const MAX_PAGE_READS = 64;
 
-/** One decoded data page of a column: its values for the file's rows [rowStart, rowEnd). */
-export interface DecodedPage {
+/** One data page of a column: its values for the file's rows [rowStart, rowEnd), by index from rowStart. */
+export interface ColumnPage {
+  rowStart: number;
+  rowEnd: number;
+  valueAt(index: number): unknown;
+}
+
+/** A column of a row group read page by page, rows taken in order. */
+export interface ColumnCursor {
+  pageAt(row: number): Promise<ColumnPage>;
+}
+
+/** One data page as hyparquet decodes it: its values for the file's rows [rowStart, rowEnd). */
+interface DecodedPage {
   rowStart: number;
   rowEnd: number;
   values: DecodedArray;
@@ -21,7 +34,7 @@ export interface DecodedPage {
  * for one row, it skips the pages before it without decompressing them, decodes the page that
  * holds it, and hands that whole page to `onPage`.
  */
-export class ColumnPages {
+export class ColumnPages implements ColumnCursor {
   /** Decoded pages not yet passed, in row order, from `next` on. */
   private pages: DecodedPage[] = [];
   private next = 0;
@@ -35,7 +48,12 @@ export class ColumnPages {
   ) {}
 
   /** The page holding the file's row `row` (rows are taken in order: pages before it are dropped). */
-  async pageAt(row: number): Promise<DecodedPage> {
+  async pageAt(row: number): Promise<ColumnPage> {
+    const page = await this.decodedPageAt(row);
+    return { rowStart: page.rowStart, rowEnd: page.rowEnd, valueAt: (index) => page.values[index] };
+  }
+
+  private async decodedPageAt(row: number): Promise<DecodedPage> {
     while (this.next < this.pages.length && this.pages[this.next]!.rowEnd <= row) this.next++;
     const held = this.pages[this.next];
     if (held !== undefined && held.rowStart <= row) return held;
@@ -66,7 +84,16 @@ export class ColumnPages {
     const onPage = (page: SubColumnData): void => {
       if (page.rowEnd > row) this.pages.push({ rowStart: page.rowStart, rowEnd: page.rowEnd, values: page.columnData });
     };
-    await parquetRead({ file: this.file, metadata: this.metadata, columns: [this.name], rowStart, rowEnd, compressors, onPage });
+    await parquetRead({
+      file: this.file,
+      metadata: this.metadata,
+      columns: [this.name],
+      rowStart,
+      rowEnd,
+      compressors,
+      parsers: TEXT_AS_WRITTEN,
+      onPage,
+    });
     const first = this.pages[0];
     return first !== undefined && first.rowStart <= row ? first : undefined;
   }

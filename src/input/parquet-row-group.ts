@@ -1,7 +1,9 @@
-import type { AsyncBuffer, FileMetaData, RowGroup } from 'hyparquet';
+import type { AsyncBuffer, FileMetaData, RowGroup, SchemaTree } from 'hyparquet';
 import { parquetReadObjects, parquetSchema } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import { ColumnPages, type DecodedPage } from './parquet-pages.js';
+import { type ColumnCursor, type ColumnPage, ColumnPages } from './parquet-pages.js';
+import { isTextColumn, TextColumnPages } from './parquet-text-column.js';
+import { TEXT_AS_WRITTEN } from './parquet-values.js';
 
 /** One row group of a file: its position among the groups and the file's rows [rowStart, rowEnd) it holds. */
 export interface RowGroupSpan {
@@ -32,16 +34,23 @@ export async function* rowGroupRuns(
   const columns = parquetSchema(metadata).children;
   const flat = columns.filter((column) => column.children.length === 0 && column.element.repetition_type !== 'REPEATED');
   const nestedNames = columns.filter((column) => !flat.includes(column)).map((column) => column.element.name);
-  const chunks = chunkBuffer(file, span.group, new Set(flat.map((column) => column.element.name)));
-  const cursors = new Map(flat.map((column) => [column.element.name, new ColumnPages(column.element.name, chunks, metadata, span.rowEnd)]));
+  const cursors = columnCursors(file, metadata, span, flat);
   const nested =
     nestedNames.length > 0
-      ? await parquetReadObjects({ file, metadata, columns: nestedNames, rowStart: span.rowStart, rowEnd: span.rowEnd, compressors })
+      ? await parquetReadObjects({
+          file,
+          metadata,
+          columns: nestedNames,
+          rowStart: span.rowStart,
+          rowEnd: span.rowEnd,
+          compressors,
+          parsers: TEXT_AS_WRITTEN,
+        })
       : [];
   const names = columns.map((column) => column.element.name);
   for (let row = span.rowStart; row < span.rowEnd; ) {
     let end = Math.min(span.rowEnd, row + maxRows);
-    const pages = new Map<string, DecodedPage>();
+    const pages = new Map<string, ColumnPage>();
     for (const [name, cursor] of cursors) {
       const page = await cursor.pageAt(row);
       pages.set(name, page);
@@ -54,13 +63,39 @@ export async function* rowGroupRuns(
       const values: Record<string, unknown> = {};
       for (const name of names) {
         const page = pages.get(name);
-        values[name] = page ? page.values[at - page.rowStart] : nestedRow?.[name];
+        values[name] = page ? page.valueAt(at - page.rowStart) : nestedRow?.[name];
       }
       rows.push(values);
     }
     yield { rowStart: row, rows };
     row = end;
   }
+}
+
+/** A page cursor for each flat column: our own decoder for a text column it reads, hyparquet's pages for the rest. */
+function columnCursors(
+  file: AsyncBuffer,
+  metadata: FileMetaData,
+  span: RowGroupSpan,
+  flat: readonly SchemaTree[],
+): Map<string, ColumnCursor> {
+  const metaOf = new Map(span.group.columns.map((chunk) => [chunk.meta_data?.path_in_schema[0], chunk.meta_data]));
+  const text = flat.filter((column) => {
+    const meta = metaOf.get(column.element.name);
+    return meta !== undefined && isTextColumn(column, meta);
+  });
+  const others = flat.filter((column) => !text.includes(column));
+  const chunks = chunkBuffer(file, span.group, new Set(others.map((column) => column.element.name)));
+  return new Map(
+    flat.map((column) => {
+      const name = column.element.name;
+      const optional = column.element.repetition_type !== 'REQUIRED'; // as hyparquet counts definition levels
+      const cursor: ColumnCursor = text.includes(column)
+        ? new TextColumnPages(name, metaOf.get(name)!, optional, file, span.rowStart)
+        : new ColumnPages(name, chunks, metadata, span.rowEnd);
+      return [name, cursor];
+    }),
+  );
 }
 
 /**

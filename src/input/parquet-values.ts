@@ -1,4 +1,15 @@
+import type { ParquetParsers } from 'hyparquet';
 import { rememberSourceText } from './source-text.js';
+
+/**
+ * hyparquet's parsers with its text decoding replaced: its TextDecoder drops a byte order mark
+ * that starts a value; Buffer keeps the value as written, as DuckDB reads it and as
+ * TextColumnPages does, so a text column reads the same whichever decoder its pages need.
+ */
+export const TEXT_AS_WRITTEN: Partial<ParquetParsers> = {
+  stringFromBytes: (bytes: Uint8Array | undefined) =>
+    bytes && Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'),
+};
 
 /**
  * A Parquet row's columns as row fields, the values JSON can hold, so templates, ids and

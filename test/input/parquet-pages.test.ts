@@ -51,7 +51,7 @@ describe('a Parquet row group read a data page at a time', () => {
       expect(first.rowEnd).toBeLessThan(3000); // a page, not the row group
       const later = await prompts.pageAt(first.rowEnd);
       expect(later.rowStart).toBe(first.rowEnd);
-      expect(later.values[0]).toBe(`prompt number ${first.rowEnd}`);
+      expect(later.valueAt(0)).toBe(`prompt number ${first.rowEnd}`);
     } finally {
       await opened.close();
     }

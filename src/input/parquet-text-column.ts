@@ -1,0 +1,211 @@
+import type { AsyncBuffer, ColumnMetaData, SchemaTree } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
+import { readHybrid } from './parquet-hybrid.js';
+import type { ColumnCursor, ColumnPage } from './parquet-pages.js';
+import { CompactReader, type ThriftStruct } from './parquet-thrift.js';
+
+/** Page types and value encodings, as parquet.thrift numbers them. */
+const DATA_PAGE = 0;
+const DICTIONARY_PAGE = 2;
+const DATA_PAGE_V2 = 3;
+const PLAIN = 0;
+const PLAIN_DICTIONARY = 2;
+const RLE_DICTIONARY = 8;
+
+/** The encodings a chunk may list to be read here: plain or dictionary values, RLE levels. */
+const DECODED_ENCODINGS = new Set(['PLAIN', 'PLAIN_DICTIONARY', 'RLE_DICTIONARY', 'RLE']);
+
+/**
+ * Whether a column chunk is a flat text column this decoder reads: a top-level BYTE_ARRAY
+ * column, required or optional, read as text (no logical type, or STRING/UTF8/ENUM, as
+ * hyparquet reads it), its pages plain or dictionary encoded, compressed by a codec at hand.
+ * Every other column is read by hyparquet (ColumnPages).
+ */
+export function isTextColumn(column: SchemaTree, meta: ColumnMetaData): boolean {
+  const { element } = column;
+  if (column.children.length > 0 || element.type !== 'BYTE_ARRAY' || element.repetition_type === 'REPEATED') return false;
+  const converted = element.converted_type;
+  const logical = element.logical_type?.type;
+  if (converted !== undefined && converted !== 'UTF8' && converted !== 'ENUM') return false;
+  if (logical !== undefined && logical !== 'STRING' && logical !== 'ENUM') return false;
+  if (meta.codec !== 'UNCOMPRESSED' && compressors[meta.codec] === undefined) return false;
+  return meta.encodings.every((encoding) => DECODED_ENCODINGS.has(encoding));
+}
+
+/**
+ * A flat text column of one row group, decoded a data page at a time, each value turned into a
+ * string only when its row is taken. Why not hyparquet for these: it turns each value of a page
+ * into a Uint8Array view (about 106 bytes of heap each) and then a string, so a page of 122,880
+ * values is a 17 MB burst that outlives V8's young generation; a 1,000,000-row file peaked 40 to
+ * 70 MB above the same rows as JSONL that way (docs/benchmarks.md). Here a page is its bytes and
+ * an offset per value. Pages are read in order from the chunk's start, following the format
+ * (https://parquet.apache.org/docs/file-format/data-pages/).
+ */
+export class TextColumnPages implements ColumnCursor {
+  private chunk: Uint8Array | null = null;
+  private offset = 0;
+  private nextRow: number;
+  private dictionary: string[] | null = null;
+  private page: ColumnPage | null = null;
+
+  constructor(
+    private readonly name: string,
+    private readonly meta: ColumnMetaData,
+    private readonly optional: boolean,
+    private readonly file: AsyncBuffer,
+    groupRowStart: number,
+  ) {
+    this.nextRow = groupRowStart;
+  }
+
+  /** The page holding the file's row `row` (rows are taken in order: pages before it are dropped). */
+  async pageAt(row: number): Promise<ColumnPage> {
+    this.chunk ??= await this.readChunk();
+    while (this.page === null || this.page.rowEnd <= row) this.page = this.nextPage(row);
+    if (this.page.rowStart > row) throw new Error(`column ${this.name}: no data page holds row ${row + 1}`);
+    return this.page;
+  }
+
+  private async readChunk(): Promise<Uint8Array> {
+    const start = Number(this.meta.dictionary_page_offset || this.meta.data_page_offset);
+    return new Uint8Array(await this.file.slice(start, start + Number(this.meta.total_compressed_size)));
+  }
+
+  /** The next data page of the chunk, reading a dictionary page on the way. */
+  private nextPage(row: number): ColumnPage {
+    const chunk = this.chunk!;
+    for (;;) {
+      if (this.offset >= chunk.length) throw new Error(`column ${this.name}: no data page holds row ${row + 1}`);
+      const reader = new CompactReader(chunk, this.offset);
+      const header = reader.struct();
+      const size = int(header, 3);
+      const body = chunk.subarray(reader.offset, reader.offset + size);
+      if (body.length !== size) throw new Error(`column ${this.name}: a page runs past the end of its column chunk`);
+      this.offset = reader.offset + size;
+      const type = int(header, 1);
+      if (type === DICTIONARY_PAGE) this.dictionary = this.readDictionary(header, body);
+      else if (type === DATA_PAGE) return this.dataPage(header, body);
+      else if (type === DATA_PAGE_V2) return this.dataPageV2(header, body);
+      // An index page (type 1) holds no values.
+    }
+  }
+
+  private readDictionary(header: ThriftStruct, body: Uint8Array): string[] {
+    const count = int(struct(header, 7), 1);
+    const bytes = toBuffer(this.decompress(body, int(header, 2)));
+    const { starts, ends } = plainOffsets(bytes, 0, count);
+    return Array.from(starts, (start, at) => bytes.toString('utf8', start, ends[at]));
+  }
+
+  private dataPage(header: ThriftStruct, body: Uint8Array): ColumnPage {
+    const page = struct(header, 5);
+    const rows = int(page, 1);
+    const bytes = toBuffer(this.decompress(body, int(header, 2)));
+    let at = 0;
+    let present: Int32Array | null = null;
+    if (this.optional) {
+      const length = bytes.readUInt32LE(0); // RLE levels, after their length (the only level encoding read here)
+      present = levels(bytes, 4, 4 + length, rows);
+      at = 4 + length;
+    }
+    return this.values(bytes, at, rows, int(page, 2), present);
+  }
+
+  private dataPageV2(header: ThriftStruct, body: Uint8Array): ColumnPage {
+    const page = struct(header, 8);
+    const rows = int(page, 3);
+    const levelsLength = int(page, 5) + int(page, 6); // definition, then repetition (none in a flat column)
+    const present = this.optional ? levels(body, 0, int(page, 5), rows) : null;
+    const compressed = page.get(7) !== false;
+    const valueBytes = body.subarray(levelsLength);
+    const bytes = toBuffer(compressed ? this.decompress(valueBytes, int(header, 2) - levelsLength) : valueBytes);
+    return this.values(bytes, 0, rows, int(page, 4), present);
+  }
+
+  /** The page's values from `bytes[at]`: `rows` rows, of which those `present` marks (all when null) hold one. */
+  private values(bytes: Buffer, at: number, rows: number, encoding: number, present: Int32Array | null): ColumnPage {
+    const rowStart = this.nextRow;
+    this.nextRow += rows;
+    const count = present === null ? rows : countPresent(present);
+    const text = this.text(bytes, at, count, encoding);
+    return {
+      rowStart,
+      rowEnd: rowStart + rows,
+      valueAt: (index) => {
+        const value = present === null ? index : present[index]!;
+        return value < 0 ? null : text(value);
+      },
+    };
+  }
+
+  private text(bytes: Buffer, at: number, count: number, encoding: number): (value: number) => string {
+    if (encoding === PLAIN) {
+      const { starts, ends } = plainOffsets(bytes, at, count);
+      return (value) => bytes.toString('utf8', starts[value], ends[value]);
+    }
+    if (encoding !== PLAIN_DICTIONARY && encoding !== RLE_DICTIONARY)
+      throw new Error(`column ${this.name}: a page in encoding ${encoding}, which its column chunk does not list`);
+    const dictionary = this.dictionary;
+    if (dictionary === null) throw new Error(`column ${this.name}: a dictionary-encoded page with no dictionary page before it`);
+    const indices = new Int32Array(count);
+    if (count > 0) readHybrid(bytes, at + 1, bytes.length, bytes[at]!, count, indices);
+    for (const index of indices)
+      if (index < 0 || index >= dictionary.length)
+        throw new Error(`column ${this.name}: a dictionary index past its ${dictionary.length} entries`);
+    return (value) => dictionary[indices[value]!]!;
+  }
+
+  private decompress(bytes: Uint8Array, size: number): Uint8Array {
+    if (this.meta.codec === 'UNCOMPRESSED') return bytes;
+    const output = compressors[this.meta.codec]!(bytes, size);
+    if (output.length !== size)
+      throw new Error(`column ${this.name}: a page decompressed to ${output.length} bytes, its header says ${size}`);
+    return output;
+  }
+}
+
+/** Where each of `count` PLAIN byte arrays (a 4-byte length, then the bytes) starts and ends. */
+function plainOffsets(bytes: Buffer, at: number, count: number): { starts: Int32Array; ends: Int32Array } {
+  const starts = new Int32Array(count);
+  const ends = new Int32Array(count);
+  for (let i = 0; i < count; i++) {
+    if (at + 4 > bytes.length) throw new Error('a text value runs past the end of its page (damaged?)');
+    const length = bytes.readUInt32LE(at);
+    starts[i] = at + 4;
+    at += 4 + length;
+    if (at > bytes.length) throw new Error('a text value runs past the end of its page (damaged?)');
+    ends[i] = at;
+  }
+  return { starts, ends };
+}
+
+/** Each row's index among the page's values, or -1 for a null, from its definition levels (max level 1: one bit). */
+function levels(bytes: Uint8Array, start: number, end: number, rows: number): Int32Array {
+  const present = new Int32Array(rows);
+  readHybrid(bytes, start, end, 1, rows, present);
+  let value = 0;
+  for (let row = 0; row < rows; row++) present[row] = present[row] === 1 ? value++ : -1;
+  return present;
+}
+
+function countPresent(present: Int32Array): number {
+  let count = 0;
+  for (const value of present) if (value >= 0) count++;
+  return count;
+}
+
+function toBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function int(fields: ThriftStruct, id: number): number {
+  const value = fields.get(id);
+  if (typeof value !== 'number') throw new Error(`a page header without its field ${id} (damaged?)`);
+  return value;
+}
+
+function struct(fields: ThriftStruct, id: number): ThriftStruct {
+  const value = fields.get(id);
+  if (!(value instanceof Map)) throw new Error(`a page header without its field ${id} (damaged?)`);
+  return value;
+}

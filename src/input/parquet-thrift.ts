@@ -1,0 +1,124 @@
+/**
+ * A reader of Thrift's compact protocol, the encoding of a Parquet page header
+ * (https://github.com/apache/thrift/blob/master/doc/specs/thrift-compact-protocol.md), enough to
+ * read a header and skip what it does not need: a struct becomes a map from field id to value
+ * (integers as numbers, a binary as its bytes, a list as an array). hyparquet has its own, but
+ * does not export it.
+ */
+export type ThriftValue = number | boolean | Uint8Array | ThriftValue[] | ThriftStruct;
+export type ThriftStruct = Map<number, ThriftValue>;
+
+const STOP = 0;
+const TRUE = 1;
+const FALSE = 2;
+const BYTE = 3;
+const I16 = 4;
+const I32 = 5;
+const I64 = 6;
+const DOUBLE = 7;
+const BINARY = 8;
+const LIST = 9;
+const SET = 10;
+const MAP = 11;
+const STRUCT = 12;
+
+/** Nesting deeper than any Parquet header has: a damaged header must not recurse without end. */
+const MAX_DEPTH = 16;
+
+export class CompactReader {
+  constructor(
+    private readonly bytes: Uint8Array,
+    public offset: number,
+  ) {}
+
+  /** One struct, up to and including its STOP byte. */
+  struct(depth = 0): ThriftStruct {
+    if (depth > MAX_DEPTH) throw new Error('a page header nested too deep (damaged?)');
+    const fields: ThriftStruct = new Map();
+    let id = 0;
+    for (;;) {
+      const head = this.byte();
+      const type = head & 0x0f;
+      if (type === STOP) return fields;
+      const delta = head >> 4;
+      id = delta === 0 ? this.zigzag() : id + delta;
+      fields.set(id, type === TRUE || type === FALSE ? type === TRUE : this.value(type, depth));
+    }
+  }
+
+  private value(type: number, depth: number): ThriftValue {
+    switch (type) {
+      case BYTE:
+        return this.byte();
+      case I16:
+      case I32:
+      case I64:
+        return this.zigzag();
+      case DOUBLE:
+        this.take(8); // no header field is a double: skipped
+        return 0;
+      case BINARY:
+        return this.take(this.varint());
+      case LIST:
+      case SET:
+        return this.list(depth);
+      case MAP:
+        return this.map(depth);
+      case STRUCT:
+        return this.struct(depth + 1);
+      default:
+        throw new Error(`a page header holds an unknown field type ${type} (damaged?)`);
+    }
+  }
+
+  private list(depth: number): ThriftValue[] {
+    const head = this.byte();
+    const size = head >> 4 === 15 ? this.varint() : head >> 4;
+    const type = head & 0x0f;
+    const items: ThriftValue[] = [];
+    for (let i = 0; i < size; i++) items.push(type === TRUE || type === FALSE ? this.byte() === TRUE : this.value(type, depth));
+    return items;
+  }
+
+  /** Skipped: no field read here is a map. */
+  private map(depth: number): ThriftValue {
+    const size = this.varint();
+    if (size === 0) return [];
+    const types = this.byte();
+    for (let i = 0; i < size; i++) {
+      this.value(types >> 4, depth);
+      this.value(types & 0x0f, depth);
+    }
+    return [];
+  }
+
+  private byte(): number {
+    if (this.offset >= this.bytes.length) throw new Error('a page header runs past the end of its column chunk (damaged?)');
+    return this.bytes[this.offset++]!;
+  }
+
+  private take(length: number): Uint8Array {
+    if (this.offset + length > this.bytes.length) throw new Error('a page header runs past the end of its column chunk (damaged?)');
+    const taken = this.bytes.subarray(this.offset, this.offset + length);
+    this.offset += length;
+    return taken;
+  }
+
+  /** An unsigned varint; past 2^53 it loses precision, which no size in a header reaches. */
+  varint(): number {
+    let value = 0;
+    let scale = 1;
+    for (let shift = 0; shift < 70; shift += 7) {
+      const byte = this.byte();
+      value += (byte & 0x7f) * scale;
+      if ((byte & 0x80) === 0) return value;
+      scale *= 128;
+    }
+    throw new Error('a page header holds a varint longer than 10 bytes (damaged?)');
+  }
+
+  private zigzag(): number {
+    const raw = this.varint();
+    return raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
+  }
+}
