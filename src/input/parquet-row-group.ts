@@ -91,7 +91,7 @@ function columnCursors(
       const name = column.element.name;
       const optional = column.element.repetition_type !== 'REQUIRED'; // as hyparquet counts definition levels
       const cursor: ColumnCursor = text.includes(column)
-        ? new TextColumnPages(name, metaOf.get(name)!, optional, file, span.rowStart)
+        ? new TextColumnPages(name, metaOf.get(name)!, optional, file, span.rowStart, span.rowEnd)
         : new ColumnPages(name, chunks, metadata, span.rowEnd);
       return [name, cursor];
     }),

@@ -1,6 +1,7 @@
 import type { AsyncBuffer, ColumnMetaData, SchemaTree } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import { readHybrid } from './parquet-hybrid.js';
+import { type ByteArrays, deltaByteArrays, deltaLengthByteArrays, plainByteArrays } from './parquet-byte-arrays.js';
+import { readHybrid } from './parquet-integers.js';
 import type { ColumnCursor, ColumnPage } from './parquet-pages.js';
 import { CompactReader, type ThriftStruct } from './parquet-thrift.js';
 
@@ -10,15 +11,17 @@ const DICTIONARY_PAGE = 2;
 const DATA_PAGE_V2 = 3;
 const PLAIN = 0;
 const PLAIN_DICTIONARY = 2;
+const DELTA_LENGTH_BYTE_ARRAY = 6;
+const DELTA_BYTE_ARRAY = 7;
 const RLE_DICTIONARY = 8;
 
-/** The encodings a chunk may list to be read here: plain or dictionary values, RLE levels. */
-const DECODED_ENCODINGS = new Set(['PLAIN', 'PLAIN_DICTIONARY', 'RLE_DICTIONARY', 'RLE']);
+/** The encodings a chunk may list to be read here: every one of text values, and RLE levels. */
+const DECODED_ENCODINGS = new Set(['PLAIN', 'PLAIN_DICTIONARY', 'RLE_DICTIONARY', 'DELTA_LENGTH_BYTE_ARRAY', 'DELTA_BYTE_ARRAY', 'RLE']);
 
 /**
  * Whether a column chunk is a flat text column this decoder reads: a top-level BYTE_ARRAY
  * column, required or optional, read as text (no logical type, or STRING/UTF8/ENUM, as
- * hyparquet reads it), its pages plain or dictionary encoded, compressed by a codec at hand.
+ * hyparquet reads it), its levels RLE (not the deprecated BIT_PACKED), compressed by a codec at hand.
  * Every other column is read by hyparquet (ColumnPages).
  */
 export function isTextColumn(column: SchemaTree, meta: ColumnMetaData): boolean {
@@ -54,6 +57,7 @@ export class TextColumnPages implements ColumnCursor {
     private readonly optional: boolean,
     private readonly file: AsyncBuffer,
     groupRowStart: number,
+    private readonly groupRowEnd: number,
   ) {
     this.nextRow = groupRowStart;
   }
@@ -92,14 +96,16 @@ export class TextColumnPages implements ColumnCursor {
 
   private readDictionary(header: ThriftStruct, body: Uint8Array): string[] {
     const count = int(struct(header, 7), 1);
+    if (count < 0 || count > int(header, 2) / 4)
+      throw new Error(`column ${this.name}: a dictionary of ${count} values in ${int(header, 2)} bytes`);
     const bytes = toBuffer(this.decompress(body, int(header, 2)));
-    const { starts, ends } = plainOffsets(bytes, 0, count);
+    const { starts, ends } = plainByteArrays(bytes, 0, count);
     return Array.from(starts, (start, at) => bytes.toString('utf8', start, ends[at]));
   }
 
   private dataPage(header: ThriftStruct, body: Uint8Array): ColumnPage {
     const page = struct(header, 5);
-    const rows = int(page, 1);
+    const rows = this.pageRows(int(page, 1));
     const bytes = toBuffer(this.decompress(body, int(header, 2)));
     let at = 0;
     let present: Int32Array | null = null;
@@ -113,13 +119,20 @@ export class TextColumnPages implements ColumnCursor {
 
   private dataPageV2(header: ThriftStruct, body: Uint8Array): ColumnPage {
     const page = struct(header, 8);
-    const rows = int(page, 3);
+    const rows = this.pageRows(int(page, 3));
     const levelsLength = int(page, 5) + int(page, 6); // definition, then repetition (none in a flat column)
     const present = this.optional ? levels(body, 0, int(page, 5), rows) : null;
     const compressed = page.get(7) !== false;
     const valueBytes = body.subarray(levelsLength);
     const bytes = toBuffer(compressed ? this.decompress(valueBytes, int(header, 2) - levelsLength) : valueBytes);
     return this.values(bytes, 0, rows, int(page, 4), present);
+  }
+
+  /** A page's row count, refused before anything is made that size when its row group cannot hold it (a damaged header). */
+  private pageRows(rows: number): number {
+    if (rows < 0 || this.nextRow + rows > this.groupRowEnd)
+      throw new Error(`column ${this.name}: a page of ${rows} rows where its row group has ${this.groupRowEnd - this.nextRow} left`);
+    return rows;
   }
 
   /** The page's values from `bytes[at]`: `rows` rows, of which those `present` marks (all when null) hold one. */
@@ -139,12 +152,13 @@ export class TextColumnPages implements ColumnCursor {
   }
 
   private text(bytes: Buffer, at: number, count: number, encoding: number): (value: number) => string {
-    if (encoding === PLAIN) {
-      const { starts, ends } = plainOffsets(bytes, at, count);
-      return (value) => bytes.toString('utf8', starts[value], ends[value]);
-    }
-    if (encoding !== PLAIN_DICTIONARY && encoding !== RLE_DICTIONARY)
-      throw new Error(`column ${this.name}: a page in encoding ${encoding}, which its column chunk does not list`);
+    if (encoding === PLAIN_DICTIONARY || encoding === RLE_DICTIONARY) return this.dictionaryText(bytes, at, count);
+    const values = byteArrays(bytes, at, count, encoding);
+    if (values === null) throw new Error(`column ${this.name}: a page in encoding ${encoding}, which its column chunk does not list`);
+    return (value) => values.bytes.toString('utf8', values.starts[value], values.ends[value]);
+  }
+
+  private dictionaryText(bytes: Buffer, at: number, count: number): (value: number) => string {
     const dictionary = this.dictionary;
     if (dictionary === null) throw new Error(`column ${this.name}: a dictionary-encoded page with no dictionary page before it`);
     const indices = new Int32Array(count);
@@ -164,19 +178,11 @@ export class TextColumnPages implements ColumnCursor {
   }
 }
 
-/** Where each of `count` PLAIN byte arrays (a 4-byte length, then the bytes) starts and ends. */
-function plainOffsets(bytes: Buffer, at: number, count: number): { starts: Int32Array; ends: Int32Array } {
-  const starts = new Int32Array(count);
-  const ends = new Int32Array(count);
-  for (let i = 0; i < count; i++) {
-    if (at + 4 > bytes.length) throw new Error('a text value runs past the end of its page (damaged?)');
-    const length = bytes.readUInt32LE(at);
-    starts[i] = at + 4;
-    at += 4 + length;
-    if (at > bytes.length) throw new Error('a text value runs past the end of its page (damaged?)');
-    ends[i] = at;
-  }
-  return { starts, ends };
+function byteArrays(bytes: Buffer, at: number, count: number, encoding: number): ByteArrays | null {
+  if (encoding === PLAIN) return plainByteArrays(bytes, at, count);
+  if (encoding === DELTA_LENGTH_BYTE_ARRAY) return deltaLengthByteArrays(bytes, at, count);
+  if (encoding === DELTA_BYTE_ARRAY) return deltaByteArrays(bytes, at, count);
+  return null;
 }
 
 /** Each row's index among the page's values, or -1 for a null, from its definition levels (max level 1: one bit). */

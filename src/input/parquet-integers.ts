@@ -1,0 +1,125 @@
+/**
+ * Parquet's encodings of integers that text pages use
+ * (https://parquet.apache.org/docs/file-format/data-pages/encodings/): the RLE / bit-packing
+ * hybrid (definition levels, dictionary indices) and DELTA_BINARY_PACKED (the lengths and
+ * prefixes of the delta encodings of text). Widths up to 32 bits: a level, an index, a length.
+ */
+
+/** Reads a byte at a time from `bytes[at, end)`, refusing to read past `end`. */
+class Bytes {
+  constructor(
+    readonly bytes: Uint8Array,
+    public at: number,
+    readonly end: number,
+  ) {}
+
+  next(): number {
+    if (this.at >= this.end) throw new Error('a run of values ends past its page (damaged?)');
+    return this.bytes[this.at++]!;
+  }
+
+  varint(): number {
+    let value = 0;
+    for (let scale = 1; scale <= 2 ** 49; scale *= 128) {
+      const byte = this.next();
+      value += (byte & 0x7f) * scale;
+      if ((byte & 0x80) === 0) return value;
+    }
+    throw new Error('a varint longer than 8 bytes in a page (damaged?)');
+  }
+
+  zigzag(): number {
+    const raw = this.varint();
+    return raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
+  }
+
+  /** `into[from, to)` from bit-packed values of `width` bits, least significant bit first; a double holds the 39 bits buffered at most. */
+  unpack(width: number, into: Int32Array, from: number, to: number): void {
+    const modulus = 2 ** width;
+    let buffer = 0;
+    let buffered = 0;
+    for (let at = from; at < to; at++) {
+      while (buffered < width) {
+        buffer += this.next() * 2 ** buffered;
+        buffered += 8;
+      }
+      into[at] = buffer % modulus;
+      buffer = Math.floor(buffer / modulus);
+      buffered -= width;
+    }
+  }
+}
+
+function checkWidth(width: number): void {
+  if (width < 0 || width > 32) throw new Error(`a bit width of ${width} in a text page (damaged?)`);
+}
+
+/** Decodes `count` hybrid values of `bitWidth` bits from `bytes[start, end)` into `into`; returns where it stopped. */
+export function readHybrid(bytes: Uint8Array, start: number, end: number, bitWidth: number, count: number, into: Int32Array): number {
+  checkWidth(bitWidth);
+  if (bitWidth === 0) {
+    into.fill(0, 0, count);
+    return start;
+  }
+  const reader = new Bytes(bytes, start, end);
+  for (let filled = 0; filled < count; ) {
+    const header = reader.varint();
+    if (header % 2 === 1) {
+      // Bit-packed: (header >> 1) groups of 8 values, groups × bitWidth bytes; values past `count` are padding.
+      const groups = Math.floor(header / 2);
+      const runEnd = reader.at + groups * bitWidth;
+      const last = Math.min(count, filled + groups * 8);
+      reader.unpack(bitWidth, into, filled, last);
+      filled = last;
+      reader.at = Math.min(end, runEnd);
+    } else {
+      let value = 0;
+      for (let i = 0; i < Math.ceil(bitWidth / 8); i++) value += reader.next() * 2 ** (8 * i);
+      const last = Math.min(count, filled + header / 2);
+      into.fill(value, filled, last);
+      filled = last;
+    }
+  }
+  return reader.at;
+}
+
+/**
+ * Decodes DELTA_BINARY_PACKED values from `bytes[start, end)`: a header (values a block,
+ * miniblocks a block, the count, which must be `expected`, the first value), then blocks of a minimum delta, a bit width
+ * per miniblock, and the miniblocks' bit-packed deltas above that minimum.
+ */
+export function readDeltaBinaryPacked(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  expected: number,
+): { values: Int32Array; end: number } {
+  const reader = new Bytes(bytes, start, end);
+  const blockSize = reader.varint();
+  const miniblocks = reader.varint();
+  const count = reader.varint();
+  const perMiniblock = blockSize / miniblocks;
+  if (!Number.isInteger(perMiniblock) || perMiniblock % 8 !== 0)
+    throw new Error(`a DELTA_BINARY_PACKED block of ${blockSize} values in ${miniblocks} miniblocks (damaged?)`);
+  if (count !== expected) throw new Error(`a DELTA_BINARY_PACKED run of ${count} values where the page holds ${expected} (damaged?)`);
+  const values = new Int32Array(count);
+  if (count === 0) return { values, end: reader.at };
+  values[0] = reader.zigzag();
+  let filled = 1;
+  while (filled < count) {
+    const minDelta = reader.zigzag();
+    const widths = Array.from({ length: miniblocks }, () => reader.next());
+    // Miniblocks past the last value are not written.
+    for (const width of widths) {
+      if (filled >= count) break;
+      checkWidth(width);
+      const last = Math.min(count, filled + perMiniblock);
+      const miniblockEnd = reader.at + (perMiniblock * width) / 8;
+      reader.unpack(width, values, filled, last);
+      for (let at = filled; at < last; at++) values[at] = values[at - 1]! + minDelta + values[at]!;
+      filled = last;
+      reader.at = miniblockEnd;
+    }
+  }
+  return { values, end: reader.at };
+}
