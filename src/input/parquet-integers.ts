@@ -83,10 +83,16 @@ export function readHybrid(bytes: Uint8Array, start: number, end: number, bitWid
   return reader.at;
 }
 
+/** Larger than any writer's block (128 for parquet-mr and Arrow, 1,024 at most elsewhere): a damaged header cannot make a huge scratch array. */
+const MAX_BLOCK = 1 << 20;
+
 /**
  * Decodes DELTA_BINARY_PACKED values from `bytes[start, end)`: a header (values a block,
- * miniblocks a block, the count, which must be `expected`, the first value), then blocks of a minimum delta, a bit width
- * per miniblock, and the miniblocks' bit-packed deltas above that minimum.
+ * miniblocks a block, the count, the first value), then blocks of a minimum delta, a bit width
+ * per miniblock, and the miniblocks' bit-packed deltas above that minimum. The header holds a
+ * first value even when it counts none (parquet-mr 1.10 writes one for a page of nulls: in
+ * apache/parquet-testing's delta_byte_array.parquet). Keeps the first `expected` values; any
+ * more are read past, to find the run's end, without being kept.
  */
 export function readDeltaBinaryPacked(
   bytes: Uint8Array,
@@ -99,25 +105,27 @@ export function readDeltaBinaryPacked(
   const miniblocks = reader.varint();
   const count = reader.varint();
   const perMiniblock = blockSize / miniblocks;
-  if (!Number.isInteger(perMiniblock) || perMiniblock % 8 !== 0)
+  if (!Number.isInteger(perMiniblock) || perMiniblock % 8 !== 0 || blockSize > MAX_BLOCK)
     throw new Error(`a DELTA_BINARY_PACKED block of ${blockSize} values in ${miniblocks} miniblocks (damaged?)`);
-  if (count !== expected) throw new Error(`a DELTA_BINARY_PACKED run of ${count} values where the page holds ${expected} (damaged?)`);
-  const values = new Int32Array(count);
-  if (count === 0) return { values, end: reader.at };
-  values[0] = reader.zigzag();
-  let filled = 1;
-  while (filled < count) {
+  if (count < expected) throw new Error(`a DELTA_BINARY_PACKED run of ${count} values where the page holds ${expected} (damaged?)`);
+  const values = new Int32Array(expected);
+  let previous = reader.zigzag();
+  if (expected > 0) values[0] = previous;
+  const deltas = new Int32Array(perMiniblock);
+  for (let filled = 1; filled < count; ) {
     const minDelta = reader.zigzag();
     const widths = Array.from({ length: miniblocks }, () => reader.next());
     // Miniblocks past the last value are not written.
     for (const width of widths) {
       if (filled >= count) break;
       checkWidth(width);
-      const last = Math.min(count, filled + perMiniblock);
+      const taken = Math.min(perMiniblock, count - filled);
       const miniblockEnd = reader.at + (perMiniblock * width) / 8;
-      reader.unpack(width, values, filled, last);
-      for (let at = filled; at < last; at++) values[at] = values[at - 1]! + minDelta + values[at]!;
-      filled = last;
+      reader.unpack(width, deltas, 0, taken);
+      for (let at = 0; at < taken; at++, filled++) {
+        previous = previous + minDelta + deltas[at]!;
+        if (filled < expected) values[filled] = previous;
+      }
       reader.at = miniblockEnd;
     }
   }

@@ -41,9 +41,14 @@ describe('DELTA_BINARY_PACKED', () => {
     expect(readDeltaBinaryPacked(mixed, 0, mixed.length, 8)).toEqual({ values: Int32Array.from([7, 5, 3, 1, 2, 3, 4, 5]), end: 18 });
   });
 
-  it('refuses a count other than the page’s, and a miniblock cut short', () => {
+  it('refuses fewer values than the page holds and a miniblock cut short; reads past more, and past the first value of an empty run', () => {
     const ones = Uint8Array.from([0x80, 0x01, 0x04, 0x05, 0x02, 0x02, 0, 0, 0, 0]);
     expect(() => readDeltaBinaryPacked(ones, 0, ones.length, 6)).toThrow(/5 values where the page holds 6/);
+    expect(readDeltaBinaryPacked(ones, 0, ones.length, 0)).toEqual({ values: new Int32Array(0), end: 10 });
+    expect(readDeltaBinaryPacked(ones, 0, ones.length, 2)).toEqual({ values: Int32Array.from([1, 2]), end: 10 });
+    // parquet-mr 1.10, a page of nulls: block 128, 4 miniblocks, 0 values, first value 0; twice.
+    const empty = Uint8Array.from([0x80, 0x01, 0x04, 0x00, 0x00, 0x80, 0x01, 0x04, 0x00, 0x00]);
+    expect(readDeltaBinaryPacked(empty, 0, empty.length, 0)).toEqual({ values: new Int32Array(0), end: 5 });
     const mixed = Uint8Array.from([0x80, 0x01, 0x04, 0x08, 0x0e, 0x03, 2, 0, 0, 0, 0xc0]);
     expect(() => readDeltaBinaryPacked(mixed, 0, mixed.length, 8)).toThrow(/past its page/);
   });
