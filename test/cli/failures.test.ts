@@ -36,7 +36,11 @@ async function runRows(rows: Array<{ id: string; prompt: string }>, extra: strin
  * delays and retry-afters these tests are about are recorded as asked and not slept. `options`
  * are run()'s settings (maxAttempts for --max-attempts, ...). The clock is returned with the run.
  */
-async function runRowsOnClock(rows: Array<{ id: string; prompt: string }>, options: Partial<RunOptions> = {}, simulated: SimulatorOptions = {}) {
+async function runRowsOnClock(
+  rows: Array<{ id: string; prompt: string }>,
+  options: Partial<RunOptions> = {},
+  simulated: SimulatorOptions = {},
+) {
   simulator = await startSimulator({ retryAfterMs: 200, ...simulated });
   await dir.write('in.jsonl', jsonlOf(rows));
   const clock = skipAheadClock();

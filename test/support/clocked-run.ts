@@ -1,7 +1,7 @@
 import { type RunOptions, type RunProgress, type RunResult, run } from '../../src/index.js';
 import type { RowRecord } from '../../src/record/record.js';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../src/simulator/server.js';
-import { skipAheadClock } from './skip-ahead-clock.js';
+import type { skipAheadClock } from './skip-ahead-clock.js';
 import type { TempDir } from './temp-dir.js';
 
 export type SkipAheadClock = ReturnType<typeof skipAheadClock>;
