@@ -1,40 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import type { RowRecord } from '../../src/record/record.js';
-import { startSimulator } from '../../src/simulator/server.js';
-import { runCli } from '../support/cli-in-process.js';
-import { runAgainstProvider } from '../support/provider-run.js';
+import { formatProgress } from '../../src/cli/progress.js';
+import type { RunOptions } from '../../src/index.js';
+import type { SimulatorOptions } from '../../src/simulator/server.js';
+import { runOnClock, type SkipAheadClock, startSimulatorOn } from '../support/clocked-run.js';
+import { promptRows } from '../support/provider-run.js';
 import { type Responder, replyWithEcho, sendJson, startScriptedServer } from '../support/scripted-server.js';
+import { skipAheadClock } from '../support/skip-ahead-clock.js';
 import { jsonlOf, makeTempDir } from '../support/temp-dir.js';
 
-/** Every record, output and errors, by id. */
-function byId(records: RowRecord[]): Map<string, RowRecord> {
-  return new Map(records.map((record) => [record.id, record]));
-}
+/**
+ * Every run here is the engine in process (run()) on a clock that skips ahead: pacing naps and
+ * retry waits pass at once, recorded as asked. The simulator counts its limits on the same clock
+ * (startSimulatorOn), so it sees the minutes the run waited; a scripted server reads it too.
+ */
 
 function rejected(stats: { limited: Record<string, number> }): number {
   return Object.values(stats.limited).reduce((sum, count) => sum + count, 0);
-}
-
-/**
- * Runs the built chatbatch over `rows` rows against a scripted server answering with `respond`,
- * with `args` after the usual flags; returns the result and the output records. Server and
- * folder are gone after.
- */
-async function runScripted(respond: Responder, rows: number, args: string[]) {
-  const server = await startScriptedServer(respond);
-  const dir = await makeTempDir();
-  try {
-    await dir.write('in.jsonl', jsonlOf(Array.from({ length: rows }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
-    const result = await runCli(['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', '--quiet', ...args], {
-      cwd: dir.path,
-      env: { CHATBATCH_API_KEY: 'sk-rate-limits-test-key-000' },
-      timeoutMs: 30_000,
-    });
-    return { result, output: await dir.jsonl<RowRecord>('out/output.jsonl') };
-  } finally {
-    await server.close();
-    await dir.remove();
-  }
 }
 
 interface Session {
@@ -42,14 +23,48 @@ interface Session {
   limits_learned?: Array<{ unit: string; limit: number; window_ms: number; rate: string; source: string }>;
 }
 
-function lastSession(manifest: Record<string, unknown> | null): Session {
-  return (manifest!.sessions as Session[]).at(-1)!;
+function lastSession(manifest: { sessions: Array<Record<string, unknown>> }): Session {
+  return manifest.sessions.at(-1) as Session;
+}
+
+/**
+ * Runs `rows` rows against the simulator playing `provider` on a skip-ahead clock, with run()'s
+ * `options`; returns the run, the simulator's counters and the clock. Simulator and folder are gone after.
+ */
+async function runAgainstProviderOnClock(provider: SimulatorOptions, rows: number, options: Partial<RunOptions> = {}) {
+  const clock = skipAheadClock();
+  const simulator = await startSimulatorOn(clock, provider);
+  const dir = await makeTempDir();
+  try {
+    await dir.write('in.jsonl', jsonlOf(promptRows(rows)));
+    const run = await runOnClock(dir, simulator.url, clock, options);
+    return { ...run, stats: simulator.stats(), clock };
+  } finally {
+    await simulator.close();
+    await dir.remove();
+  }
+}
+
+/**
+ * Runs `rows` rows against a scripted server answering with `respond`, on `clock`, with run()'s
+ * `options`. Server and folder are gone after.
+ */
+async function runScripted(respond: Responder, rows: number, clock: SkipAheadClock, options: Partial<RunOptions>) {
+  const server = await startScriptedServer(respond);
+  const dir = await makeTempDir();
+  try {
+    await dir.write('in.jsonl', jsonlOf(promptRows(rows)));
+    return await runOnClock(dir, server.baseUrl, clock, { model: 'm', ...options });
+  } finally {
+    await server.close();
+    await dir.remove();
+  }
 }
 
 describe('rate limits pace the run and never fail a row', () => {
   it('learns an RPM limit from the headers, paces to it, and says so', async () => {
-    const run = await runAgainstProvider({ rpm: 1200, burstMs: 500, latencyMs: 50, limitHeaders: 'openai' }, 60, ['--max-attempts', '1']);
-    expect(run.result.code, run.result.stderr).toBe(0);
+    const run = await runAgainstProviderOnClock({ rpm: 1200, burstMs: 500, latencyMs: 50, limitHeaders: 'openai' }, 60, { maxAttempts: 1 });
+    expect(run.result.exitCode, run.result.fatalMessage ?? '').toBe(0);
     expect(run.output).toHaveLength(60);
     expect(run.errors).toHaveLength(0);
     const session = lastSession(run.manifest);
@@ -63,32 +78,22 @@ describe('rate limits pace the run and never fail a row', () => {
   });
 
   it('paces tokens by prompt plus max_tokens, as the provider counts them at admission', async () => {
-    const dir = await makeTempDir();
-    try {
-      await dir.write('job.json', JSON.stringify({ params: { max_tokens: 100 } }));
-      const run = await runAgainstProvider({ tpm: 60_000, burstMs: 500, latencyMs: 20, limitHeaders: 'openai' }, 40, [
-        '--job',
-        `${dir.path}/job.json`,
-        '--max-attempts',
-        '1',
-      ]);
-      expect(run.result.code, run.result.stderr).toBe(0);
-      expect(run.output).toHaveLength(40);
-      expect(lastSession(run.manifest).limits_learned?.map((limit) => [limit.unit, limit.limit])).toEqual([['tokens', 60_000]]);
-      expect(rejected(run.stats)).toBeLessThanOrEqual(4);
-    } finally {
-      await dir.remove();
-    }
+    const run = await runAgainstProviderOnClock({ tpm: 60_000, burstMs: 500, latencyMs: 20, limitHeaders: 'openai' }, 40, {
+      params: { max_tokens: 100 },
+      maxAttempts: 1,
+    });
+    expect(run.result.exitCode, run.result.fatalMessage ?? '').toBe(0);
+    expect(run.output).toHaveLength(40);
+    expect(lastSession(run.manifest).limits_learned?.map((limit) => [limit.unit, limit.limit])).toEqual([['tokens', 60_000]]);
+    expect(rejected(run.stats)).toBeLessThanOrEqual(4);
   });
 
   it('finds the pace of bare 429s (no headers) with --concurrency 16: every row succeeds on one counted attempt', async () => {
-    const run = await runAgainstProvider({ rpm: 1200, burstMs: 200, latencyMs: 20, limitHeaders: 'none' }, 60, [
-      '--concurrency',
-      '16',
-      '--max-attempts',
-      '1',
-    ]);
-    expect(run.result.code, run.result.stderr).toBe(0);
+    const run = await runAgainstProviderOnClock({ rpm: 1200, burstMs: 200, latencyMs: 20, limitHeaders: 'none' }, 60, {
+      concurrency: 16,
+      maxAttempts: 1,
+    });
+    expect(run.result.exitCode, run.result.fatalMessage ?? '').toBe(0);
     expect(run.output).toHaveLength(60);
     expect(lastSession(run.manifest).limits_learned).toEqual([]);
     // The records tell the 429s they waited through: attempts count every request, 429s included.
@@ -97,13 +102,11 @@ describe('rate limits pace the run and never fail a row', () => {
   });
 
   it('meets a server capped at 4 in flight, asked for 32: every row succeeds', async () => {
-    const run = await runAgainstProvider({ maxInFlight: 4, latencyMs: 30, limitHeaders: 'none' }, 60, [
-      '--concurrency',
-      '32',
-      '--max-attempts',
-      '1',
-    ]);
-    expect(run.result.code, run.result.stderr).toBe(0);
+    const run = await runAgainstProviderOnClock({ maxInFlight: 4, latencyMs: 30, limitHeaders: 'none' }, 60, {
+      concurrency: 32,
+      maxAttempts: 1,
+    });
+    expect(run.result.exitCode, run.result.fatalMessage ?? '').toBe(0);
     expect(run.output).toHaveLength(60);
     // Every request the server saw, 429s included, is an attempt in the records, and the 429s
     // counted in the manifest are the server's own.
@@ -112,13 +115,11 @@ describe('rate limits pace the run and never fail a row', () => {
   });
 
   it('told the limit with --rpm, stays under it: every row on one attempt', async () => {
-    const run = await runAgainstProvider({ rpm: 1200, burstMs: 500, latencyMs: 20, limitHeaders: 'openai' }, 40, [
-      '--rpm',
-      '1200',
-      '--max-attempts',
-      '1',
-    ]);
-    expect(run.result.code, run.result.stderr).toBe(0);
+    const run = await runAgainstProviderOnClock({ rpm: 1200, burstMs: 500, latencyMs: 20, limitHeaders: 'openai' }, 40, {
+      rpm: 1200,
+      maxAttempts: 1,
+    });
+    expect(run.result.exitCode, run.result.fatalMessage ?? '').toBe(0);
     expect(run.output).toHaveLength(40);
     expect(rejected(run.stats)).toBeLessThanOrEqual(2);
   });
@@ -133,20 +134,18 @@ describe('rate limits pace the run and never fail a row', () => {
         replyWithEcho(request, response, index);
       }, 50);
     };
-    const { result, output } = await runScripted(serveFour, 24, ['--concurrency', '16', '--max-attempts', '1']);
-    expect(result.code, result.stderr).toBe(0);
+    const { result, output } = await runScripted(serveFour, 24, skipAheadClock(), { concurrency: 16, maxAttempts: 1 });
+    expect(result.exitCode, result.fatalMessage ?? '').toBe(0);
     expect(output).toHaveLength(24);
   });
 
   it('records the 429s a row waited through in its history, with the wait, and succeeds within --max-attempts 1', async () => {
     // Bare 429s: with headers the first answer would teach the pace and no 429 might come.
-    const run = await runAgainstProvider({ rpm: 600, burstMs: 100, latencyMs: 5, limitHeaders: 'none' }, 8, [
-      '--concurrency',
-      '8',
-      '--max-attempts',
-      '1',
-    ]);
-    expect(run.result.code, run.result.stderr).toBe(0);
+    const run = await runAgainstProviderOnClock({ rpm: 600, burstMs: 100, latencyMs: 5, limitHeaders: 'none' }, 8, {
+      concurrency: 8,
+      maxAttempts: 1,
+    });
+    expect(run.result.exitCode, run.result.fatalMessage ?? '').toBe(0);
     const waited = run.output.filter((record) => record.attempts > 1);
     expect(waited.length).toBeGreaterThan(0);
     for (const record of waited) {
@@ -162,37 +161,30 @@ describe('rate limits pace the run and never fail a row', () => {
 
 describe('the progress line', () => {
   it('says what paces the run: the limit learned from the headers, and the 429s taken', async () => {
-    const simulator = await startSimulator({ rpm: 600, burstMs: 100, latencyMs: 5, limitHeaders: 'openai' });
-    const dir = await makeTempDir();
-    try {
-      await dir.write('in.jsonl', jsonlOf(Array.from({ length: 12 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
-      const result = await runCli(['run', 'in.jsonl', '--base-url', simulator.url, '--model', 'sim', '--out', 'out'], {
-        cwd: dir.path,
-        env: { CHATBATCH_API_KEY: 'sk-progress-pace-test-key-0', CHATBATCH_PROGRESS_MS: '100' },
-        timeoutMs: 20_000,
-      });
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stderr).toMatch(/limited by the provider: 600 RPM \(from headers\)/);
-    } finally {
-      await simulator.close();
-      await dir.remove();
-    }
+    // The line the CLI draws from the run's progress (startProgressReporter prints formatProgress:
+    // test/cli/progress.test.ts); here drawn from the run's last snapshot.
+    const run = await runAgainstProviderOnClock({ rpm: 600, burstMs: 100, latencyMs: 5, limitHeaders: 'openai' }, 12);
+    expect(run.result.exitCode, run.result.fatalMessage ?? '').toBe(0);
+    expect(run.progress).not.toBeNull();
+    expect(formatProgress(run.progress!, run.clock.now())).toMatch(/limited by the provider: 600 RPM \(from headers\)/);
   });
 });
 
 describe('a limiter with no headers that allows one request per interval, as nginx limit_req with burst=0', () => {
   it('gets every row through at any concurrency, even --concurrency 1 with --max-attempts 2', async () => {
+    // The limiter reads the run's clock: the run's waits are its intervals.
+    const clock = skipAheadClock();
     let last = Number.NEGATIVE_INFINITY;
     const respond: Responder = (request, response, index) => {
-      const now = performance.now();
+      const now = clock.now();
       if (now - last < 50) return sendJson(response, 429, { error: { message: 'Too Many Requests' } });
       last = now;
       replyWithEcho(request, response, index);
     };
-    for (const concurrency of ['1', '8']) {
-      const { result, output } = await runScripted(respond, 12, ['--concurrency', concurrency, '--max-attempts', '2']);
-      expect(result.code, result.stderr).toBe(0);
-      expect(byId(output).size).toBe(12);
+    for (const concurrency of [1, 8]) {
+      const { result, byId } = await runScripted(respond, 12, clock, { concurrency, maxAttempts: 2 });
+      expect(result.exitCode, result.fatalMessage ?? '').toBe(0);
+      expect(byId.size).toBe(12);
     }
   });
 });
@@ -206,18 +198,16 @@ describe('a rate limit that does not come back', () => {
     });
     const dir = await makeTempDir();
     try {
-      await dir.write('in.jsonl', jsonlOf(Array.from({ length: 5 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
-      const args = ['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', '--quiet', '--max-outage-ms', '600'];
-      const env = { CHATBATCH_API_KEY: 'sk-limit-streak-test-key-00' };
-      const stopped = await runCli(args, { cwd: dir.path, env, timeoutMs: 20_000 });
-      expect(stopped.code, stopped.stderr).toBe(3);
-      expect(stopped.stderr).toContain('answered nothing but 429s (rate limited) for longer than --max-outage-ms');
-      const manifest = JSON.parse(await dir.read('out/manifest.json'));
-      expect(manifest.counts).toMatchObject({ rows: 5, failed: 0, pending: 5 });
+      await dir.write('in.jsonl', jsonlOf(promptRows(5)));
+      const clock = skipAheadClock();
+      const stopped = await runOnClock(dir, server.baseUrl, clock, { model: 'm', maxOutageMs: 600 });
+      expect(stopped.result.exitCode, stopped.result.fatalMessage ?? '').toBe(3);
+      expect(stopped.result.fatalMessage).toContain('answered nothing but 429s (rate limited) for longer than --max-outage-ms');
+      expect(stopped.manifest.counts).toMatchObject({ rows: 5, failed: 0, pending: 5 });
       limited = false;
-      const resumed = await runCli([...args, '--resume'], { cwd: dir.path, env, timeoutMs: 20_000 });
-      expect(resumed.code, resumed.stderr).toBe(0);
-      expect(await dir.jsonl('out/output.jsonl')).toHaveLength(5);
+      const resumed = await runOnClock(dir, server.baseUrl, clock, { model: 'm', maxOutageMs: 600, resume: true });
+      expect(resumed.result.exitCode, resumed.result.fatalMessage ?? '').toBe(0);
+      expect(resumed.output).toHaveLength(5);
     } finally {
       await server.close();
       await dir.remove();
