@@ -105,7 +105,8 @@ export function readDeltaBinaryPacked(
   const miniblocks = reader.varint();
   const count = reader.varint();
   const perMiniblock = blockSize / miniblocks;
-  if (!Number.isInteger(perMiniblock) || perMiniblock % 8 !== 0 || blockSize > MAX_BLOCK)
+  // A miniblock holds a multiple of 8 values, at least 8: one of none would never end the run.
+  if (!Number.isInteger(perMiniblock) || perMiniblock < 8 || perMiniblock % 8 !== 0 || blockSize > MAX_BLOCK)
     throw new Error(`a DELTA_BINARY_PACKED block of ${blockSize} values in ${miniblocks} miniblocks (damaged?)`);
   if (count < expected) throw new Error(`a DELTA_BINARY_PACKED run of ${count} values where the page holds ${expected} (damaged?)`);
   const values = new Int32Array(expected);

@@ -61,9 +61,9 @@ export class CompactReader {
         return this.take(this.varint());
       case LIST:
       case SET:
-        return this.list(depth);
+        return this.list(depth + 1);
       case MAP:
-        return this.map(depth);
+        return this.map(depth + 1);
       case STRUCT:
         return this.struct(depth + 1);
       default:
@@ -72,6 +72,7 @@ export class CompactReader {
   }
 
   private list(depth: number): ThriftValue[] {
+    if (depth > MAX_DEPTH) throw new Error('a page header nested too deep (damaged?)');
     const head = this.byte();
     const size = head >> 4 === 15 ? this.varint() : head >> 4;
     const type = head & 0x0f;
@@ -82,6 +83,7 @@ export class CompactReader {
 
   /** Skipped: no field read here is a map. */
   private map(depth: number): ThriftValue {
+    if (depth > MAX_DEPTH) throw new Error('a page header nested too deep (damaged?)');
     const size = this.varint();
     if (size === 0) return [];
     const types = this.byte();

@@ -51,6 +51,9 @@ describe('DELTA_BINARY_PACKED', () => {
     expect(readDeltaBinaryPacked(empty, 0, empty.length, 0)).toEqual({ values: new Int32Array(0), end: 5 });
     const mixed = Uint8Array.from([0x80, 0x01, 0x04, 0x08, 0x0e, 0x03, 2, 0, 0, 0, 0xc0]);
     expect(() => readDeltaBinaryPacked(mixed, 0, mixed.length, 8)).toThrow(/past its page/);
+    // A block of 0 values in 2^35 miniblocks: refused before anything that size is made or looped over.
+    const endless = Uint8Array.from([0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 0x08, 0x00]);
+    expect(() => readDeltaBinaryPacked(endless, 0, endless.length, 4)).toThrow(/a DELTA_BINARY_PACKED block of 0 values/);
   });
 });
 
@@ -73,6 +76,9 @@ describe('the compact-protocol page header reader', () => {
   it('refuses a header cut short or holding an unknown type, with a message and no hang', () => {
     expect(() => new CompactReader(Uint8Array.from(header.slice(0, 9)), 0).struct()).toThrow(/runs past the end/);
     expect(() => new CompactReader(Uint8Array.from([0x1f, 0x00]), 0).struct()).toThrow(/unknown field type 15/);
+    // Field 1 a list (0x19), of one list (0x19: one element, a list), of one list...: 4,000 levels.
+    const lists = new Uint8Array(4001).fill(0x19);
+    expect(() => new CompactReader(lists, 0).struct()).toThrow(/nested too deep/);
   });
 });
 
