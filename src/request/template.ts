@@ -22,12 +22,13 @@ export type TemplateResult = { ok: true; text: string } | { ok: false; problem: 
  */
 export function fillTemplate(template: string, fields: Readonly<Record<string, unknown>>): TemplateResult {
   const missing = new Set<string>();
+  const nulls = new Set<string>();
   const tooDeep = new Set<string>();
   let length = template.length;
   const text = template.replace(PLACEHOLDER, (_whole, name: string) => {
     const value = ownField(fields, name);
     if (value === undefined || value === null) {
-      missing.add(name);
+      (value === null ? nulls : missing).add(name);
       return '';
     }
     if (length > MAX_FILLED_TEMPLATE_CHARS) return '';
@@ -41,7 +42,13 @@ export function fillTemplate(template: string, fields: Readonly<Record<string, u
     length += written.length;
     return written;
   });
-  if (missing.size > 0) return { ok: false, problem: `template variable ${placeholders(missing)} missing from the row` };
+  if (missing.size > 0 || nulls.size > 0) {
+    const problems = [];
+    if (missing.size > 0) problems.push(`template variable ${placeholders(missing)} missing from the row`);
+    // Said apart: a null column (Parquet, CSV-less JSONL) is not a misspelt placeholder.
+    if (nulls.size > 0) problems.push(`template variable ${placeholders(nulls)} null in the row`);
+    return { ok: false, problem: problems.join('; ') };
+  }
   if (tooDeep.size > 0) {
     return {
       ok: false,

@@ -72,6 +72,14 @@ describe('fillTemplate: values', () => {
     expect(result).toEqual({ ok: false, problem: `the filled template is longer than ${MAX_FILLED_TEMPLATE_CHARS} characters` });
   });
 
+  it('says a null field is null, apart from one the row does not have', () => {
+    expect(fillTemplate('{{a}} {{b}}', { a: null })).toEqual({
+      ok: false,
+      problem: 'template variable {{b}} missing from the row; template variable {{a}} null in the row',
+    });
+    expect(fillTemplate('{{a}}', { a: null })).toEqual({ ok: false, problem: 'template variable {{a}} null in the row' });
+  });
+
   it('names missing variables before other problems', () => {
     expect(fillTemplate('{{deep}} {{gone}}', { deep: nested(100) })).toEqual({
       ok: false,
