@@ -6,7 +6,12 @@ import type { SchemaElement } from 'hyparquet';
  * is written as null, never as something else.
  */
 export type LeafKind = 'STRING' | 'INT64' | 'DOUBLE' | 'BOOLEAN' | 'JSON' | 'TIMESTAMP' | 'DATE';
-export type ColumnKind = LeafKind | { struct: ReadonlyArray<{ name: string; kind: LeafKind }> };
+/** A leaf, a struct of named fields, or a list of elements of one kind. */
+export type ColumnKind = LeafKind | { struct: ReadonlyArray<StructField> } | { list: ColumnKind };
+export interface StructField {
+  name: string;
+  kind: ColumnKind;
+}
 
 const LEAF_ELEMENTS: Readonly<Record<LeafKind, Omit<SchemaElement, 'name'>>> = {
   STRING: { type: 'BYTE_ARRAY', converted_type: 'UTF8' },
@@ -18,9 +23,19 @@ const LEAF_ELEMENTS: Readonly<Record<LeafKind, Omit<SchemaElement, 'name'>>> = {
   DATE: { type: 'INT32', converted_type: 'DATE' },
 };
 
-/** The schema elements of one top-level column (a struct: the group, then its fields). */
+/**
+ * The schema elements of one column (a struct: the group, then its fields; a list: the three
+ * levels the format's LIST annotation asks for, https://github.com/apache/parquet-format/blob/master/LogicalTypes.md#lists).
+ */
 export function schemaElements(name: string, kind: ColumnKind): SchemaElement[] {
   if (typeof kind === 'string') return [{ name, ...LEAF_ELEMENTS[kind], repetition_type: 'OPTIONAL' }];
+  if ('list' in kind) {
+    return [
+      { name, repetition_type: 'OPTIONAL', converted_type: 'LIST', num_children: 1 },
+      { name: 'list', repetition_type: 'REPEATED', num_children: 1 },
+      ...schemaElements('element', kind.list),
+    ];
+  }
   return [
     { name, repetition_type: 'OPTIONAL', num_children: kind.struct.length },
     ...kind.struct.flatMap((field) => schemaElements(field.name, field.kind)),
@@ -30,7 +45,10 @@ export function schemaElements(name: string, kind: ColumnKind): SchemaElement[] 
 /** `value` as the writer takes it for a column of `kind` (INT64 a bigint, TIMESTAMP and DATE a Date, JSON the value itself); null when it does not fit. */
 export function columnValue(kind: ColumnKind, value: unknown, exactText?: string): unknown {
   if (value === null || value === undefined) return null;
-  if (typeof kind !== 'string') return structValue(kind.struct, value);
+  if (typeof kind !== 'string') {
+    if ('struct' in kind) return structValue(kind.struct, value);
+    return Array.isArray(value) ? value.map((element) => columnValue(kind.list, element)) : null;
+  }
   switch (kind) {
     case 'STRING':
       return typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
@@ -55,7 +73,7 @@ export function columnValue(kind: ColumnKind, value: unknown, exactText?: string
   }
 }
 
-function structValue(fields: ReadonlyArray<{ name: string; kind: LeafKind }>, value: unknown): unknown {
+function structValue(fields: ReadonlyArray<StructField>, value: unknown): unknown {
   if (typeof value !== 'object' || Array.isArray(value) || value === null) return null;
   const object = value as Record<string, unknown>;
   const struct: Record<string, unknown> = {};

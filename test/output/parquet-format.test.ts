@@ -66,8 +66,8 @@ describe('--format parquet, from a Parquet table DuckDB wrote, read back by Duck
           id: 'BIGINT',
           n: 'BIGINT',
           name: 'VARCHAR',
-          tags: 'VARCHAR',
-          info: 'VARCHAR',
+          tags: 'BIGINT[]',
+          info: 'STRUCT("a" BIGINT)',
           weight: 'DOUBLE',
           flag: 'BOOLEAN',
           ts: 'TIMESTAMP',
@@ -86,9 +86,10 @@ describe('--format parquet, from a Parquet table DuckDB wrote, read back by Duck
           usage: 'STRUCT("prompt_tokens" BIGINT, "completion_tokens" BIGINT, "total_tokens" BIGINT)',
           data: 'STRUCT("label" VARCHAR, "stars" BIGINT, "score" DOUBLE, "detail" VARCHAR)',
         });
-        // Lists, structs and objects of no fixed shape are JSON text, marked as Parquet's JSON type (DuckDB shows it as VARCHAR).
+        // The input's lists and structs keep their shape; a reply's object of no fixed shape is JSON text,
+        // marked as Parquet's JSON type (DuckDB shows it as VARCHAR).
         const json = await db.rows(`SELECT name FROM parquet_schema(${output}) WHERE converted_type = 'JSON' ORDER BY name`);
-        expect(json.map((row) => row.name)).toEqual(['detail', 'info', 'tags']);
+        expect(json.map((row) => row.name)).toEqual(['detail']);
         const [first] =
           await db.rows(`SELECT id, big, name, tags, chatbatch_id, status, code, ts, day, data.label AS label, data.stars AS stars,
         usage.total_tokens > 0 AS counted FROM ${output} ORDER BY id LIMIT 1`);
@@ -96,7 +97,7 @@ describe('--format parquet, from a Parquet table DuckDB wrote, read back by Duck
           id: '1',
           big: '9007199254740993',
           name: 'item 1',
-          tags: '[1,2]',
+          tags: ['1', '2'],
           chatbatch_id: '1',
           status: '200',
           code: null,
@@ -161,6 +162,49 @@ describe('--format parquet keeps the reasoning of a paid completion without text
       expect(errors).toEqual([{ id: 'b', code: 'length', reasoning: 'Thinking it through...' }]);
       const output = await db.rows(`SELECT id, reasoning FROM ${sqlString(dir.file('out/output.parquet'))}`);
       expect(output).toEqual([{ id: 'a', reasoning: null }]);
+    } finally {
+      db.close();
+    }
+  });
+});
+
+describe('--format parquet keeps nested input columns typed', () => {
+  it.skipIf(!hasDuckDb)('lists, structs, lists of structs and structs of lists come back as DuckDB wrote them; a map as JSON', async () => {
+    const db = await openDuckDb();
+    try {
+      const input = dir.file('nested.parquet');
+      await db.run(`COPY (SELECT i AS id,
+          CASE WHEN i % 4 = 0 THEN NULL WHEN i % 4 = 1 THEN [] ELSE [i, NULL, i * 2] END AS nums,
+          [{'k': i, 'v': ['a', NULL]}, NULL] AS pairs,
+          {'xs': CASE WHEN i % 3 = 0 THEN NULL ELSE [i::DOUBLE / 2] END, 'day': DATE '2026-01-01' + i::INTEGER,
+           'inner': {'flag': i % 2 = 0, 'name': 'n' || i}} AS info,
+          MAP {'a': i} AS counts
+        FROM range(1, 41) t(i)) TO ${sqlString(input)} (FORMAT parquet)`);
+      const report = await run({
+        inputs: [input],
+        model: 'm',
+        baseUrl: simulator.url,
+        apiKey: KEY,
+        out: dir.file('out'),
+        template: 'Say {{id}}',
+        format: 'parquet',
+      });
+      expect(report.exitCode).toBe(0);
+      const output = sqlString(dir.file('out/output.parquet'));
+      const types = await db.types(`SELECT nums, pairs, info, counts FROM ${output}`);
+      expect(types).toEqual({
+        nums: 'BIGINT[]',
+        pairs: 'STRUCT("k" BIGINT, "v" VARCHAR[])[]',
+        info: 'STRUCT("xs" DOUBLE[], "day" DATE, "inner" STRUCT("flag" BOOLEAN, "name" VARCHAR))',
+        counts: 'VARCHAR',
+      });
+      // Every nested value equal to the input's, nulls and empty lists included.
+      const differing = await db.rows(`SELECT i.id FROM ${sqlString(input)} i JOIN ${output} o ON i.id = o.id
+        WHERE i.nums IS DISTINCT FROM o.nums OR i.pairs IS DISTINCT FROM o.pairs OR i.info IS DISTINCT FROM o.info`);
+      expect(differing).toEqual([]);
+      expect(await db.rows(`SELECT count(*) AS n, any_value(counts ORDER BY id) AS first FROM ${output}`)).toEqual([
+        { n: '40', first: '{"a":1}' },
+      ]);
     } finally {
       db.close();
     }
