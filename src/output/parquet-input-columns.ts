@@ -32,7 +32,8 @@ const TEXT_TIME_TYPES = new Set(['TIME_MILLIS', 'TIME_MICROS']);
 /** Deeper nesting is written as JSON: no table a person reads nests this far. */
 const MAX_NESTING = 16;
 
-function kindOf(node: SchemaTree, depth = 0): ColumnKind {
+/** The column an input column of this schema becomes in our Parquet files. */
+export function kindOf(node: SchemaTree, depth = 0): ColumnKind {
   if (node.element.repetition_type === 'REPEATED') {
     // A repeated field outside a LIST annotation is a list of itself (the format's older shape).
     return node.children.length > 0 ? 'JSON' : { list: leafKind(node) };
@@ -61,9 +62,10 @@ function listKind(node: SchemaTree, depth: number): ColumnKind {
 function leafKind(node: SchemaTree): LeafKind {
   const { element } = node;
   const logical = element.logical_type?.type;
-  if (logical === 'TIMESTAMP' || TIME_TYPES.has(element.converted_type ?? '')) return 'TIMESTAMP';
+  // INT96: the timestamps Impala, Hive and older Spark write (hyparquet reads them as times).
+  if (logical === 'TIMESTAMP' || TIME_TYPES.has(element.converted_type ?? '') || element.type === 'INT96') return 'TIMESTAMP';
   if (logical === 'DATE' || element.converted_type === 'DATE') return 'DATE';
-  if (logical === 'TIME' || TEXT_TIME_TYPES.has(element.converted_type ?? '') || element.type === 'INT96') return 'STRING';
+  if (logical === 'TIME' || TEXT_TIME_TYPES.has(element.converted_type ?? '')) return 'STRING';
   if (logical === 'DECIMAL' || element.converted_type === 'DECIMAL' || element.type === 'FLOAT' || element.type === 'DOUBLE')
     return 'DOUBLE';
   if (element.converted_type === 'JSON' || logical === 'JSON') return 'JSON';
