@@ -278,7 +278,7 @@ type SessionState = Pick<OpenedRun, 'limits' | 'tokens' | 'session' | 'manifest'
 /** The opened run: its parts, and how its session in the manifest is kept up to date and ended. */
 function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
   const { options, paths, inputs, earlier } = parts;
-  const { session, manifest, tokens, earlierReplies } = state;
+  const { session, manifest, tokens, earlierReplies, journal, results } = state;
   const attemptsBefore = manifest.attempts_total;
   const countAttempts = (): void => {
     session.attempts = opened.attempts;
@@ -339,6 +339,11 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
       parts.closed.abort();
       await stopBackgroundWrites();
       await earlierReplies.close().catch(() => {});
+      // A run that failed before finishing still holds the journal and the results' files
+      // open: closed here, not left to the garbage collector (a long-lived process calling
+      // run() again and again would run out of descriptors). After a finish both do nothing.
+      await journal.close().catch(() => {});
+      await results.discard();
       await parts.releaseLock();
     },
   };

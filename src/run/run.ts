@@ -44,6 +44,8 @@ export async function runBatch(given: RunOptions): Promise<RunReport> {
     throw error;
   } finally {
     stopMarkingOnCrash();
+    // After a failure before the finish: its connections, not left open until the process ends.
+    sending?.close();
     await run.close();
   }
 }

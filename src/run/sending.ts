@@ -27,6 +27,7 @@ export type { FatalStop } from './model-lanes.js';
  * journal cannot keep records any more).
  */
 export class Sending {
+  private closed = false;
   readonly keyName: string;
   readonly keyMask: string;
   /** The proxy requests go through, as shown to the operator; null when direct. */
@@ -185,8 +186,10 @@ export class Sending {
     return withCorrect(record, judgeRecord(record, reference ?? null, config.replyFormat));
   }
 
-  /** Stops listening for the stop signal and closes the client. */
+  /** Stops listening for the stop signal and closes the client; once (the run closes it again after a failure). */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     if (this.graceTimer) clearTimeout(this.graceTimer);
     this.stop.removeEventListener('abort', this.onStop);
     this.client.close();

@@ -53,6 +53,7 @@ const CHECKSUM_BYTES = 9;
 const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 
 export class JournalWriter {
+  private closed = false;
   // Lines are encoded straight into one staging buffer: no buffer per line (only the checksum's
   // short-lived view), and none the GC has to move.
   private staging = Buffer.allocUnsafe(STAGING_BYTES);
@@ -137,6 +138,10 @@ export class JournalWriter {
   }
 
   async close(): Promise<void> {
+    // Closed once: the finishing path closes it, and the run's close after it (which also
+    // closes it when the run failed before finishing).
+    if (this.closed) return;
+    this.closed = true;
     clearInterval(this.syncTimer);
     try {
       await this.drain();
