@@ -120,6 +120,36 @@ async function textColumns(file: string): Promise<string[]> {
   );
 }
 
+describe('isTextColumn: the columns our decoder reads are those hyparquet reads as text', () => {
+  const column = (element: Record<string, unknown>) =>
+    ({ element: { name: 'c', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL', ...element }, children: [], count: 1, path: ['c'] }) as never;
+  const meta = (encodings: string[], codec = 'SNAPPY') => ({ encodings, codec }) as never;
+
+  it('takes parquet-mr’s version 1 chunks (Spark, Hive), which list BIT_PACKED for the repetition levels a flat column has none of', () => {
+    // As apache/parquet-testing's alltypes_tiny_pages.parquet (parquet-mr 1.12) lists them.
+    expect(isTextColumn(column({ converted_type: 'UTF8' }), meta(['RLE', 'PLAIN_DICTIONARY', 'BIT_PACKED']))).toBe(true);
+    expect(isTextColumn(column({ repetition_type: 'REQUIRED' }), meta(['BIT_PACKED', 'PLAIN'], 'UNCOMPRESSED'))).toBe(true);
+  });
+
+  it.each([
+    ['JSON (hyparquet parses it)', { converted_type: 'JSON' }],
+    ['BSON', { converted_type: 'BSON' }],
+    ['DECIMAL', { converted_type: 'DECIMAL', precision: 10, scale: 2 }],
+    ['UUID', { logical_type: { type: 'UUID' } }],
+    ['GEOMETRY', { logical_type: { type: 'GEOMETRY' } }],
+    ['a repeated column', { repetition_type: 'REPEATED' }],
+    ['FIXED_LEN_BYTE_ARRAY', { type: 'FIXED_LEN_BYTE_ARRAY', type_length: 4 }],
+  ])('leaves %s to hyparquet', (_, element) => {
+    expect(isTextColumn(column(element), meta(['PLAIN', 'RLE']))).toBe(false);
+  });
+
+  it('leaves to hyparquet a chunk in an encoding no text page has, or in a codec nothing here decodes', () => {
+    expect(isTextColumn(column({}), meta(['PLAIN', 'RLE', 'BYTE_STREAM_SPLIT']))).toBe(false);
+    expect(isTextColumn(column({}), meta(['PLAIN', 'RLE'], 'LZO'))).toBe(false);
+    expect(isTextColumn(column({ converted_type: 'ENUM' }), meta(['PLAIN', 'RLE']))).toBe(true);
+  });
+});
+
 describe('text columns DuckDB wrote, read by our page decoder', () => {
   it.skipIf(!hasDuckDb).each([
     ['snappy', 'V1', ['prompt', 'colour', 'note']],
