@@ -172,6 +172,10 @@ export class TextColumnPages implements ColumnCursor {
 
   private text(bytes: Buffer, at: number, count: number, encoding: number): (value: number) => string {
     if (encoding === PLAIN_DICTIONARY || encoding === RLE_DICTIONARY) return this.dictionaryText(bytes, at, count);
+    if (encoding === DELTA_BYTE_ARRAY) {
+      const values = deltaByteArrays(bytes, at, count);
+      return (value) => values.text(value);
+    }
     const values = byteArrays(bytes, at, count, encoding);
     if (values === null) throw new Error(`column ${this.name}: a page in encoding ${encoding}, which its column chunk does not list`);
     return (value) => values.bytes.toString('utf8', values.starts[value], values.ends[value]);
@@ -200,7 +204,6 @@ export class TextColumnPages implements ColumnCursor {
 function byteArrays(bytes: Buffer, at: number, count: number, encoding: number): ByteArrays | null {
   if (encoding === PLAIN) return plainByteArrays(bytes, at, count);
   if (encoding === DELTA_LENGTH_BYTE_ARRAY) return deltaLengthByteArrays(bytes, at, count);
-  if (encoding === DELTA_BYTE_ARRAY) return deltaByteArrays(bytes, at, count);
   return null;
 }
 
