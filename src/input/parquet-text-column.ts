@@ -193,7 +193,11 @@ export class TextColumnPages implements ColumnCursor {
   }
 
   private decompress(bytes: Uint8Array, size: number): Uint8Array {
-    if (this.meta.codec === 'UNCOMPRESSED') return bytes;
+    // No bytes are no values, not a compressed stream: a v2 page of nulls may have no value
+    // bytes at all, which snappy would refuse ("the zero bytes must not be attempted to be
+    // uncompressed": datapage_v2_empty_datapage.snappy.parquet in
+    // https://github.com/apache/parquet-testing/blob/master/data/README.md).
+    if (this.meta.codec === 'UNCOMPRESSED' || bytes.length === 0) return bytes;
     const output = compressors[this.meta.codec]!(bytes, size);
     if (output.length !== size)
       throw new Error(`column ${this.name}: a page decompressed to ${output.length} bytes, its header says ${size}`);

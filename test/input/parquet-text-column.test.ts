@@ -268,6 +268,25 @@ describe('a DELTA_BYTE_ARRAY page of one long value repeated', () => {
   });
 });
 
+describe('a version 2 page of nulls with no value bytes, in a snappy column', () => {
+  it('reads its rows as nulls: no bytes are not a snappy stream (arrow-rs#7388, parquet-testing’s datapage_v2_empty_datapage)', async () => {
+    // A snappy "compressor" that leaves an empty page empty, as the writer of that file did.
+    const emptyOnly = (input: Uint8Array) => {
+      if (input.length > 0) throw new Error('this test writes only pages of nulls');
+      return input;
+    };
+    const bytes = parquetWriteBuffer({
+      columnData: [{ name: 's', data: [null, null, null], type: 'STRING', nullable: true, encoding: 'PLAIN' }],
+      codec: 'SNAPPY',
+      compressors: { SNAPPY: emptyOnly },
+    });
+    const file = await scratch.write('empty-values.parquet', Buffer.from(bytes));
+    expect(await textColumns(file)).toEqual(['s']);
+    const rows = await collect(eachRow(readParquetBatches(file)));
+    expect(rows.map((row) => (row.kind === 'row' ? row.fields : row.problem))).toEqual([{ s: null }, { s: null }, { s: null }]);
+  });
+});
+
 describe('a text column with damaged bytes', () => {
   it('never hangs or throws: every row is read or an invalid row naming its row group, whatever byte is changed', async () => {
     const rows = 600;
