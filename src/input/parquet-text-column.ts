@@ -79,9 +79,19 @@ export class TextColumnPages implements ColumnCursor {
   /** The page holding the file's row `row` (rows are taken in order: pages before it are dropped). */
   async pageAt(row: number): Promise<ColumnPage> {
     this.chunk ??= await this.readChunk();
-    while (this.page === null || this.page.rowEnd <= row) this.page = this.nextPage(row);
+    try {
+      while (this.page === null || this.page.rowEnd <= row) this.page = this.nextPage(row);
+    } catch (error) {
+      throw this.named(error);
+    }
     if (this.page.rowStart > row) throw new Error(`column ${this.name}: no data page holds row ${row + 1}`);
     return this.page;
+  }
+
+  /** `error` with this column's name in its message: the readers of headers, levels and values below do not know it. */
+  private named(error: unknown): Error {
+    const message = error instanceof Error ? error.message : String(error);
+    return new Error(message.startsWith(`column ${this.name}: `) ? message : `column ${this.name}: ${message}`);
   }
 
   private async readChunk(): Promise<Uint8Array> {
