@@ -2,6 +2,7 @@ import type { AsyncBuffer, ColumnMetaData, SchemaTree } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { type ByteArrays, deltaByteArrays, deltaLengthByteArrays, plainByteArrays } from './parquet-byte-arrays.js';
 import { readHybrid } from './parquet-integers.js';
+import { decompressPage } from './parquet-page-codec.js';
 import type { ColumnCursor, ColumnPage } from './parquet-pages.js';
 import { CompactReader, type ThriftStruct } from './parquet-thrift.js';
 
@@ -203,15 +204,7 @@ export class TextColumnPages implements ColumnCursor {
   }
 
   private decompress(bytes: Uint8Array, size: number): Uint8Array {
-    // No bytes are no values, not a compressed stream: a v2 page of nulls may have no value
-    // bytes at all, which snappy would refuse ("the zero bytes must not be attempted to be
-    // uncompressed": datapage_v2_empty_datapage.snappy.parquet in
-    // https://github.com/apache/parquet-testing/blob/master/data/README.md).
-    if (this.meta.codec === 'UNCOMPRESSED' || bytes.length === 0) return bytes;
-    const output = compressors[this.meta.codec]!(bytes, size);
-    if (output.length !== size)
-      throw new Error(`column ${this.name}: a page decompressed to ${output.length} bytes, its header says ${size}`);
-    return output;
+    return decompressPage(this.meta.codec, bytes, size);
   }
 }
 

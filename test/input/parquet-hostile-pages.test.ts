@@ -103,3 +103,18 @@ describe('hostile levels in a text page', () => {
     },
   );
 });
+
+describe('a gzip text page whose stream is garbage', () => {
+  it('makes invalid rows, not empty strings (hyparquet-compressors’ gunzip filled the page’s length with zeros)', async () => {
+    const garbage = () => Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]);
+    const bytes = parquetWriteBuffer({
+      columnData: [{ name: 's', data: ['alpha', 'beta', 'gamma'], type: 'STRING', nullable: false, encoding: 'PLAIN' }],
+      codec: 'GZIP',
+      compressors: { GZIP: garbage },
+    });
+    const rows = await readRows(await scratch.write('garbage.parquet', Buffer.from(bytes)));
+    expect(rows.map((row) => (row.kind === 'invalid' ? row.problem : row.fields))).toEqual(
+      new Array(3).fill(expect.stringMatching(/^row group 1 of the file cannot be decoded \(column s: /)),
+    );
+  });
+});
