@@ -48,34 +48,54 @@ export function deltaLengthByteArrays(bytes: Buffer, at: number, count: number):
 
 /**
  * DELTA_BYTE_ARRAY: each value is a prefix of the one before it and a suffix: the prefix
- * lengths, the suffix lengths (both DELTA_BINARY_PACKED), then the suffixes. The values are
- * written out whole into one buffer the size of the page's text.
+ * lengths, the suffix lengths (both DELTA_BINARY_PACKED), then the suffixes. Each value is built
+ * on the one before it, so values are built in order, in place, into one buffer as long as the
+ * longest (no longer than the page's suffixes): the page's text is never written out whole, which
+ * for long values repeated would be the count times their length from a page of a few bytes
+ * (20,000 rows of one 20 KB value: 400 MB). Taken out of order, values are built again from the first.
  */
-export function deltaByteArrays(bytes: Buffer, at: number, count: number): ByteArrays {
+export class PrefixedValues {
+  private built = -1; // the value the buffer holds
+  private readonly value: Buffer;
+
+  constructor(
+    private readonly bytes: Buffer,
+    private readonly prefixes: Int32Array,
+    private readonly suffixStarts: Int32Array,
+    private readonly suffixEnds: Int32Array,
+    longest: number,
+  ) {
+    this.value = Buffer.allocUnsafe(longest);
+  }
+
+  /** Value `index` as text. */
+  text(index: number): string {
+    if (index < this.built) this.built = -1;
+    while (this.built < index) {
+      const next = ++this.built;
+      this.bytes.copy(this.value, this.prefixes[next]!, this.suffixStarts[next]!, this.suffixEnds[next]!);
+    }
+    return this.value.toString('utf8', 0, this.prefixes[index]! + this.suffixEnds[index]! - this.suffixStarts[index]!);
+  }
+}
+
+/** Reads a DELTA_BYTE_ARRAY page's lengths and checks them: each prefix within the value before it, each suffix within the page. */
+export function deltaByteArrays(bytes: Buffer, at: number, count: number): PrefixedValues {
   const prefixes = readDeltaBinaryPacked(bytes, at, bytes.length, count);
   const suffixes = readDeltaBinaryPacked(bytes, prefixes.end, bytes.length, count);
-  let total = 0;
-  for (let i = 0; i < count; i++) {
-    const [prefix, suffix] = [prefixes.values[i]!, suffixes.values[i]!];
-    const previous = i === 0 ? 0 : prefixes.values[i - 1]! + suffixes.values[i - 1]!;
-    if (prefix < 0 || suffix < 0 || prefix > previous) throw new Error(DAMAGED);
-    total += prefix + suffix;
-  }
-  const out = Buffer.allocUnsafe(total);
   const starts = new Int32Array(count);
   const ends = new Int32Array(count);
   let source = suffixes.end;
-  let position = 0;
+  let previous = 0; // the length of the value before
+  let longest = 0;
   for (let i = 0; i < count; i++) {
-    const suffix = suffixes.values[i]!;
-    if (source + suffix > bytes.length) throw new Error(DAMAGED);
-    starts[i] = position;
-    if (i > 0) out.copy(out, position, starts[i - 1]!, starts[i - 1]! + prefixes.values[i]!);
-    position += prefixes.values[i]!;
-    bytes.copy(out, position, source, source + suffix);
+    const [prefix, suffix] = [prefixes.values[i]!, suffixes.values[i]!];
+    if (prefix < 0 || suffix < 0 || prefix > previous || source + suffix > bytes.length) throw new Error(DAMAGED);
+    starts[i] = source;
     source += suffix;
-    position += suffix;
-    ends[i] = position;
+    ends[i] = source;
+    previous = prefix + suffix;
+    longest = Math.max(longest, previous);
   }
-  return { bytes: out, starts, ends };
+  return new PrefixedValues(bytes, prefixes.values, starts, ends, longest);
 }

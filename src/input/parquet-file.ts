@@ -74,7 +74,7 @@ function structureProblem(metadata: FileMetaData, size: number): string | null {
       const column = meta?.path_in_schema.join('.') ?? '?';
       if (!meta) return `row group ${index + 1}, column ${column}: no column metadata`;
       if (!READABLE_CODECS.has(meta.codec)) return `row group ${index + 1}, column ${column}: compression ${meta.codec} is not supported`;
-      const start = Number(meta.dictionary_page_offset ?? meta.data_page_offset);
+      const start = Number(meta.dictionary_page_offset || meta.data_page_offset); // 0 is no offset: some writers write it for none
       const end = start + Number(meta.total_compressed_size);
       if (start < 4 || end > size) return `row group ${index + 1}, column ${column}: its data lies outside the file (cut short?)`;
     }

@@ -5,13 +5,17 @@
  * prefixes of the delta encodings of text). Widths up to 32 bits: a level, an index, a length.
  */
 
-/** Reads a byte at a time from `bytes[at, end)`, refusing to read past `end`. */
+/** Reads a byte at a time from `bytes[at, end)`, refusing to read past `end` or past the bytes (an `end` from a damaged length may lie beyond them). */
 class Bytes {
+  readonly end: number;
+
   constructor(
     readonly bytes: Uint8Array,
     public at: number,
-    readonly end: number,
-  ) {}
+    end: number,
+  ) {
+    this.end = Math.min(end, bytes.length);
+  }
 
   next(): number {
     if (this.at >= this.end) throw new Error('a run of values ends past its page (damaged?)');
@@ -71,7 +75,7 @@ export function readHybrid(bytes: Uint8Array, start: number, end: number, bitWid
       const last = Math.min(count, filled + groups * 8);
       reader.unpack(bitWidth, into, filled, last);
       filled = last;
-      reader.at = Math.min(end, runEnd);
+      reader.at = Math.min(reader.end, runEnd);
     } else {
       let value = 0;
       for (let i = 0; i < Math.ceil(bitWidth / 8); i++) value += reader.next() * 2 ** (8 * i);
@@ -112,7 +116,7 @@ export function readDeltaBinaryPacked(
   const values = new Int32Array(expected);
   let previous = reader.zigzag();
   if (expected > 0) values[0] = previous;
-  const deltas = new Int32Array(perMiniblock);
+  const deltas = new Int32Array(Math.min(perMiniblock, expected));
   for (let filled = 1; filled < count; ) {
     const minDelta = reader.zigzag();
     const widths = Array.from({ length: miniblocks }, () => reader.next());
@@ -122,11 +126,16 @@ export function readDeltaBinaryPacked(
       checkWidth(width);
       const taken = Math.min(perMiniblock, count - filled);
       const miniblockEnd = reader.at + (perMiniblock * width) / 8;
-      reader.unpack(width, deltas, 0, taken);
-      for (let at = 0; at < taken; at++, filled++) {
+      // Values past `expected` are only stepped over: unpacking them would cost a loop turn
+      // each, and miniblocks of width 0 take no bytes, so a damaged count would run for hours.
+      const kept = Math.max(0, Math.min(taken, expected - filled));
+      reader.unpack(width, deltas, 0, kept);
+      for (let at = 0; at < kept; at++) {
         previous = previous + minDelta + deltas[at]!;
-        if (filled < expected) values[filled] = previous;
+        values[filled + at] = previous;
       }
+      filled += taken;
+      if (miniblockEnd > reader.end) throw new Error('a run of values ends past its page (damaged?)');
       reader.at = miniblockEnd;
     }
   }

@@ -2,6 +2,7 @@ import type { AsyncBuffer, ColumnMetaData, SchemaTree } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { type ByteArrays, deltaByteArrays, deltaLengthByteArrays, plainByteArrays } from './parquet-byte-arrays.js';
 import { readHybrid } from './parquet-integers.js';
+import { decompressPage } from './parquet-page-codec.js';
 import type { ColumnCursor, ColumnPage } from './parquet-pages.js';
 import { CompactReader, type ThriftStruct } from './parquet-thrift.js';
 
@@ -14,14 +15,28 @@ const PLAIN_DICTIONARY = 2;
 const DELTA_LENGTH_BYTE_ARRAY = 6;
 const DELTA_BYTE_ARRAY = 7;
 const RLE_DICTIONARY = 8;
+const RLE = 3;
 
-/** The encodings a chunk may list to be read here: every one of text values, and RLE levels. */
-const DECODED_ENCODINGS = new Set(['PLAIN', 'PLAIN_DICTIONARY', 'RLE_DICTIONARY', 'DELTA_LENGTH_BYTE_ARRAY', 'DELTA_BYTE_ARRAY', 'RLE']);
+/**
+ * The encodings a chunk may list to be read here: every one of text values, and levels. BIT_PACKED
+ * (deprecated) is listed by parquet-mr's version 1 writer (Spark, Hive) for the repetition levels
+ * of every flat column, which have none to write; a page whose definition levels are in it is
+ * refused when read (see dataPage).
+ */
+const DECODED_ENCODINGS = new Set([
+  'PLAIN',
+  'PLAIN_DICTIONARY',
+  'RLE_DICTIONARY',
+  'DELTA_LENGTH_BYTE_ARRAY',
+  'DELTA_BYTE_ARRAY',
+  'RLE',
+  'BIT_PACKED',
+]);
 
 /**
  * Whether a column chunk is a flat text column this decoder reads: a top-level BYTE_ARRAY
  * column, required or optional, read as text (no logical type, or STRING/UTF8/ENUM, as
- * hyparquet reads it), its levels RLE (not the deprecated BIT_PACKED), compressed by a codec at hand.
+ * hyparquet reads it), compressed by a codec at hand.
  * Every other column is read by hyparquet (ColumnPages).
  */
 export function isTextColumn(column: SchemaTree, meta: ColumnMetaData): boolean {
@@ -65,9 +80,19 @@ export class TextColumnPages implements ColumnCursor {
   /** The page holding the file's row `row` (rows are taken in order: pages before it are dropped). */
   async pageAt(row: number): Promise<ColumnPage> {
     this.chunk ??= await this.readChunk();
-    while (this.page === null || this.page.rowEnd <= row) this.page = this.nextPage(row);
+    try {
+      while (this.page === null || this.page.rowEnd <= row) this.page = this.nextPage(row);
+    } catch (error) {
+      throw this.named(error);
+    }
     if (this.page.rowStart > row) throw new Error(`column ${this.name}: no data page holds row ${row + 1}`);
     return this.page;
+  }
+
+  /** `error` with this column's name in its message: the readers of headers, levels and values below do not know it. */
+  private named(error: unknown): Error {
+    const message = error instanceof Error ? error.message : String(error);
+    return new Error(message.startsWith(`column ${this.name}: `) ? message : `column ${this.name}: ${message}`);
   }
 
   private async readChunk(): Promise<Uint8Array> {
@@ -110,7 +135,10 @@ export class TextColumnPages implements ColumnCursor {
     let at = 0;
     let present: Int32Array | null = null;
     if (this.optional) {
-      const length = bytes.readUInt32LE(0); // RLE levels, after their length (the only level encoding read here)
+      // RLE levels, after their length: the only level encoding read here (hyparquet reads any
+      // level encoding as RLE, so BIT_PACKED levels would be misread, not refused).
+      if (int(page, 3) !== RLE) throw new Error(`column ${this.name}: definition levels in encoding ${int(page, 3)}, not RLE`);
+      const length = bytes.readUInt32LE(0);
       present = levels(bytes, 4, 4 + length, rows);
       at = 4 + length;
     }
@@ -121,6 +149,8 @@ export class TextColumnPages implements ColumnCursor {
     const page = struct(header, 8);
     const rows = this.pageRows(int(page, 3));
     const levelsLength = int(page, 5) + int(page, 6); // definition, then repetition (none in a flat column)
+    if (int(page, 5) < 0 || int(page, 6) < 0 || levelsLength > body.length)
+      throw new Error(`column ${this.name}: levels of ${int(page, 5)} and ${int(page, 6)} bytes in a page of ${body.length}`);
     const present = this.optional ? levels(body, 0, int(page, 5), rows) : null;
     const compressed = page.get(7) !== false;
     const valueBytes = body.subarray(levelsLength);
@@ -153,6 +183,10 @@ export class TextColumnPages implements ColumnCursor {
 
   private text(bytes: Buffer, at: number, count: number, encoding: number): (value: number) => string {
     if (encoding === PLAIN_DICTIONARY || encoding === RLE_DICTIONARY) return this.dictionaryText(bytes, at, count);
+    if (encoding === DELTA_BYTE_ARRAY) {
+      const values = deltaByteArrays(bytes, at, count);
+      return (value) => values.text(value);
+    }
     const values = byteArrays(bytes, at, count, encoding);
     if (values === null) throw new Error(`column ${this.name}: a page in encoding ${encoding}, which its column chunk does not list`);
     return (value) => values.bytes.toString('utf8', values.starts[value], values.ends[value]);
@@ -170,18 +204,13 @@ export class TextColumnPages implements ColumnCursor {
   }
 
   private decompress(bytes: Uint8Array, size: number): Uint8Array {
-    if (this.meta.codec === 'UNCOMPRESSED') return bytes;
-    const output = compressors[this.meta.codec]!(bytes, size);
-    if (output.length !== size)
-      throw new Error(`column ${this.name}: a page decompressed to ${output.length} bytes, its header says ${size}`);
-    return output;
+    return decompressPage(this.meta.codec, bytes, size);
   }
 }
 
 function byteArrays(bytes: Buffer, at: number, count: number, encoding: number): ByteArrays | null {
   if (encoding === PLAIN) return plainByteArrays(bytes, at, count);
   if (encoding === DELTA_LENGTH_BYTE_ARRAY) return deltaLengthByteArrays(bytes, at, count);
-  if (encoding === DELTA_BYTE_ARRAY) return deltaByteArrays(bytes, at, count);
   return null;
 }
 
@@ -190,7 +219,11 @@ function levels(bytes: Uint8Array, start: number, end: number, rows: number): In
   const present = new Int32Array(rows);
   readHybrid(bytes, start, end, 1, rows, present);
   let value = 0;
-  for (let row = 0; row < rows; row++) present[row] = present[row] === 1 ? value++ : -1;
+  for (let row = 0; row < rows; row++) {
+    const level = present[row]!;
+    if (level > 1) throw new Error(`a definition level of ${level} in a column whose levels are 0 and 1 (damaged?)`);
+    present[row] = level === 1 ? value++ : -1;
+  }
   return present;
 }
 

@@ -25,7 +25,16 @@ const STRUCT = 12;
 /** Nesting deeper than any Parquet header has: a damaged header must not recurse without end. */
 const MAX_DEPTH = 16;
 
+/**
+ * Values in one header, far more than any Parquet page header has (about 20): a damaged header
+ * of a field or list item a byte, in a chunk of many megabytes, would otherwise make millions
+ * of maps and numbers before its end is found.
+ */
+const MAX_VALUES = 4096;
+
 export class CompactReader {
+  private values = 0;
+
   constructor(
     private readonly bytes: Uint8Array,
     public offset: number,
@@ -42,6 +51,7 @@ export class CompactReader {
       if (type === STOP) return fields;
       const delta = head >> 4;
       id = delta === 0 ? this.zigzag() : id + delta;
+      this.count();
       fields.set(id, type === TRUE || type === FALSE ? type === TRUE : this.value(type, depth));
     }
   }
@@ -77,7 +87,10 @@ export class CompactReader {
     const size = head >> 4 === 15 ? this.varint() : head >> 4;
     const type = head & 0x0f;
     const items: ThriftValue[] = [];
-    for (let i = 0; i < size; i++) items.push(type === TRUE || type === FALSE ? this.byte() === TRUE : this.value(type, depth));
+    for (let i = 0; i < size; i++) {
+      this.count();
+      items.push(type === TRUE || type === FALSE ? this.byte() === TRUE : this.value(type, depth));
+    }
     return items;
   }
 
@@ -88,10 +101,15 @@ export class CompactReader {
     if (size === 0) return [];
     const types = this.byte();
     for (let i = 0; i < size; i++) {
+      this.count();
       this.value(types >> 4, depth);
       this.value(types & 0x0f, depth);
     }
     return [];
+  }
+
+  private count(): void {
+    if (++this.values > MAX_VALUES) throw new Error(`a page header of more than ${MAX_VALUES} values (damaged?)`);
   }
 
   private byte(): number {

@@ -138,6 +138,31 @@ describe('a damaged Parquet file', () => {
   });
 });
 
+describe('a footer giving a dictionary page offset of 0', () => {
+  it('is read as no dictionary page (as hyparquet and DuckDB read parquet-testing’s dict-page-offset-zero.parquet), not as a chunk outside the file', async () => {
+    const bytes = Buffer.from(
+      parquetWriteBuffer({ columnData: [{ name: 's', data: ['a', 'b'], type: 'STRING', encoding: 'PLAIN' }], codec: 'UNCOMPRESSED' }),
+    );
+    // In the column's metadata, after data_page_offset (field 9: 0x26, 4 as 0x08) and before its
+    // statistics (field 12: 0x3c), add dictionary_page_offset (field 11) = 0, and re-count the statistics' field id from it.
+    const footerLength = bytes.readUInt32LE(bytes.length - 8);
+    const footer = bytes.subarray(bytes.length - 8 - footerLength, bytes.length - 8);
+    const at = footer.indexOf(Buffer.from([0x26, 0x08, 0x3c]));
+    expect(at).toBeGreaterThan(0);
+    const patched = Buffer.concat([footer.subarray(0, at + 2), Buffer.from([0x26, 0x00, 0x1c]), footer.subarray(at + 3)]);
+    const length = Buffer.alloc(4);
+    length.writeUInt32LE(patched.length);
+    const file = await scratch.write(
+      'dict-offset-zero.parquet',
+      Buffer.concat([bytes.subarray(0, bytes.length - 8 - footerLength), patched, length, Buffer.from('PAR1')]),
+    );
+    const opened = await openParquet(file);
+    await opened.close();
+    expect(opened.metadata.row_groups[0]!.columns[0]!.meta_data!.dictionary_page_offset).toBe(0n);
+    expect((await readRows(file)).map((row) => (row.kind === 'row' ? row.fields : row.problem))).toEqual([{ s: 'a' }, { s: 'b' }]);
+  });
+});
+
 describe('a template over a Parquet input', () => {
   it("is checked against the file's columns before anything is sent, naming the nearest column", async () => {
     const file = await smallParquet('t.parquet');

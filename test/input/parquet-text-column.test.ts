@@ -1,6 +1,7 @@
 import { parquetSchema } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
+import { deltaByteArrays } from '../../src/input/parquet-byte-arrays.js';
 import { openParquet } from '../../src/input/parquet-file.js';
 import { readDeltaBinaryPacked, readHybrid } from '../../src/input/parquet-integers.js';
 import { readParquetBatches } from '../../src/input/parquet-reader.js';
@@ -120,6 +121,36 @@ async function textColumns(file: string): Promise<string[]> {
   );
 }
 
+describe('isTextColumn: the columns our decoder reads are those hyparquet reads as text', () => {
+  const column = (element: Record<string, unknown>) =>
+    ({ element: { name: 'c', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL', ...element }, children: [], count: 1, path: ['c'] }) as never;
+  const meta = (encodings: string[], codec = 'SNAPPY') => ({ encodings, codec }) as never;
+
+  it('takes parquet-mr’s version 1 chunks (Spark, Hive), which list BIT_PACKED for the repetition levels a flat column has none of', () => {
+    // As apache/parquet-testing's alltypes_tiny_pages.parquet (parquet-mr 1.12) lists them.
+    expect(isTextColumn(column({ converted_type: 'UTF8' }), meta(['RLE', 'PLAIN_DICTIONARY', 'BIT_PACKED']))).toBe(true);
+    expect(isTextColumn(column({ repetition_type: 'REQUIRED' }), meta(['BIT_PACKED', 'PLAIN'], 'UNCOMPRESSED'))).toBe(true);
+  });
+
+  it.each([
+    ['JSON (hyparquet parses it)', { converted_type: 'JSON' }],
+    ['BSON', { converted_type: 'BSON' }],
+    ['DECIMAL', { converted_type: 'DECIMAL', precision: 10, scale: 2 }],
+    ['UUID', { logical_type: { type: 'UUID' } }],
+    ['GEOMETRY', { logical_type: { type: 'GEOMETRY' } }],
+    ['a repeated column', { repetition_type: 'REPEATED' }],
+    ['FIXED_LEN_BYTE_ARRAY', { type: 'FIXED_LEN_BYTE_ARRAY', type_length: 4 }],
+  ])('leaves %s to hyparquet', (_, element) => {
+    expect(isTextColumn(column(element), meta(['PLAIN', 'RLE']))).toBe(false);
+  });
+
+  it('leaves to hyparquet a chunk in an encoding no text page has, or in a codec nothing here decodes', () => {
+    expect(isTextColumn(column({}), meta(['PLAIN', 'RLE', 'BYTE_STREAM_SPLIT']))).toBe(false);
+    expect(isTextColumn(column({}), meta(['PLAIN', 'RLE'], 'LZO'))).toBe(false);
+    expect(isTextColumn(column({ converted_type: 'ENUM' }), meta(['PLAIN', 'RLE']))).toBe(true);
+  });
+});
+
 describe('text columns DuckDB wrote, read by our page decoder', () => {
   it.skipIf(!hasDuckDb).each([
     ['snappy', 'V1', ['prompt', 'colour', 'note']],
@@ -171,6 +202,88 @@ describe('a DELTA_BYTE_ARRAY text column (hyparquet-writer wrote it; DuckDB read
     const rows = await collect(eachRow(readParquetBatches(file)));
     expect(rows.map((row) => (row.kind === 'row' ? { url: row.fields.url } : row))).toEqual(expected);
     expect(rows[10]).toMatchObject({ line: 11, fields: { url: 'https://example.com/catalogue/1/item-10' } });
+  });
+});
+
+/** Unsigned LEB128, as Parquet's varints. */
+function varint(value: number): number[] {
+  const out: number[] = [];
+  for (; value >= 128; value = Math.floor(value / 128)) out.push((value % 128) | 128);
+  return [...out, value];
+}
+
+/** `values` of `width` bits each, least significant bit first. */
+function bitPack(values: number[], width: number): number[] {
+  const out = new Array<number>((values.length * width) / 8).fill(0);
+  values.forEach((value, i) => {
+    for (let bit = 0; bit < width; bit++)
+      if (Math.floor(value / 2 ** bit) % 2 === 1) out[(i * width + bit) >> 3]! |= 1 << ((i * width + bit) & 7);
+  });
+  return out;
+}
+
+/** DELTA_BINARY_PACKED as the format documentation lays it out: blocks of 128 values in four miniblocks of 32. */
+function deltaBinaryPacked(values: number[]): number[] {
+  const zigzag = (value: number) => (value >= 0 ? 2 * value : -2 * value - 1);
+  const out = [...varint(128), ...varint(4), ...varint(values.length), ...varint(zigzag(values[0] ?? 0))];
+  const deltas = values.slice(1).map((value, i) => value - values[i]!);
+  for (let block = 0; block < deltas.length; block += 128) {
+    const inBlock = deltas.slice(block, block + 128);
+    const min = Math.min(...inBlock);
+    const miniblocks = [0, 1, 2, 3].map((m) => inBlock.slice(m * 32, m * 32 + 32).map((delta) => delta - min));
+    const widths = miniblocks.map((miniblock) => (miniblock.length === 0 ? 0 : Math.ceil(Math.log2(Math.max(...miniblock) + 1))));
+    out.push(...varint(zigzag(min)), ...widths);
+    miniblocks.forEach((miniblock, m) => {
+      if (miniblock.length > 0) out.push(...bitPack([...miniblock, ...new Array(32 - miniblock.length).fill(0)], widths[m]!));
+    });
+  }
+  return out;
+}
+
+describe('a DELTA_BYTE_ARRAY page of one long value repeated', () => {
+  it('reads 50,000 values of 100,000 bytes from a page of 100 KB, never writing out its 5 GB of text', () => {
+    const count = 50_000;
+    const long = Buffer.alloc(100_000, 'é'); // 2-byte characters, cut nowhere
+    const prefixes = [0, ...new Array(count - 1).fill(long.length)];
+    const suffixes = [long.length, ...new Array(count - 1).fill(0)];
+    const page = Buffer.concat([Buffer.from([...deltaBinaryPacked(prefixes), ...deltaBinaryPacked(suffixes)]), long]);
+    expect(page.length).toBeLessThan(120_000);
+    const values = deltaByteArrays(page, 0, count);
+    expect(values.text(0)).toBe('é'.repeat(50_000));
+    expect(values.text(count - 1)).toBe('é'.repeat(50_000));
+    expect(values.text(1)).toBe('é'.repeat(50_000)); // out of order: built again from the first
+  });
+
+  it('builds each value on the one before it, in order and out of order', () => {
+    const words = ['', 'apple', 'applet', 'apply', 'b', '', 'bé', 'béta'];
+    const prefixes = [0, 0, 5, 4, 0, 0, 0, 3];
+    const suffixes = words.map((word, i) => Buffer.byteLength(word) - prefixes[i]!);
+    const tails = Buffer.concat(words.map((word, i) => Buffer.from(word).subarray(prefixes[i])));
+    const page = Buffer.concat([Buffer.from([...deltaBinaryPacked(prefixes), ...deltaBinaryPacked(suffixes)]), tails]);
+    const values = deltaByteArrays(page, 0, words.length);
+    expect(words.map((_, i) => values.text(i))).toEqual(words);
+    expect([values.text(7), values.text(2), values.text(3)]).toEqual(['béta', 'applet', 'apply']);
+    const damaged = Buffer.concat([Buffer.from([...deltaBinaryPacked([0, 6]), ...deltaBinaryPacked([5, 0])]), Buffer.from('apple')]);
+    expect(() => deltaByteArrays(damaged, 0, 2)).toThrow(/runs past the end of its page/); // a prefix longer than the value before
+  });
+});
+
+describe('a version 2 page of nulls with no value bytes, in a snappy column', () => {
+  it('reads its rows as nulls: no bytes are not a snappy stream (arrow-rs#7388, parquet-testing’s datapage_v2_empty_datapage)', async () => {
+    // A snappy "compressor" that leaves an empty page empty, as the writer of that file did.
+    const emptyOnly = (input: Uint8Array) => {
+      if (input.length > 0) throw new Error('this test writes only pages of nulls');
+      return input;
+    };
+    const bytes = parquetWriteBuffer({
+      columnData: [{ name: 's', data: [null, null, null], type: 'STRING', nullable: true, encoding: 'PLAIN' }],
+      codec: 'SNAPPY',
+      compressors: { SNAPPY: emptyOnly },
+    });
+    const file = await scratch.write('empty-values.parquet', Buffer.from(bytes));
+    expect(await textColumns(file)).toEqual(['s']);
+    const rows = await collect(eachRow(readParquetBatches(file)));
+    expect(rows.map((row) => (row.kind === 'row' ? row.fields : row.problem))).toEqual([{ s: null }, { s: null }, { s: null }]);
   });
 });
 
