@@ -1,10 +1,11 @@
 import type { AsyncBuffer, ColumnMetaData, SchemaTree } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { type ByteArrays, deltaByteArrays, deltaLengthByteArrays, plainByteArrays } from './parquet-byte-arrays.js';
+import { ChunkPages } from './parquet-chunk-pages.js';
 import { readHybrid } from './parquet-integers.js';
 import { decompressPage } from './parquet-page-codec.js';
 import type { ColumnCursor, ColumnPage } from './parquet-pages.js';
-import { CompactReader, type ThriftStruct } from './parquet-thrift.js';
+import type { ThriftStruct } from './parquet-thrift.js';
 
 /** Page types and value encodings, as parquet.thrift numbers them. */
 const DATA_PAGE = 0;
@@ -60,8 +61,7 @@ export function isTextColumn(column: SchemaTree, meta: ColumnMetaData): boolean 
  * (https://parquet.apache.org/docs/file-format/data-pages/).
  */
 export class TextColumnPages implements ColumnCursor {
-  private chunk: Uint8Array | null = null;
-  private offset = 0;
+  private readonly pages: ChunkPages;
   private nextRow: number;
   private dictionary: string[] | null = null;
   private page: ColumnPage | null = null;
@@ -70,18 +70,20 @@ export class TextColumnPages implements ColumnCursor {
     private readonly name: string,
     private readonly meta: ColumnMetaData,
     private readonly optional: boolean,
-    private readonly file: AsyncBuffer,
+    file: AsyncBuffer,
     groupRowStart: number,
     private readonly groupRowEnd: number,
   ) {
     this.nextRow = groupRowStart;
+    // A dictionary page offset of 0 is no offset (parquet-testing's dict-page-offset-zero.parquet).
+    const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
+    this.pages = new ChunkPages(file, start, start + Number(meta.total_compressed_size));
   }
 
   /** The page holding the file's row `row` (rows are taken in order: pages before it are dropped). */
   async pageAt(row: number): Promise<ColumnPage> {
-    this.chunk ??= await this.readChunk();
     try {
-      while (this.page === null || this.page.rowEnd <= row) this.page = this.nextPage(row);
+      while (this.page === null || this.page.rowEnd <= row) this.page = await this.nextPage(row);
     } catch (error) {
       throw this.named(error);
     }
@@ -95,22 +97,11 @@ export class TextColumnPages implements ColumnCursor {
     return new Error(message.startsWith(`column ${this.name}: `) ? message : `column ${this.name}: ${message}`);
   }
 
-  private async readChunk(): Promise<Uint8Array> {
-    const start = Number(this.meta.dictionary_page_offset || this.meta.data_page_offset);
-    return new Uint8Array(await this.file.slice(start, start + Number(this.meta.total_compressed_size)));
-  }
-
   /** The next data page of the chunk, reading a dictionary page on the way. */
-  private nextPage(row: number): ColumnPage {
-    const chunk = this.chunk!;
+  private async nextPage(row: number): Promise<ColumnPage> {
     for (;;) {
-      if (this.offset >= chunk.length) throw new Error(`column ${this.name}: no data page holds row ${row + 1}`);
-      const reader = new CompactReader(chunk, this.offset);
-      const header = reader.struct();
-      const size = int(header, 3);
-      const body = chunk.subarray(reader.offset, reader.offset + size);
-      if (body.length !== size) throw new Error(`column ${this.name}: a page runs past the end of its column chunk`);
-      this.offset = reader.offset + size;
+      if (this.pages.done) throw new Error(`column ${this.name}: no data page holds row ${row + 1}`);
+      const { header, body } = await this.pages.next();
       const type = int(header, 1);
       if (type === DICTIONARY_PAGE) this.dictionary = this.readDictionary(header, body);
       else if (type === DATA_PAGE) return this.dataPage(header, body);

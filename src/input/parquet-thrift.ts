@@ -32,6 +32,13 @@ const MAX_DEPTH = 16;
  */
 const MAX_VALUES = 4096;
 
+/** The bytes ended inside the header: in a window on the file, a larger window may hold it. */
+export class HeaderPastEndError extends Error {
+  constructor() {
+    super('a page header runs past the end of its column chunk (damaged?)');
+  }
+}
+
 export class CompactReader {
   private values = 0;
 
@@ -113,12 +120,12 @@ export class CompactReader {
   }
 
   private byte(): number {
-    if (this.offset >= this.bytes.length) throw new Error('a page header runs past the end of its column chunk (damaged?)');
+    if (this.offset >= this.bytes.length) throw new HeaderPastEndError();
     return this.bytes[this.offset++]!;
   }
 
   private take(length: number): Uint8Array {
-    if (this.offset + length > this.bytes.length) throw new Error('a page header runs past the end of its column chunk (damaged?)');
+    if (this.offset + length > this.bytes.length) throw new HeaderPastEndError();
     const taken = this.bytes.subarray(this.offset, this.offset + length);
     this.offset += length;
     return taken;
