@@ -1,5 +1,5 @@
 import { unzipSync } from 'node:zlib';
-import type { CompressionCodec } from 'hyparquet';
+import type { CompressionCodec, Compressors } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 
 /**
@@ -21,3 +21,15 @@ export function decompressPage(codec: CompressionCodec, bytes: Uint8Array, size:
   if (output.length !== size) throw new Error(`a page decompressed to ${output.length} bytes, its header says ${size}`);
   return output;
 }
+
+/**
+ * The same checks for the pages hyparquet decodes (numbers, times, nested columns): a GZIP
+ * stream whose checksum fails, or a page that does not decompress to its header's size, is an
+ * error (its row group's rows become invalid rows), not numbers read from zeros.
+ */
+export const CHECKED_COMPRESSORS: Compressors = Object.fromEntries(
+  Object.keys(compressors).map((codec) => [
+    codec,
+    (input: Uint8Array, size: number) => decompressPage(codec as CompressionCodec, input, size),
+  ]),
+);

@@ -1,6 +1,6 @@
 import type { AsyncBuffer, DecodedArray, FileMetaData, SubColumnData } from 'hyparquet';
 import { parquetRead } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
+import { CHECKED_COMPRESSORS } from './parquet-page-codec.js';
 import { TEXT_AS_WRITTEN } from './parquet-values.js';
 
 /** Reads of one column chunk page by page before the rest of its row group is decoded at once (see pageAt). */
@@ -90,7 +90,7 @@ export class ColumnPages implements ColumnCursor {
       columns: [this.name],
       rowStart,
       rowEnd,
-      compressors,
+      compressors: CHECKED_COMPRESSORS,
       parsers: TEXT_AS_WRITTEN,
       onPage,
     });

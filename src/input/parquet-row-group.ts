@@ -1,6 +1,6 @@
 import type { AsyncBuffer, FileMetaData, RowGroup, SchemaTree } from 'hyparquet';
 import { parquetReadObjects, parquetSchema } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
+import { CHECKED_COMPRESSORS } from './parquet-page-codec.js';
 import { type ColumnCursor, type ColumnPage, ColumnPages } from './parquet-pages.js';
 import { isTextColumn, TextColumnPages } from './parquet-text-column.js';
 import { TEXT_AS_WRITTEN } from './parquet-values.js';
@@ -43,7 +43,7 @@ export async function* rowGroupRuns(
           columns: nestedNames,
           rowStart: span.rowStart,
           rowEnd: span.rowEnd,
-          compressors,
+          compressors: CHECKED_COMPRESSORS,
           parsers: TEXT_AS_WRITTEN,
         })
       : [];

@@ -118,3 +118,18 @@ describe('a gzip text page whose stream is garbage', () => {
     );
   });
 });
+
+describe('a gzip page of numbers whose stream is garbage (a column hyparquet decodes)', () => {
+  it('makes invalid rows, not zeros: hyparquet is given the same checked decompressors', async () => {
+    const garbage = () => Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]);
+    const bytes = parquetWriteBuffer({
+      columnData: [{ name: 'n', data: [11n, 22n, 33n], type: 'INT64', nullable: false }],
+      codec: 'GZIP',
+      compressors: { GZIP: garbage },
+    });
+    const rows = await readRows(await scratch.write('garbage-numbers.parquet', Buffer.from(bytes)));
+    expect(rows.map((row) => (row.kind === 'invalid' ? row.problem : row.fields))).toEqual(
+      new Array(3).fill(expect.stringMatching(/^row group 1 of the file cannot be decoded \(/)),
+    );
+  });
+});
