@@ -12,6 +12,26 @@ export interface ByteArrays {
   ends: Int32Array;
 }
 
+/** The text encodings laid out here, as parquet.thrift numbers them. */
+const PLAIN = 0;
+const DELTA_LENGTH_BYTE_ARRAY = 6;
+const DELTA_BYTE_ARRAY = 7;
+
+/** A page's values in `encoding`, value i as text when asked; null for an encoding not laid out here (dictionaries are the page reader's). */
+export function byteArrayText(bytes: Buffer, at: number, count: number, encoding: number): ((value: number) => string) | null {
+  if (encoding === DELTA_BYTE_ARRAY) {
+    const prefixed = deltaByteArrays(bytes, at, count);
+    return (value) => prefixed.text(value);
+  }
+  const values =
+    encoding === PLAIN
+      ? plainByteArrays(bytes, at, count)
+      : encoding === DELTA_LENGTH_BYTE_ARRAY
+        ? deltaLengthByteArrays(bytes, at, count)
+        : null;
+  return values && ((value) => values.bytes.toString('utf8', values.starts[value], values.ends[value]));
+}
+
 const DAMAGED = 'a text value runs past the end of its page (damaged?)';
 
 /** PLAIN: each value is a 4-byte little-endian length, then its bytes. */

@@ -4,53 +4,23 @@
  * hybrid (definition levels, dictionary indices) and DELTA_BINARY_PACKED (the lengths and
  * prefixes of the delta encodings of text). Widths up to 32 bits: a level, an index, a length.
  */
+import { ByteCursor } from './parquet-bytes.js';
 
-/** Reads a byte at a time from `bytes[at, end)`, refusing to read past `end` or past the bytes (an `end` from a damaged length may lie beyond them). */
-class Bytes {
-  readonly end: number;
+const pastPage = () => new Error('a run of values ends past its page (damaged?)');
 
-  constructor(
-    readonly bytes: Uint8Array,
-    public at: number,
-    end: number,
-  ) {
-    this.end = Math.min(end, bytes.length);
-  }
-
-  next(): number {
-    if (this.at >= this.end) throw new Error('a run of values ends past its page (damaged?)');
-    return this.bytes[this.at++]!;
-  }
-
-  varint(): number {
-    let value = 0;
-    for (let scale = 1; scale <= 2 ** 49; scale *= 128) {
-      const byte = this.next();
-      value += (byte & 0x7f) * scale;
-      if ((byte & 0x80) === 0) return value;
+/** `into[from, to)` from bit-packed values of `width` bits, least significant bit first; a double holds the 39 bits buffered at most. */
+function unpack(reader: ByteCursor, width: number, into: Int32Array, from: number, to: number): void {
+  const modulus = 2 ** width;
+  let buffer = 0;
+  let buffered = 0;
+  for (let at = from; at < to; at++) {
+    while (buffered < width) {
+      buffer += reader.byte() * 2 ** buffered;
+      buffered += 8;
     }
-    throw new Error('a varint longer than 8 bytes in a page (damaged?)');
-  }
-
-  zigzag(): number {
-    const raw = this.varint();
-    return raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
-  }
-
-  /** `into[from, to)` from bit-packed values of `width` bits, least significant bit first; a double holds the 39 bits buffered at most. */
-  unpack(width: number, into: Int32Array, from: number, to: number): void {
-    const modulus = 2 ** width;
-    let buffer = 0;
-    let buffered = 0;
-    for (let at = from; at < to; at++) {
-      while (buffered < width) {
-        buffer += this.next() * 2 ** buffered;
-        buffered += 8;
-      }
-      into[at] = buffer % modulus;
-      buffer = Math.floor(buffer / modulus);
-      buffered -= width;
-    }
+    into[at] = buffer % modulus;
+    buffer = Math.floor(buffer / modulus);
+    buffered -= width;
   }
 }
 
@@ -65,7 +35,7 @@ export function readHybrid(bytes: Uint8Array, start: number, end: number, bitWid
     into.fill(0, 0, count);
     return start;
   }
-  const reader = new Bytes(bytes, start, end);
+  const reader = new ByteCursor(bytes, start, end, pastPage);
   for (let filled = 0; filled < count; ) {
     const header = reader.varint();
     if (header % 2 === 1) {
@@ -73,12 +43,12 @@ export function readHybrid(bytes: Uint8Array, start: number, end: number, bitWid
       const groups = Math.floor(header / 2);
       const runEnd = reader.at + groups * bitWidth;
       const last = Math.min(count, filled + groups * 8);
-      reader.unpack(bitWidth, into, filled, last);
+      unpack(reader, bitWidth, into, filled, last);
       filled = last;
       reader.at = Math.min(reader.end, runEnd);
     } else {
       let value = 0;
-      for (let i = 0; i < Math.ceil(bitWidth / 8); i++) value += reader.next() * 2 ** (8 * i);
+      for (let i = 0; i < Math.ceil(bitWidth / 8); i++) value += reader.byte() * 2 ** (8 * i);
       const last = Math.min(count, filled + header / 2);
       into.fill(value, filled, last);
       filled = last;
@@ -104,7 +74,7 @@ export function readDeltaBinaryPacked(
   end: number,
   expected: number,
 ): { values: Int32Array; end: number } {
-  const reader = new Bytes(bytes, start, end);
+  const reader = new ByteCursor(bytes, start, end, pastPage);
   const blockSize = reader.varint();
   const miniblocks = reader.varint();
   const count = reader.varint();
@@ -119,7 +89,7 @@ export function readDeltaBinaryPacked(
   const deltas = new Int32Array(Math.min(perMiniblock, expected));
   for (let filled = 1; filled < count; ) {
     const minDelta = reader.zigzag();
-    const widths = Array.from({ length: miniblocks }, () => reader.next());
+    const widths = Array.from({ length: miniblocks }, () => reader.byte());
     // Miniblocks past the last value are not written.
     for (const width of widths) {
       if (filled >= count) break;
@@ -129,13 +99,13 @@ export function readDeltaBinaryPacked(
       // Values past `expected` are only stepped over: unpacking them would cost a loop turn
       // each, and miniblocks of width 0 take no bytes, so a damaged count would run for hours.
       const kept = Math.max(0, Math.min(taken, expected - filled));
-      reader.unpack(width, deltas, 0, kept);
+      unpack(reader, width, deltas, 0, kept);
       for (let at = 0; at < kept; at++) {
         previous = previous + minDelta + deltas[at]!;
         values[filled + at] = previous;
       }
       filled += taken;
-      if (miniblockEnd > reader.end) throw new Error('a run of values ends past its page (damaged?)');
+      if (miniblockEnd > reader.end) throw pastPage();
       reader.at = miniblockEnd;
     }
   }

@@ -1,6 +1,6 @@
 import type { AsyncBuffer, ColumnMetaData, SchemaTree } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import { type ByteArrays, deltaByteArrays, deltaLengthByteArrays, plainByteArrays } from './parquet-byte-arrays.js';
+import { byteArrayText, plainByteArrays } from './parquet-byte-arrays.js';
 import { ChunkPages } from './parquet-chunk-pages.js';
 import { readHybrid } from './parquet-integers.js';
 import { decompressPage } from './parquet-page-codec.js';
@@ -11,10 +11,7 @@ import type { ThriftStruct } from './parquet-thrift.js';
 const DATA_PAGE = 0;
 const DICTIONARY_PAGE = 2;
 const DATA_PAGE_V2 = 3;
-const PLAIN = 0;
 const PLAIN_DICTIONARY = 2;
-const DELTA_LENGTH_BYTE_ARRAY = 6;
-const DELTA_BYTE_ARRAY = 7;
 const RLE_DICTIONARY = 8;
 const RLE = 3;
 
@@ -124,7 +121,7 @@ export class TextColumnPages implements ColumnCursor {
     const rows = this.pageRows(int(page, 1));
     const bytes = toBuffer(this.decompress(body, int(header, 2)));
     let at = 0;
-    let present: Int32Array | null = null;
+    let present: Presence | null = null;
     if (this.optional) {
       // RLE levels, after their length: the only level encoding read here (hyparquet reads any
       // level encoding as RLE, so BIT_PACKED levels would be misread, not refused).
@@ -139,10 +136,11 @@ export class TextColumnPages implements ColumnCursor {
   private dataPageV2(header: ThriftStruct, body: Uint8Array): ColumnPage {
     const page = struct(header, 8);
     const rows = this.pageRows(int(page, 3));
-    const levelsLength = int(page, 5) + int(page, 6); // definition, then repetition (none in a flat column)
-    if (int(page, 5) < 0 || int(page, 6) < 0 || levelsLength > body.length)
-      throw new Error(`column ${this.name}: levels of ${int(page, 5)} and ${int(page, 6)} bytes in a page of ${body.length}`);
-    const present = this.optional ? levels(body, 0, int(page, 5), rows) : null;
+    const [definitions, repetitions] = [int(page, 5), int(page, 6)]; // level bytes (no repetition levels in a flat column)
+    const levelsLength = definitions + repetitions;
+    if (definitions < 0 || repetitions < 0 || levelsLength > body.length)
+      throw new Error(`column ${this.name}: levels of ${definitions} and ${repetitions} bytes in a page of ${body.length}`);
+    const present = this.optional ? levels(body, 0, definitions, rows) : null;
     const compressed = page.get(7) !== false;
     const valueBytes = body.subarray(levelsLength);
     const bytes = toBuffer(compressed ? this.decompress(valueBytes, int(header, 2) - levelsLength) : valueBytes);
@@ -157,16 +155,16 @@ export class TextColumnPages implements ColumnCursor {
   }
 
   /** The page's values from `bytes[at]`: `rows` rows, of which those `present` marks (all when null) hold one. */
-  private values(bytes: Buffer, at: number, rows: number, encoding: number, present: Int32Array | null): ColumnPage {
+  private values(bytes: Buffer, at: number, rows: number, encoding: number, present: Presence | null): ColumnPage {
     const rowStart = this.nextRow;
     this.nextRow += rows;
-    const count = present === null ? rows : countPresent(present);
-    const text = this.text(bytes, at, count, encoding);
+    const text = this.text(bytes, at, present === null ? rows : present.count, encoding);
+    const indices = present?.indices;
     return {
       rowStart,
       rowEnd: rowStart + rows,
       valueAt: (index) => {
-        const value = present === null ? index : present[index]!;
+        const value = indices === undefined ? index : indices[index]!;
         return value < 0 ? null : text(value);
       },
     };
@@ -174,13 +172,9 @@ export class TextColumnPages implements ColumnCursor {
 
   private text(bytes: Buffer, at: number, count: number, encoding: number): (value: number) => string {
     if (encoding === PLAIN_DICTIONARY || encoding === RLE_DICTIONARY) return this.dictionaryText(bytes, at, count);
-    if (encoding === DELTA_BYTE_ARRAY) {
-      const values = deltaByteArrays(bytes, at, count);
-      return (value) => values.text(value);
-    }
-    const values = byteArrays(bytes, at, count, encoding);
-    if (values === null) throw new Error(`column ${this.name}: a page in encoding ${encoding}, which its column chunk does not list`);
-    return (value) => values.bytes.toString('utf8', values.starts[value], values.ends[value]);
+    const text = byteArrayText(bytes, at, count, encoding);
+    if (text === null) throw new Error(`column ${this.name}: a page in encoding ${encoding}, which its column chunk does not list`);
+    return text;
   }
 
   private dictionaryText(bytes: Buffer, at: number, count: number): (value: number) => string {
@@ -199,29 +193,23 @@ export class TextColumnPages implements ColumnCursor {
   }
 }
 
-function byteArrays(bytes: Buffer, at: number, count: number, encoding: number): ByteArrays | null {
-  if (encoding === PLAIN) return plainByteArrays(bytes, at, count);
-  if (encoding === DELTA_LENGTH_BYTE_ARRAY) return deltaLengthByteArrays(bytes, at, count);
-  return null;
+/** Which rows of a page hold a value: each row's index among the page's values (-1 for a null), and how many do. */
+interface Presence {
+  indices: Int32Array;
+  count: number;
 }
 
-/** Each row's index among the page's values, or -1 for a null, from its definition levels (max level 1: one bit). */
-function levels(bytes: Uint8Array, start: number, end: number, rows: number): Int32Array {
-  const present = new Int32Array(rows);
-  readHybrid(bytes, start, end, 1, rows, present);
-  let value = 0;
-  for (let row = 0; row < rows; row++) {
-    const level = present[row]!;
-    if (level > 1) throw new Error(`a definition level of ${level} in a column whose levels are 0 and 1 (damaged?)`);
-    present[row] = level === 1 ? value++ : -1;
-  }
-  return present;
-}
-
-function countPresent(present: Int32Array): number {
+/** A page's presence from its definition levels (max level 1: one bit). */
+function levels(bytes: Uint8Array, start: number, end: number, rows: number): Presence {
+  const indices = new Int32Array(rows);
+  readHybrid(bytes, start, end, 1, rows, indices);
   let count = 0;
-  for (const value of present) if (value >= 0) count++;
-  return count;
+  for (let row = 0; row < rows; row++) {
+    const level = indices[row]!;
+    if (level > 1) throw new Error(`a definition level of ${level} in a column whose levels are 0 and 1 (damaged?)`);
+    indices[row] = level === 1 ? count++ : -1;
+  }
+  return { indices, count };
 }
 
 function toBuffer(bytes: Uint8Array): Buffer {

@@ -1,3 +1,5 @@
+import { ByteCursor } from './parquet-bytes.js';
+
 /**
  * A reader of Thrift's compact protocol, the encoding of a Parquet page header
  * (https://github.com/apache/thrift/blob/master/doc/specs/thrift-compact-protocol.md), enough to
@@ -41,11 +43,16 @@ export class HeaderPastEndError extends Error {
 
 export class CompactReader {
   private values = 0;
+  private readonly cursor: ByteCursor;
 
-  constructor(
-    private readonly bytes: Uint8Array,
-    public offset: number,
-  ) {}
+  constructor(bytes: Uint8Array, offset: number) {
+    this.cursor = new ByteCursor(bytes, offset, bytes.length, () => new HeaderPastEndError());
+  }
+
+  /** Where the next byte is read: after `struct`, the end of the struct read. */
+  get offset(): number {
+    return this.cursor.at;
+  }
 
   /** One struct, up to and including its STOP byte. */
   struct(depth = 0): ThriftStruct {
@@ -53,11 +60,11 @@ export class CompactReader {
     const fields: ThriftStruct = new Map();
     let id = 0;
     for (;;) {
-      const head = this.byte();
+      const head = this.cursor.byte();
       const type = head & 0x0f;
       if (type === STOP) return fields;
       const delta = head >> 4;
-      id = delta === 0 ? this.zigzag() : id + delta;
+      id = delta === 0 ? this.cursor.zigzag() : id + delta;
       this.count();
       fields.set(id, type === TRUE || type === FALSE ? type === TRUE : this.value(type, depth));
     }
@@ -66,16 +73,16 @@ export class CompactReader {
   private value(type: number, depth: number): ThriftValue {
     switch (type) {
       case BYTE:
-        return this.byte();
+        return this.cursor.byte();
       case I16:
       case I32:
       case I64:
-        return this.zigzag();
+        return this.cursor.zigzag();
       case DOUBLE:
-        this.take(8); // no header field is a double: skipped
+        this.cursor.take(8); // no header field is a double: skipped
         return 0;
       case BINARY:
-        return this.take(this.varint());
+        return this.cursor.take(this.cursor.varint());
       case LIST:
       case SET:
         return this.list(depth + 1);
@@ -90,13 +97,13 @@ export class CompactReader {
 
   private list(depth: number): ThriftValue[] {
     if (depth > MAX_DEPTH) throw new Error('a page header nested too deep (damaged?)');
-    const head = this.byte();
-    const size = head >> 4 === 15 ? this.varint() : head >> 4;
+    const head = this.cursor.byte();
+    const size = head >> 4 === 15 ? this.cursor.varint() : head >> 4;
     const type = head & 0x0f;
     const items: ThriftValue[] = [];
     for (let i = 0; i < size; i++) {
       this.count();
-      items.push(type === TRUE || type === FALSE ? this.byte() === TRUE : this.value(type, depth));
+      items.push(type === TRUE || type === FALSE ? this.cursor.byte() === TRUE : this.value(type, depth));
     }
     return items;
   }
@@ -104,9 +111,9 @@ export class CompactReader {
   /** Skipped: no field read here is a map. */
   private map(depth: number): ThriftValue {
     if (depth > MAX_DEPTH) throw new Error('a page header nested too deep (damaged?)');
-    const size = this.varint();
+    const size = this.cursor.varint();
     if (size === 0) return [];
-    const types = this.byte();
+    const types = this.cursor.byte();
     for (let i = 0; i < size; i++) {
       this.count();
       this.value(types >> 4, depth);
@@ -117,35 +124,5 @@ export class CompactReader {
 
   private count(): void {
     if (++this.values > MAX_VALUES) throw new Error(`a page header of more than ${MAX_VALUES} values (damaged?)`);
-  }
-
-  private byte(): number {
-    if (this.offset >= this.bytes.length) throw new HeaderPastEndError();
-    return this.bytes[this.offset++]!;
-  }
-
-  private take(length: number): Uint8Array {
-    if (this.offset + length > this.bytes.length) throw new HeaderPastEndError();
-    const taken = this.bytes.subarray(this.offset, this.offset + length);
-    this.offset += length;
-    return taken;
-  }
-
-  /** An unsigned varint; past 2^53 it loses precision, which no size in a header reaches. */
-  varint(): number {
-    let value = 0;
-    let scale = 1;
-    for (let shift = 0; shift < 70; shift += 7) {
-      const byte = this.byte();
-      value += (byte & 0x7f) * scale;
-      if ((byte & 0x80) === 0) return value;
-      scale *= 128;
-    }
-    throw new Error('a page header holds a varint longer than 10 bytes (damaged?)');
-  }
-
-  private zigzag(): number {
-    const raw = this.varint();
-    return raw % 2 === 0 ? raw / 2 : -(raw + 1) / 2;
   }
 }
