@@ -39,6 +39,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       { readViewRows },
       { modelOrderOf },
       { withModelCosts, withModelPending },
+      { gradingWords },
     ] = await Promise.all([
       import('../output/manifest.js'),
       import('../output/user-file.js'),
@@ -50,6 +51,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       import('../report/rows-view.js'),
       import('../report/model-stats.js'),
       import('../report/model-comparison.js'),
+      import('../report/dataset-text.js'),
     ]);
     const refusal = args.html ? await refusalToOverwrite(args.html, isHtmlReport) : null;
     if (refusal) {
@@ -77,6 +79,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       usage: usageOf(manifest),
       ...(manifest.cost === undefined ? {} : { cost: manifest.cost }),
       repeat: samplesPerRow(manifest),
+      grading: gradingWords(manifest.config),
     };
     for (const problem of stats.damaged ?? [])
       session.io.stderr.write(`chatbatch: ${terminalSafe(problem)}

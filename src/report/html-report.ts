@@ -41,7 +41,7 @@ ${stats.damagedLines > 0 ? html`<p>${stats.damagedLines} line(s) of the records 
 <p>${stats.usage ? `Tokens: ${usageSummary(stats.usage)}, over every session; ${USAGE_CAVEAT}.` : 'Tokens: not recorded (the manifest was written before chatbatch kept usage).'}</p>
 <p>Cost: ${costText(stats.cost)}, over every session.</p>
 <h2>Replies</h2>
-<ul>${datasetLines(stats.dataset).map((line) => html`<li>${line}</li>`)}</ul>
+<ul>${datasetLines(stats.dataset, stats.grading).map((line) => html`<li>${line}</li>`)}</ul>
 ${stats.models ? modelComparisonSection(stats.models) : ''}
 ${leastConsistent(stats)}
 ${rowsSection(view)}

@@ -43,6 +43,8 @@ export interface RunStats {
   points: Array<{ t: number; duration_ms: number; status: number | string | null; ok: boolean; attempts: number }>;
   /** What an evaluation asks of the replies: schema validity, refusals, truncations, sample agreement. */
   dataset: DatasetSummary;
+  /** How replies were judged (`--expect gold, --grade includes`), from the manifest; absent when not known. */
+  grading?: string;
   /** With more than one model in the records: one line per model, and how the models agree. */
   models?: ModelComparison;
   /** Lines of the records files that were not records (torn or hand-edited), skipped. */

@@ -20,7 +20,7 @@ export function formatTextReport(stats: RunStats, title: string): string {
   );
   lines.push(`cost: ${costText(stats.cost)}, over every session`);
   if (stats.damagedLines > 0) lines.push(`${stats.damagedLines} line(s) of the records files are not records (torn or edited): skipped`);
-  lines.push('', 'replies:', ...datasetLines(stats.dataset).map((line) => `  ${line}`));
+  lines.push('', 'replies:', ...datasetLines(stats.dataset, stats.grading).map((line) => `  ${line}`));
   if (stats.models) lines.push('', ...modelComparisonLines(stats.models));
   const least = leastConsistentLines(stats.dataset);
   if (least.length > 0) lines.push('', 'least consistent rows:', ...least.map((line) => `  ${line}`));
