@@ -40,6 +40,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       { modelOrderOf },
       { withModelCosts, withModelPending },
       { gradingWords },
+      { evaluationOf },
     ] = await Promise.all([
       import('../output/manifest.js'),
       import('../output/user-file.js'),
@@ -52,6 +53,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       import('../report/model-stats.js'),
       import('../report/model-comparison.js'),
       import('../report/dataset-text.js'),
+      import('../report/evaluation-stats.js'),
     ]);
     const refusal = args.html ? await refusalToOverwrite(args.html, isHtmlReport) : null;
     if (refusal) {
@@ -81,6 +83,8 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       repeat: samplesPerRow(manifest),
       grading: gradingWords(manifest.config),
     };
+    const evaluation = await evaluationOf(paths.output, manifest, stats);
+    if (evaluation) Object.assign(stats, { evaluation: evaluation.summary });
     for (const problem of stats.damaged ?? [])
       session.io.stderr.write(`chatbatch: ${terminalSafe(problem)}
 `);

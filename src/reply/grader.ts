@@ -28,6 +28,13 @@ export interface Grader {
    * `--expect` field of `data`, else `data`). Absent for `exact`, whose JSON rule is its own.
    */
   readonly grade?: (answer: unknown, reference: unknown) => boolean | null;
+  /**
+   * The part of an answer this grader compares, as text (`5` for `number`, `B` for `choice`): what
+   * `--repeat`'s samples vote on for the majority answer, so `The answer is 5` and `5.0` are one
+   * vote under `number`. Null when the answer has none; absent where the whole answer is compared
+   * (`exact`, `includes`).
+   */
+  readonly extract?: (answer: unknown) => string | null;
 }
 
 /** The grader a `--grade` value names, or a problem saying what is wrong with it. */
@@ -45,6 +52,7 @@ export function parseGrader(spec: string): Grader | string {
       return {
         spec,
         grade: (answer, reference) => gradeLetters(chosenLetter(answerText(answer)), referenceLetter(referenceText(reference))),
+        extract: (answer) => chosenLetter(answerText(answer)),
       };
     case 'number':
       return numberGrader(spec, argument);
@@ -66,6 +74,10 @@ function numberGrader(spec: string, argument: string | undefined): Grader | stri
       const given = replyNumber(answer);
       return given !== null && withinTolerance(given, expected, tolerance);
     },
+    extract: (answer) => {
+      const given = replyNumber(answer);
+      return given === null ? null : String(given);
+    },
   };
 }
 
@@ -78,6 +90,7 @@ function regexGrader(spec: string, pattern: string): Grader | string {
       const part = compiled.extract(answerText(answer));
       return part !== null && part.trim().toLowerCase() === referenceText(reference).trim().toLowerCase();
     },
+    extract: (answer) => compiled.extract(answerText(answer))?.trim().toLowerCase() ?? null,
   };
 }
 
