@@ -1,5 +1,7 @@
 import type { EvaluationSummary } from './evaluation-stats.js';
 import { pairLine, pairsHeading, pValue, sampleScoresLine } from './evaluation-text.js';
+import type { GroupAccuracy } from './group-accuracy.js';
+import { groupCells, groupNote } from './group-text.js';
 import { type Html, html } from './html.js';
 
 const percent = (share: number): string => `${(share * 100).toFixed(1)}%`;
@@ -11,11 +13,19 @@ const points = (share: number): string => `${share >= 0 ? '+' : '−'}${Math.abs
  * pass@k. Empty when there is nothing to say.
  */
 export function evaluationSection(summary: EvaluationSummary | undefined): Html | string {
-  if (!summary || (summary.pairs.length === 0 && !summary.samples)) return '';
+  if (!summary || (summary.pairs.length === 0 && !summary.samples && !summary.groups)) return '';
   return html`<h2>Which model is right more often</h2>
 <style>#paired-comparison tr.apart td:first-child{color:#2a7}#paired-comparison tr.same td:first-child{color:#555}</style>
 ${summary.pairs.length > 0 ? pairsTable(summary) : ''}
+${summary.groups ? groupsTable(summary.groups) : ''}
 ${summary.samples ? html`<p>With --repeat ${summary.repeat}: the majority answer per row, and pass@k:</p><ul id="sample-scores">${summary.samples.map((scores) => html`<li>${sampleScoresLine(scores)}</li>`)}</ul>` : ''}`;
+}
+
+function groupsTable(groups: GroupAccuracy): Html {
+  const [heading, ...rows] = groupCells(groups);
+  return html`<p>${capitalised(groupNote(groups).replace(/:$/, '.'))}</p>
+<table id="groups-table"><tr>${heading!.map((cell) => html`<th>${cell}</th>`)}</tr>
+${rows.map((row) => html`<tr>${row.map((cell, column) => html`<td class="${column === 0 ? '' : 'n'}">${cell}</td>`)}</tr>`)}</table>`;
 }
 
 function pairsTable(summary: EvaluationSummary): Html {

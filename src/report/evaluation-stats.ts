@@ -1,4 +1,5 @@
 import { readCheckedRecords } from './checked-records.js';
+import { type GroupAccuracy, groupAccuracy } from './group-accuracy.js';
 import { mcnemarExactP } from './mcnemar.js';
 import { modelOrderOf } from './model-stats.js';
 import { type PairedTable, pairedDifferenceInterval } from './paired-interval.js';
@@ -41,6 +42,8 @@ export interface EvaluationSummary {
   pairing: 'all' | 'best';
   /** With `--repeat`: each model's majority-answer accuracy and pass@k; null for one sample per row. */
   samples: SampleScores[] | null;
+  /** `report --group-by FIELD`: each model's accuracy per value of the field; absent without it. */
+  groups?: GroupAccuracy;
 }
 
 /** Up to this many models every pair is compared (45 pairs); past it, each model against the most accurate one. */
@@ -68,6 +71,7 @@ export async function computeEvaluation(
       pairs: comparePairs(models, judgements),
       pairing: models.length > MAX_ALL_PAIRS ? 'best' : 'all',
       samples: settings.repeat > 1 ? models.map((model) => sampleScores(model, judgements.of(model)!, settings.repeat)) : null,
+      ...(settings.groupBy ? { groups: groupAccuracy(settings.groupBy, judgements, models) } : {}),
     },
     judgements,
   };
@@ -75,21 +79,30 @@ export async function computeEvaluation(
 
 /**
  * The evaluation of a run whose records carry `correct` (`stats.dataset.accuracy`), read with its
- * manifest's `--expect` field, `--grade` and models; null when no record was judged.
+ * manifest's `--expect` field, `--grade` and models; null when no record was judged. A problem
+ * (text) when `report --group-by` cannot be answered: nothing judged, or no record keeps the field.
  */
 export async function evaluationOf(
   outputFile: string,
   manifest: { config?: Record<string, unknown> },
   stats: { repeat: number; dataset: { accuracy: unknown } },
-): ReturnType<typeof computeEvaluation> {
-  if (stats.dataset.accuracy === null) return null;
+  groupBy: string | null = null,
+): Promise<Awaited<ReturnType<typeof computeEvaluation>> | string> {
+  if (stats.dataset.accuracy === null) {
+    return groupBy === null ? null : `--group-by ${groupBy}: no record was judged against a reference (run with --expect FIELD)`;
+  }
   const config = manifest.config ?? {};
-  return computeEvaluation(outputFile, {
+  const evaluation = await computeEvaluation(outputFile, {
     grade: typeof config.grade === 'string' ? config.grade : 'exact',
     answerField: typeof config.expect === 'string' ? config.expect : null,
     modelOrder: modelOrderOf(manifest),
     repeat: stats.repeat,
+    groupBy,
   });
+  if (groupBy !== null && evaluation && !evaluation.summary.groups?.kept) {
+    return `--group-by ${groupBy}: no judged record keeps the input field "${groupBy}" (records keep a row's fields when the run has --keep-input ${groupBy}, or --keep-input for all)`;
+  }
+  return evaluation;
 }
 
 /** Every pair of models, in the order given; with many models, each against the one whose majority answers are right most often. */

@@ -1,5 +1,6 @@
 import type { EvaluationSummary, PairedComparison, SampleScores } from './evaluation-stats.js';
 import { MAX_ALL_PAIRS } from './evaluation-stats.js';
+import { groupLines } from './group-text.js';
 import { wilsonInterval } from './wilson.js';
 
 const percent = (share: number): string => `${(share * 100).toFixed(1)}%`;
@@ -60,6 +61,10 @@ export function evaluationLines(summary: EvaluationSummary): string[] {
     if (lines.length > 0) lines.push('');
     lines.push(pairsHeading(summary));
     for (const pair of summary.pairs) lines.push(`  ${pairLine(pair)}`);
+  }
+  if (summary.groups) {
+    if (lines.length > 0) lines.push('');
+    lines.push(...groupLines(summary.groups));
   }
   return lines;
 }

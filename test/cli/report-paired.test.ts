@@ -26,7 +26,11 @@ perTestServedDir(
 const browser = browserForFile();
 
 async function runAndReport(...extra: string[]) {
-  await served.dir.write('in.jsonl', jsonlOf(Array.from({ length: 50 }, (_, n) => ({ id: `r${n}`, prompt: `q${n}`, answer: n }))));
+  const level = (n: number) => (n < 20 ? 'easy' : n < 40 ? 'medium' : 'hard');
+  await served.dir.write(
+    'in.jsonl',
+    jsonlOf(Array.from({ length: 50 }, (_, n) => ({ id: `r${n}`, prompt: `q${n}`, answer: n, level: level(n) }))),
+  );
   const run = await runCli(
     [
       'run',
@@ -91,5 +95,24 @@ describe('report: two models compared on the same rows', () => {
       '  weak: majority answer right on 50.0% of rows (25 of 50), 95% interval 36.6%–63.4% (Wilson); pass@1 50.0%, pass@2 50.0%, pass@3 50.0% (unbiased, Chen et al. 2021; pass@3 over 50 rows)',
     );
     expect(report.stdout).toContain("models compared on the same rows (each row's majority answer;");
+  });
+
+  it("report --group-by gives each model's accuracy per group, with its interval; it says why when records keep no such field", async () => {
+    await runAndReport('--keep-input', 'level');
+    const report = await runCli(['report', 'out', '--group-by', 'level', '--html', 'groups.html'], { cwd: served.dir.path });
+    expect(report.code, report.stderr).toBe(0);
+    const lines = report.stdout.split('\n');
+    const start = lines.indexOf('correct against the reference by level (records judged, with --repeat each sample; 95% Wilson interval):');
+    expect(lines.slice(start + 1, start + 5)).toEqual([
+      '  level   rows  weak                          strong',
+      '  easy    20    100.0% (20/20), 83.9%–100.0%  100.0% (20/20), 83.9%–100.0%',
+      '  hard    10    0.0% (0/10), 0.0%–27.8%       0.0% (0/10), 0.0%–27.8%',
+      '  medium  20    25.0% (5/20), 11.2%–46.9%     100.0% (20/20), 83.9%–100.0%',
+    ]);
+    expect(await served.dir.read('groups.html')).toContain('<table id="groups-table">');
+    const missing = await runCli(['report', 'out', '--group-by', 'topic'], { cwd: served.dir.path });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--group-by topic: no judged record keeps the input field "topic"');
+    expect(missing.stdout).toBe('');
   });
 });
