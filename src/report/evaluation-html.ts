@@ -15,7 +15,7 @@ const points = (share: number): string => `${share >= 0 ? '+' : '−'}${Math.abs
 export function evaluationSection(summary: EvaluationSummary | undefined): Html | string {
   if (!summary || (summary.pairs.length === 0 && !summary.samples && !summary.groups)) return '';
   return html`<h2>Which model is right more often</h2>
-<style>#paired-comparison tr.apart td:first-child{color:#2a7}#paired-comparison tr.same td:first-child{color:#555}</style>
+<style>#paired-comparison td.n{white-space:nowrap}#paired-comparison tr.apart td:first-child{color:#2a7}#paired-comparison tr.same td:first-child{color:#555}</style>
 ${summary.pairs.length > 0 ? pairsTable(summary) : ''}
 ${summary.groups ? groupsTable(summary.groups) : ''}
 ${summary.samples ? html`<p>With --repeat ${summary.repeat}: the majority answer per row, and pass@k:</p><ul id="sample-scores">${summary.samples.map((scores) => html`<li>${sampleScoresLine(scores)}</li>`)}</ul>` : ''}`;

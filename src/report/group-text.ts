@@ -19,7 +19,7 @@ export function groupNote(groups: GroupAccuracy): string {
     groups.groupsLeftOut > 0 ? `${groups.groupsLeftOut} more groups not shown` : '',
     groups.modelsLeftOut > 0 ? `${groups.modelsLeftOut} more models not shown` : '',
   ].filter(Boolean);
-  return `correct against the reference by ${groups.field} (records judged, with --repeat each sample; 95% Wilson interval)${left.length > 0 ? `; ${left.join(', ')}` : ''}:`;
+  return `correct against the reference by ${groups.field} (judged records; with --repeat each sample counts; 95% Wilson interval)${left.length > 0 ? `; ${left.join(', ')}` : ''}:`;
 }
 
 /** `report --group-by FIELD` as aligned text lines. */

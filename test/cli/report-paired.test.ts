@@ -102,7 +102,9 @@ describe('report: two models compared on the same rows', () => {
     const report = await runCli(['report', 'out', '--group-by', 'level', '--html', 'groups.html'], { cwd: served.dir.path });
     expect(report.code, report.stderr).toBe(0);
     const lines = report.stdout.split('\n');
-    const start = lines.indexOf('correct against the reference by level (records judged, with --repeat each sample; 95% Wilson interval):');
+    const start = lines.indexOf(
+      'correct against the reference by level (judged records; with --repeat each sample counts; 95% Wilson interval):',
+    );
     expect(lines.slice(start + 1, start + 5)).toEqual([
       '  level   rows  weak                          strong',
       '  easy    20    100.0% (20/20), 83.9%–100.0%  100.0% (20/20), 83.9%–100.0%',
