@@ -10,6 +10,8 @@ export interface CostAccountOptions {
   limit: number | null;
   /** The directory's earlier sessions, from its manifest: their dollars, or their usage to price. */
   before: ReadonlyArray<{ cost_usd?: unknown; usage?: Partial<UsageTotals> }>;
+  /** Requests priced apart (the judge's, `--judge`): each part's price book, and its dollars in earlier sessions (null: unknown). */
+  parts?: ReadonlyArray<{ name: string; book: PriceBook; earlierUsd: number | null }>;
 }
 
 /**
@@ -26,11 +28,13 @@ export class CostAccount {
   private readonly earlier: number | null;
   private readonly books: ReadonlyMap<string, PriceBook>;
   /** Each attempt's estimate, held from its start to its end (by its request: one attempt of it at a time, in order). */
-  private readonly held = new Map<object, Array<{ usd: number; tokens: PricedTokens; book: PriceBook }>>();
+  private readonly held = new Map<object, Array<{ usd: number; tokens: PricedTokens; book: PriceBook; part?: string }>>();
+  private readonly parts: ReadonlyMap<string, { book: PriceBook; earlierUsd: number | null }>;
 
   constructor(private readonly options: CostAccountOptions) {
     this.books = new Map(options.books.map((book) => [book.model, book]));
     this.earlier = earlierDollars(options.before, options.books[0]!);
+    this.parts = new Map((options.parts ?? []).map((part) => [part.name, part]));
   }
 
   /** The first model's price book: a one-model run's. */
@@ -50,6 +54,7 @@ export class CostAccount {
   /** This session's dollars; null when a model's price is unknown. */
   get sessionUsd(): number | null {
     if (this.options.books.some((book) => book.perMillion === null)) return null;
+    if ([...this.parts.values()].some((part) => part.book.perMillion === null)) return null;
     let sum = 0;
     for (const usd of this.session.values()) sum += usd;
     return sum;
@@ -80,14 +85,14 @@ export class CostAccount {
    * Holds the estimate of an attempt about to go out. False, holding nothing, when it starts a
    * row (`newRow`) and the dollar limit has no room for it.
    */
-  hold(request: { model?: string }, tokens: PricedTokens, newRow: boolean): boolean {
-    const book = this.bookOf(request);
+  hold(request: { model?: string }, tokens: PricedTokens, newRow: boolean, part?: string): boolean {
+    const book = part === undefined ? this.bookOf(request) : this.parts.get(part)!.book;
     const usd = book.usd(tokens) ?? 0;
     const { limit } = this.options;
     if (newRow && limit !== null && (this.totalUsd ?? 0) + this.inFlight + usd > limit) return false;
     this.inFlight += usd;
     const queue = this.held.get(request) ?? [];
-    queue.push({ usd, tokens, book });
+    queue.push({ usd, tokens, book, ...(part === undefined ? {} : { part }) });
     this.held.set(request, queue);
     return true;
   }
@@ -102,7 +107,15 @@ export class CostAccount {
     if (paid === null) return;
     const { book } = estimate;
     const usd = book.usd(paid === 'estimate' ? estimate.tokens : paid) ?? 0;
-    this.session.set(book.model, (this.session.get(book.model) ?? 0) + usd);
+    const key = estimate.part === undefined ? book.model : partKey(estimate.part);
+    this.session.set(key, (this.session.get(key) ?? 0) + usd);
+  }
+
+  /** A part's dollars in the directory (earlier sessions' and this one's); null when its price, or its earlier dollars, are unknown. */
+  partUsd(name: string): number | null {
+    const part = this.parts.get(name);
+    if (!part || part.book.perMillion === null || part.earlierUsd === null) return null;
+    return part.earlierUsd + (this.session.get(partKey(name)) ?? 0);
   }
 
   private bookOf(request: { model?: string }): PriceBook {
@@ -132,4 +145,9 @@ function earlierDollars(sessions: CostAccountOptions['before'], book: PriceBook)
     sum += (prompt + (count('completion_tokens') + count('estimated_tokens')) * price.output) / 1_000_000;
   }
   return sum;
+}
+
+/** Where a part's dollars are kept: a key no model name can be. */
+function partKey(name: string): string {
+  return `\u0000${name}`;
 }
