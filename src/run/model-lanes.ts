@@ -117,6 +117,7 @@ export class ModelLane {
       now,
       random: run.random,
       sleep: run.sleep,
+      newTimer: run.newTimer,
     });
   }
 
