@@ -242,6 +242,7 @@ export class Sending {
     if (this.graceTimer) clearTimeout(this.graceTimer);
     this.stop.removeEventListener('abort', this.onStop);
     this.client.close();
+    for (const lane of this.lanes) lane.pacer.close();
     clearInterval(this.paceWords);
     syncLanes(this.run.progress, this.lanes, true);
   }
