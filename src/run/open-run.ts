@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { sleep } from '../async/sleep.js';
 import { CostAccount } from '../cost/cost-account.js';
-import { type ManifestCost, manifestCost, roundUsd } from '../cost/cost-summary.js';
+import { type ManifestCost, manifestCost, roundUsd, sessionCostByModel } from '../cost/cost-summary.js';
 import type { PriceBook } from '../cost/price-book.js';
 import { runPriceBooks } from '../cost/run-prices.js';
 import { countRows } from '../input/count.js';
@@ -9,7 +9,7 @@ import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
 import { countShardRows, type ShardRowCount } from '../input/shard.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
-import { describeInputs, type Manifest, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
+import { describeInputs, type Manifest, manifestModels, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
 import { readManifestAsWritten } from '../output/manifest-unchanged.js';
 import { OrderedResults } from '../output/ordered-results.js';
 import { noRows } from '../output/row-counts.js';
@@ -224,6 +224,7 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
     limit: limits.maxCost,
     before: earlierManifest?.sessions ?? [],
     earlierByModel: earlierManifest?.cost?.by_model ?? null,
+    earlierModels: earlierManifest ? manifestModels(earlierManifest.config) : null,
   });
   const tokens = new TokenAccount({
     limit: limits.maxTotalTokens,
@@ -243,6 +244,7 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
     rows_rerun_failed: 0,
     usage: tokens.session,
     cost_usd: roundUsd(cost.sessionUsd),
+    cost_by_model: sessionCostByModel(cost),
   };
   const manifest = initialManifest(config, earlierManifest ?? null, session, startedAt, paths, tokens.total, manifestCost(cost));
   const earlierReplies = new EarlierReplies(paths.journal);
@@ -286,6 +288,7 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
     // The dollars follow the usage into every write of the manifest.
     if (tokens.cost) {
       session.cost_usd = roundUsd(tokens.cost.sessionUsd);
+      session.cost_by_model = sessionCostByModel(tokens.cost);
       manifest.cost = manifestCost(tokens.cost);
     }
   };
