@@ -246,7 +246,15 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
     cost_usd: roundUsd(cost.sessionUsd),
     cost_by_model: sessionCostByModel(cost),
   };
-  const manifest = initialManifest(config, earlierManifest ?? null, session, startedAt, paths, tokens.total, manifestCost(cost));
+  const manifest = initialManifest(
+    { config, redactor: parts.inputs.redactor },
+    earlierManifest ?? null,
+    session,
+    startedAt,
+    paths,
+    tokens.total,
+    manifestCost(cost),
+  );
   const earlierReplies = new EarlierReplies(paths.journal);
   const shardRows = countShardRowsBeside(parts);
   const journal = await JournalWriter.open(paths.journal);
@@ -408,7 +416,7 @@ function keyModelField(config: RunConfig, previous: Manifest | null): { key_mode
 }
 
 function initialManifest(
-  config: RunConfig,
+  { config, redactor }: { config: RunConfig; redactor: Redactor },
   previous: Manifest | null,
   session: RunSession,
   startedAt: Date,
@@ -422,7 +430,7 @@ function initialManifest(
     status: 'running',
     job: config.jobName,
     job_fingerprint: previous?.job_fingerprint ?? '',
-    config: publicConfig(config),
+    config: publicConfig(config, redactor),
     ...keyModelField(config, previous),
     inputs: previous?.inputs ?? [],
     counts: previous?.counts ?? noRows(),
