@@ -21,6 +21,7 @@ import { formatMeasurements, runComparison } from './compare.js';
 import { InputCache } from './generate-inputs.js';
 import { formatGoodput, goodputSituations, runGoodput } from './goodput.js';
 import { countLines, hasGnuTime, killAllClients, runClient } from './measure.js';
+import { formatPaced, runPaced } from './paced.js';
 import { bareUndiciScript, cliScript as cli, repoRoot, simScript, usageHook } from './paths.js';
 import { type BenchPoint, benchPoints, comparePoints, FAULT_FREE_NAME, FAULT_MIX_NAME } from './points.js';
 import { formatRatioTable } from './ratios.js';
@@ -72,10 +73,11 @@ const USAGE = `usage: npm run bench -- [--quick] [--cold] [--rounds N]     goodp
        npm run bench -- --goodput [--quick]                      goodput only: chatbatch, the openai SDK, the cookbook
        npm run bench -- --guard [--quick] [--cold] [--rounds N]  the guard only: chatbatch against a bare undici loop
        npm run bench -- --points [--quick] [--cold] [--only NAME[,NAME...]]   chatbatch alone at each point
+       npm run bench -- --paced [--quick] [--rounds N]              the paced path: CPU paced vs by concurrency, three models' limits
 `;
 
 interface Args {
-  mode: 'all' | 'goodput' | 'compare' | 'points';
+  mode: 'all' | 'goodput' | 'compare' | 'points' | 'paced';
   quick: boolean;
   cold: boolean;
   only: string[] | null;
@@ -93,6 +95,7 @@ function parseArgs(argv: string[]): Args {
   let points = false;
   let compare = false;
   let goodput = false;
+  let paced = false;
   let only: string[] | null = null;
   let rounds: number | null = null;
   const names = (text: string): string[] =>
@@ -112,6 +115,7 @@ function parseArgs(argv: string[]): Args {
     else if (arg === '--points') points = true;
     else if (arg === '--compare' || arg === '--guard') compare = true;
     else if (arg === '--goodput') goodput = true;
+    else if (arg === '--paced') paced = true;
     else if (arg === '--only') only = names(argv[++i] ?? '');
     else if (arg.startsWith('--only=')) only = names(arg.slice(7));
     else if (arg === '--rounds') rounds = count(argv[++i]);
@@ -126,7 +130,8 @@ function parseArgs(argv: string[]): Args {
   if (points && compare) usageError('--compare and --points (or --only) are two different runs: choose one');
   if (points && rounds !== null) usageError('--rounds is for the comparison; the points run once each');
   if (goodput && (points || compare)) usageError('--goodput runs alone; without a mode flag the bench runs the goodput and then the guard');
-  const mode = points ? 'points' : compare ? 'compare' : goodput ? 'goodput' : 'all';
+  if (paced && (points || compare || goodput)) usageError('--paced runs alone');
+  const mode = paced ? 'paced' : points ? 'points' : compare ? 'compare' : goodput ? 'goodput' : 'all';
   return { mode, quick, cold, only, rounds: rounds ?? 3 };
 }
 
@@ -301,6 +306,19 @@ async function goodputRun({ quick }: Args): Promise<void> {
   });
 }
 
+async function pacedRun({ quick, rounds }: Args): Promise<void> {
+  const startedAt = new Date();
+  const loadBefore = loadAverage();
+  log(
+    `${quick ? 'quick' : 'full'} paced path: CPU paced against paced by concurrency (${rounds} rounds), then three models with limits of their own`,
+  );
+  const results = await runPaced(quick, rounds, log);
+  process.stdout.write(
+    `\npaced path, ${startedAt.toISOString().slice(0, 10)}, load ${loadBefore} → ${loadAverage()}:\n${formatPaced(results)}\n\n`,
+  );
+  await writeReport('paced', startedAt, { mode: 'paced', quick, rounds, results });
+}
+
 async function comparison({ quick, cold, rounds }: Args): Promise<void> {
   if (!existsSync(bareUndiciScript)) throw new Error(`${bareUndiciScript} is missing: run npm run build first`);
   const points = comparePoints(quick);
@@ -395,6 +413,7 @@ async function main(): Promise<void> {
   if (args.mode === 'goodput' || args.mode === 'all') await goodputRun(args);
   if (args.mode === 'compare' || args.mode === 'all') await comparison(args);
   if (args.mode === 'points') await pointsRun(args);
+  if (args.mode === 'paced') await pacedRun(args);
 }
 
 try {

@@ -16,6 +16,8 @@ export interface ProviderLimits {
   limitHeaders?: LimitHeaders;
   maxInFlight?: number;
   burstMs?: number;
+  /** Each model's own limits (the simulator's modelLimits). */
+  modelLimits?: Record<string, { rpm?: number; tpm?: number }>;
 }
 
 export interface SimSettings {
@@ -32,6 +34,7 @@ const PROVIDER_FLAGS: Record<keyof ProviderLimits, string> = {
   limitHeaders: '--limit-headers',
   maxInFlight: '--max-in-flight',
   burstMs: '--burst-ms',
+  modelLimits: '--model-limits',
 };
 
 /** Every simulator process started, so the benchmark can kill them whatever happens. */
@@ -79,7 +82,8 @@ export class SimProcess {
     if (settings.retryAfterMs !== undefined) args.push('--retry-after-ms', String(settings.retryAfterMs));
     if (settings.seed !== undefined) args.push('--seed', String(settings.seed));
     for (const [name, value] of Object.entries(settings.provider ?? {})) {
-      if (value !== undefined) args.push(PROVIDER_FLAGS[name as keyof ProviderLimits], String(value));
+      if (value === undefined) continue;
+      args.push(PROVIDER_FLAGS[name as keyof ProviderLimits], typeof value === 'object' ? JSON.stringify(value) : String(value));
     }
     const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     live.add(child);

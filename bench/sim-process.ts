@@ -3,6 +3,7 @@
  *
  *   node .bench/dist/bench/sim-process.js [--latency-ms N] [--faults JSON] [--retry-after-ms N] [--seed N] [--port N]
  *                                   [--rpm N] [--tpm N] [--limit-headers openai|none] [--max-in-flight N] [--burst-ms N]
+ *                                   [--model-limits '{"MODEL":{"rpm":N,"tpm":N},...}']
  *
  * Prints the URL on stdout, then answers line commands on stdin, one JSON line each on stdout:
  *   stats  → the simulator's counters (SimulatorStats) with "cpuUserMs","cpuSystemMs","rssMb"
@@ -33,6 +34,7 @@ function parseArgs(argv: string[]): SimulatorOptions {
     if (flag in NUMBER_FLAGS) options[NUMBER_FLAGS[flag as keyof typeof NUMBER_FLAGS]] = Number(value);
     else if (flag === '--limit-headers') options.limitHeaders = value as LimitHeaders;
     else if (flag === '--faults') options.faults = JSON.parse(value) as Partial<FaultRates>;
+    else if (flag === '--model-limits') options.modelLimits = JSON.parse(value) as NonNullable<SimulatorOptions['modelLimits']>;
     else throw new Error(`unknown flag ${flag}`);
   }
   return options;

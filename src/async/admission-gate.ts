@@ -7,16 +7,10 @@ export interface AdmissionLimits {
   working(): number;
   /** Most rows started at all, resting ones included: the bound on memory. */
   total: number;
-  /**
-   * Rows that may wait here for a working slot, so that the reader goes on to other rows (another
-   * model's) meanwhile; 0: the reader waits for a slot itself.
-   */
-  queued: number;
 }
 
 /**
- * Lets rows start only when there is room: at most `working()` at work and `total` started, and
- * up to `queued` more waiting in order for a slot. A row waiting out a retry delay is started but
+ * Lets rows start only when there is room: at most `working()` at work and `total` started. A row waiting out a retry delay is started but
  * resting: it holds no working slot, only a place in `total`. One gate per model's lane, so a
  * model that is slowed (429s, an outage) fills its own gate and not the others'.
  *
@@ -37,7 +31,7 @@ export class AdmissionGate {
 
   /** Whether the reader may hand over one more row now (it starts, or waits its turn here). */
   get hasRoom(): boolean {
-    return (this.waiting.length === 0 && this.mayStart()) || this.waiting.length < this.limits.queued;
+    return this.waiting.length === 0 && this.mayStart();
   }
 
   /** Resolves when `hasRoom`. */

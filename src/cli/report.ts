@@ -7,6 +7,7 @@ import { terminalSafe } from './terminal-safe.js';
 interface ReportArgs {
   dir: string;
   html?: string;
+  groupBy?: string;
 }
 
 export const reportCommand = (session: CliSession): CommandModule<object, ReportArgs> => ({
@@ -24,6 +25,14 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
           return file;
         },
       })
+      .option('group-by', {
+        type: 'string',
+        describe: "With --expect: each model's accuracy per value of FIELD, a row field the records keep (run with --keep-input)",
+        coerce: (field: unknown) => {
+          if (typeof field !== 'string' || field.trim() === '') throw new Error('--group-by needs a field name, e.g. --group-by category');
+          return field;
+        },
+      })
       .example('$0 report out/nightly', 'Print the summary')
       .example('$0 report out/nightly --html report.html', 'Write a page to open in a browser') as unknown as Argv<ReportArgs>,
   handler: async (args) => {
@@ -39,6 +48,8 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       { readViewRows },
       { modelOrderOf },
       { withModelCosts, withModelPending },
+      { gradingWords },
+      { evaluationOf },
     ] = await Promise.all([
       import('../output/manifest.js'),
       import('../output/user-file.js'),
@@ -50,22 +61,14 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       import('../report/rows-view.js'),
       import('../report/model-stats.js'),
       import('../report/model-comparison.js'),
+      import('../report/dataset-text.js'),
+      import('../report/evaluation-stats.js'),
     ]);
     const refusal = args.html ? await refusalToOverwrite(args.html, isHtmlReport) : null;
-    if (refusal) {
-      session.io.stderr.write(`chatbatch: --html ${terminalSafe(refusal)}\n`);
-      session.exitCode = EXIT.usage;
-      return;
-    }
+    if (refusal) return refuse(session, `--html ${refusal}`);
     const paths = outDirPaths(args.dir);
     const manifest = await readManifest(paths.manifest);
-    if (!manifest) {
-      session.io.stderr.write(
-        `chatbatch: ${args.dir} holds no run (its manifest.json is missing, not JSON, or not a chatbatch manifest)\n`,
-      );
-      session.exitCode = EXIT.usage;
-      return;
-    }
+    if (!manifest) return refuse(session, `${args.dir} holds no run (its manifest.json is missing, not JSON, or not a chatbatch manifest)`);
     const answerField = typeof manifest.config?.expect === 'string' ? manifest.config.expect : null;
     const computed = await computeStats(paths.output, paths.errors, { modelOrder: modelOrderOf(manifest), answerField });
     const counted = withPending(computed, pendingRows(manifest));
@@ -77,7 +80,11 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       usage: usageOf(manifest),
       ...(manifest.cost === undefined ? {} : { cost: manifest.cost }),
       repeat: samplesPerRow(manifest),
+      grading: gradingWords(manifest.config),
     };
+    const evaluation = await evaluationOf(paths.output, manifest, stats, args.groupBy ?? null);
+    if (typeof evaluation === 'string') return refuse(session, evaluation);
+    if (evaluation) Object.assign(stats, { evaluation: evaluation.summary });
     for (const problem of stats.damaged ?? [])
       session.io.stderr.write(`chatbatch: ${terminalSafe(problem)}
 `);
@@ -99,3 +106,9 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
     }
   },
 });
+
+/** A report that cannot be made as asked: said on stderr, exit 2. */
+function refuse(session: CliSession, message: string): void {
+  session.io.stderr.write(`chatbatch: ${terminalSafe(message)}\n`);
+  session.exitCode = EXIT.usage;
+}

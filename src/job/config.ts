@@ -6,6 +6,7 @@ import { formatOf } from '../input/formats.js';
 import { parseShard, type Shard } from '../input/shard.js';
 import { FAILURE_CATEGORIES, type FailureCategory, isFailureCategory } from '../record/categories.js';
 import type { Redactor } from '../record/redactor.js';
+import { gradeProblems } from '../reply/grader.js';
 import type { ReplyFormat } from '../reply/reply-check.js';
 import { chooseKeySource, DEFAULT_API_KEY_ENV, readKeyFrom } from './api-key.js';
 import { checkBaseUrl, shownBaseUrl } from './base-url.js';
@@ -116,6 +117,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   const shard = parseShardFlag(flags.shard, problems);
   const reply = resolveReplyFormat(flags, job, context.cwd, problems);
   problems.push(...parsePriceFlags(plain.price).problems);
+  problems.push(...gradeProblems(plain.grade, plain.expect));
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {

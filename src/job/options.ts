@@ -389,6 +389,14 @@ export const RUN_OPTIONS = {
     help: "Field or column holding each row's reference answer: records get correct (true, false, or null when nothing could be judged)",
     doc: "Field (column) holding each row's reference answer: each record gets `correct`, true or false, or null when the row has no reference or no reply (see docs/evaluation.md).",
   },
+  grade: {
+    flag: 'grade',
+    job: 'grade',
+    kind: 'string',
+    default: 'exact',
+    help: 'With --expect: how a reply is compared with the reference: exact, includes, regex:PATTERN, number[:TOLERANCE] (number:0.01, number:1%) or choice (docs/evaluation.md)',
+    doc: 'With `expect`: how a reply is compared with the reference: `exact`, `includes` (as whole words), `regex:PATTERN` (its first capture group), `number` or `number:TOLERANCE` (the last number; `number:0.01`, `number:1%`), `choice` (the letter of a multiple-choice answer); see docs/evaluation.md.',
+  },
   shard: {
     flag: 'shard',
     kind: 'string',

@@ -41,7 +41,8 @@ export class OrderedResults {
   private copyTimer: NodeJS.Timeout | null = null;
   private failure: Error | null = null;
   private damagedLines = 0;
-  private windowWaiter: (() => void) | null = null;
+  /** Lanes waiting for the window to have room (each model's reader may wait at once). */
+  private windowWaiters: Array<() => void> = [];
 
   private constructor(
     private readonly journal: JournalReader,
@@ -106,28 +107,33 @@ export class OrderedResults {
   }
 
   /**
-   * Writes out every row admitted so far, pending or not: only once nothing is in flight any
-   * more (a stopped run keeping the rest of its earlier records), so the window stays small.
+   * Writes out every row admitted so far through `last`, pending or not: only once nothing is in
+   * flight any more (a stopped run keeping the rest of its earlier records), so the window stays
+   * small.
    */
-  flushAll(): void {
+  flushThrough(last: number): void {
     this.stopCopyTimer();
-    this.copyFront(true);
+    this.copyFront(true, last);
   }
 
-  /** Whether the window has room for another row now. */
-  get windowHasRoom(): boolean {
-    return this.window.size < MAX_REORDER_ROWS;
+  /**
+   * Whether row `position` may be admitted now: the window holds at most MAX_REORDER_ROWS rows
+   * from its front. A row inside the window already always may (the slow lane whose rows hold
+   * the front back must never wait for the window: that would be a deadlock).
+   */
+  hasRoomFor(position: number): boolean {
+    return this.window.fits(position, MAX_REORDER_ROWS);
   }
 
-  /** Resolves when the window has room for another row, or when `signal` aborts. */
-  async roomInWindow(signal: AbortSignal): Promise<void> {
-    while (!this.windowHasRoom && !signal.aborted) {
+  /** Resolves when row `position` may be admitted, or when `signal` aborts. */
+  async roomFor(position: number, signal: AbortSignal): Promise<void> {
+    while (!this.hasRoomFor(position) && !signal.aborted) {
       await new Promise<void>((resolve) => {
         const stopWatching = onAbort(signal, resolve);
-        this.windowWaiter = () => {
+        this.windowWaiters.push(() => {
           stopWatching();
           resolve();
-        };
+        });
       });
     }
   }
@@ -193,21 +199,21 @@ export class OrderedResults {
     this.copyTimer = null;
   }
 
-  /** Copies the settled rows at the front of the window (all rows left, with `all`). */
-  private copyFront(all: boolean): void {
+  /** Copies the settled rows at the front of the window (all rows through `last`, with `all`). */
+  private copyFront(all: boolean, last = Number.POSITIVE_INFINITY): void {
     try {
-      if (!this.failure) this.writeFront(all);
+      if (!this.failure) this.writeFront(all, last);
     } catch (error) {
       this.failure = error as Error;
       this.onProblem(this.failure);
     }
-    const waiter = this.windowWaiter;
-    this.windowWaiter = null;
-    waiter?.();
+    const waiters = this.windowWaiters;
+    this.windowWaiters = [];
+    for (const waiter of waiters) waiter();
   }
 
-  private writeFront(all: boolean): void {
-    for (let row = this.window.shift(all); row; row = this.window.shift(all)) {
+  private writeFront(all: boolean, last: number): void {
+    for (let row = this.window.shift(all, last); row; row = this.window.shift(all, last)) {
       if (row.outcome === PENDING) {
         tallyRows(this.counts, 'pending');
         continue;

@@ -36,6 +36,11 @@ export class ReorderWindow {
     return this.end - this.start;
   }
 
+  /** Whether row `position` lies within `most` rows of the front (where the window may hold it). */
+  fits(position: number, most: number): boolean {
+    return position - this.start < most;
+  }
+
   /** Declares that row `position` exists (pending until `set`). */
   touch(position: number): void {
     if (position < this.end) return;
@@ -79,10 +84,10 @@ export class ReorderWindow {
 
   /**
    * Removes and returns the front row when it has settled (or, with `evenPending`, always: a row
-   * still pending then gives its earlier session's record, if it has one).
+   * still pending then gives its earlier session's record, if it has one); none past `last`.
    */
-  shift(evenPending = false): WindowRow | null {
-    if (this.start === this.end) return null;
+  shift(evenPending = false, last = Number.POSITIVE_INFINITY): WindowRow | null {
+    if (this.start === this.end || this.start > last) return null;
     const slot = this.start % this.capacity;
     let outcome = this.outcomes[slot]!;
     if (outcome === PENDING && !evenPending) return null;

@@ -115,7 +115,16 @@ export class LearnedLimits {
       const mine = kept.bucket.waitFor(amountOf(cost, kept.bucket.unit), now);
       if (mine > wait) [longest, wait] = [kept, mine];
     }
-    return longest === null ? null : { waitMs: wait, limit: learned(longest) };
+    if (longest === null) return null;
+    const held = longest;
+    // In words only when asked (a long wait said, a stop): asked before every paced request, and
+    // the words' number formatting was a tenth of the pacing's own CPU.
+    return {
+      waitMs: wait,
+      get limit() {
+        return learned(held);
+      },
+    };
   }
 
   take(cost: RequestCost): void {

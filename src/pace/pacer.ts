@@ -1,4 +1,5 @@
 import pLimit, { type LimitFunction } from 'p-limit';
+import { type OneTimer, realTimer } from '../async/one-timer.js';
 import { sleep } from '../async/sleep.js';
 import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import type { ChatClient } from '../http/chat-client.js';
@@ -6,6 +7,7 @@ import { CLIENT_CODES } from '../record/client-codes.js';
 import type { LearnedLimit, RequestCost } from './learned-limits.js';
 import type { SendMark } from './mirrored-bucket.js';
 import type { OutageBreaker } from './outage-breaker.js';
+import { type GrantAnswer, PermitQueue } from './permit-queue.js';
 import type { RateController, RateLimitVerdict } from './rate-controller.js';
 import { RefusalStreakWatch } from './refusal-streak.js';
 import type { TokenAccount } from './token-account.js';
@@ -39,6 +41,8 @@ export interface PacerOptions {
   random(): number;
   /** Waits `ms`, false when `signal` aborts first; default: real timers (a test's clock may skip ahead). */
   sleep?: (ms: number, signal: AbortSignal) => Promise<boolean>;
+  /** Makes the permit queue's timer; default: Node's timers (a test's clock gives one on its own time). */
+  newTimer?: () => OneTimer;
 }
 
 /**
@@ -62,6 +66,12 @@ function neverFits(outcome: AttemptFailure, verdict: { limit: LearnedLimit; cost
       `the request needs about ${needs} ${limit.unit}, more than the provider's whole limit of ${limit.rate} (${limit.source}): ` +
       `it can never be admitted; shorten the prompt or lower max_tokens (the server said ${outcome.code}: ${outcome.message})`,
   };
+}
+
+/** What a request waiting in the permit queue is granted: whether it goes as the outage's probe, and its mark. */
+interface Permit {
+  probe: boolean;
+  mark: SendMark;
 }
 
 /** One attempt a row asks to send: only what the gates and watches need, not the row. */
@@ -108,10 +118,19 @@ export class Pacer {
   private readonly pool: LimitFunction;
   private readonly unreachable = new UnreachableEndpointWatch();
   private readonly refusals = new RefusalStreakWatch();
+  /** Requests holding a pool slot that wait for the outage pause or the rate, in order. */
+  private readonly permits: PermitQueue<RequestCost, Permit>;
 
   constructor(private readonly options: PacerOptions) {
     const { controller } = options;
     this.pool = pLimit(controller.concurrency);
+    this.permits = new PermitQueue({
+      tryGrant: (cost) => this.tryGrant(cost),
+      stop: options.stopDispatch,
+      timer: (options.newTimer ?? realTimer)(),
+      now: options.now,
+      leewayMs: () => controller.leewayMs,
+    });
     controller.onConcurrencyChange((value) => {
       this.pool.concurrency = value;
     });
@@ -141,18 +160,17 @@ export class Pacer {
     if (reserved === null) return null;
     let answer: Answer | null = null;
     try {
-      const probe = await this.outagePermit();
-      if (probe === null) return null;
       const cost = { requests: 1, tokens: reserved };
-      const mark = await this.ratePermit(cost);
-      if (mark === null) {
-        if (probe) this.options.outage.cancelProbe();
-        return null;
-      }
-      answer = await this.sendNow(attempt, probe, { mark, cost });
+      const asked = this.permits.acquire(cost);
+      // A permit free now is taken without awaiting: the unpaced path pays no turn of the queue.
+      const permit = asked instanceof Promise ? await asked : asked;
+      if (permit === null) return null;
+      answer = await this.sendNow(attempt, permit.probe, { mark: permit.mark, cost });
       return answer;
     } finally {
       tokens.release(attempt.sized, reserved, answer?.outcome ?? null);
+      // The answer may let the next waiter go sooner (a probe came back, headers showed room).
+      this.permits.nudge();
     }
   }
 
@@ -192,42 +210,30 @@ export class Pacer {
   }
 
   /**
-   * Waits while the outage breaker pauses the run: true when this attempt goes as its probe,
-   * false when the run is not paused, null when the run stops instead (a signal, or the outage
-   * outlasted --max-outage-ms: then this stops it).
+   * Asked for the request at the head of the queue: whether it may go now (as the outage's probe
+   * or not), how long to wait first (the outage pause, then the rate), or whether the run stops
+   * instead (the outage outlasted --max-outage-ms, or a rate limit holds it too long: then this
+   * stops it).
    */
-  private async outagePermit(): Promise<boolean | null> {
-    const { outage, stopDispatch } = this.options;
-    for (;;) {
-      if (stopDispatch.aborted) return null;
-      const gate = outage.gate();
-      if (gate.kind === 'send') return gate.probe;
-      if (gate.kind === 'give-up') {
-        this.options.onFatal(gate.last, 'outage');
-        return null;
-      }
-      if (!(await this.nap(gate.ms))) return null;
+  private tryGrant(cost: RequestCost): GrantAnswer<Permit> {
+    const { outage, controller, stopDispatch } = this.options;
+    if (stopDispatch.aborted) return 'stop';
+    const gate = outage.gate();
+    if (gate.kind === 'give-up') {
+      this.options.onFatal(gate.last, 'outage');
+      return 'stop';
     }
-  }
-
-  /** Waits until the rate controller lets a request of `cost` go; null when the run stops first. */
-  private async ratePermit(cost: RequestCost): Promise<SendMark | null> {
-    for (;;) {
-      if (this.stopping) return null;
-      const permit = this.options.controller.permit(cost);
-      if (typeof permit !== 'number') return permit;
-      const tooLong = this.options.controller.rateLimitedTooLong();
-      if (tooLong) {
-        this.options.onFatal(tooLong.last, tooLong.cause);
-        return null;
-      }
-      if (!(await this.nap(permit))) return null;
+    if (gate.kind === 'wait') return gate.ms;
+    const mark = controller.permit(cost);
+    if (typeof mark !== 'number') return { go: { probe: gate.probe, mark } };
+    // The probe waits for the rate like any request: it is asked for again when the wait is over.
+    if (gate.probe) outage.cancelProbe();
+    const tooLong = controller.rateLimitedTooLong();
+    if (tooLong) {
+      this.options.onFatal(tooLong.last, tooLong.cause);
+      return 'stop';
     }
-  }
-
-  /** Short naps, so that a stop or a change of pace is noticed promptly. */
-  private nap(ms: number): Promise<boolean> {
-    return (this.options.sleep ?? sleep)(Math.min(ms, 250), this.options.stopDispatch);
+    return mark;
   }
 
   /**
@@ -241,6 +247,11 @@ export class Pacer {
   lastOutage(streak: number | null): 'counted' | 'uncounted' | null {
     if (streak === null) return null;
     return this.options.outage.uncounted([streak]) > 0 ? 'uncounted' : 'counted';
+  }
+
+  /** The run is over: the permit queue's timer, if any, is stopped. */
+  close(): void {
+    this.permits.close();
   }
 
   /** Whether requests in flight are being cancelled (the grace period is over). */

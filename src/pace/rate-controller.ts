@@ -71,7 +71,8 @@ export class RateController {
   private rateLimitedSince: number | null = null;
   private lastRateLimited: AttemptFailure | null = null;
   /** The learned limit the last request asking to go waited for, and until when (`now` time); null when none held it. */
-  private held: (Binding & { until: number }) | null = null;
+  private held: Binding | null = null;
+  private heldUntil = 0;
   /** The last answer that said a limit, for the stop a long wait for it leads to. */
   private lastSaid: AttemptOutcome | null = null;
   private rateLimitedCount = 0;
@@ -101,7 +102,8 @@ export class RateController {
   permit(cost: RequestCost): number | SendMark {
     const now = this.options.now();
     const binding = this.learned.binding(cost, now);
-    this.held = binding && { ...binding, until: now + binding.waitMs };
+    this.held = binding;
+    if (binding) this.heldUntil = now + binding.waitMs;
     const wait = Math.max(
       this.cooldownUntil - now,
       binding?.waitMs ?? 0,
@@ -193,12 +195,22 @@ export class RateController {
   rateLimitedTooLong(): RateLimitStop | null {
     const now = this.options.now();
     const held = this.held;
-    if (held && held.until - now > this.options.maxRateLimitedMs) {
+    if (held && this.heldUntil - now > this.options.maxRateLimitedMs) {
       return { last: exhaustedLimitAnswer(held, this.lastSaid), cause: 'rate-quota' };
     }
     const since = this.rateLimitedSince;
     if (since === null || now - since <= this.options.maxRateLimitedMs || !this.lastRateLimited) return null;
     return { last: this.lastRateLimited, cause: 'rate-limited' };
+  }
+
+  /**
+   * How late a waiting request may be let go without losing pace: the buckets (the provider's,
+   * mirrored, and --rpm/--tpm's, a second's worth at least) keep what refills meanwhile, so
+   * requests may go a few at a time, PERMIT_LEEWAY_MS apart; a pace found from bare 429s spaces
+   * requests evenly for limiters with no burst at all, and has none.
+   */
+  get leewayMs(): number {
+    return this.backoff.perMinute === null ? PERMIT_LEEWAY_MS : 0;
   }
 
   /** When the run-wide pause a 429's retry-after asked for ends (in the past when none). */
@@ -247,8 +259,8 @@ export class RateController {
   private heldWords(): string {
     const held = this.held;
     const now = this.options.now();
-    if (!held || held.until - now < LONG_WAIT_MS) return '';
-    return `; ${waitWords(held, held.until - now, (this.options.wallNow ?? Date.now)())}`;
+    if (!held || this.heldUntil - now < LONG_WAIT_MS) return '';
+    return `; ${waitWords(held, this.heldUntil - now, (this.options.wallNow ?? Date.now)())}`;
   }
 
   private setConcurrency(next: number): void {
@@ -278,6 +290,14 @@ export function isSlowDown(outcome: AttemptOutcome): outcome is AttemptFailure {
 function perMinuteText(value: number): string {
   return Math.round(value).toLocaleString('en-US');
 }
+
+/**
+ * How far apart waiting requests are let go in batches while a bucket paces them: 20 ms holds
+ * a batch to a fiftieth of a second's refill, far inside the second's worth that providers
+ * enforce over the shortest ("60,000 RPM may be enforced as 1,000 requests per second":
+ * https://platform.openai.com/docs/guides/rate-limits).
+ */
+const PERMIT_LEEWAY_MS = 20;
 
 /** A wait for a learned limit this long is said on the progress line, with until when. */
 const LONG_WAIT_MS = 10_000;

@@ -1,4 +1,5 @@
 import type { RowRecord } from '../record/record.js';
+import type { Grader } from './grader.js';
 import type { ReplyFormat } from './reply-check.js';
 
 /**
@@ -28,13 +29,16 @@ export function referenceOf(fields: Readonly<Record<string, unknown>> | undefine
   return { field, value };
 }
 
-/** `correct` for a settled record: true or false, or null when it cannot be judged. */
-export function judgeRecord(record: RowRecord, reference: ReferenceAnswer, format: ReplyFormat): boolean | null {
+/**
+ * `correct` for a settled record: true or false, or null when it cannot be judged. The rules above
+ * are `exact`'s (the default); another `--grade` (grader.ts) compares the same answer its own way.
+ */
+export function judgeRecord(record: RowRecord, reference: ReferenceAnswer, format: ReplyFormat, grader?: Grader): boolean | null {
   if (reference === null || record.code !== null || record.reply === null) return null;
-  if (format === 'json') {
-    if (record.data === undefined) return null;
-    return jsonMatches(answerPart(record.data, reference.field), reference.value);
-  }
+  if (format === 'json' && record.data === undefined) return null;
+  const answer = format === 'json' ? answerPart(record.data, reference.field) : record.reply;
+  if (grader?.grade) return grader.grade(answer, reference.value);
+  if (format === 'json') return jsonMatches(answer, reference.value);
   const expected = typeof reference.value === 'string' ? reference.value : JSON.stringify(reference.value);
   return sameText(record.reply, expected);
 }

@@ -1,6 +1,7 @@
 import { COST_CAVEAT, costText, formatUsd } from '../cost/cost-summary.js';
 import { USAGE_CAVEAT } from '../record/usage-totals.js';
 import { datasetLines } from './dataset-text.js';
+import { evaluationSection } from './evaluation-html.js';
 import { type Html, html, jsonScript, trustedHtml } from './html.js';
 import { modelComparisonSection, modelRowsSection } from './model-html.js';
 import { describePending, pendingUnit } from './pending.js';
@@ -40,8 +41,9 @@ ${pendingNote === null ? '' : html`<p>${pendingNote}</p>`}
 ${stats.damagedLines > 0 ? html`<p>${stats.damagedLines} line(s) of the records files are not records (torn or edited): skipped.</p>` : ''}
 <p>${stats.usage ? `Tokens: ${usageSummary(stats.usage)}, over every session; ${USAGE_CAVEAT}.` : 'Tokens: not recorded (the manifest was written before chatbatch kept usage).'}</p>
 <p>Cost: ${costText(stats.cost)}, over every session.</p>
+${evaluationSection(stats.evaluation)}
 <h2>Replies</h2>
-<ul>${datasetLines(stats.dataset).map((line) => html`<li>${line}</li>`)}</ul>
+<ul>${datasetLines(stats.dataset, stats.grading).map((line) => html`<li>${line}</li>`)}</ul>
 ${stats.models ? modelComparisonSection(stats.models) : ''}
 ${leastConsistent(stats)}
 ${rowsSection(view)}

@@ -3,6 +3,7 @@ import type { RowRecord } from '../record/record.js';
 import type { UsageTotals } from '../record/usage-totals.js';
 import { readCheckedRecords } from './checked-records.js';
 import { type DatasetSummary, DatasetTally } from './dataset-stats.js';
+import type { EvaluationSummary } from './evaluation-stats.js';
 import { compareModels, type ModelComparison } from './model-comparison.js';
 import { ModelTally } from './model-stats.js';
 import { quantile } from './quantile.js';
@@ -43,6 +44,10 @@ export interface RunStats {
   points: Array<{ t: number; duration_ms: number; status: number | string | null; ok: boolean; attempts: number }>;
   /** What an evaluation asks of the replies: schema validity, refusals, truncations, sample agreement. */
   dataset: DatasetSummary;
+  /** How replies were judged (`--expect gold, --grade includes`), from the manifest; absent when not known. */
+  grading?: string;
+  /** With judged records: pairs of models compared row by row, the majority answer and pass@k (evaluation-stats.ts). */
+  evaluation?: EvaluationSummary;
   /** With more than one model in the records: one line per model, and how the models agree. */
   models?: ModelComparison;
   /** Lines of the records files that were not records (torn or hand-edited), skipped. */

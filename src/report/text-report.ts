@@ -1,5 +1,6 @@
 import { costText } from '../cost/cost-summary.js';
 import { datasetLines, leastConsistentLines } from './dataset-text.js';
+import { evaluationLines } from './evaluation-text.js';
 import { modelComparisonLines } from './model-text.js';
 import { describePending, pendingUnit } from './pending.js';
 import type { RunStats } from './stats.js';
@@ -20,8 +21,10 @@ export function formatTextReport(stats: RunStats, title: string): string {
   );
   lines.push(`cost: ${costText(stats.cost)}, over every session`);
   if (stats.damagedLines > 0) lines.push(`${stats.damagedLines} line(s) of the records files are not records (torn or edited): skipped`);
-  lines.push('', 'replies:', ...datasetLines(stats.dataset).map((line) => `  ${line}`));
+  lines.push('', 'replies:', ...datasetLines(stats.dataset, stats.grading).map((line) => `  ${line}`));
   if (stats.models) lines.push('', ...modelComparisonLines(stats.models));
+  const evaluation = stats.evaluation ? evaluationLines(stats.evaluation) : [];
+  if (evaluation.length > 0) lines.push('', ...evaluation);
   const least = leastConsistentLines(stats.dataset);
   if (least.length > 0) lines.push('', 'least consistent rows:', ...least.map((line) => `  ${line}`));
   lines.push('', 'by status:', ...table(stats.byStatus));

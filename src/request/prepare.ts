@@ -31,6 +31,12 @@ export interface PrepareSettings extends RequestSettings {
   keepInput?: string | readonly string[] | null;
   /** `--expect`: the field holding each row's reference answer; null for none. */
   expect?: string | null;
+  /**
+   * Build only this model's request (its index in `models`): a lane of the run reads the input
+   * for its own model, and the other models' requests would be built and hashed for nothing.
+   * Absent: every model's (the dry run and `validate`).
+   */
+  onlyModel?: number;
 }
 
 /** A run's configuration as row-preparation settings: the extra headers as their identity. */
@@ -92,10 +98,13 @@ function prepareRow(row: InputRow, settings: PrepareSettings, keep: KeepInput, n
   if (!body.ok) return invalid(origin, origin.id, body.problem);
   notes.add(row, body);
   const params = withRowParams(settings.params, body.params);
-  const requests = (settings.models ?? [settings.model]).map((model) =>
-    buildChatRequest(messages.messages, { baseUrl: settings.baseUrl, model, headers: settings.headers ?? '', params }),
+  const only = settings.onlyModel;
+  const requests = (settings.models ?? [settings.model]).map((model, index) =>
+    only === undefined || index === only
+      ? buildChatRequest(messages.messages, { baseUrl: settings.baseUrl, model, headers: settings.headers ?? '', params })
+      : UNBUILT,
   );
-  const request = requests[0]!;
+  const request = requests[only ?? 0]!;
   return {
     kind: 'task',
     key: origin.id,
@@ -117,6 +126,9 @@ function prepareRow(row: InputRow, settings: PrepareSettings, keep: KeepInput, n
     },
   };
 }
+
+/** In place of a request a lane's reader does not build (PrepareSettings.onlyModel): never sent, never read. */
+const UNBUILT = Object.freeze({}) as ChatRequest;
 
 /** A row that becomes an `invalid_input` record under `key`. */
 function invalid(origin: RowOrigin, key: string, problem: string): PreparedRow {

@@ -1,9 +1,10 @@
 import { categoryOf, DROPPED, SUCCEEDED } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
-import { forTarget, prepareRows, prepareSettingsOf } from '../request/prepare.js';
+import { forTarget, type PreparedRow, prepareRows, prepareSettingsOf, type RowTarget } from '../request/prepare.js';
 import type { RowTask } from '../request/row-task.js';
 import { keyModelOf, sampleIndexes } from '../request/samples.js';
 import type { PreviousResult } from '../state/previous-results.js';
+import { SeenIds } from '../state/seen-ids.js';
 import type { OpenedRun } from './open-run.js';
 import { invalidInputRecord } from './record-builders.js';
 import { rerunsFailed, reusable } from './resume-rules.js';
@@ -19,54 +20,119 @@ export interface Admission {
   notes: BatchNotes;
 }
 
+/** How far one lane's reader got: the rows it admitted (other shards' not counted), and whether it stopped early. */
+interface LaneReach {
+  rows: number;
+  /** Every row read, other shards' too. */
+  read: number;
+  stopped: boolean;
+}
+
 /**
- * Reads the rows and admits each of their copies (every model, then every sample) in input order: reused from an earlier
- * session, settled at once (an invalid row, a reply that passes a new check), or sent. A row is
- * read only when there is room for it, so memory stays flat however large the input.
+ * Reads the rows and admits each of their copies (every model, then every sample) at its place
+ * in input order: reused from an earlier session, settled at once (an invalid row, a reply that
+ * passes a new check), or sent. Each model's lane reads the input for itself, so a model held
+ * back by its limit never holds the others back: a fast model runs ahead as far as the reorder
+ * window allows (ordered-results.ts), and the output stays in input order. A row is read only
+ * when its lane has room for it, so memory stays flat however large the input.
  */
 export async function admitRows(run: OpenedRun, sending: Sending): Promise<Admission> {
-  const { config, progress, results } = run;
+  const { config } = run;
   const admission: Admission = {
     rowsPerFile: new Map(),
     inputExhausted: true,
     notes: new BatchNotes(config.models, run.log),
   };
-  const rows = prepareRows(run.files, prepareSettingsOf(config), admission.notes, run.seen);
-  let position = -1;
-  let keepingOnly = false;
-  const samples = sampleIndexes(config.repeat);
-  const { models } = config;
-  const keyModel = keyModelOf(models, run.previousWritten?.manifest ?? null);
-  for await (const row of rows) {
-    if (!keepingOnly && (sending.stopped || run.tokens.limitReached)) {
-      if (!keepsEarlierRecords(run)) {
-        admission.inputExhausted = false;
-        break;
-      }
-      // A resume that stops early still writes every earlier record of the rows it did not
-      // reach (read on without sending), so its files replace the earlier ones by a superset.
-      keepingOnly = true;
-      await sending.open.drained();
-    }
-    const { file } = row.kind === 'task' ? row.task : row.origin;
-    admission.rowsPerFile.set(file, (admission.rowsPerFile.get(file) ?? 0) + 1);
-    if (row.kind === 'other-shard') continue;
-    progress.rowsRead++;
-    for (let modelIndex = 0; modelIndex < models.length; modelIndex++) {
-      for (const sample of samples) {
-        position++;
-        results.admit(position);
-        const prepared = forTarget(row, { models, modelIndex, sample, keyModel }, position);
-        if (keepingOnly) keepEarlierOnly(run, prepared.key, position);
-        else {
-          const waiting = admitSample(run, sending, prepared, position);
-          if (waiting) await waiting;
-        }
-      }
-    }
-    if (keepingOnly && results.windowSize >= KEEP_FLUSH_ROWS) results.flushAll();
+  const reaches = await Promise.all(config.models.map((_, modelIndex) => readLane(run, sending, admission, modelIndex)));
+  if (reaches.some((reach) => reach.stopped)) {
+    if (keepsEarlierRecords(run)) await keepEarlierRecords(run, sending, admission, reaches);
+    else admission.inputExhausted = false;
   }
   return admission;
+}
+
+/**
+ * One model's reader. The first model's (the primary) counts the rows read and gathers the
+ * notes about them; the others read the same rows to the same verdicts (ids, duplicates, invalid
+ * rows) with a table of seen ids of their own, and build only their model's request.
+ */
+async function readLane(run: OpenedRun, sending: Sending, admission: Admission, modelIndex: number): Promise<LaneReach> {
+  const { config, progress, results } = run;
+  const primary = modelIndex === 0;
+  const settings = { ...prepareSettingsOf(config), onlyModel: modelIndex };
+  const rows = primary
+    ? prepareRows(run.files, settings, admission.notes, run.seen)
+    : prepareRows(run.files, settings, new BatchNotes(config.models), new SeenIds());
+  const places = copyPlaces(run);
+  let rowIndex = 0;
+  let read = 0;
+  for await (const row of rows) {
+    if (sending.stopped || run.tokens.limitReached) return { rows: rowIndex, read, stopped: true };
+    read++;
+    if (primary) countRead(admission, row);
+    if (row.kind === 'other-shard') continue;
+    if (primary) progress.rowsRead++;
+    for (let sampleIndex = 0; sampleIndex < places.samples.length; sampleIndex++) {
+      const position = places.position(rowIndex, modelIndex, sampleIndex);
+      results.admit(position);
+      const prepared = forTarget(row, places.target(modelIndex, sampleIndex), position);
+      const waiting = admitSample(run, sending, prepared, position);
+      if (waiting) await waiting;
+    }
+    rowIndex++;
+  }
+  return { rows: rowIndex, read, stopped: false };
+}
+
+/** Where each copy of a row goes in the output: row by row, then model by model, then sample by sample. */
+function copyPlaces(run: OpenedRun) {
+  const { models, repeat } = run.config;
+  const samples = sampleIndexes(repeat);
+  const keyModel = keyModelOf(models, run.previousWritten?.manifest ?? null);
+  const perRow = models.length * samples.length;
+  return {
+    samples,
+    position: (rowIndex: number, modelIndex: number, sampleIndex: number): number =>
+      rowIndex * perRow + modelIndex * samples.length + sampleIndex,
+    target: (modelIndex: number, sampleIndex: number): RowTarget => ({ models, modelIndex, sample: samples[sampleIndex], keyModel }),
+  };
+}
+
+function countRead(admission: Admission, row: PreparedRow): void {
+  const { file } = row.kind === 'task' ? row.task : row.origin;
+  admission.rowsPerFile.set(file, (admission.rowsPerFile.get(file) ?? 0) + 1);
+}
+
+/**
+ * A resume that stopped early still writes the earlier records of the copies its lanes did not
+ * reach (read on without sending, once nothing is in flight), so its files replace the earlier
+ * ones by a superset. The rows the primary lane did not reach are counted as read here.
+ */
+async function keepEarlierRecords(run: OpenedRun, sending: Sending, admission: Admission, reaches: readonly LaneReach[]): Promise<void> {
+  await sending.open.drained();
+  const { config, results } = run;
+  const places = copyPlaces(run);
+  const rows = prepareRows(run.files, prepareSettingsOf(config), new BatchNotes(config.models), new SeenIds());
+  let rowIndex = 0;
+  let read = 0;
+  for await (const row of rows) {
+    if (read++ >= reaches[0]!.read) {
+      countRead(admission, row);
+      if (row.kind !== 'other-shard') run.progress.rowsRead++;
+    }
+    if (row.kind === 'other-shard') continue;
+    for (let modelIndex = 0; modelIndex < reaches.length; modelIndex++) {
+      if (rowIndex < reaches[modelIndex]!.rows) continue;
+      for (let sampleIndex = 0; sampleIndex < places.samples.length; sampleIndex++) {
+        const position = places.position(rowIndex, modelIndex, sampleIndex);
+        results.admit(position);
+        keepEarlierOnly(run, forTarget(row, places.target(modelIndex, sampleIndex), position).key, position);
+      }
+    }
+    rowIndex++;
+    // Written out only as far as this pass has been: the rows past it may still have an earlier record to keep.
+    if (results.windowSize >= KEEP_FLUSH_ROWS) results.flushThrough(places.position(rowIndex, 0, 0) - 1);
+  }
 }
 
 /** Rows a stopped resume gathers before writing them out. */
@@ -134,13 +200,13 @@ function placeSample(
     sending.settleNow(position, prepared.key, prepared.fingerprint, record);
     return;
   }
-  if (sending.hasRoomFor(prepared.task.model) && results.windowHasRoom) sending.send(prepared.task);
+  if (sending.hasRoomFor(prepared.task.model) && results.hasRoomFor(position)) sending.send(prepared.task);
   else return sendWhenRoom(run, sending, prepared.task);
 }
 
 async function sendWhenRoom(run: OpenedRun, sending: Sending, task: RowTask): Promise<void> {
   if (!sending.hasRoomFor(task.model)) await sending.roomFor(task.model);
-  if (!run.results.windowHasRoom) await run.results.roomInWindow(sending.stoppedSignal);
+  if (!run.results.hasRoomFor(task.position)) await run.results.roomFor(task.position, sending.stoppedSignal);
   sending.send(task);
 }
 

@@ -19,14 +19,6 @@ import type { RunProgress } from './progress.js';
  */
 const DEFAULT_RATE_LIMITED_MS = 5 * 60_000;
 
-/**
- * Rows of one model that may wait for its slots while the row reader goes on, in a run with
- * several models: how far the other models may run ahead of a slowed one (429s, an outage pause)
- * before the reader waits for it. Each holds its request body; the output's order is kept by the
- * reorder window, whatever order rows settle in.
- */
-const QUEUED_ROWS = 2048;
-
 export interface FatalStop {
   outcome: AttemptFailure;
   cause: FatalCause;
@@ -83,13 +75,12 @@ export class ModelLane {
       now,
     });
     // A few rows wait ready beyond the pool's slots so a freed slot is filled at once; rows
-    // resting between retries hold no slot but still count in `total`. With several models, rows
-    // of a slowed model queue here (up to QUEUED_ROWS) while the reader goes on to the others'.
+    // resting between retries hold no slot but still count in `total`. Each lane has a reader of
+    // its own (admit-rows.ts): a slowed model's reader waits here, the others' go on.
     const readyAhead = Math.max(8, Math.ceil(ceiling / 4));
     this.gate = new AdmissionGate({
       working: () => this.controller.concurrency + readyAhead,
       total: ceiling * 4 + 64,
-      queued: named ? QUEUED_ROWS : 0,
     });
     const stopDispatch = AbortSignal.any([shared.stopDispatch, this.stop.signal]);
     // Every row of the lane waiting for a slot or a delay listens on it: as many listeners as open rows is the design.
@@ -117,6 +108,7 @@ export class ModelLane {
       now,
       random: run.random,
       sleep: run.sleep,
+      newTimer: run.newTimer,
     });
   }
 

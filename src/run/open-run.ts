@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import { type OneTimer, realTimer, timerOnSleep } from '../async/one-timer.js';
 import { sleep } from '../async/sleep.js';
 import { CostAccount } from '../cost/cost-account.js';
 import { type ManifestCost, manifestCost, roundUsd, sessionCostByModel } from '../cost/cost-summary.js';
@@ -55,6 +56,8 @@ export interface OpenedRun {
   readonly random: () => number;
   /** Waits out retry delays and pacing naps (a test's clock may skip ahead instead). */
   readonly sleep: (ms: number, signal: AbortSignal) => Promise<boolean>;
+  /** Makes a pacing timer on the same clock as `sleep`. */
+  readonly newTimer: () => OneTimer;
   /** The test seam's dispatcher (a MockAgent), or null: the client connects. */
   readonly dispatcher: Dispatcher | null;
   readonly progress: RunProgress;
@@ -328,6 +331,7 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
     now: parts.now,
     random: options.random ?? Math.random,
     sleep: options.sleep ?? sleep,
+    newTimer: options.sleep ? () => timerOnSleep(options.sleep!) : realTimer,
     dispatcher: options.dispatcher ?? null,
     progress: parts.progress,
     startedAt: parts.startedAt,

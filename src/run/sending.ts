@@ -9,6 +9,7 @@ import { maskKey } from '../record/key-mask.js';
 import { outcomeCode, SUCCEEDED } from '../record/outcome-code.js';
 import type { RowRecord } from '../record/record.js';
 import { recordJson } from '../record/record-json.js';
+import { graderFor } from '../reply/grader.js';
 import { judgeRecord, type ReferenceAnswer, withCorrect } from '../reply/reference-answer.js';
 import type { RowTask } from '../request/row-task.js';
 import { paramsEveryRowCarries } from '../request/sent-params.js';
@@ -183,7 +184,7 @@ export class Sending {
   private judged(record: RowRecord, reference: ReferenceAnswer | undefined): RowRecord {
     const { config } = this.run;
     if (!config.expect) return record;
-    return withCorrect(record, judgeRecord(record, reference ?? null, config.replyFormat));
+    return withCorrect(record, judgeRecord(record, reference ?? null, config.replyFormat, graderFor(config.grade)));
   }
 
   /** Stops listening for the stop signal and closes the client; once (the run closes it again after a failure). */
@@ -193,6 +194,7 @@ export class Sending {
     if (this.graceTimer) clearTimeout(this.graceTimer);
     this.stop.removeEventListener('abort', this.onStop);
     this.client.close();
+    for (const lane of this.lanes) lane.pacer.close();
     clearInterval(this.paceWords);
     syncLanes(this.run.progress, this.lanes, true);
   }

@@ -18,6 +18,8 @@ export interface SimContext {
   readonly retryAfterMs: number;
   /** The rpm/tpm/in-flight limits when any is set, else null. */
   readonly limits: ProviderLimits | null;
+  /** Each model's own limits (SimulatorOptions.modelLimits), by model name. */
+  readonly modelLimits: ReadonlyMap<string, ProviderLimits>;
   /** Milliseconds since the epoch (Date.now unless a test injects one). */
   readonly clock: () => number;
   sequence: number;

@@ -17,6 +17,15 @@ export interface SimulatorStats {
   /** When the first and the last request arrived, in the clock's milliseconds; null before any. */
   firstRequestAt: number | null;
   lastRequestAt: number | null;
+  /** What each model's requests met at the limits: admitted, refused, first and last admitted (the clock's ms). */
+  byModel: Record<string, ModelStats>;
+}
+
+export interface ModelStats {
+  admitted: number;
+  limited: number;
+  firstAdmittedAt: number | null;
+  lastAdmittedAt: number | null;
 }
 
 function fresh(inFlight: number, admittedInFlight: number): SimulatorStats {
@@ -31,6 +40,7 @@ function fresh(inFlight: number, admittedInFlight: number): SimulatorStats {
     tokensCharged: 0,
     firstRequestAt: null,
     lastRequestAt: null,
+    byModel: {},
   };
 }
 
@@ -71,6 +81,18 @@ export class Counters {
     this.serving--;
   }
 
+  /** A request for `model` met the limits at `at`: admitted or refused with a 429. */
+  modelAnswered(model: string, at: number, admitted: boolean): void {
+    const own = (this.stats.byModel[model] ??= { admitted: 0, limited: 0, firstAdmittedAt: null, lastAdmittedAt: null });
+    if (!admitted) {
+      own.limited++;
+      return;
+    }
+    own.admitted++;
+    own.firstAdmittedAt ??= at;
+    own.lastAdmittedAt = at;
+  }
+
   limited(cause: LimitCause): void {
     this.stats.limited[cause]++;
   }
@@ -81,7 +103,8 @@ export class Counters {
 
   snapshot(): SimulatorStats {
     const { stats } = this;
-    return { ...stats, meanInFlight: this.load.mean(), byStatus: { ...stats.byStatus }, limited: { ...stats.limited } };
+    const byModel = Object.fromEntries(Object.entries(stats.byModel).map(([model, own]) => [model, { ...own }]));
+    return { ...stats, meanInFlight: this.load.mean(), byStatus: { ...stats.byStatus }, limited: { ...stats.limited }, byModel };
   }
 
   /** Starts counting afresh; requests still in flight stay counted as in flight. */

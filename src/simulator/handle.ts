@@ -44,7 +44,14 @@ export function handleChat(context: SimContext, req: IncomingMessage, res: Serve
   let replies: string[];
   try {
     replies = simulatedChoices(
-      { body, messages: request.messages, temperature: request.temperature, responseFormat: request.response_format, sampleSeed },
+      {
+        body,
+        messages: request.messages,
+        temperature: request.temperature,
+        responseFormat: request.response_format,
+        sampleSeed,
+        model: request.model,
+      },
       choices,
     );
   } catch (error) {

@@ -1,3 +1,4 @@
+import { quizAnswer, quizReply } from './quiz.js';
 import { fnv1a, type SimMessage, simulatedReply } from './reply.js';
 
 /**
@@ -149,6 +150,8 @@ export interface ReplyRequest {
   responseFormat: unknown;
   /** Which sample of a row this request is: stable across a row's retries, different between its samples. */
   sampleSeed: string;
+  /** The model asked: on a quiz (`[[sim:answer=...]]`, quiz.ts) each model is right on its own rows. */
+  model?: string;
 }
 
 /**
@@ -159,8 +162,10 @@ export interface ReplyRequest {
  */
 export function simulatedChoices(request: ReplyRequest, count: number): string[] {
   const asked = requestedJson(request.responseFormat);
+  const answer = asked ? null : quizAnswer(request.messages);
   return Array.from({ length: count }, (_, choice) => {
     const variant = variantOf(request, choice);
+    if (answer !== null) return quizReply(answer, request.messages, request.model ?? '', variant + choice * 8);
     if (asked) {
       const seedText = choice === 0 && variant === 0 ? request.body : `${request.body}\u0000${choice}\u0000${variant}`;
       return JSON.stringify(simulatedJson(seedText, asked.schema));

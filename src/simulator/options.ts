@@ -52,6 +52,12 @@ export interface SimulatorOptions {
   limitHeaders?: LimitHeaders;
   /** A request arriving while this many are being served gets 429 at once. */
   maxInFlight?: number;
+  /**
+   * Limits of each model's own, as providers set them ("rate limits are defined per model":
+   * OpenAI's project rate limits, Anthropic's per model class): a request for a model named here
+   * meets that model's buckets (with `burstMs` and `limitHeaders` as above) instead of `rpm`/`tpm`.
+   */
+  modelLimits?: Record<string, { rpm?: number; tpm?: number }>;
   /** Milliseconds since the epoch (default Date.now): the limits' time and the counters' first/last request. */
   clock?: () => number;
   onRequest?: (request: { method: string; url: string; headers: IncomingMessage['headers']; body: string }) => void;

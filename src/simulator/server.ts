@@ -43,6 +43,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     drawFault: faultDrawer(options.faults, random),
     retryAfterMs: options.retryAfterMs ?? 1000,
     limits: limited ? new ProviderLimits(options, clock()) : null,
+    modelLimits: new Map(
+      Object.entries(options.modelLimits ?? {}).map(([model, own]) => [model, new ProviderLimits({ ...options, ...own }, clock())]),
+    ),
     clock,
     sequence: 0,
   };

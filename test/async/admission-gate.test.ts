@@ -11,10 +11,10 @@ function deferred() {
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('AdmissionGate', () => {
-  it('starts at most `working` rows, queues up to `queued` more in order, then has no room', async () => {
-    const gate = new AdmissionGate({ working: () => 2, total: 100, queued: 2 });
+  it('starts at most `working` rows, then has no room until one of them ends', async () => {
+    const gate = new AdmissionGate({ working: () => 2, total: 100 });
     const started: number[] = [];
-    const works = Array.from({ length: 4 }, () => deferred());
+    const works = Array.from({ length: 2 }, () => deferred());
     for (const [index, work] of works.entries()) {
       expect(gate.hasRoom).toBe(true);
       void gate.run(async () => {
@@ -28,12 +28,11 @@ describe('AdmissionGate', () => {
     const room = gate.room();
     works[1]!.finish();
     await room;
-    expect(started).toEqual([0, 1, 2]);
     expect(gate.hasRoom).toBe(true);
   });
 
-  it('with nothing queued (one model), the reader waits for a working slot itself', async () => {
-    const gate = new AdmissionGate({ working: () => 1, total: 100, queued: 0 });
+  it('the reader waits for a working slot itself', async () => {
+    const gate = new AdmissionGate({ working: () => 1, total: 100 });
     const work = deferred();
     void gate.run(() => work.done);
     expect(gate.hasRoom).toBe(false);
@@ -47,7 +46,7 @@ describe('AdmissionGate', () => {
   });
 
   it('a resting row gives its working slot to the next, but still counts against total', async () => {
-    const gate = new AdmissionGate({ working: () => 1, total: 2, queued: 5 });
+    const gate = new AdmissionGate({ working: () => 1, total: 2 });
     const started: number[] = [];
     const works = Array.from({ length: 3 }, () => deferred());
     for (const [index, work] of works.entries()) {

@@ -16,8 +16,8 @@ describe('the jobs shipped in jobs/', () => {
     for (const name of jobs) {
       const validated = await runCli(['validate', `jobs/${name}`], { cwd: dir.path });
       expect(validated.code, `${name}: ${validated.stdout}`).toBe(0);
-      // `ok (8 row(s))`, or with repeat `ok (8 row(s), 3 samples each: 24 request(s))`: one record per request.
-      const counts = /ok \((\d+) row\(s\)(?:, \d+ samples each: (\d+) request\(s\))?\)/.exec(validated.stdout);
+      // `ok (8 row(s))`, or with repeat `ok (8 row(s), 3 samples each: 24 request(s))` (`2 models each`): one record per request.
+      const counts = /ok \((\d+) row\(s\)(?:, \d+ (?:samples|models) each: (\d+) request\(s\))?\)/.exec(validated.stdout);
       const rows = Number(counts?.[2] ?? counts?.[1]);
       const ran = await runCli(['run', '--job', `jobs/${name}`, '--simulate', '--out', `out-${name}`, '--quiet'], { cwd: dir.path });
       expect(ran.code, `${name}: ${ran.stderr}`).toBe(0);
@@ -27,6 +27,15 @@ describe('the jobs shipped in jobs/', () => {
         expect((await dir.read(`out-${name}/output.csv`)).split('\n')[0]).toMatch(
           /^sku,.*,reply,status,code,duration_ms,trace_id,attempts$/,
         );
+      if (name === 'compare-models.json') {
+        // The simulator plays the two models apart: the report tells them apart, by category too.
+        const report = await runCli(['report', `out-${name}`, '--group-by', 'category'], { cwd: dir.path });
+        expect(report.code, report.stderr).toBe(0);
+        expect(report.stdout).toMatch(
+          /quiz-strong-right85 \d+\.\d% vs quiz-weak-right70 \d+\.\d%: .*, 200 rows judged by both: quiz-strong-right85 is right more often/,
+        );
+        expect(report.stdout).toContain('  multiplication  50');
+      }
       if (name === 'evaluate-sentiment.json') {
         expect((await dir.read(`out-${name}/output.csv`)).split('\n')[0]).toBe(
           'id,file,line,sample,reply,status,code,duration_ms,trace_id,attempts,correct,data.label,data.score',

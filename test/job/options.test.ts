@@ -14,6 +14,8 @@ function sampleValue(spec: OptionSpec): unknown {
   if (spec.choices) return spec.choices.find((choice) => choice !== spec.default);
   // Prices have a form of their own: IN/OUT, or MODEL=IN/OUT.
   if (spec === RUN_OPTIONS.price) return ['m=0.15/0.6', '1/2'];
+  // A grader is named: exact, includes, regex:PATTERN, number[:TOLERANCE], choice.
+  if (spec === RUN_OPTIONS.grade) return 'number:1%';
   switch (spec.kind) {
     case 'boolean':
       return !spec.default;
@@ -35,16 +37,18 @@ const plainOptions = flagOptions().filter(([, spec]) => !spec.custom);
 describe('the option table', () => {
   it.each(plainOptions)('%s: the flag outranks the job file, which outranks the default', (name, spec) => {
     const value = sampleValue(spec);
-    const fromDefault = resolveRunConfig(required, null, context);
+    // A grader other than exact needs a reference to grade against.
+    const needs: RunFlags = spec === RUN_OPTIONS.grade ? { ...required, expect: 'answer' } : required;
+    const fromDefault = resolveRunConfig(needs, null, context);
     expect(fromDefault[name as keyof typeof fromDefault]).toEqual(spec.default ?? null);
-    const fromFlag = resolveRunConfig({ ...required, [name]: value }, null, context);
+    const fromFlag = resolveRunConfig({ ...needs, [name]: value }, null, context);
     expect(fromFlag[name as keyof typeof fromFlag]).toEqual(value);
     if (spec.job === undefined) return;
-    const job: LoadedJob = { file: 'j.json', dir: '.', job: { [spec.job]: value } };
+    const job: LoadedJob = { file: 'j.json', dir: '.', job: { [spec.job]: value, ...(needs.expect ? { expect: needs.expect } : {}) } };
     expect(checkJob(job.job, 'j.json')).toEqual([]);
-    const fromJob = resolveRunConfig(required, job, context);
+    const fromJob = resolveRunConfig(needs, job, context);
     expect(fromJob[name as keyof typeof fromJob]).toEqual(value);
-    const overridden = resolveRunConfig({ ...required, [name]: spec.default ?? value }, job, context);
+    const overridden = resolveRunConfig({ ...needs, [name]: spec.default ?? value }, job, context);
     expect(overridden[name as keyof typeof overridden]).toEqual(spec.default ?? value);
   });
 

@@ -158,7 +158,10 @@ describe('journal', () => {
     const stop = new AbortController();
     for (let position = 0; position < MAX_REORDER_ROWS; position++) results.admit(position);
     let room = false;
-    const waiting = results.roomInWindow(stop.signal).then(() => (room = true));
+    // The window is full: a row past it waits, one inside it (a slow lane's) never does.
+    expect(results.hasRoomFor(MAX_REORDER_ROWS - 1)).toBe(true);
+    expect(results.hasRoomFor(MAX_REORDER_ROWS)).toBe(false);
+    const waiting = results.roomFor(MAX_REORDER_ROWS, stop.signal).then(() => (room = true));
     await turnsOfTheEventLoop(5);
     expect(room).toBe(false);
     const location = await writer.append({ k: 'r0', f: 'fp', o: SUCCEEDED }, '{"id":"r0"}');
@@ -167,7 +170,7 @@ describe('journal', () => {
     expect(results.windowSize).toBe(MAX_REORDER_ROWS - 1);
 
     results.admit(MAX_REORDER_ROWS);
-    const stopped = results.roomInWindow(stop.signal);
+    const stopped = results.roomFor(MAX_REORDER_ROWS + 1, stop.signal);
     stop.abort();
     await stopped;
     await writer.close();

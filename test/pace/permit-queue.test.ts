@@ -1,0 +1,173 @@
+import { describe, expect, it } from 'vitest';
+import { timerOnSleep } from '../../src/async/one-timer.js';
+import { type GrantAnswer, PermitQueue } from '../../src/pace/permit-queue.js';
+import { RefillingBucket } from '../../src/pace/refilling-bucket.js';
+
+/**
+ * A clock whose timers fire only when the test moves time on: every `sleep` is remembered, and
+ * `advance` fires the ones due, in order. Counts the timers set, to hold the queue to one.
+ */
+function manualClock() {
+  let time = 0;
+  const timers: Array<{ due: number; signal: AbortSignal; resolve(slept: boolean): void }> = [];
+  let set = 0;
+  return {
+    now: () => time,
+    get timersSet() {
+      return set;
+    },
+    get pending() {
+      return timers.filter((timer) => !timer.signal.aborted).length;
+    },
+    sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+      set++;
+      return new Promise<boolean>((resolve) => {
+        const timer = { due: time + ms, signal, resolve };
+        timers.push(timer);
+        signal.addEventListener('abort', () => resolve(false), { once: true });
+      });
+    },
+    /** Moves time on by `ms`, firing due timers in order and letting their work run. */
+    async advance(ms: number): Promise<void> {
+      const until = time + ms;
+      for (;;) {
+        timers.sort((a, b) => a.due - b.due);
+        const next = timers.find((timer) => !timer.signal.aborted && timer.due <= until);
+        if (!next) break;
+        timers.splice(timers.indexOf(next), 1);
+        time = Math.max(time, next.due);
+        next.resolve(true);
+        await settle();
+      }
+      time = until;
+      await settle();
+    },
+  };
+}
+
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await Promise.resolve();
+}
+
+/** A queue granting from a bucket of `perSecond` requests a second (capacity 1: evenly spaced). */
+function bucketQueue(perSecond: number, stop = new AbortController()) {
+  const clock = manualClock();
+  const bucket = new RefillingBucket(1, clock.now(), 1000 / perSecond);
+  let asks = 0;
+  const queue = new PermitQueue<string, string>({
+    tryGrant(name): GrantAnswer<string> {
+      asks++;
+      const wait = bucket.waitFor(1, clock.now());
+      if (wait > 0) return wait;
+      bucket.spend(1, clock.now());
+      return { go: name };
+    },
+    stop: stop.signal,
+    timer: timerOnSleep(clock.sleep),
+    now: clock.now,
+  });
+  return { queue, clock, stop, asks: () => asks };
+}
+
+describe('PermitQueue', () => {
+  it('grants a free permit at once, as a value and not a promise, with no timer', () => {
+    const { queue, clock } = bucketQueue(10);
+    expect(queue.acquire('first')).toBe('first');
+    expect(clock.timersSet).toBe(0);
+  });
+
+  it('lets waiters go in the order they came, one timer at a time, each when its permit is due', async () => {
+    const { queue, clock } = bucketQueue(10); // one every 100 ms
+    expect(queue.acquire('a')).toBe('a');
+    const granted: Array<[string, number]> = [];
+    for (const name of ['b', 'c', 'd', 'e']) {
+      const asked = queue.acquire(name);
+      expect(asked).toBeInstanceOf(Promise);
+      void (asked as Promise<string | null>).then((got) => granted.push([got!, clock.now()]));
+    }
+    expect(queue.length).toBe(4);
+    expect(clock.pending).toBe(1);
+    await clock.advance(450);
+    expect(granted).toEqual([
+      ['b', 100],
+      ['c', 200],
+      ['d', 300],
+      ['e', 400],
+    ]);
+    // One timer per permit that was not free: not one per waiter per nap.
+    expect(clock.timersSet).toBe(4);
+    expect(clock.pending).toBe(0);
+  });
+
+  it('does not let a newcomer overtake the waiters, even when a permit is free as it comes', async () => {
+    const { queue, clock } = bucketQueue(10);
+    queue.acquire('a');
+    const order: string[] = [];
+    void (queue.acquire('b') as Promise<string>).then((got) => order.push(got));
+    await clock.advance(100);
+    expect(order).toEqual(['b']);
+    void (queue.acquire('c') as Promise<string>).then((got) => order.push(got));
+    void (queue.acquire('d') as Promise<string>).then((got) => order.push(got));
+    await clock.advance(250);
+    expect(order).toEqual(['b', 'c', 'd']);
+  });
+
+  it('wakes every waiter with null at once when the lane stops, and clears its timer', async () => {
+    const { queue, clock, stop } = bucketQueue(1);
+    queue.acquire('a');
+    const woken = await (async () => {
+      const waits = ['b', 'c', 'd'].map((name) => queue.acquire(name) as Promise<string | null>);
+      stop.abort();
+      return Promise.all(waits);
+    })();
+    expect(woken).toEqual([null, null, null]);
+    expect(clock.pending).toBe(0);
+    expect(queue.acquire('e')).toBeNull();
+  });
+
+  it('asks again when nudged, so a wait that got shorter is not slept out', async () => {
+    const clock = manualClock();
+    let openAt = 10_000;
+    const queue = new PermitQueue<string, string>({
+      tryGrant: (name) => (clock.now() >= openAt ? { go: name } : openAt - clock.now()),
+      stop: new AbortController().signal,
+      timer: timerOnSleep(clock.sleep),
+      now: clock.now,
+    });
+    let got: string | null = null;
+    void (queue.acquire('a') as Promise<string>).then((name) => (got = name));
+    await clock.advance(50);
+    expect(got).toBeNull();
+    openAt = 0; // an answer said there is room after all
+    queue.nudge();
+    await settle();
+    expect(got).toBe('a');
+    expect(clock.pending).toBe(0);
+  });
+
+  it('asks again at least every second while the head waits long, so the stopping rules are judged', async () => {
+    const { queue, clock, asks } = bucketQueue(1 / 60); // one a minute
+    queue.acquire('a');
+    void queue.acquire('b');
+    const before = asks();
+    await clock.advance(10_000);
+    expect(asks() - before).toBeGreaterThanOrEqual(9);
+    expect(asks() - before).toBeLessThanOrEqual(11);
+  });
+
+  it('stops every waiter when the head is told to stop (a limit that holds the run too long)', async () => {
+    const clock = manualClock();
+    let stopNow = false;
+    const queue = new PermitQueue<string, string>({
+      tryGrant: () => (stopNow ? 'stop' : 500),
+      stop: new AbortController().signal,
+      timer: timerOnSleep(clock.sleep),
+      now: clock.now,
+    });
+    const waits = ['a', 'b'].map((name) => queue.acquire(name) as Promise<string | null>);
+    stopNow = true;
+    await clock.advance(600);
+    expect(await Promise.all(waits)).toEqual([null, null]);
+    expect(queue.length).toBe(0);
+  });
+});
