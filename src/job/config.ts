@@ -6,6 +6,7 @@ import { formatOf } from '../input/formats.js';
 import { parseShard, type Shard } from '../input/shard.js';
 import { judgeProblems } from '../judge/judge-settings.js';
 import { FAILURE_CATEGORIES, type FailureCategory, isFailureCategory } from '../record/categories.js';
+import type { Redactor } from '../record/redactor.js';
 import { gradeProblems } from '../reply/grader.js';
 import type { ReplyFormat } from '../reply/reply-check.js';
 import { chooseKeySource, DEFAULT_API_KEY_ENV, readKeyFrom } from './api-key.js';
@@ -258,16 +259,16 @@ function resolveReplyFormat(
 }
 
 /** The configuration as recorded in the manifest: no secret, only where the key and header values came from. */
-export function publicConfig(config: RunConfig): Record<string, unknown> {
+export function publicConfig(config: RunConfig, redactor: Redactor): Record<string, unknown> {
   const { apiKey: _secret, sentHeaders: _sent, headerSecrets: _filled, proxy, models, ...rest } = config;
-  return {
+  return redactor.redactJson({
     ...rest,
     // A one-model run's manifest stays as it was before several models: `model` alone.
     ...(models.length > 1 ? { models } : {}),
     baseUrl: shownBaseUrl(config.baseUrl),
     requestUrl: shownBaseUrl(config.requestUrl),
     proxy: proxy && { url: proxy.shown, variable: proxy.variable },
-  };
+  });
 }
 
 /** How records and messages name the key: its variable, or the file it was read from. */

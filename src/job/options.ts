@@ -76,6 +76,9 @@ export function maximumOf(spec: OptionSpec): number | undefined {
  */
 export const MAX_REPEAT = 10_000;
 
+/** The largest dollar budget, a billion: far past any batch, so a larger figure is a slip of the keyboard. */
+export const MAX_COST_USD = 1_000_000_000;
+
 export const RUN_OPTIONS = {
   schema: {
     job: '$schema',
@@ -303,6 +306,7 @@ export const RUN_OPTIONS = {
     flag: 'max-cost',
     job: 'max_cost',
     kind: 'positive-number',
+    maximum: MAX_COST_USD,
     help: "Dollar budget for the output directory, across resumes, estimated from token usage and the model's price: stop sending new rows before passing it (exit 4, rows pending; --resume with a larger budget goes on)",
     doc: "Budget in US dollars for the whole output directory, across resumes, estimated from token usage and the model's price (see price): no new row is sent once it would be passed; the run stops with exit 4, rows pending. With --shard K/N each shard takes 1/N.",
   },
@@ -501,7 +505,7 @@ export function valueProblem(value: unknown, spec: OptionSpec, from: 'job' | 'fl
       return aboveMaximum(value as number, spec);
     case 'positive-number':
       return typeof value === 'number' && Number.isFinite(value) && value > 0
-        ? null
+        ? aboveMaximum(value, spec)
         : `expected a number above 0, got ${JSON.stringify(value)}`;
     case 'boolean':
       return typeof value === 'boolean' ? null : `expected true or false, got ${JSON.stringify(value)}`;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { ManifestCost } from '../cost/cost-summary.js';
+import type { SessionModelCost } from '../cost/earlier-cost.js';
 import { TOOL_VERSION } from '../http/tool-version.js';
 import { fileChunks } from '../input/file-chunks.js';
 import type { ManifestJudge } from '../judge/judge-manifest.js';
@@ -48,6 +49,8 @@ export interface RunSession {
   usage?: UsageTotals;
   /** US dollars this session's responses cost, estimated from their usage; null when the price is unknown. */
   cost_usd?: number | null;
+  /** The same by model, with the tokens priced: a later session prices them at the model's own price when it was unknown here. */
+  cost_by_model?: Record<string, SessionModelCost>;
   /** Status `error` only: what stopped the run, one line. */
   error?: string;
   /** Rate-limit 429s this session took: they paced the run and never failed a row. */
@@ -93,6 +96,13 @@ export async function readManifest(file: string): Promise<Manifest | null> {
   } catch {
     return null;
   }
+}
+
+/** The models a manifest's run sent to, in order: `config.models`, else `config.model`. */
+export function manifestModels(config: Readonly<Record<string, unknown>>): string[] {
+  const { models, model } = config;
+  if (Array.isArray(models) && models.every((name) => typeof name === 'string')) return models;
+  return typeof model === 'string' ? [model] : [];
 }
 
 export function writeManifest(file: string, manifest: Manifest): Promise<void> {

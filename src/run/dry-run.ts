@@ -6,8 +6,9 @@ import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
 import type { RunConfig } from '../job/config.js';
 import { JudgeCounter, type JudgeEstimate } from '../judge/judge-estimate.js';
+import { earlierJudgeUsd } from '../judge/judge-manifest.js';
 import { runJudge } from '../judge/run-judge.js';
-import { readManifest } from '../output/manifest.js';
+import { manifestModels, readManifest } from '../output/manifest.js';
 import { AUTO_CEILING } from '../pace/concurrency-target.js';
 import { limitsForShard, type RunLimits } from '../pace/shard-limits.js';
 import { maxCompletionTokens } from '../pace/token-estimator.js';
@@ -91,7 +92,15 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
       prices: prices.some((book) => book.source === null) ? null : priceWords(prices),
       unpriced: prices.find((book) => book.source === null)?.model ?? null,
     },
-    costBefore: earlier ? new CostAccount({ books: prices, limit: null, before: earlier.sessions ?? [] }).totalUsd : null,
+    costBefore: earlier
+      ? new CostAccount({
+          books: prices,
+          limit: null,
+          before: earlier.sessions ?? [],
+          earlierModels: manifestModels(earlier.config),
+          parts: judge ? [{ name: 'judge', book: judge.book, earlierUsd: earlierJudgeUsd(earlier) }] : [],
+        }).totalUsd
+      : null,
   };
   const batchNotes = new BatchNotes(config.models);
   const note = (row: { file: string; line: number; id: string }, problem: string): void => {

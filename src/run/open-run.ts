@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { type OneTimer, realTimer, timerOnSleep } from '../async/one-timer.js';
 import { sleep } from '../async/sleep.js';
 import { CostAccount } from '../cost/cost-account.js';
-import { type ManifestCost, manifestCost, roundUsd } from '../cost/cost-summary.js';
+import { type ManifestCost, manifestCost, roundUsd, sessionCostByModel } from '../cost/cost-summary.js';
 import type { PriceBook } from '../cost/price-book.js';
 import { runPriceBooks } from '../cost/run-prices.js';
 import { countRows } from '../input/count.js';
@@ -12,7 +12,7 @@ import { countShardRows, type ShardRowCount } from '../input/shard.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
 import { earlierJudgeUsd, judgeManifest } from '../judge/judge-manifest.js';
 import { type RunJudge, runJudge } from '../judge/run-judge.js';
-import { describeInputs, type Manifest, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
+import { describeInputs, type Manifest, manifestModels, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
 import { readManifestAsWritten } from '../output/manifest-unchanged.js';
 import { OrderedResults } from '../output/ordered-results.js';
 import { noRows } from '../output/row-counts.js';
@@ -236,6 +236,7 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
     limit: limits.maxCost,
     before: earlierManifest?.sessions ?? [],
     earlierByModel: earlierManifest?.cost?.by_model ?? null,
+    earlierModels: earlierManifest ? manifestModels(earlierManifest.config) : null,
     parts: judge ? [{ name: 'judge', book: judge.book, earlierUsd: earlierJudgeUsd(earlierManifest) }] : [],
   });
   const tokens = new TokenAccount({
@@ -260,8 +261,17 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
     rows_rerun_failed: 0,
     usage: tokens.session,
     cost_usd: roundUsd(cost.sessionUsd),
+    cost_by_model: sessionCostByModel(cost),
   };
-  const manifest = initialManifest(config, earlierManifest ?? null, session, startedAt, paths, tokens.total, manifestCost(cost));
+  const manifest = initialManifest(
+    { config, redactor: parts.inputs.redactor },
+    earlierManifest ?? null,
+    session,
+    startedAt,
+    paths,
+    tokens.total,
+    manifestCost(cost),
+  );
   const earlierReplies = new EarlierReplies(paths.journal);
   const shardRows = countShardRowsBeside(parts);
   const journal = await JournalWriter.open(paths.journal);
@@ -308,6 +318,7 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
     // The dollars follow the usage into every write of the manifest.
     if (tokens.cost) {
       session.cost_usd = roundUsd(tokens.cost.sessionUsd);
+      session.cost_by_model = sessionCostByModel(tokens.cost);
       manifest.cost = manifestCost(tokens.cost);
     }
     if (state.judge) manifest.judge = judgeManifest(state.judge.setup, state.judge.tokens, tokens.cost);
@@ -429,7 +440,7 @@ function keyModelField(config: RunConfig, previous: Manifest | null): { key_mode
 }
 
 function initialManifest(
-  config: RunConfig,
+  { config, redactor }: { config: RunConfig; redactor: Redactor },
   previous: Manifest | null,
   session: RunSession,
   startedAt: Date,
@@ -443,7 +454,7 @@ function initialManifest(
     status: 'running',
     job: config.jobName,
     job_fingerprint: previous?.job_fingerprint ?? '',
-    config: publicConfig(config),
+    config: publicConfig(config, redactor),
     ...keyModelField(config, previous),
     inputs: previous?.inputs ?? [],
     counts: previous?.counts ?? noRows(),
