@@ -70,7 +70,7 @@ export class TokenAccount {
       this.refused = 'tokens';
       return null;
     }
-    if (cost && !cost.hold(request, { prompt: estimator.prompt(request), cached: 0, completion: estimator.completion() }, newRow)) {
+    if (cost && !cost.hold(request, { prompt: estimator.prompt(request), cached: 0, completion: estimator.completion(request) }, newRow)) {
       this.refused = 'cost';
       return null;
     }

@@ -10,9 +10,9 @@ import { checkBaseUrl } from '../job/base-url.js';
 import { resolveJobInputs, resolveModels } from '../job/config.js';
 import { checkJob, type JobFile, NotARegularFile, readJobText } from '../job/job-file.js';
 import { inputFileAsJob, notJson } from '../job/not-a-job-file.js';
-import { maxCompletionTokens } from '../pace/token-estimator.js';
 import { loadReplySchema, ReplySchemaError } from '../reply/reply-schema.js';
 import { BatchNotes } from '../request/batch-notes.js';
+import { maxCompletionTokens } from '../request/completion-limit.js';
 import { type PrepareSettings, prepareRows } from '../request/prepare.js';
 
 export interface JobValidation {
