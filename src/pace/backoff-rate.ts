@@ -1,4 +1,5 @@
 import { EventMeter } from './event-meter.js';
+import { RecentShare } from './recent-share.js';
 
 /** How far a 429 cuts the pace: to this share of what the endpoint was admitting (sent, less rejected)... */
 const CUT_TO = 0.9;
@@ -58,9 +59,8 @@ export class BackoffRate {
   private readonly sentMeter = new EventMeter(METER_MS);
   private readonly rejectedMeter = new EventMeter(METER_MS);
   private firstAt: number | null = null;
-  /** The last RECENT answers, true for a 429, and how many of them are. */
-  private readonly recent: boolean[] = [];
-  private recentRejected = 0;
+  /** The last RECENT answers, and how many of them were 429s. */
+  private readonly recent = new RecentShare(RECENT);
 
   /** The pace in requests per minute; null when there is none. */
   get perMinute(): number | null {
@@ -82,7 +82,7 @@ export class BackoffRate {
   }
 
   accepted(now: number): void {
-    this.remember(false);
+    this.recent.add(false);
     if (this.perMs === null) return;
     const seconds = Math.max(0, now - this.cutAt) / 1000;
     const grown = this.cutPerMs * (1 + GROWTH_LINEAR * seconds + GROWTH_SQUARE * seconds * seconds);
@@ -98,11 +98,11 @@ export class BackoffRate {
    */
   rejected(now: number, roundTripMs: number): boolean {
     this.rejectedMeter.add(now);
-    this.remember(true);
+    this.recent.add(true);
     if (now < this.cutAllowedAt || !this.saturated()) return false;
     // What the endpoint let through: answered or still in flight, all but the 429s.
     const admitting = Math.max(0, this.perMsOver(this.sentMeter, now) - this.perMsOver(this.rejectedMeter, now));
-    const rejectedShare = this.recentRejected / this.recent.length;
+    const rejectedShare = this.recent.share;
     const floor = Math.max(DEEPEST_CUT, Math.min(CUT_FLOOR, 1 - rejectedShare));
     const cut = Math.max(admitting * CUT_TO, (this.perMs ?? 0) * floor, SLOWEST_PER_MS);
     this.perMs = this.perMs === null ? cut : Math.min(this.perMs, cut);
@@ -113,15 +113,9 @@ export class BackoffRate {
     return true;
   }
 
-  private remember(rejected: boolean): void {
-    this.recent.push(rejected);
-    if (rejected) this.recentRejected++;
-    if (this.recent.length > RECENT && this.recent.shift()) this.recentRejected--;
-  }
-
   /** Whether 429s are a saturating share of the recent answers (see SATURATED_SHARE). */
   saturated(): boolean {
-    return this.recentRejected >= MIN_REJECTED && this.recentRejected >= SATURATED_SHARE * this.recent.length;
+    return this.recent.hits >= MIN_REJECTED && this.recent.hits >= SATURATED_SHARE * this.recent.count;
   }
 
   /** Events per ms over the meter's span (or since the first request, early in a run). */

@@ -5,6 +5,7 @@ import { ConcurrencyTarget } from './concurrency-target.js';
 import { type LearnedLimit, LearnedLimits, type RequestCost } from './learned-limits.js';
 import { exhaustedLimitAnswer, waitWords } from './long-wait.js';
 import type { SendMark } from './mirrored-bucket.js';
+import { RecentShare } from './recent-share.js';
 import { RefillingBucket } from './refilling-bucket.js';
 
 export interface RateControllerOptions {
@@ -33,7 +34,8 @@ export interface RateLimitStop {
 
 /** What a rate-limit 429 means for the run: the row goes back to wait, or the run stops. */
 export type RateLimitVerdict =
-  | { kind: 'again'; delayMs: number }
+  /** `rejectedShare`: the share of the lane's recent answers that were 429s (a row's own 429s stand out against it). */
+  | { kind: 'again'; delayMs: number; rejectedShare: number }
   /** The limit will not come back in time: a quota spent, or nothing but 429s for too long. */
   | { kind: 'give-up'; why: 'quota' | 'streak' }
   /** The request costs more than the whole learned limit: it can never be admitted. */
@@ -76,6 +78,8 @@ export class RateController {
   /** The last answer that said a limit, for the stop a long wait for it leads to. */
   private lastSaid: AttemptOutcome | null = null;
   private rateLimitedCount = 0;
+  /** Of the last RECENT_ANSWERS answers, the 429s. */
+  private readonly recent = new RecentShare(RECENT_ANSWERS);
   private listeners: Array<(concurrency: number) => void> = [];
   private announced = 1;
   /** Requests sent and not yet answered. */
@@ -130,6 +134,7 @@ export class RateController {
     const now = this.options.now();
     this.inFlight--;
     const slowDown = isSlowDown(outcome);
+    this.recent.add(slowDown);
     if (slowDown) {
       this.rejectedSoFar.requests += cost.requests;
       this.rejectedSoFar.tokens += cost.tokens;
@@ -167,7 +172,7 @@ export class RateController {
     if (reading.retryAfterMs !== null && this.rateLimitedSince < now - (this.target.latency ?? 0)) {
       this.cooldownUntil = Math.max(this.cooldownUntil, now + Math.min(reading.retryAfterMs, this.options.maxPauseMs));
     }
-    return { kind: 'again', delayMs: Math.min(reading.retryAfterMs ?? 0, this.options.maxPauseMs) };
+    return { kind: 'again', delayMs: Math.min(reading.retryAfterMs ?? 0, this.options.maxPauseMs), rejectedShare: this.recent.share };
   }
 
   /**
@@ -300,6 +305,9 @@ function perMinuteText(value: number): string {
  * https://platform.openai.com/docs/guides/rate-limits).
  */
 const PERMIT_LEEWAY_MS = 20;
+
+/** How many recent answers the share of 429s is taken over. */
+const RECENT_ANSWERS = 200;
 
 /** A wait for a learned limit this long is said on the progress line, with until when. */
 const LONG_WAIT_MS = 10_000;
