@@ -16,6 +16,11 @@ export interface CostAccountOptions {
   limit: number | null;
   /** The directory's earlier sessions, from its manifest: their dollars, or their tokens to price. */
   before: readonly EarlierSession[];
+  /**
+   * Requests priced apart (the judge's, `--judge`): each part's price book, and its dollars in
+   * earlier sessions (null: unknown), which the sessions' `cost_by_model` does not hold.
+   */
+  parts?: ReadonlyArray<{ name: string; book: PriceBook; earlierUsd: number | null }>;
 }
 
 /**
@@ -32,11 +37,13 @@ export class CostAccount {
   private readonly earlier: EarlierCost;
   private readonly books: ReadonlyMap<string, PriceBook>;
   /** Each attempt's estimate, held from its start to its end (by its request: one attempt of it at a time, in order). */
-  private readonly held = new Map<object, Array<{ usd: number; tokens: PricedTokens; book: PriceBook }>>();
+  private readonly held = new Map<object, Array<{ usd: number; tokens: PricedTokens; book: PriceBook; part?: string }>>();
+  private readonly parts: ReadonlyMap<string, { book: PriceBook; earlierUsd: number | null }>;
 
   /** Throws UnknownPriceError when `--max-cost` is set and the earlier sessions' dollars are unknown. */
   constructor(private readonly options: CostAccountOptions) {
     this.books = new Map(options.books.map((book) => [book.model, book]));
+    this.parts = new Map((options.parts ?? []).map((part) => [part.name, part]));
     const { earlierModels } = options;
     const legacyModel = earlierModels
       ? earlierModels.length === 1
@@ -71,6 +78,7 @@ export class CostAccount {
   /** This session's dollars; null when a model's price is unknown. */
   get sessionUsd(): number | null {
     if (this.options.books.some((book) => book.perMillion === null)) return null;
+    if ([...this.parts.values()].some((part) => part.book.perMillion === null)) return null;
     let sum = 0;
     for (const part of this.session.values()) sum += part.usd ?? 0;
     return sum;
@@ -89,7 +97,10 @@ export class CostAccount {
   /** The directory's dollars, earlier sessions included; null when a price is unknown. */
   get totalUsd(): number | null {
     const session = this.sessionUsd;
-    return session === null || this.earlier.total === null ? null : this.earlier.total + session;
+    let earlierParts = 0;
+    for (const part of this.parts.values()) earlierParts = part.earlierUsd === null ? Number.NaN : earlierParts + part.earlierUsd;
+    if (session === null || this.earlier.total === null || Number.isNaN(earlierParts)) return null;
+    return this.earlier.total + earlierParts + session;
   }
 
   /** One model's dollars in the directory, its earlier sessions' and this session's; null when a price of it is unknown. */
@@ -104,14 +115,14 @@ export class CostAccount {
    * Holds the estimate of an attempt about to go out. False, holding nothing, when it starts a
    * row (`newRow`) and the dollar limit has no room for it.
    */
-  hold(request: { model?: string }, tokens: PricedTokens, newRow: boolean): boolean {
-    const book = this.bookOf(request);
+  hold(request: { model?: string }, tokens: PricedTokens, newRow: boolean, part?: string): boolean {
+    const book = part === undefined ? this.bookOf(request) : this.parts.get(part)!.book;
     const usd = book.usd(tokens) ?? 0;
     const { limit } = this.options;
     if (newRow && limit !== null && (this.totalUsd ?? 0) + this.inFlight + usd > limit) return false;
     this.inFlight += usd;
     const queue = this.held.get(request) ?? [];
-    queue.push({ usd, tokens, book });
+    queue.push({ usd, tokens, book, ...(part === undefined ? {} : { part }) });
     this.held.set(request, queue);
     return true;
   }
@@ -126,12 +137,21 @@ export class CostAccount {
     if (paid === null) return;
     const { book } = estimate;
     const tokens = paid === 'estimate' ? estimate.tokens : paid;
-    const part = this.session.get(book.model) ?? emptyPart();
+    // A part's (the judge's) dollars are kept under a key no model name can be: out of sessionByModel, in sessionUsd.
+    const key = estimate.part === undefined ? book.model : partKey(estimate.part);
+    const part = this.session.get(key) ?? emptyPart();
     part.usd = (part.usd ?? 0) + (book.usd(tokens) ?? 0);
     part.prompt_tokens += tokens.prompt;
     part.cached_tokens += Math.min(tokens.cached, tokens.prompt);
     part.completion_tokens += tokens.completion;
-    this.session.set(book.model, part);
+    this.session.set(key, part);
+  }
+
+  /** A part's dollars in the directory (earlier sessions' and this one's); null when its price, or its earlier dollars, are unknown. */
+  partUsd(name: string): number | null {
+    const part = this.parts.get(name);
+    if (!part || part.book.perMillion === null || part.earlierUsd === null) return null;
+    return part.earlierUsd + (this.session.get(partKey(name))?.usd ?? 0);
   }
 
   private bookOf(request: { model?: string }): PriceBook {
@@ -141,6 +161,11 @@ export class CostAccount {
 
 function emptyPart(): SessionModelCost {
   return { usd: 0, prompt_tokens: 0, cached_tokens: 0, completion_tokens: 0 };
+}
+
+/** Where a part's dollars are kept: a key no model name can be. */
+function partKey(name: string): string {
+  return `\u0000${name}`;
 }
 
 const UNKNOWN_EARLIER_DOLLARS =

@@ -4,6 +4,7 @@ import { NothingSentError } from '../errors.js';
 import { type ProxyChoice, proxyFor } from '../http/proxy-env.js';
 import { formatOf } from '../input/formats.js';
 import { parseShard, type Shard } from '../input/shard.js';
+import { judgeProblems } from '../judge/judge-settings.js';
 import { FAILURE_CATEGORIES, type FailureCategory, isFailureCategory } from '../record/categories.js';
 import type { Redactor } from '../record/redactor.js';
 import { gradeProblems } from '../reply/grader.js';
@@ -59,6 +60,8 @@ export interface RunConfig extends PlainSettings {
   replyFormat: ReplyFormat;
   /** The reply schema's path, relative to the current directory; null for none. */
   replySchema: string | null;
+  /** `--judge-template`: the judge's rubric file, relative to the current directory; null for the built-in one. */
+  judgeTemplate: string | null;
 }
 
 export class ConfigError extends NothingSentError {
@@ -118,6 +121,8 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   const reply = resolveReplyFormat(flags, job, context.cwd, problems);
   problems.push(...parsePriceFlags(plain.price).problems);
   problems.push(...gradeProblems(plain.grade, plain.expect));
+  const judgeTemplate = flags.judgeTemplate ?? (j.judge_template ? relativeToJob(j.judge_template, job, context.cwd) : null);
+  problems.push(...judgeProblems(plain.judge, judgeTemplate, plain));
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -141,6 +146,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     simulate: context.simulatorUrl !== undefined,
     shard,
     ...reply,
+    judgeTemplate,
   };
 }
 

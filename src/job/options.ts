@@ -397,6 +397,21 @@ export const RUN_OPTIONS = {
     help: 'With --expect: how a reply is compared with the reference: exact, includes, regex:PATTERN, number[:TOLERANCE] (number:0.01, number:1%) or choice (docs/evaluation.md)',
     doc: 'With `expect`: how a reply is compared with the reference: `exact`, `includes` (as whole words), `regex:PATTERN` (its first capture group), `number` or `number:TOLERANCE` (the last number; `number:0.01`, `number:1%`), `choice` (the letter of a multiple-choice answer); see docs/evaluation.md.',
   },
+  judge: {
+    flag: 'judge',
+    job: 'judge',
+    kind: 'string',
+    help: "With --expect: a MODEL that judges each reply against the reference (GRADE: C or I) into the record's judge; its requests paced in a lane of their own, journaled, cached and priced apart (docs/evaluation.md)",
+    doc: "With `expect`: a model that judges each reply against the row's reference answer; its verdict (`GRADE: C` or `I`, null when unreadable) is the record's `judge.verdict`; its requests are paced in a lane of their own, journaled, cached and priced apart (see docs/evaluation.md).",
+  },
+  judgeTemplate: {
+    flag: 'judge-template',
+    job: 'judge_template',
+    kind: 'string',
+    custom: true,
+    help: "With --judge: a text file replacing the built-in rubric; {{reply}}, {{expected}}, {{question}} and the row's fields are filled in",
+    doc: "With `judge`: a text file, relative to the job file, replacing the built-in rubric: `{{reply}}`, `{{expected}}`, `{{question}}` and the row's fields are filled in; it must ask for `GRADE: C` or `GRADE: I`.",
+  },
   shard: {
     flag: 'shard',
     kind: 'string',

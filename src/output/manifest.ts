@@ -4,6 +4,7 @@ import type { ManifestCost } from '../cost/cost-summary.js';
 import type { SessionModelCost } from '../cost/earlier-cost.js';
 import { TOOL_VERSION } from '../http/tool-version.js';
 import { fileChunks } from '../input/file-chunks.js';
+import type { ManifestJudge } from '../judge/judge-manifest.js';
 import type { UsageTotals } from '../record/usage-totals.js';
 import { readRegularFile } from '../state/regular-file.js';
 import { writeFileAtomic } from './atomic-file.js';
@@ -77,6 +78,8 @@ export interface Manifest {
   usage?: UsageTotals;
   /** Dollars over every session, estimated from token usage (absent in manifests written before it was kept). */
   cost?: ManifestCost;
+  /** With --judge: the judge's model, rubric, tokens and dollars, apart from the models' (src/judge/judge-manifest.ts). */
+  judge?: ManifestJudge;
   started_at: string;
   ended_at: string | null;
   attempts_total: number;

@@ -84,6 +84,15 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
     paths,
     derivedFiles,
     usage: { session: tokens.session, total: tokens.total },
+    ...(run.judge
+      ? {
+          judge: {
+            model: run.judge.setup.model,
+            usage: { session: run.judge.tokens.session, total: run.judge.tokens.total },
+            usd: tokens.cost?.partUsd('judge') ?? null,
+          },
+        }
+      : {}),
     budget:
       limits.maxTotalTokens === null || config.maxTotalTokens === null
         ? null
