@@ -2,6 +2,7 @@ import { formatCostRange } from '../cost/cost-range.js';
 import { formatUsd } from '../cost/cost-summary.js';
 import { shownBaseUrl } from '../job/base-url.js';
 import { keyName, type RunConfig } from '../job/config.js';
+import { judgeEstimateLine } from '../judge/judge-estimate.js';
 import { AUTO_CEILING } from '../pace/concurrency-target.js';
 import { maskKey } from '../record/key-mask.js';
 import type { DryRunReport } from '../run/dry-run.js';
@@ -50,6 +51,7 @@ export function formatDryRun(report: DryRunReport, config: RunConfig): string {
   if (report.estimatedCompletionTokens !== null)
     lines.push(`  estimated completion tokens: at most ${formatTokens(report.estimatedCompletionTokens)} (max_tokens for each row)`);
   lines.push(`  estimated cost: ${costLine(report)}`);
+  if (report.judge) lines.push(`  ${judgeEstimateLine(report.judge)}`);
   if (report.limits.maxTotalTokens !== null) lines.push(`  token budget: ${budgetLine(report, config)}`);
   if (report.limits.maxCost !== null) lines.push(`  cost budget: ${costBudgetLine(report, config)}`);
   const { rpm, tpm } = report.limits;
@@ -98,7 +100,9 @@ function costBudgetLine(report: DryRunReport, config: RunConfig): string {
   const share = config.shard ? `; this shard's 1/${config.shard.count} of ${formatUsd(config.maxCost!)}` : '';
   const spent = report.costBefore ?? 0;
   const left = Math.max(0, budget - spent);
-  const { low, high } = report.cost;
+  // The judge's dollars are inside the budget too: its prompts add to the floor, and it has no ceiling.
+  const low = report.cost.low === null ? null : report.cost.low + (report.judge?.cost.low ?? 0);
+  const high = report.judge ? null : report.cost.high;
   const verdict =
     high !== null && high <= left
       ? `even at its most the estimate fits in the ${formatUsd(left)} left`

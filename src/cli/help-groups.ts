@@ -26,7 +26,7 @@ export const RUN_HELP_GROUPS: ReadonlyArray<readonly [title: string, flags: read
     ],
   ],
   ['Output:', ['out', 'format', 'escape-formulas', 'bom', 'cache']],
-  ['Replies:', ['reply-format', 'reply-schema', 'reply-retries', 'expect', 'grade']],
+  ['Replies:', ['reply-format', 'reply-schema', 'reply-retries', 'expect', 'grade', 'judge', 'judge-template']],
   ['Run control:', ['resume', 'allow-dropped-rows', 'retry-failed', 'force', 'dry-run', 'grace-ms', 'quiet', 'log-format']],
 ];
 

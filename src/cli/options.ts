@@ -1,42 +1,22 @@
 import type { Options } from 'yargs';
 import { aboveMaximum, flagOptions, type OptionSpec, optionHelp, type RunFlags } from '../job/options.js';
+import { flagNumber, NON_NEGATIVE_INTEGER, POSITIVE_INTEGER } from '../user-number.js';
 
 /**
  * Flag value checks that name the flag and what it accepts, e.g.
- * "--concurrency must be a positive integer: current value is 0".
+ * "--concurrency must be a positive integer: current value is 0" (one reader: src/user-number.ts).
  */
 export function positiveInteger(flag: string) {
-  return (value: unknown): number | undefined => {
-    if (value === undefined) return undefined;
-    const number = Number(value);
-    if (!Number.isSafeInteger(number) || number <= 0) {
-      throw new Error(`--${flag} must be a positive integer: current value is ${JSON.stringify(value)}`);
-    }
-    return number;
-  };
+  return flagNumber(flag, POSITIVE_INTEGER);
 }
 
 export function nonNegativeInteger(flag: string) {
-  return (value: unknown): number | undefined => {
-    if (value === undefined) return undefined;
-    const number = Number(value);
-    if (!Number.isSafeInteger(number) || number < 0) {
-      throw new Error(`--${flag} must be a non-negative integer: current value is ${JSON.stringify(value)}`);
-    }
-    return number;
-  };
+  return flagNumber(flag, NON_NEGATIVE_INTEGER);
 }
 
 /** A price or budget: a finite number above 0, decimals allowed (`--max-cost 2.50`). */
 export function positiveNumber(flag: string) {
-  return (value: unknown): number | undefined => {
-    if (value === undefined) return undefined;
-    const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
-    if (!Number.isFinite(number) || number <= 0) {
-      throw new Error(`--${flag} must be a number above 0: current value is ${JSON.stringify(value)}`);
-    }
-    return number;
-  };
+  return flagNumber(flag, { integer: false, min: 0, minExclusive: true, max: Number.MAX_VALUE, words: 'a number above 0' });
 }
 
 /** The yargs option for a setting of the option table. */
@@ -48,7 +28,7 @@ export function yargsOption(spec: OptionSpec & { flag: string }): Options {
     case 'non-negative-integer':
       return { type: 'string', coerce: withMaximum(spec, nonNegativeInteger(spec.flag)), describe };
     case 'positive-number':
-      return { type: 'string', coerce: positiveNumber(spec.flag), describe };
+      return { type: 'string', coerce: withMaximum(spec, positiveNumber(spec.flag)), describe };
     case 'boolean':
       return { type: 'boolean', describe };
     case 'models':

@@ -11,14 +11,25 @@ export function paramsFromFlags(values: unknown): Record<string, unknown> {
     if (at <= 0) throw new Error(`--param needs NAME=VALUE (e.g. --param temperature=0.2), got "${text}"`);
     const name = text.slice(0, at).trim();
     const value = text.slice(at + 1);
-    Object.defineProperty(params, name, { value: jsonOrText(value), enumerable: true, writable: true, configurable: true });
+    const parsed = jsonOrText(value);
+    if (parsed === NOT_FINITE)
+      throw new Error(`--param ${name}: ${value} is past the largest number JSON can carry (it would be sent as null)`);
+    Object.defineProperty(params, name, { value: parsed, enumerable: true, writable: true, configurable: true });
   }
   return params;
 }
 
+const NOT_FINITE = Symbol('not finite');
+
+/** The value as JSON, or as text; NOT_FINITE for a JSON number too large for a double (`1e999`: Infinity, sent as null). */
 function jsonOrText(value: string): unknown {
   try {
-    return JSON.parse(value);
+    let finite = true;
+    const parsed: unknown = JSON.parse(value, (_key, item: unknown) => {
+      if (typeof item === 'number' && !Number.isFinite(item)) finite = false;
+      return item;
+    });
+    return finite ? parsed : NOT_FINITE;
   } catch {
     return value;
   }

@@ -1,5 +1,7 @@
+import { MAX_DURATION_MS } from '../job/options.js';
 import { clockTime } from '../pace/outage-notice.js';
 import type { RunProgress } from '../run/progress.js';
+import { readUserNumber } from '../user-number.js';
 import type { CliOutput } from './io.js';
 import { jsonLogLine, type LogFormat, progressFields } from './log-format.js';
 
@@ -21,7 +23,8 @@ export function startProgressReporter(
   format: LogFormat = 'text',
 ): ProgressReporter {
   const live = stream.isTTY === true && env.TERM !== 'dumb' && format === 'text';
-  const plainEveryMs = Number(env.CHATBATCH_PROGRESS_MS) || 10_000;
+  const every = readUserNumber(env.CHATBATCH_PROGRESS_MS, { integer: true, min: 1, max: MAX_DURATION_MS, words: 'milliseconds' });
+  const plainEveryMs = typeof every === 'number' ? every : 10_000;
   const timer = setInterval(
     () => {
       const now = performance.now();

@@ -105,7 +105,8 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
       const simulated = args.simulate ? { simulatorUrl: SIMULATOR_BASE_URL } : {};
       const config = resolveRunConfig(flagsFrom(args), job, { env: io.env, cwd: io.cwd, dryRun: true, ...simulated });
       const report = await dryRun(config, { maxListed: 50, assumedLatencyMs: 2000 });
-      io.stdout.write(formatDryRun(report, config));
+      // The report shows what the user gave (headers, the first body): a secret among it is masked by its value.
+      io.stdout.write(runRedactor(config).redact(formatDryRun(report, config)));
       return report.invalidCount > 0 ? EXIT.rowsFailed : EXIT.ok;
     }
     // Loaded only with --simulate: a run against an endpoint has no use for it.

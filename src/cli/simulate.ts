@@ -1,6 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import type { FaultRates, LimitHeaders, SimulatorOptions } from '../simulator/options.js';
 import { LIMIT_HEADERS } from '../simulator/options.js';
+import { flagNumber, PROBABILITY } from '../user-number.js';
 import { EXIT } from './exit-codes.js';
 import { listenForInterrupts } from './interrupts.js';
 import type { CliSession } from './io.js';
@@ -173,12 +174,5 @@ async function serveSimulator(args: SimulateArgs, session: CliSession): Promise<
 }
 
 function probability(flag: string) {
-  return (value: unknown): number | undefined => {
-    if (value === undefined) return undefined;
-    const number = Number(value);
-    if (!Number.isFinite(number) || number < 0 || number > 1) {
-      throw new Error(`--${flag} must be a probability between 0 and 1: current value is ${JSON.stringify(value)}`);
-    }
-    return number;
-  };
+  return flagNumber(flag, PROBABILITY);
 }

@@ -10,6 +10,11 @@ export function formatSummary(report: RunReport): string {
       (report.pending > 0 ? `, ${report.pending} pending` : '') +
       ` — ${report.rowsSettledNow} settled in this run in ${seconds.toFixed(1)} s (${rate.toFixed(1)} rows/s, ${report.attempts} attempt(s))`,
     `  tokens:   ${usageSummary(report.usage.session)} in this run; ${formatTokens(report.usage.total.total_tokens)} in this directory (the endpoint's figures: see --help)`,
+    ...(report.judge
+      ? [
+          `  judge:    ${report.judge.model}: ${usageSummary(report.judge.usage.session)} in this run; ${formatTokens(report.judge.usage.total.total_tokens)} in this directory; ${report.judge.usd === null ? 'cost unknown' : `${formatUsd(report.judge.usd)} in this directory, inside the cost below`}`,
+        ]
+      : []),
     `  cost:     ${costLine(report.cost)}`,
     ...(report.budget ? [`  budget:   ${budgetLine(report.budget)}`] : []),
     ...(report.costBudget

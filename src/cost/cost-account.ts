@@ -1,15 +1,26 @@
-import { tokenCount, type UsageTotals } from '../record/usage-totals.js';
+import { type EarlierCost, type EarlierSession, earlierCost, type SessionModelCost } from './earlier-cost.js';
 import type { PriceBook, PricedTokens } from './price-book.js';
+import { UnknownPriceError } from './run-prices.js';
 
 export interface CostAccountOptions {
   /** One price book per model of the run, in the models' order (the first prices a request naming none). */
   books: readonly PriceBook[];
   /** Each model's dollars in the directory's earlier sessions (the earlier manifest's `cost.by_model`), when known. */
   earlierByModel?: Readonly<Record<string, { usd?: unknown }>> | null;
+  /**
+   * The models of the earlier run, from its manifest, for sessions written before dollars were
+   * kept by model; absent: the earlier run is taken to be this one-model run's.
+   */
+  earlierModels?: readonly string[] | null;
   /** The most dollars the output directory may spend (this shard's share); null for no limit. */
   limit: number | null;
-  /** The directory's earlier sessions, from its manifest: their dollars, or their usage to price. */
-  before: ReadonlyArray<{ cost_usd?: unknown; usage?: Partial<UsageTotals> }>;
+  /** The directory's earlier sessions, from its manifest: their dollars, or their tokens to price. */
+  before: readonly EarlierSession[];
+  /**
+   * Requests priced apart (the judge's, `--judge`): each part's price book, and its dollars in
+   * earlier sessions (null: unknown), which the sessions' `cost_by_model` does not hold.
+   */
+  parts?: ReadonlyArray<{ name: string; book: PriceBook; earlierUsd: number | null }>;
 }
 
 /**
@@ -20,17 +31,34 @@ export interface CostAccountOptions {
  * the directory, the estimates of the attempts in flight and its own estimate stay within it.
  */
 export class CostAccount {
-  /** This session's dollars, by model. */
-  private readonly session = new Map<string, number>();
+  /** This session's dollars and tokens, by model. */
+  private readonly session = new Map<string, SessionModelCost>();
   private inFlight = 0;
-  private readonly earlier: number | null;
+  private readonly earlier: EarlierCost;
   private readonly books: ReadonlyMap<string, PriceBook>;
   /** Each attempt's estimate, held from its start to its end (by its request: one attempt of it at a time, in order). */
-  private readonly held = new Map<object, Array<{ usd: number; tokens: PricedTokens; book: PriceBook }>>();
+  private readonly held = new Map<object, Array<{ usd: number; tokens: PricedTokens; book: PriceBook; part?: string }>>();
+  private readonly parts: ReadonlyMap<string, { book: PriceBook; earlierUsd: number | null }>;
 
+  /** Throws UnknownPriceError when `--max-cost` is set and the earlier sessions' dollars are unknown. */
   constructor(private readonly options: CostAccountOptions) {
     this.books = new Map(options.books.map((book) => [book.model, book]));
-    this.earlier = earlierDollars(options.before, options.books[0]!);
+    this.parts = new Map((options.parts ?? []).map((part) => [part.name, part]));
+    const { earlierModels } = options;
+    const legacyModel = earlierModels
+      ? earlierModels.length === 1
+        ? earlierModels[0]!
+        : null
+      : options.books.length === 1
+        ? options.books[0]!.model
+        : null;
+    this.earlier = earlierCost({
+      sessions: options.before,
+      books: this.books,
+      legacyModel,
+      recordedByModel: options.earlierByModel ?? null,
+    });
+    if (options.limit !== null && this.earlier.total === null) throw new UnknownPriceError(UNKNOWN_EARLIER_DOLLARS);
   }
 
   /** The first model's price book: a one-model run's. */
@@ -50,44 +78,51 @@ export class CostAccount {
   /** This session's dollars; null when a model's price is unknown. */
   get sessionUsd(): number | null {
     if (this.options.books.some((book) => book.perMillion === null)) return null;
+    if ([...this.parts.values()].some((part) => part.book.perMillion === null)) return null;
     let sum = 0;
-    for (const usd of this.session.values()) sum += usd;
+    for (const part of this.session.values()) sum += part.usd ?? 0;
     return sum;
+  }
+
+  /** This session's dollars (null: price unknown) and tokens by model, unrounded. */
+  get sessionByModel(): Record<string, SessionModelCost> {
+    const parts: Record<string, SessionModelCost> = {};
+    for (const book of this.options.books) {
+      const part = this.session.get(book.model);
+      parts[book.model] = { ...(part ?? emptyPart()), usd: book.perMillion === null ? null : (part?.usd ?? 0) };
+    }
+    return parts;
   }
 
   /** The directory's dollars, earlier sessions included; null when a price is unknown. */
   get totalUsd(): number | null {
     const session = this.sessionUsd;
-    return session === null || this.earlier === null ? null : this.earlier + session;
+    let earlierParts = 0;
+    for (const part of this.parts.values()) earlierParts = part.earlierUsd === null ? Number.NaN : earlierParts + part.earlierUsd;
+    if (session === null || this.earlier.total === null || Number.isNaN(earlierParts)) return null;
+    return this.earlier.total + earlierParts + session;
   }
 
-  /**
-   * One model's dollars in the directory: its earlier sessions' (from the earlier manifest, or
-   * every earlier dollar in a one-model run) and this session's; null when its price is unknown.
-   */
+  /** One model's dollars in the directory, its earlier sessions' and this session's; null when a price of it is unknown. */
   modelUsd(model: string): number | null {
     const book = this.books.get(model);
     if (!book || book.perMillion === null) return null;
-    const session = this.session.get(model) ?? 0;
-    const recorded = this.options.earlierByModel?.[model]?.usd;
-    if (typeof recorded === 'number' && Number.isFinite(recorded) && recorded >= 0) return recorded + session;
-    if (this.options.books.length === 1 || this.earlier === 0) return this.earlier === null ? null : this.earlier + session;
-    // Earlier dollars that the earlier manifest does not give by model: this one's share is unknown.
-    return null;
+    const earlier = this.earlier.byModel(model);
+    return earlier === null ? null : earlier + (this.session.get(model)?.usd ?? 0);
   }
 
   /**
    * Holds the estimate of an attempt about to go out. False, holding nothing, when it starts a
    * row (`newRow`) and the dollar limit has no room for it.
    */
-  hold(request: { model?: string }, tokens: PricedTokens, newRow: boolean): boolean {
-    const book = this.bookOf(request);
+  hold(request: { model?: string }, tokens: PricedTokens, newRow: boolean, part?: string): boolean {
+    const book = part === undefined ? this.bookOf(request) : this.parts.get(part)!.book;
     const usd = book.usd(tokens) ?? 0;
     const { limit } = this.options;
     if (newRow && limit !== null && (this.totalUsd ?? 0) + this.inFlight + usd > limit) return false;
     this.inFlight += usd;
     const queue = this.held.get(request) ?? [];
-    queue.push({ usd, tokens, book });
+    queue.push({ usd, tokens, book, ...(part === undefined ? {} : { part }) });
     this.held.set(request, queue);
     return true;
   }
@@ -101,8 +136,22 @@ export class CostAccount {
     this.inFlight -= estimate.usd;
     if (paid === null) return;
     const { book } = estimate;
-    const usd = book.usd(paid === 'estimate' ? estimate.tokens : paid) ?? 0;
-    this.session.set(book.model, (this.session.get(book.model) ?? 0) + usd);
+    const tokens = paid === 'estimate' ? estimate.tokens : paid;
+    // A part's (the judge's) dollars are kept under a key no model name can be: out of sessionByModel, in sessionUsd.
+    const key = estimate.part === undefined ? book.model : partKey(estimate.part);
+    const part = this.session.get(key) ?? emptyPart();
+    part.usd = (part.usd ?? 0) + (book.usd(tokens) ?? 0);
+    part.prompt_tokens += tokens.prompt;
+    part.cached_tokens += Math.min(tokens.cached, tokens.prompt);
+    part.completion_tokens += tokens.completion;
+    this.session.set(key, part);
+  }
+
+  /** A part's dollars in the directory (earlier sessions' and this one's); null when its price, or its earlier dollars, are unknown. */
+  partUsd(name: string): number | null {
+    const part = this.parts.get(name);
+    if (!part || part.book.perMillion === null || part.earlierUsd === null) return null;
+    return part.earlierUsd + (this.session.get(partKey(name))?.usd ?? 0);
   }
 
   private bookOf(request: { model?: string }): PriceBook {
@@ -110,26 +159,16 @@ export class CostAccount {
   }
 }
 
-/**
- * The earlier sessions' dollars: each session's own, as priced when it ran; a session without
- * them (run before chatbatch kept them, or with the price unknown then) is priced now from its
- * usage at the first tier, its estimated tokens at the output price (the dearer side). Null when
- * a session used tokens and no price is known.
- */
-function earlierDollars(sessions: CostAccountOptions['before'], book: PriceBook): number | null {
-  let sum = 0;
-  for (const session of sessions) {
-    if (typeof session.cost_usd === 'number' && Number.isFinite(session.cost_usd) && session.cost_usd >= 0) {
-      sum += session.cost_usd;
-      continue;
-    }
-    const count = (name: keyof UsageTotals): number => tokenCount(session.usage?.[name]) ?? 0;
-    if (count('total_tokens') + count('estimated_tokens') === 0) continue;
-    const price = book.perMillion;
-    if (price === null) return null;
-    const cached = Math.min(count('cached_tokens'), count('prompt_tokens'));
-    const prompt = (count('prompt_tokens') - cached) * price.input + cached * (price.cachedInput ?? price.input);
-    sum += (prompt + (count('completion_tokens') + count('estimated_tokens')) * price.output) / 1_000_000;
-  }
-  return sum;
+function emptyPart(): SessionModelCost {
+  return { usd: 0, prompt_tokens: 0, cached_tokens: 0, completion_tokens: 0 };
 }
+
+/** Where a part's dollars are kept: a key no model name can be. */
+function partKey(name: string): string {
+  return `\u0000${name}`;
+}
+
+const UNKNOWN_EARLIER_DOLLARS =
+  "--max-cost cannot be kept: this directory's earlier sessions sent to several models with a price unknown then, " +
+  'and their manifest does not say which model spent which tokens; nothing was sent.\n' +
+  '  resume without --max-cost (--max-total-tokens bounds the tokens instead), or start a new --out.';

@@ -1,4 +1,5 @@
 import type { CostAccount } from './cost-account.js';
+import type { SessionModelCost } from './earlier-cost.js';
 import type { PriceBook } from './price-book.js';
 
 /** Says, wherever dollars are shown, what they are. */
@@ -45,6 +46,16 @@ export function manifestCost(account: CostAccount): ManifestCost {
     source: sources.includes(null) ? null : sources.join(', '),
     note: COST_CAVEAT,
   };
+}
+
+/**
+ * A session's dollars and tokens by model (the manifest's `sessions[].cost_by_model`): what a
+ * later session prices again when a price was unknown then (cost/earlier-cost.ts).
+ */
+export function sessionCostByModel(account: CostAccount): Record<string, SessionModelCost> {
+  const parts = account.sessionByModel;
+  for (const part of Object.values(parts)) part.usd = roundUsd(part.usd);
+  return parts;
 }
 
 /** Where each model's price comes from, in words: `@pydantic/genai-prices 0.1.8, as openai/gpt-4o`, joined by `; `. */

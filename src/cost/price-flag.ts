@@ -1,3 +1,5 @@
+import { type NumberRule, readUserNumber } from '../user-number.js';
+
 /**
  * A model's price in US dollars per million tokens, the unit every provider's price list uses:
  * input (prompt) tokens, output (completion, reasoning included) tokens, and input tokens served
@@ -15,8 +17,20 @@ export interface PriceFlags {
   byModel: ReadonlyMap<string, PricePerMillion>;
 }
 
-const NUMBER = String.raw`(\d+(?:\.\d+)?|\.\d+)`;
-const PRICE = new RegExp(`^${NUMBER}/${NUMBER}(?:/${NUMBER})?$`);
+/**
+ * The most a figure of `--price` may be: a million dollars per million tokens, a dollar a token,
+ * some thousand times the dearest list price. Past it, or not finite, is a slip (400 digits read
+ * as Infinity made every response cost NaN and the budget stop nothing).
+ */
+export const MAX_PRICE_PER_MILLION = 1_000_000;
+
+const FIGURE: NumberRule = {
+  integer: false,
+  min: 0,
+  max: MAX_PRICE_PER_MILLION,
+  words: `US dollars per million tokens, 0 to ${MAX_PRICE_PER_MILLION}`,
+};
+const FIGURE_NAMES = ['the input price', 'the output price', 'the cached-input price'];
 
 /**
  * `--price IN/OUT` (every model) or `--price MODEL=IN/OUT` (repeatable), USD per million input
@@ -31,9 +45,11 @@ export function parsePriceFlags(values: readonly string[] | null | undefined): {
     const split = given.lastIndexOf('=');
     const model = split === -1 ? null : given.slice(0, split).trim();
     const price = pricePerMillion((split === -1 ? given : given.slice(split + 1)).trim());
-    if (price === null || model === '') {
+    if (price === null || typeof price === 'string' || model === '') {
       problems.push(
-        `--price ${JSON.stringify(given)}: expected IN/OUT or MODEL=IN/OUT, US dollars per million input and output tokens (e.g. --price gpt-4o-mini=0.15/0.60; a third figure, IN/OUT/CACHED, prices cached input)`,
+        typeof price === 'string' && model !== ''
+          ? `--price ${JSON.stringify(given)}: ${price}`
+          : `--price ${JSON.stringify(given)}: expected IN/OUT or MODEL=IN/OUT, US dollars per million input and output tokens (e.g. --price gpt-4o-mini=0.15/0.60; a third figure, IN/OUT/CACHED, prices cached input)`,
       );
       continue;
     }
@@ -48,12 +64,17 @@ export function parsePriceFlags(values: readonly string[] | null | undefined): {
   return { prices: { all, byModel }, problems };
 }
 
-function pricePerMillion(text: string): PricePerMillion | null {
-  const match = PRICE.exec(text);
-  if (!match) return null;
-  const [input, output, cached] = [match[1], match[2], match[3]].map((figure) => (figure === undefined ? null : Number(figure)));
-  if (!Number.isFinite(input) || !Number.isFinite(output)) return null;
-  return { input: input!, output: output!, cachedInput: cached ?? null };
+/** The price `IN/OUT[/CACHED]` spells; what is wrong with a figure; null for another shape. */
+function pricePerMillion(text: string): PricePerMillion | string | null {
+  const figures = text.split('/');
+  if (figures.length < 2 || figures.length > 3) return null;
+  const read: number[] = [];
+  for (const [index, figure] of figures.entries()) {
+    const number = readUserNumber(figure, FIGURE);
+    if (typeof number !== 'number') return `${FIGURE_NAMES[index]} ${number.problem}`;
+    read.push(number);
+  }
+  return { input: read[0]!, output: read[1]!, cachedInput: read[2] ?? null };
 }
 
 /** The price `--price` gives this model: its own, else the one for every model; null for none. */

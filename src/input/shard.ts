@@ -1,3 +1,4 @@
+import { readUserNumber } from '../user-number.js';
 import { readRowBatches } from './read-rows.js';
 import { rowId } from './row-id.js';
 
@@ -12,12 +13,17 @@ export interface Shard {
   count: number;
 }
 
+/** The most shards: the id hash (32 bits) gives rows to no more. */
+export const MAX_SHARDS = 2 ** 32;
+
 export function parseShard(text: string): Shard | string {
   if (/^\s*-/.test(text)) return `--shard: K and N are counted from 0 and 1, never negative: current value is ${JSON.stringify(text)}`;
   const match = /^(\d+)\/(\d+)$/.exec(text.trim());
   if (!match) return `--shard must look like K/N (e.g. 0/4): current value is ${JSON.stringify(text)}`;
+  const count = readUserNumber(match[2], { integer: true, min: 0, max: MAX_SHARDS, words: 'N' });
+  if (typeof count !== 'number')
+    return `--shard: N must be at most ${MAX_SHARDS} (the id hash has no more values): current value is ${JSON.stringify(text)}`;
   const index = Number(match[1]);
-  const count = Number(match[2]);
   if (count < 1) return `--shard: N must be at least 1: current value is ${JSON.stringify(text)}`;
   if (index >= count) return `--shard: K must be between 0 and N-1: current value is ${JSON.stringify(text)}`;
   return { index, count };

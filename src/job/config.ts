@@ -4,7 +4,9 @@ import { NothingSentError } from '../errors.js';
 import { type ProxyChoice, proxyFor } from '../http/proxy-env.js';
 import { formatOf } from '../input/formats.js';
 import { parseShard, type Shard } from '../input/shard.js';
+import { judgeProblems } from '../judge/judge-settings.js';
 import { FAILURE_CATEGORIES, type FailureCategory, isFailureCategory } from '../record/categories.js';
+import type { Redactor } from '../record/redactor.js';
 import { gradeProblems } from '../reply/grader.js';
 import type { ReplyFormat } from '../reply/reply-check.js';
 import { chooseKeySource, DEFAULT_API_KEY_ENV, readKeyFrom } from './api-key.js';
@@ -58,6 +60,8 @@ export interface RunConfig extends PlainSettings {
   replyFormat: ReplyFormat;
   /** The reply schema's path, relative to the current directory; null for none. */
   replySchema: string | null;
+  /** `--judge-template`: the judge's rubric file, relative to the current directory; null for the built-in one. */
+  judgeTemplate: string | null;
 }
 
 export class ConfigError extends NothingSentError {
@@ -117,6 +121,8 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   const reply = resolveReplyFormat(flags, job, context.cwd, problems);
   problems.push(...parsePriceFlags(plain.price).problems);
   problems.push(...gradeProblems(plain.grade, plain.expect));
+  const judgeTemplate = flags.judgeTemplate ?? (j.judge_template ? relativeToJob(j.judge_template, job, context.cwd) : null);
+  problems.push(...judgeProblems(plain.judge, judgeTemplate, plain));
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
@@ -140,6 +146,7 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
     simulate: context.simulatorUrl !== undefined,
     shard,
     ...reply,
+    judgeTemplate,
   };
 }
 
@@ -252,16 +259,16 @@ function resolveReplyFormat(
 }
 
 /** The configuration as recorded in the manifest: no secret, only where the key and header values came from. */
-export function publicConfig(config: RunConfig): Record<string, unknown> {
+export function publicConfig(config: RunConfig, redactor: Redactor): Record<string, unknown> {
   const { apiKey: _secret, sentHeaders: _sent, headerSecrets: _filled, proxy, models, ...rest } = config;
-  return {
+  return redactor.redactJson({
     ...rest,
     // A one-model run's manifest stays as it was before several models: `model` alone.
     ...(models.length > 1 ? { models } : {}),
     baseUrl: shownBaseUrl(config.baseUrl),
     requestUrl: shownBaseUrl(config.requestUrl),
     proxy: proxy && { url: proxy.shown, variable: proxy.variable },
-  };
+  });
 }
 
 /** How records and messages name the key: its variable, or the file it was read from. */

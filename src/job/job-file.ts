@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { NothingSentError } from '../errors.js';
 import { nearestName } from '../input/nearest-name.js';
-import { gradeProblems } from '../reply/grader.js';
+import { parseGrader } from '../reply/grader.js';
 import { NotARegularFileError, readRegularFile } from '../state/regular-file.js';
 import { headerLabel, headerProblem } from './headers.js';
 import { inputFileAsJob, notJson } from './not-a-job-file.js';
@@ -115,10 +115,10 @@ export function checkJob(value: unknown, file: string): JobProblem[] {
   if (job.api_key_file !== undefined && job.api_key_env !== undefined) {
     problems.push({ where: `${file}: api_key_file`, problem: 'give api_key_file or api_key_env, not both' });
   }
+  // Only what the job alone gets wrong: `expect` may come from the command line (config.ts checks the whole).
   if (typeof job.grade === 'string') {
-    for (const problem of gradeProblems(job.grade, typeof job.expect === 'string' ? job.expect : null)) {
-      problems.push({ where: `${file}: grade`, problem: problem.replace(/^--grade /, '').replace('--expect FIELD', '"expect": FIELD') });
-    }
+    const parsed = parseGrader(job.grade);
+    if (typeof parsed === 'string') problems.push({ where: `${file}: grade`, problem: parsed });
   }
   if (job.reply_format === 'text' && job.reply_schema !== undefined) {
     problems.push({ where: `${file}: reply_schema`, problem: 'a reply schema checks JSON replies: drop it or set "reply_format": "json"' });

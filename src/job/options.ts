@@ -76,6 +76,9 @@ export function maximumOf(spec: OptionSpec): number | undefined {
  */
 export const MAX_REPEAT = 10_000;
 
+/** The largest dollar budget, a billion: far past any batch, so a larger figure is a slip of the keyboard. */
+export const MAX_COST_USD = 1_000_000_000;
+
 export const RUN_OPTIONS = {
   schema: {
     job: '$schema',
@@ -303,6 +306,7 @@ export const RUN_OPTIONS = {
     flag: 'max-cost',
     job: 'max_cost',
     kind: 'positive-number',
+    maximum: MAX_COST_USD,
     help: "Dollar budget for the output directory, across resumes, estimated from token usage and the model's price: stop sending new rows before passing it (exit 4, rows pending; --resume with a larger budget goes on)",
     doc: "Budget in US dollars for the whole output directory, across resumes, estimated from token usage and the model's price (see price): no new row is sent once it would be passed; the run stops with exit 4, rows pending. With --shard K/N each shard takes 1/N.",
   },
@@ -392,6 +396,21 @@ export const RUN_OPTIONS = {
     default: 'exact',
     help: 'With --expect: how a reply is compared with the reference: exact, includes, regex:PATTERN, number[:TOLERANCE] (number:0.01, number:1%) or choice (docs/evaluation.md)',
     doc: 'With `expect`: how a reply is compared with the reference: `exact`, `includes` (as whole words), `regex:PATTERN` (its first capture group), `number` or `number:TOLERANCE` (the last number; `number:0.01`, `number:1%`), `choice` (the letter of a multiple-choice answer); see docs/evaluation.md.',
+  },
+  judge: {
+    flag: 'judge',
+    job: 'judge',
+    kind: 'string',
+    help: "With --expect: a MODEL that judges each reply against the reference (GRADE: C or I) into the record's judge; its requests paced in a lane of their own, journaled, cached and priced apart (docs/evaluation.md)",
+    doc: "With `expect`: a model that judges each reply against the row's reference answer; its verdict (`GRADE: C` or `I`, null when unreadable) is the record's `judge.verdict`; its requests are paced in a lane of their own, journaled, cached and priced apart (see docs/evaluation.md).",
+  },
+  judgeTemplate: {
+    flag: 'judge-template',
+    job: 'judge_template',
+    kind: 'string',
+    custom: true,
+    help: "With --judge: a text file replacing the built-in rubric; {{reply}}, {{expected}}, {{question}} and the row's fields are filled in",
+    doc: "With `judge`: a text file, relative to the job file, replacing the built-in rubric: `{{reply}}`, `{{expected}}`, `{{question}}` and the row's fields are filled in; it must ask for `GRADE: C` or `GRADE: I`.",
   },
   shard: {
     flag: 'shard',
@@ -486,7 +505,7 @@ export function valueProblem(value: unknown, spec: OptionSpec, from: 'job' | 'fl
       return aboveMaximum(value as number, spec);
     case 'positive-number':
       return typeof value === 'number' && Number.isFinite(value) && value > 0
-        ? null
+        ? aboveMaximum(value, spec)
         : `expected a number above 0, got ${JSON.stringify(value)}`;
     case 'boolean':
       return typeof value === 'boolean' ? null : `expected true or false, got ${JSON.stringify(value)}`;

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { ManifestCost } from '../cost/cost-summary.js';
+import type { SessionModelCost } from '../cost/earlier-cost.js';
 import { TOOL_VERSION } from '../http/tool-version.js';
 import { fileChunks } from '../input/file-chunks.js';
+import type { ManifestJudge } from '../judge/judge-manifest.js';
 import type { UsageTotals } from '../record/usage-totals.js';
 import { readRegularFile } from '../state/regular-file.js';
 import { writeFileAtomic } from './atomic-file.js';
@@ -47,12 +49,14 @@ export interface RunSession {
   usage?: UsageTotals;
   /** US dollars this session's responses cost, estimated from their usage; null when the price is unknown. */
   cost_usd?: number | null;
+  /** The same by model, with the tokens priced: a later session prices them at the model's own price when it was unknown here. */
+  cost_by_model?: Record<string, SessionModelCost>;
   /** Status `error` only: what stopped the run, one line. */
   error?: string;
   /** Rate-limit 429s this session took: they paced the run and never failed a row. */
   rate_limited?: number;
   /** The provider's limits this session learned from response headers (limit per window, and the header). */
-  limits_learned?: Array<{ model?: string; unit: string; limit: number; window_ms: number; rate: string; source: string }>;
+  limits_learned?: Array<{ judge?: true; model?: string; unit: string; limit: number; window_ms: number; rate: string; source: string }>;
 }
 
 export interface Manifest {
@@ -74,6 +78,8 @@ export interface Manifest {
   usage?: UsageTotals;
   /** Dollars over every session, estimated from token usage (absent in manifests written before it was kept). */
   cost?: ManifestCost;
+  /** With --judge: the judge's model, rubric, tokens and dollars, apart from the models' (src/judge/judge-manifest.ts). */
+  judge?: ManifestJudge;
   started_at: string;
   ended_at: string | null;
   attempts_total: number;
@@ -90,6 +96,13 @@ export async function readManifest(file: string): Promise<Manifest | null> {
   } catch {
     return null;
   }
+}
+
+/** The models a manifest's run sent to, in order: `config.models`, else `config.model`. */
+export function manifestModels(config: Readonly<Record<string, unknown>>): string[] {
+  const { models, model } = config;
+  if (Array.isArray(models) && models.every((name) => typeof name === 'string')) return models;
+  return typeof model === 'string' ? [model] : [];
 }
 
 export function writeManifest(file: string, manifest: Manifest): Promise<void> {

@@ -9,7 +9,7 @@ import { describeFsError, isFsError } from '../state/fs-problem.js';
 import { NotARegularFileError, openRegularFile } from '../state/regular-file.js';
 import { AtomicFile } from './atomic-file.js';
 import { type DerivedFormat, writeDerivedFiles } from './derived-files.js';
-import { describeInput, type Manifest, readManifest, toolInfo, writeManifest } from './manifest.js';
+import { describeInput, type Manifest, manifestModels, readManifest, toolInfo, writeManifest } from './manifest.js';
 import { isCompleteManifest } from './manifest-shape.js';
 import { discardStaging, prepareMergeTarget, swapIn, testKillPoint } from './merge-target.js';
 
@@ -115,7 +115,7 @@ async function writeMerge(
   const first = ordered[0]!;
   const fileOrder: RecordOrder = {
     files: new Map(first.manifest.inputs.map((input, i) => [input.path, i])),
-    models: new Map(modelsOf(first.manifest.config).map((model, i) => [model, i])),
+    models: new Map(manifestModels(first.manifest.config).map((model, i) => [model, i])),
   };
   const succeeded = await mergeFile(
     ordered.map((s) => ({ file: path.join(s.dir, OUTPUT_FILE), expected: s.manifest.counts.succeeded })),
@@ -146,7 +146,7 @@ async function writeMerge(
           {
             escapeFormulas: config.escapeFormulas !== false,
             bom: config.bom === true,
-            models: modelsOf(config),
+            models: manifestModels(config),
           },
         );
   const manifest: Manifest = {
@@ -224,12 +224,6 @@ interface RecordOrder {
 }
 
 /** The models of a shard's run as its manifest gives them: `models` when several, else `model`. */
-function modelsOf(config: Readonly<Record<string, unknown>>): string[] {
-  const { models, model } = config;
-  if (Array.isArray(models) && models.every((name) => typeof name === 'string')) return models;
-  return typeof model === 'string' ? [model] : [];
-}
-
 interface Source {
   file: string;
   /** Records its shard's manifest counts in it. */

@@ -10,6 +10,8 @@ export interface TokenAccountOptions {
   estimator: TokenEstimator;
   /** The run's dollars and `--max-cost`, kept beside the tokens; absent in runs that price nothing. */
   cost?: CostAccount;
+  /** The part of the run's dollars these tokens are priced as (`judge`: the judge's requests, priced apart); absent: by each request's model. */
+  costPart?: string;
 }
 
 /**
@@ -58,6 +60,11 @@ export class TokenAccount {
     return this.options.cost;
   }
 
+  /** Another account of the run reached a budget (the judge's, `--max-cost`): no new row goes out here either. */
+  stopNewRows(by: 'tokens' | 'cost'): void {
+    this.refused ??= by;
+  }
+
   /**
    * Reserves the estimate of an attempt about to go out and returns it; null when the attempt
    * starts a row (`newRow`) and the budget has no room for it.
@@ -70,7 +77,8 @@ export class TokenAccount {
       this.refused = 'tokens';
       return null;
     }
-    if (cost && !cost.hold(request, { prompt: estimator.prompt(request), cached: 0, completion: estimator.completion(request) }, newRow)) {
+    const tokens = { prompt: estimator.prompt(request), cached: 0, completion: estimator.completion(request) };
+    if (cost && !cost.hold(request, tokens, newRow, this.options.costPart)) {
       this.refused = 'cost';
       return null;
     }

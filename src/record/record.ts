@@ -27,6 +27,24 @@ export interface Usage {
   prompt_tokens_details?: { cached_tokens?: number };
 }
 
+/** What the judge (`--judge`) said of a reply: its model, its reply and the verdict read from it. */
+export interface JudgeResult {
+  model: string;
+  /** `GRADE: C` true, `GRADE: I` false; null when the reply gives neither or the judge request failed. */
+  verdict: boolean | null;
+  /** The judge's reply; null when its request failed. */
+  reply: string | null;
+  status: number | null;
+  /** null when the judge answered; else why its request failed (as a record's `code`). */
+  code: string | null;
+  message?: string;
+  attempts: number;
+  trace_id: string | null;
+  usage?: Usage;
+  /** Served from --cache: not sent, not paid. */
+  cached?: boolean;
+}
+
 export interface RowRecord {
   id: string;
   file: string;
@@ -48,6 +66,8 @@ export interface RowRecord {
   data?: unknown;
   /** With --expect: whether the reply matches the row's reference answer; null when it cannot be judged (src/reply/reference-answer.ts). */
   correct?: boolean | null;
+  /** With --judge: the judge's request and verdict (src/judge/judged-record.ts); null when no judge request was made (no reply, no reference). */
+  judge?: JudgeResult | null;
   category?: FailureCategory;
   /** An `invalid_reply` failure: the reply that did not parse or validate (`reply` is null). */
   reply_text?: string;
@@ -99,6 +119,7 @@ export const RECORD_FIELDS = [
   'duration_ms',
   'data',
   'correct',
+  'judge',
   'category',
   'reply_text',
   'finish_reason',

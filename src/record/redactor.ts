@@ -78,6 +78,25 @@ export class Redactor {
     return this.names.redact(text, true);
   }
 
+  /**
+   * A copy of a JSON value (the run's configuration for its manifest, a request body shown by a
+   * dry run) with every string and key masked of the run's secrets: a value the user gave that
+   * equals one (the key typed again as a header or a `--param`, the shell having filled in
+   * `$KEY`) is masked by its value, wherever it stands.
+   */
+  redactJson<T>(value: T): T {
+    if (!this.hasSecrets || value === undefined) return value;
+    return JSON.parse(JSON.stringify(value), (_key, item: unknown) => {
+      if (typeof item === 'string') return this.redact(item);
+      if (typeof item !== 'object' || item === null || Array.isArray(item)) return item;
+      const clean: Record<string, unknown> = {};
+      for (const [name, inner] of Object.entries(item)) {
+        Object.defineProperty(clean, this.redactName(name), { value: inner, writable: true, enumerable: true, configurable: true });
+      }
+      return clean;
+    }) as T;
+  }
+
   /** The first `limit` characters of `text`, redacted; see SecretRedactor.redactedPrefix. */
   redactedPrefix(text: string, limit: number): string {
     return this.text.redactedPrefix(text, limit);

@@ -48,7 +48,8 @@ export class EarlierReplies {
     this.handle = null;
   }
 
-  private async read(location: RecordLocation): Promise<RowRecord | null> {
+  /** The record an earlier session journaled at `location`; null when the line cannot be read or verified. */
+  async read(location: RecordLocation): Promise<RowRecord | null> {
     this.handle ??= await open(this.journalFile, 'r');
     const buffer = Buffer.allocUnsafe(location.length + 1);
     const { bytesRead } = await this.handle.read(buffer, 0, buffer.length, location.offset);

@@ -1,5 +1,5 @@
 import type { EvaluationSummary } from './evaluation-stats.js';
-import { pairLine, pairsHeading, pValue, sampleScoresLine } from './evaluation-text.js';
+import { judgeHeading, judgeLine, pairLine, pairsHeading, pValue, sampleScoresLine } from './evaluation-text.js';
 import type { GroupAccuracy } from './group-accuracy.js';
 import { groupCells, groupNote } from './group-text.js';
 import { type Html, html } from './html.js';
@@ -13,9 +13,10 @@ const points = (share: number): string => `${share >= 0 ? '+' : '−'}${Math.abs
  * pass@k. Empty when there is nothing to say.
  */
 export function evaluationSection(summary: EvaluationSummary | undefined): Html | string {
-  if (!summary || (summary.pairs.length === 0 && !summary.samples && !summary.groups)) return '';
+  if (!summary || (summary.pairs.length === 0 && !summary.samples && !summary.groups && !summary.judge)) return '';
   return html`<h2>Which model is right more often</h2>
 <style>#paired-comparison td.n{white-space:nowrap}#paired-comparison tr.apart td:first-child{color:#2a7}#paired-comparison tr.same td:first-child{color:#555}</style>
+${summary.judge ? html`<p>${capitalised(judgeHeading(summary.judge))}</p><ul id="judge-verdicts">${summary.judge.byModel.map((counts) => html`<li>${judgeLine(counts)}</li>`)}</ul>` : ''}
 ${summary.pairs.length > 0 ? pairsTable(summary) : ''}
 ${summary.groups ? groupsTable(summary.groups) : ''}
 ${summary.samples ? html`<p>With --repeat ${summary.repeat}: the majority answer per row, and pass@k:</p><ul id="sample-scores">${summary.samples.map((scores) => html`<li>${sampleScoresLine(scores)}</li>`)}</ul>` : ''}`;

@@ -1,5 +1,6 @@
 import { readCheckedRecords } from './checked-records.js';
 import { type GroupAccuracy, groupAccuracy } from './group-accuracy.js';
+import { type JudgeSummary, JudgeTally } from './judge-stats.js';
 import { mcnemarExactP } from './mcnemar.js';
 import { modelOrderOf } from './model-stats.js';
 import { type PairedTable, pairedDifferenceInterval } from './paired-interval.js';
@@ -44,6 +45,10 @@ export interface EvaluationSummary {
   samples: SampleScores[] | null;
   /** `report --group-by FIELD`: each model's accuracy per value of the field; absent without it. */
   groups?: GroupAccuracy;
+  /** Whose verdicts the pairs, samples and groups count: the grader's, or the judge's (`--judge`). */
+  verdicts: 'grade' | 'judge';
+  /** With --judge: the judge's verdicts of each model's replies, and their agreement with the grader's. */
+  judge: JudgeSummary | null;
 }
 
 /** Up to this many models every pair is compared (45 pairs); past it, each model against the most accurate one. */
@@ -60,10 +65,14 @@ export async function computeEvaluation(
   settings: JudgementSettings & { modelOrder: readonly string[]; repeat: number },
 ): Promise<{ summary: EvaluationSummary; judgements: RowJudgements } | null> {
   const judgements = new RowJudgements(settings);
+  const judge = new JudgeTally();
   // Damaged lines were named by the report's first read: skipped here without a word.
-  for await (const record of readCheckedRecords(outputFile, () => {})) judgements.add(record);
+  for await (const record of readCheckedRecords(outputFile, () => {})) {
+    judgements.add(record);
+    judge.add(record);
+  }
   judgements.finish();
-  if (judgements.rowCount === 0) return null;
+  if (judgements.rowCount === 0 && judge.summary([]) === null) return null;
   const models = [...new Set([...settings.modelOrder.filter((model) => judgements.of(model)), ...judgements.models()])];
   return {
     summary: {
@@ -71,7 +80,9 @@ export async function computeEvaluation(
       pairs: comparePairs(models, judgements),
       pairing: models.length > MAX_ALL_PAIRS ? 'best' : 'all',
       samples: settings.repeat > 1 ? models.map((model) => sampleScores(model, judgements.of(model)!, settings.repeat)) : null,
-      ...(settings.groupBy ? { groups: groupAccuracy(settings.groupBy, judgements, models) } : {}),
+      ...(settings.groupBy ? { groups: groupAccuracy(settings.groupBy, judgements, models, settings.verdicts) } : {}),
+      verdicts: settings.verdicts ?? 'grade',
+      judge: judge.summary(settings.modelOrder),
     },
     judgements,
   };
@@ -98,6 +109,8 @@ export async function evaluationOf(
     modelOrder: modelOrderOf(manifest),
     repeat: stats.repeat,
     groupBy,
+    // With a judge, its verdicts are the evaluation's (the grader's stay in the accuracy line).
+    verdicts: typeof config.judge === 'string' ? 'judge' : 'grade',
   });
   if (groupBy !== null && evaluation && !evaluation.summary.groups?.kept) {
     return `--group-by ${groupBy}: no judged record keeps the input field "${groupBy}" (records keep a row's fields when the run has --keep-input ${groupBy}, or --keep-input for all)`;

@@ -1,6 +1,7 @@
 import type { EvaluationSummary, PairedComparison, SampleScores } from './evaluation-stats.js';
 import { MAX_ALL_PAIRS } from './evaluation-stats.js';
 import { groupLines } from './group-text.js';
+import type { JudgeCounts, JudgeSummary } from './judge-stats.js';
 import { wilsonInterval } from './wilson.js';
 
 const percent = (share: number): string => `${(share * 100).toFixed(1)}%`;
@@ -32,7 +33,7 @@ export function pairLine(pair: PairedComparison): string {
 
 /** What the pairs compare and how, in one line above them. */
 export function pairsHeading(summary: EvaluationSummary): string {
-  const what = summary.repeat > 1 ? "each row's majority answer" : 'each row';
+  const what = `${summary.repeat > 1 ? "each row's majority answer" : 'each row'}${summary.verdicts === 'judge' ? ", by the judge's verdicts" : ''}`;
   const which = summary.pairing === 'best' ? `, each model against the most accurate (more than ${MAX_ALL_PAIRS} models)` : '';
   return `models compared on the same rows (${what}${which}; 95% CI for paired proportions, Newcombe; p: McNemar's exact test; told apart when p < 0.05 and the CI excludes 0):`;
 }
@@ -50,10 +51,35 @@ export function sampleScoresLine(scores: SampleScores): string {
   return `${scores.model}: ${majority}${passes.length > 0 ? `; ${passes.join(', ')} (unbiased, Chen et al. 2021; pass@${scores.passAtK.at(-1)!.k} over ${rows} rows)` : ''}`;
 }
 
+/** `judge gpt-4o (--judge: GRADE: C or I against the reference):`, the heading of the judge's lines. */
+export function judgeHeading(judge: JudgeSummary): string {
+  return `judge ${judge.judges.join(', ')} (--judge: GRADE: C or I against the reference; unreadable verdicts are null, not wrong):`;
+}
+
+/** `m: 89.0% right (178 of 200 verdicts), 95% interval ...; 2 unreadable; agrees with --grade on 97.5% (195 of 200)`. */
+export function judgeLine(counts: JudgeCounts): string {
+  const judged = counts.right + counts.wrong;
+  const interval = wilsonInterval(counts.right, judged);
+  const share =
+    interval === null
+      ? 'no verdict'
+      : `${percent(counts.right / judged)} right (${counts.right} of ${judged} verdicts), 95% interval ${percent(interval.low)}–${percent(interval.high)} (Wilson)`;
+  const agreement =
+    counts.bothJudged > 0
+      ? `; agrees with --grade on ${percent(counts.agree / counts.bothJudged)} (${counts.agree} of ${counts.bothJudged})`
+      : '';
+  return `${counts.model}: ${share}; ${counts.unreadable} unreadable (null)${agreement}`;
+}
+
 /** The evaluation as lines of the text report. */
 export function evaluationLines(summary: EvaluationSummary): string[] {
   const lines: string[] = [];
+  if (summary.judge) {
+    lines.push(judgeHeading(summary.judge));
+    for (const counts of summary.judge.byModel) lines.push(`  ${judgeLine(counts)}`);
+  }
   if (summary.samples) {
+    if (lines.length > 0) lines.push('');
     lines.push(`samples (--repeat ${summary.repeat}): the majority answer per row, and pass@k:`);
     for (const scores of summary.samples) lines.push(`  ${sampleScoresLine(scores)}`);
   }

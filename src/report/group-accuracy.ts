@@ -13,6 +13,8 @@ export interface GroupAccuracy {
   groupsLeftOut: number;
   /** Whether any judged row keeps the field at all: without `--keep-input` none does. */
   kept: boolean;
+  /** Whose verdicts are counted: the grader's, or the judge's (`--judge`). */
+  verdicts: 'grade' | 'judge';
 }
 
 export const MAX_GROUPS = 100;
@@ -23,7 +25,12 @@ export const MAX_GROUP_MODELS = 10;
  * counts them), from the row judgements; a row's group is its record's kept input field
  * (`input[FIELD]`, text as it is, other values as JSON).
  */
-export function groupAccuracy(field: string, judgements: RowJudgements, models: readonly string[]): GroupAccuracy {
+export function groupAccuracy(
+  field: string,
+  judgements: RowJudgements,
+  models: readonly string[],
+  verdicts: 'grade' | 'judge' = 'grade',
+): GroupAccuracy {
   const shown = models.slice(0, MAX_GROUP_MODELS);
   const byValue = new Map<string | null, { rows: number; byModel: Array<{ right: number; judged: number }> }>();
   const perModel = shown.map((model) => judgements.of(model)!);
@@ -47,5 +54,6 @@ export function groupAccuracy(field: string, judgements: RowJudgements, models: 
     groups: groups.slice(0, MAX_GROUPS),
     groupsLeftOut: Math.max(0, groups.length - MAX_GROUPS),
     kept: groups.some((group) => group.value !== null),
+    verdicts,
   };
 }

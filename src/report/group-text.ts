@@ -19,7 +19,8 @@ export function groupNote(groups: GroupAccuracy): string {
     groups.groupsLeftOut > 0 ? `${groups.groupsLeftOut} more groups not shown` : '',
     groups.modelsLeftOut > 0 ? `${groups.modelsLeftOut} more models not shown` : '',
   ].filter(Boolean);
-  return `correct against the reference by ${groups.field} (judged records; with --repeat each sample counts; 95% Wilson interval)${left.length > 0 ? `; ${left.join(', ')}` : ''}:`;
+  const whose = groups.verdicts === 'judge' ? "the judge's verdicts" : 'judged records';
+  return `correct against the reference by ${groups.field} (${whose}; with --repeat each sample counts; 95% Wilson interval)${left.length > 0 ? `; ${left.join(', ')}` : ''}:`;
 }
 
 /** `report --group-by FIELD` as aligned text lines. */

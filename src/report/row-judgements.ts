@@ -12,6 +12,8 @@ export interface JudgementSettings {
   answerField: string | null;
   /** `report --group-by`: the kept input field (`input`, `--keep-input`) each row is grouped by. */
   groupBy?: string | null;
+  /** Whose verdicts count: the grader's (`correct`), or with `--judge` the judge's (`judge.verdict`). */
+  verdicts?: 'grade' | 'judge';
 }
 
 /** A row's majority answer for one model: not judged (no sample judged), wrong, or right. */
@@ -56,7 +58,7 @@ export class RowJudgements {
   }
 
   add(record: RowRecord): void {
-    const correct = record.correct;
+    const correct = this.settings.verdicts === 'judge' ? judgeVerdict(record) : record.correct;
     if (correct !== true && correct !== false) return;
     const model = String(stringOrNull(record.model));
     const row = this.rowIndex(String(record.id), record);
@@ -161,4 +163,10 @@ function groupOf(record: RowRecord, field: string | null): string | null {
   const value = (input as Record<string, unknown>)[field];
   if (value === null || value === undefined) return null;
   return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** The judge's verdict of a record (`judge.verdict`); undefined where it has none. */
+function judgeVerdict(record: RowRecord): unknown {
+  const judge = record.judge as unknown;
+  return typeof judge === 'object' && judge !== null ? (judge as { verdict?: unknown }).verdict : undefined;
 }

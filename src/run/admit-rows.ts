@@ -5,6 +5,7 @@ import type { RowTask } from '../request/row-task.js';
 import { keyModelOf, sampleIndexes } from '../request/samples.js';
 import type { PreviousResult } from '../state/previous-results.js';
 import { SeenIds } from '../state/seen-ids.js';
+import { awaitsJudge, judgeEarlier, keptWithoutJudge } from './judge-earlier.js';
 import type { OpenedRun } from './open-run.js';
 import { invalidInputRecord } from './record-builders.js';
 import { rerunsFailed, reusable } from './resume-rules.js';
@@ -160,7 +161,13 @@ function keepEarlierOnly(run: OpenedRun, key: string, position: number): void {
  * queue a row.
  */
 function admitSample(run: OpenedRun, sending: Sending, prepared: Prepared, position: number): Promise<void> | undefined {
-  const earlier = earlierOf(run, prepared.key);
+  const found = earlierOf(run, prepared.key);
+  if (found && prepared.kind === 'task' && awaitsJudge(found, prepared.fingerprint) && run.judge) {
+    return judgeEarlier(run, sending, found, prepared.task).then((done) =>
+      done ? undefined : placeSample(run, sending, prepared, position, found),
+    );
+  }
+  const earlier = found && keptWithoutJudge(found, prepared.fingerprint);
   if (earlier && prepared.kind === 'task') {
     return settledByRecheck(run, sending, earlier, prepared, position).then((done) =>
       done ? undefined : placeSample(run, sending, prepared, position, earlier),
@@ -221,6 +228,6 @@ async function settledByRecheck(
   if (earlier.fingerprint !== prepared.fingerprint || categoryOf(earlier.outcome) !== 'invalid_reply') return false;
   const rechecked = await run.earlierReplies.recheck(earlier.location, run.replyCheck);
   if (!rechecked || (rechecked.code !== null && rerunsFailed(run.config, 'invalid_reply'))) return false;
-  sending.settleNow(position, prepared.key, prepared.fingerprint, rechecked, prepared.task.reference);
+  sending.settleNow(position, prepared.key, prepared.fingerprint, rechecked, prepared.task.reference, prepared.task);
   return true;
 }

@@ -5,7 +5,10 @@ import { runPriceBooks } from '../cost/run-prices.js';
 import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
 import type { RunConfig } from '../job/config.js';
-import { readManifest } from '../output/manifest.js';
+import { JudgeCounter, type JudgeEstimate } from '../judge/judge-estimate.js';
+import { earlierJudgeUsd } from '../judge/judge-manifest.js';
+import { runJudge } from '../judge/run-judge.js';
+import { manifestModels, readManifest } from '../output/manifest.js';
 import { AUTO_CEILING } from '../pace/concurrency-target.js';
 import { limitsForShard, type RunLimits } from '../pace/shard-limits.js';
 import { budgetSpent } from '../record/usage-totals.js';
@@ -50,6 +53,8 @@ export interface DryRunReport {
   assumedLatencyMs: number;
   /** What OpenAI Batch lines ask for that the run does not do (fields not sent, other models). */
   notes: string[];
+  /** With --judge: its requests and their dollars (judge-estimate.ts); absent without. */
+  judge?: JudgeEstimate;
 }
 
 /** Reads and checks every row (of this shard, with --shard) and builds every request, sending nothing. */
@@ -60,6 +65,8 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
   // a dollar budget for a model without a price.
   await replyCheckFor(config, runRedactor(config));
   const prices = await runPriceBooks(config);
+  const judge = await runJudge(config);
+  const judgeCounter = judge ? new JudgeCounter(judge.template, copiesPerRow(config)) : null;
   const earlier = config.resume && config.outDir ? await readManifest(outDirPaths(config.outDir).manifest) : null;
   const report: DryRunReport = {
     files,
@@ -85,7 +92,15 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
       prices: prices.some((book) => book.source === null) ? null : priceWords(prices),
       unpriced: prices.find((book) => book.source === null)?.model ?? null,
     },
-    costBefore: earlier ? new CostAccount({ books: prices, limit: null, before: earlier.sessions ?? [] }).totalUsd : null,
+    costBefore: earlier
+      ? new CostAccount({
+          books: prices,
+          limit: null,
+          before: earlier.sessions ?? [],
+          earlierModels: manifestModels(earlier.config),
+          parts: judge ? [{ name: 'judge', book: judge.book, earlierUsd: earlierJudgeUsd(earlier) }] : [],
+        }).totalUsd
+      : null,
   };
   const batchNotes = new BatchNotes(config.models);
   const note = (row: { file: string; line: number; id: string }, problem: string): void => {
@@ -105,7 +120,9 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
     report.requests += copiesPerRow(config);
     report.estimatedPromptTokens += request.estimatedTokens * copiesPerRow(config);
     report.firstRequestBody ??= request.body;
+    judgeCounter?.add(row.task);
   }
+  if (judge && judgeCounter) report.judge = judgeCounter.estimate(judge.model, judge.book);
   report.notes = [batchNotes.unsentNotice(), batchNotes.otherModelNotice()].filter((notice): notice is string => notice !== null);
   const completion = maxCompletionTokens(config.params);
   if (completion !== null) report.estimatedCompletionTokens = completion * report.requests;

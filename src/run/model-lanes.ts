@@ -10,6 +10,7 @@ import { outageNotice } from '../pace/outage-notice.js';
 import { type FatalCause, Pacer } from '../pace/pacer.js';
 import { RateController } from '../pace/rate-controller.js';
 import { stopsEveryModel } from '../pace/stop-scope.js';
+import type { TokenAccount } from '../pace/token-account.js';
 import type { OpenedRun } from './open-run.js';
 import type { RunProgress } from './progress.js';
 
@@ -38,6 +39,8 @@ export interface LaneShared {
   onRetryWait(waiting: boolean): void;
   /** An answer no row of this lane can get past (see FatalStop). */
   onFatal(stop: FatalStop): void;
+  /** The token book this lane's requests count in: the run's, unless priced apart (the judge lane's). */
+  tokens?: TokenAccount;
 }
 
 /**
@@ -89,7 +92,7 @@ export class ModelLane {
       client: shared.client,
       controller: this.controller,
       outage: this.outageBreaker(run),
-      tokens: run.tokens,
+      tokens: shared.tokens ?? run.tokens,
       stopDispatch,
       abortInFlight: shared.abortInFlight,
       onFatal: (outcome, cause) => {

@@ -2,7 +2,7 @@ import type { Dispatcher } from 'undici';
 import { type OneTimer, realTimer, timerOnSleep } from '../async/one-timer.js';
 import { sleep } from '../async/sleep.js';
 import { CostAccount } from '../cost/cost-account.js';
-import { type ManifestCost, manifestCost, roundUsd } from '../cost/cost-summary.js';
+import { type ManifestCost, manifestCost, roundUsd, sessionCostByModel } from '../cost/cost-summary.js';
 import type { PriceBook } from '../cost/price-book.js';
 import { runPriceBooks } from '../cost/run-prices.js';
 import { countRows } from '../input/count.js';
@@ -10,7 +10,9 @@ import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
 import { countShardRows, type ShardRowCount } from '../input/shard.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
-import { describeInputs, type Manifest, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
+import { earlierJudgeUsd, judgeManifest } from '../judge/judge-manifest.js';
+import { type RunJudge, runJudge } from '../judge/run-judge.js';
+import { describeInputs, type Manifest, manifestModels, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
 import { readManifestAsWritten } from '../output/manifest-unchanged.js';
 import { OrderedResults } from '../output/ordered-results.js';
 import { noRows } from '../output/row-counts.js';
@@ -81,6 +83,8 @@ export interface OpenedRun {
   /** This process's limits: the job's, or this shard's share. */
   readonly limits: RunLimits;
   readonly tokens: TokenAccount;
+  /** With --judge: the judge, and the token book of its requests (priced apart, inside --max-cost). */
+  readonly judge: { setup: RunJudge; tokens: TokenAccount } | null;
   readonly manifest: Manifest;
   readonly session: RunSession;
   readonly journal: JournalWriter;
@@ -108,6 +112,8 @@ interface CheckedInputs {
   redactor: Redactor;
   /** The model's price (for the manifest's cost and --max-cost). */
   prices: PriceBook[];
+  /** With --judge: its model, rubric and price. */
+  judgeSetup: RunJudge | null;
   seen: SeenIds;
 }
 
@@ -155,6 +161,8 @@ async function checkInputs(options: RunOptions, progress: RunProgress): Promise<
   const replyCheck = await replyCheckFor(config, redactor);
   // So is a dollar budget for a model whose price is unknown.
   const prices = await runPriceBooks(config);
+  // And a judge whose rubric cannot be used, or whose price --max-cost needs.
+  const judgeSetup = await runJudge(config);
   // Counted beside the run, never waited for: the progress total, and the size of the id set.
   const seen = new SeenIds();
   if (!config.shard) {
@@ -166,7 +174,7 @@ async function checkInputs(options: RunOptions, progress: RunProgress): Promise<
       () => {},
     );
   }
-  return { files, replyCheck, redactor, prices, seen };
+  return { files, replyCheck, redactor, prices, judgeSetup, seen };
 }
 
 /** Refuses a directory holding a run unless told what to do with it; clears it (--force) or reads it (--resume). */
@@ -223,11 +231,14 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
     config.shard,
   );
   const earlierManifest = earlier.previousWritten?.manifest;
+  const judge = parts.inputs.judgeSetup;
   const cost = new CostAccount({
     books: parts.inputs.prices,
     limit: limits.maxCost,
     before: earlierManifest?.sessions ?? [],
     earlierByModel: earlierManifest?.cost?.by_model ?? null,
+    earlierModels: earlierManifest ? manifestModels(earlierManifest.config) : null,
+    parts: judge ? [{ name: 'judge', book: judge.book, earlierUsd: earlierJudgeUsd(earlierManifest) }] : [],
   });
   const tokens = new TokenAccount({
     limit: limits.maxTotalTokens,
@@ -235,6 +246,10 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
     estimator: new TokenEstimator(maxCompletionTokens(config.params)),
     cost,
   });
+  // The judge's tokens are its own (the manifest's `judge.usage`); its dollars are in the run's, and its limit.
+  const judgeTokens = judge
+    ? new TokenAccount({ limit: null, before: earlierManifest?.judge?.usage, estimator: new TokenEstimator(), cost, costPart: 'judge' })
+    : null;
   const session: RunSession = {
     started_at: startedAt.toISOString(),
     ended_at: null,
@@ -247,15 +262,26 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
     rows_rerun_failed: 0,
     usage: tokens.session,
     cost_usd: roundUsd(cost.sessionUsd),
+    cost_by_model: sessionCostByModel(cost),
   };
-  const manifest = initialManifest(config, earlierManifest ?? null, session, startedAt, paths, tokens.total, manifestCost(cost));
+  const manifest = initialManifest(
+    { config, redactor: parts.inputs.redactor },
+    earlierManifest ?? null,
+    session,
+    startedAt,
+    paths,
+    tokens.total,
+    manifestCost(cost),
+  );
   const earlierReplies = new EarlierReplies(paths.journal);
   const shardRows = countShardRowsBeside(parts);
   const journal = await JournalWriter.open(paths.journal);
   await journalDropped(journal, parts.dropped, earlier.previous);
   const results = await OrderedResults.open(paths.journal, paths.outDir, () => opened.onWriteFailure());
   await writeManifest(paths.manifest, manifest);
-  const opened = assembleRun(parts, { limits, tokens, session, manifest, earlierReplies, journal, results, shardRows });
+  const judging = judge && judgeTokens ? { setup: judge, tokens: judgeTokens } : null;
+  if (judging) manifest.judge = judgeManifest(judging.setup, judging.tokens, cost);
+  const opened = assembleRun(parts, { limits, tokens, judge: judging, session, manifest, earlierReplies, journal, results, shardRows });
   return opened;
 }
 
@@ -277,7 +303,10 @@ function countShardRowsBeside(parts: SessionParts): Promise<ShardRowCount | null
   return counted;
 }
 
-type SessionState = Pick<OpenedRun, 'limits' | 'tokens' | 'session' | 'manifest' | 'earlierReplies' | 'journal' | 'results' | 'shardRows'>;
+type SessionState = Pick<
+  OpenedRun,
+  'limits' | 'tokens' | 'judge' | 'session' | 'manifest' | 'earlierReplies' | 'journal' | 'results' | 'shardRows'
+>;
 
 /** The opened run: its parts, and how its session in the manifest is kept up to date and ended. */
 function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
@@ -290,8 +319,10 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
     // The dollars follow the usage into every write of the manifest.
     if (tokens.cost) {
       session.cost_usd = roundUsd(tokens.cost.sessionUsd);
+      session.cost_by_model = sessionCostByModel(tokens.cost);
       manifest.cost = manifestCost(tokens.cost);
     }
+    if (state.judge) manifest.judge = judgeManifest(state.judge.setup, state.judge.tokens, tokens.cost);
   };
   const endSession = (status: RunSession['status']): void => {
     session.ended_at = new Date().toISOString();
@@ -410,7 +441,7 @@ function keyModelField(config: RunConfig, previous: Manifest | null): { key_mode
 }
 
 function initialManifest(
-  config: RunConfig,
+  { config, redactor }: { config: RunConfig; redactor: Redactor },
   previous: Manifest | null,
   session: RunSession,
   startedAt: Date,
@@ -424,7 +455,7 @@ function initialManifest(
     status: 'running',
     job: config.jobName,
     job_fingerprint: previous?.job_fingerprint ?? '',
-    config: publicConfig(config),
+    config: publicConfig(config, redactor),
     ...keyModelField(config, previous),
     inputs: previous?.inputs ?? [],
     counts: previous?.counts ?? noRows(),

@@ -31,6 +31,8 @@ export interface RunReport {
   costBudget: TokenBudgetReport | null;
   /** Which budget stopped the run (status `stopped_at_limit`); null when none did. */
   limitReachedBy: 'tokens' | 'cost' | null;
+  /** With --judge: its model, its tokens (this session's and the directory's) and its dollars in the directory (null: unknown); absent without. */
+  judge?: { model: string; usage: { session: UsageTotals; total: UsageTotals }; usd: number | null };
 }
 
 export interface CostReport {

@@ -15,9 +15,11 @@ import type { RowTask } from '../request/row-task.js';
 import { paramsEveryRowCarries } from '../request/sent-params.js';
 import { ResponseCache } from '../state/response-cache.js';
 import { explainStop } from './fatal-hint.js';
-import { type FatalStop, lanesOf, type ModelLane, syncLanes } from './model-lanes.js';
+import { judgeOf } from './judge-lane.js';
+import { type FatalStop, type LaneShared, lanesOf, type ModelLane, syncLanes } from './model-lanes.js';
 import type { OpenedRun } from './open-run.js';
 import { processRow, type RowServices } from './process-row.js';
+import { awaitingJudge, type RowJudge } from './row-judge.js';
 
 export type { FatalStop } from './model-lanes.js';
 
@@ -44,6 +46,10 @@ export class Sending {
   private readonly stopDispatch = new AbortController();
   private readonly abortInFlight = new AbortController();
   private fatalStop: FatalStop | null = null;
+  /** With --judge: its lane and the judging of rows (row-judge.ts). */
+  private readonly judge: { lane: ModelLane; rows: RowJudge } | null;
+  /** The judge's lane, for the progress and the manifest's learned limits; null without --judge. */
+  readonly judgeLane: ModelLane | null = null;
   private stoppedBySignal = false;
   private graceTimer: NodeJS.Timeout | null = null;
   /** Refreshes what the progress says limits the pace: words a few times a second, not after every row. */
@@ -86,7 +92,7 @@ export class Sending {
     if (stop.aborted) this.onStop();
     else stop.addEventListener('abort', this.onStop, { once: true });
 
-    this.lanes = lanesOf(config, {
+    const laneShared: LaneShared = {
       run,
       client: this.client,
       stopDispatch: this.stopDispatch.signal,
@@ -95,7 +101,8 @@ export class Sending {
         progress.retrying += waiting ? 1 : -1;
       },
       onFatal: (fatal) => this.stopOn(fatal),
-    });
+    };
+    this.lanes = lanesOf(config, laneShared);
 
     // Bounded admission is each lane's gate (model-lanes.ts): a row is read from the input only
     // when its model's lane has room, so memory stays flat however large the input. This counts
@@ -116,9 +123,11 @@ export class Sending {
         replyRetries: config.replyRetries,
       },
       random: run.random,
-      settle: (task, record) => this.settle(task.position, task.key, task.request.fingerprint, this.judged(record, task.reference)),
+      settle: (task, record) => this.settleRow(task, record),
     };
     for (const lane of this.lanes) this.byModel.set(lane.model, { lane, rows: { ...shared, pacer: lane.pacer } });
+    this.judge = judgeOf(run, laneShared, shared);
+    if (this.judge) this.judgeLane = this.judge.lane;
     run.onWriteFailure = () => this.stopOnWriteFailure();
     this.paceWords = setInterval(() => syncLanes(progress, this.lanes, true), 250);
     this.paceWords.unref();
@@ -176,8 +185,47 @@ export class Sending {
    * Makes a record durable at `position` without sending anything (an invalid row, a rechecked
    * reply, judged against `reference` with --expect).
    */
-  settleNow(position: number, key: string, fingerprint: string, record: RowRecord, reference: ReferenceAnswer = null): void {
-    this.track(this.settle(position, key, fingerprint, this.judged(record, reference)));
+  settleNow(
+    position: number,
+    key: string,
+    fingerprint: string,
+    record: RowRecord,
+    reference: ReferenceAnswer = null,
+    task?: RowTask,
+  ): void {
+    if (task && this.judge) this.track(this.settleRow(task, record));
+    else this.track(this.settle(position, key, fingerprint, this.unjudged(this.judged(record, reference))));
+  }
+
+  /** A record an earlier session kept while its judge had not answered (resume-judge.ts): judged now, then settled. */
+  judgeEarlier(task: RowTask, record: RowRecord): void {
+    this.track(this.finishJudging(task, record));
+  }
+
+  /** With --judge, a record that gets no judge request says so (`judge: null`). */
+  private unjudged(record: RowRecord): RowRecord {
+    return this.judge ? this.judge.rows.unjudged(record) : record;
+  }
+
+  /**
+   * A row's record, graded, made durable; with --judge and a reply to judge, journaled first as
+   * awaiting its judge (a kill from here on never pays for the reply again), then judged and
+   * settled with the verdict. Left pending when the judge is (the run stops).
+   */
+  private async settleRow(task: RowTask, record: RowRecord): Promise<void> {
+    const graded = this.judged(record, task.reference);
+    if (!this.judge?.rows.wants(graded, task.reference)) {
+      return this.settle(task.position, task.key, task.request.fingerprint, this.unjudged(graded));
+    }
+    const outcome = outcomeCode(graded.category ?? null);
+    await this.run.journal.append({ k: task.key, f: awaitingJudge(task.request.fingerprint), o: outcome }, recordJson(graded));
+    return this.finishJudging(task, graded);
+  }
+
+  private async finishJudging(task: RowTask, record: RowRecord): Promise<void> {
+    const judged = await this.judge!.rows.verdictOn(task, record);
+    if (judged === null) return this.run.results.leftPending(task.position);
+    return this.settle(task.position, task.key, task.request.fingerprint, judged);
   }
 
   /** With --expect, the record with `correct`: every record of the run has it, null where nothing could be judged. */

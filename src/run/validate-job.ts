@@ -3,13 +3,16 @@ import { formatCostRange, modelsCostRange } from '../cost/cost-range.js';
 import { formatUsd, priceWords } from '../cost/cost-summary.js';
 import { loadPriceBook } from '../cost/price-book.js';
 import { parsePriceFlags } from '../cost/price-flag.js';
+import { NothingSentError } from '../errors.js';
 import { InputError } from '../input/errors.js';
 import { expandInputs } from '../input/expand.js';
 import { inputProblems } from '../input/preflight.js';
 import { checkBaseUrl } from '../job/base-url.js';
 import { resolveJobInputs, resolveModels } from '../job/config.js';
-import { checkJob, type JobFile, NotARegularFile, readJobText } from '../job/job-file.js';
+import { checkJob, type JobFile, type LoadedJob, NotARegularFile, readJobText } from '../job/job-file.js';
 import { inputFileAsJob, notJson } from '../job/not-a-job-file.js';
+import { JudgeCounter, judgeEstimateLine } from '../judge/judge-estimate.js';
+import { type RunJudge, runJudge } from '../judge/run-judge.js';
 import { loadReplySchema, ReplySchemaError } from '../reply/reply-schema.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { maxCompletionTokens } from '../request/completion-limit.js';
@@ -70,9 +73,8 @@ export async function validateJob(jobFile: string, maxProblems: number): Promise
   const models = jobModels(job, jobFile, problems);
   if (!job.inputs) problems.push(`${jobFile}: inputs: missing (give them here or on the command line when running)`);
 
-  let rows = 0;
-  let badRows = 0;
-  let promptTokens = 0;
+  const judge = await jobJudge(job, loaded, problems);
+  const counted = { rows: 0, badRows: 0, promptTokens: 0 };
   const batchNotes = new BatchNotes(models ?? null);
   if (Array.isArray(job.inputs) && job.inputs.every((input) => typeof input === 'string')) {
     // Each pattern on its own: one that matches nothing is a problem, not a reason to skip the others' rows.
@@ -97,23 +99,14 @@ export async function validateJob(jobFile: string, maxProblems: number): Promise
       problems.push(`${jobFile}: inputs: ${problem}`);
     }
     const usable = files.filter((file) => !unusable.has(file));
-    try {
-      for await (const row of prepareRows(usable, rowSettingsOf(job), batchNotes)) {
-        rows++;
-        if (row.kind === 'task') promptTokens += row.task.request.estimatedTokens;
-        if (row.kind !== 'invalid') continue;
-        badRows++;
-        if (badRows <= maxProblems) problems.push(`${row.origin.file}:${row.origin.line}: ${row.problem}`);
-      }
-    } catch (error) {
-      if (!(error instanceof InputError)) throw error;
-      problems.push(`${jobFile}: inputs: ${error.message}`);
-    }
+    await readRows(usable, job, { counted, problems, batchNotes, maxProblems, judge: judge?.counter ?? null, jobFile });
   }
+  const { rows, badRows, promptTokens } = counted;
   const cost = await costEstimate(job, jobFile, { promptTokens, rows: rows - badRows, models });
   problems.push(...cost.problems);
   for (const problem of problems) out(problem);
   if (cost.line) out(cost.line);
+  if (judge) out(judgeEstimateLine(judge.counter.estimate(judge.setup.model, judge.setup.book)));
   if (badRows > maxProblems) out(`... and ${badRows - maxProblems} more invalid row(s)`);
   for (const notice of [batchNotes.unsentNotice(), batchNotes.otherModelNotice()]) if (notice) out(`note: ${notice}`);
   const total = problems.length - Math.min(badRows, maxProblems) + badRows;
@@ -123,6 +116,64 @@ export async function validateJob(jobFile: string, maxProblems: number): Promise
       : `${jobFile}: ${total} problem(s), ${rows} row(s) read`,
   );
   return { lines, ok: total === 0 };
+}
+
+/** Reads every row as a run would: counted, the invalid ones listed (up to maxProblems), the judge's requests counted. */
+async function readRows(
+  files: string[],
+  job: JobFile,
+  into: {
+    counted: { rows: number; badRows: number; promptTokens: number };
+    problems: string[];
+    batchNotes: BatchNotes;
+    maxProblems: number;
+    judge: JudgeCounter | null;
+    jobFile: string;
+  },
+): Promise<void> {
+  const { counted, problems } = into;
+  try {
+    for await (const row of prepareRows(files, rowSettingsOf(job), into.batchNotes)) {
+      counted.rows++;
+      if (row.kind === 'task') {
+        counted.promptTokens += row.task.request.estimatedTokens;
+        into.judge?.add(row.task);
+      }
+      if (row.kind !== 'invalid') continue;
+      counted.badRows++;
+      if (counted.badRows <= into.maxProblems) problems.push(`${row.origin.file}:${row.origin.line}: ${row.problem}`);
+    }
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    problems.push(`${into.jobFile}: inputs: ${error.message}`);
+  }
+}
+
+/**
+ * The job's judge (`judge`), loaded as a run loads it (its rubric file, its price), with a counter
+ * of the requests it would get; a problem for what would stop the run; null without a judge.
+ */
+async function jobJudge(job: JobFile, loaded: LoadedJob, problems: string[]): Promise<{ setup: RunJudge; counter: JudgeCounter } | null> {
+  if (typeof job.judge !== 'string' || job.judge === '') return null;
+  const [template] = typeof job.judge_template === 'string' ? resolveJobInputs([job.judge_template], loaded, process.cwd()) : [null];
+  try {
+    const setup = await runJudge({
+      judge: job.judge,
+      judgeTemplate: template ?? null,
+      keepInput: job.keep_input ?? null,
+      baseUrl: typeof job.base_url === 'string' ? job.base_url : '',
+      price: Array.isArray(job.price) ? job.price : null,
+      maxCost: typeof job.max_cost === 'number' ? job.max_cost : null,
+    });
+    if (!setup) return null;
+    const repeat = Number.isSafeInteger(job.repeat) && job.repeat! > 1 ? job.repeat! : 1;
+    const models = (job.models ?? [job.model].flat()).filter((model) => typeof model === 'string').length || 1;
+    return { setup, counter: new JudgeCounter(setup.template, repeat * models) };
+  } catch (error) {
+    if (!(error instanceof NothingSentError)) throw error;
+    problems.push(`${loaded.file}: judge: ${error.message}`);
+    return null;
+  }
 }
 
 /** The job's models by run's rules (a problem each as run would say it); undefined when it names none. */
@@ -188,5 +239,6 @@ function rowSettingsOf(job: JobFile): PrepareSettings {
     baseUrl: text(job.base_url) ?? '',
     model: (job.models ?? [job.model].flat()).find((model) => typeof model === 'string') ?? '',
     params: typeof job.params === 'object' && job.params !== null && !Array.isArray(job.params) ? job.params : {},
+    expect: text(job.expect),
   };
 }

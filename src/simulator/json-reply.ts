@@ -1,3 +1,4 @@
+import { simulatedJudgeReply } from './judge.js';
 import { quizAnswer, quizReply } from './quiz.js';
 import { fnv1a, type SimMessage, simulatedReply } from './reply.js';
 
@@ -162,6 +163,8 @@ export interface ReplyRequest {
  */
 export function simulatedChoices(request: ReplyRequest, count: number): string[] {
   const asked = requestedJson(request.responseFormat);
+  const judged = asked ? null : simulatedJudgeReply(request.messages);
+  if (judged !== null) return Array.from({ length: count }, () => judged);
   const answer = asked ? null : quizAnswer(request.messages);
   return Array.from({ length: count }, (_, choice) => {
     const variant = variantOf(request, choice);

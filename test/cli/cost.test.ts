@@ -112,6 +112,43 @@ describe('the cost in dollars', () => {
     expect(last.sessions.map((session) => session.cost_usd)).toEqual([0.006, 0.014]);
   });
 
+  it("prices each model's earlier tokens at that model's own price on resume; the cap counts them so (issue 42, item 1)", async () => {
+    await served.dir.write('in.jsonl', rows(4));
+    // One model priced, one not: the first session's dollars are unknown as a whole, known by model for the cheap one.
+    const models = ['--model', 'cheap', '--model', 'dear'];
+    const first = await run('cheap', '--model', 'dear', '--price', 'cheap=1/2', '--max-total-tokens', '4500', '--concurrency', '1');
+    expect(first.code, first.stderr).toBe(4);
+    expect((await manifest()).sessions[0]!.cost_usd).toBeNull();
+    const settled = (await served.dir.read('out/output.jsonl'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { model: string });
+    const sent = { cheap: settled.filter((r) => r.model === 'cheap').length, dear: settled.filter((r) => r.model === 'dear').length };
+    expect(sent.cheap + sent.dear).toBe(served.server.received.length);
+    expect(sent.dear).toBeGreaterThan(0);
+    // cheap: $0.002 a response (1/2 per million), dear: $0.02 (10/20); the budget leaves no room for one more response.
+    const spent = sent.cheap * 0.002 + sent.dear * 0.02;
+    const resumed = await runCli(
+      ['run', 'in.jsonl', '--base-url', served.server.baseUrl, ...models, '--out', 'out', '--quiet', '--resume'].concat([
+        '--price',
+        'cheap=1/2',
+        '--price',
+        'dear=10/20',
+        '--max-cost',
+        String(spent + 0.001),
+        '--param',
+        'max_tokens=500',
+      ]),
+      { cwd: served.dir.path, env },
+    );
+    expect(resumed.code, resumed.stderr).toBe(4);
+    expect(served.server.received.length).toBe(sent.cheap + sent.dear);
+    const after = await manifest();
+    expect(after.cost.usd).toBeCloseTo(spent, 10);
+    expect(after.cost.by_model.dear!.usd).toBeCloseTo(sent.dear * 0.02, 10);
+    expect(after.cost.by_model.cheap!.usd).toBeCloseTo(sent.cheap * 0.002, 10);
+  });
+
   it('--max-cost for a model without a price is refused before anything is sent (exit 2)', async () => {
     await served.dir.write('in.jsonl', rows(2));
     const result = await run('our-local-model', '--max-cost', '5');
@@ -201,5 +238,19 @@ describe('the cost in dollars', () => {
     const badFlag = await run('m', '--max-cost', 'lots');
     expect(badFlag.code).toBe(2);
     expect(badFlag.stderr).toContain('--max-cost must be a number above 0: current value is "lots"');
+    // Decimal only, finite (issue 42, item 2): JavaScript's Number() reads 0x10 as 16.
+    for (const [flag, value] of [
+      ['--max-cost', '0x10'],
+      ['--concurrency', '0x10'],
+      ['--max-cost', '1e400'],
+    ]) {
+      const refused = await run('m', '--price', '1/2', flag!, value!);
+      expect(refused.code, `${flag} ${value}`).toBe(2);
+      expect(refused.stderr).toContain(`${flag} must be a`);
+    }
+    const infinite = await run('m', '--price', `1/1/${'9'.repeat(400)}`, '--max-cost', '1');
+    expect(infinite.code).toBe(2);
+    expect(infinite.stderr).toContain('the cached-input price must be US dollars per million tokens, 0 to 1000000');
+    expect(served.server.received).toHaveLength(0);
   });
 });

@@ -32,9 +32,9 @@ describe('the jobs shipped in jobs/', () => {
         const report = await runCli(['report', `out-${name}`, '--group-by', 'category'], { cwd: dir.path });
         expect(report.code, report.stderr).toBe(0);
         expect(report.stdout).toMatch(
-          /quiz-strong-right85 \d+\.\d% vs quiz-weak-right70 \d+\.\d%: .*, 200 rows judged by both: quiz-strong-right85 is right more often/,
+          /quiz-strong-right85 \d+\.\d% vs quiz-weak-right70 \d+\.\d%: .*, \d+ rows judged by both: quiz-strong-right85 is right more often/,
         );
-        expect(report.stdout).toContain('  multiplication  50');
+        expect(report.stdout).toMatch(/\n {2}multiplication {2}\d+ /);
       }
       if (name === 'evaluate-sentiment.json') {
         expect((await dir.read(`out-${name}/output.csv`)).split('\n')[0]).toBe(

@@ -52,10 +52,15 @@ describe('parsePriceFlags', () => {
     [['a=b=1/2'], null],
     [['1/2', '3/4'], 'a price for every model was given twice'],
     [['m=1/2', 'm=3/4'], 'm was priced twice'],
-    [['m=1/'], 'expected IN/OUT or MODEL=IN/OUT'],
+    [['m=1/'], 'the output price must be US dollars per million tokens, 0 to 1000000: current value is ""'],
     [['=1/2'], 'expected IN/OUT or MODEL=IN/OUT'],
-    [['-1/2'], 'expected IN/OUT or MODEL=IN/OUT'],
-    [['1e3/2'], 'expected IN/OUT or MODEL=IN/OUT'],
+    [['1/2/3/4'], 'expected IN/OUT or MODEL=IN/OUT'],
+    [['-1/2'], 'the input price must be US dollars'],
+    [['1e3/2'], 'the input price must be US dollars'],
+    // Every figure is read alike, the cached-input price too: not finite, hexadecimal, past the range.
+    [[`1/1/${'9'.repeat(400)}`], 'the cached-input price must be US dollars per million tokens, 0 to 1000000'],
+    [['1/1/0x10'], 'the cached-input price must be'],
+    [['1/2000000'], 'the output price must be at most 1000000: current value is "2000000"'],
   ])('%j: %s', (values, problem) => {
     const { problems } = parsePriceFlags(values);
     if (problem === null) expect(problems).toEqual([]);
@@ -99,5 +104,26 @@ describe('CostAccount', () => {
     const unknown = new CostAccount({ books: [{ ...priceless, perMillion: null, usd: () => null }], limit: null, before: [{ usage }] });
     expect(unknown.totalUsd).toBeNull();
     expect(unknown.sessionUsd).toBeNull();
+  });
+
+  it("never prices an earlier session of several models at another model's price: unknown stays null, and --max-cost is refused", () => {
+    const usage = { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500, cached_tokens: 0, estimated_tokens: 0 };
+    const dear = flatPriceBook('dear', { input: 10, output: 20, cachedInput: null }, '--price', null);
+    // Written before dollars were kept by model: the session's tokens could be either model's.
+    const options = { books: [book, dear], before: [{ cost_usd: null, usage }], earlierModels: ['m', 'dear'] };
+    const account = new CostAccount({ ...options, limit: null, earlierByModel: { m: { usd: 0.25 }, dear: { usd: null } } });
+    expect(account.totalUsd).toBeNull();
+    expect(account.modelUsd('m')).toBe(0.25);
+    expect(account.modelUsd('dear')).toBeNull();
+    expect(() => new CostAccount({ ...options, limit: 5 })).toThrow(/--max-cost cannot be kept/);
+    // Kept by model: each model's tokens at its own price, even when that price is learnt only now.
+    const part = (usd: number | null) => ({ usd, prompt_tokens: 1000, cached_tokens: 0, completion_tokens: 500 });
+    const split = new CostAccount({
+      books: [book, dear],
+      limit: 5,
+      before: [{ cost_usd: null, usage, cost_by_model: { m: part(0.002), dear: part(null) } }],
+    });
+    expect(split.totalUsd).toBeCloseTo(0.002 + 0.02, 12);
+    expect(split.modelUsd('dear')).toBeCloseTo(0.02, 12);
   });
 });

@@ -3,6 +3,7 @@ import { checkBaseUrl } from '../../src/job/base-url.js';
 import { ConfigError, keyName, publicConfig, resolveRunConfig } from '../../src/job/config.js';
 import { checkJob } from '../../src/job/job-file.js';
 import { checkParams } from '../../src/job/params.js';
+import { runRedactor } from '../../src/run/run-redactor.js';
 
 describe('checkBaseUrl', () => {
   it.each([
@@ -173,7 +174,7 @@ describe('resolveRunConfig', () => {
       { env: { MY_KEY: 'secret-123' }, cwd },
     );
     expect(config.apiKey).toBe('secret-123');
-    expect(JSON.stringify(publicConfig(config))).not.toContain('secret-123');
+    expect(JSON.stringify(publicConfig(config, runRedactor(config)))).not.toContain('secret-123');
   });
 
   it("reads the key from the job's api_key_file, relative to the job file, and records that path (not the key)", async () => {
@@ -189,7 +190,7 @@ describe('resolveRunConfig', () => {
       expect(config.apiKeyFile).toBe('jobs/key.txt');
       expect(config.apiKeyEnv).toBeNull();
       expect(keyName(config)).toBe('jobs/key.txt');
-      expect(JSON.stringify(publicConfig(config))).not.toContain('sk-from');
+      expect(JSON.stringify(publicConfig(config, runRedactor(config)))).not.toContain('sk-from');
     } finally {
       await dir.remove();
     }
@@ -204,7 +205,7 @@ describe('resolveRunConfig', () => {
     expect(config.sentHeaders).toEqual({ 'x-gw-key': 'gw-secret-0123456789', 'x-title': 'nightly' });
     expect(config.headers).toEqual({ 'x-gw-key': '${GW_KEY}', 'x-title': 'nightly' });
     expect(config.rowParams).toBe(true);
-    const recorded = JSON.stringify(publicConfig(config));
+    const recorded = JSON.stringify(publicConfig(config, runRedactor(config)));
     expect(recorded).toContain('"x-gw-key":"${GW_KEY}"');
     expect(recorded).not.toContain('gw-secret');
   });

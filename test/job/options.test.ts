@@ -37,8 +37,8 @@ const plainOptions = flagOptions().filter(([, spec]) => !spec.custom);
 describe('the option table', () => {
   it.each(plainOptions)('%s: the flag outranks the job file, which outranks the default', (name, spec) => {
     const value = sampleValue(spec);
-    // A grader other than exact needs a reference to grade against.
-    const needs: RunFlags = spec === RUN_OPTIONS.grade ? { ...required, expect: 'answer' } : required;
+    // A grader other than exact, and a judge, need a reference to grade against.
+    const needs: RunFlags = spec === RUN_OPTIONS.grade || spec === RUN_OPTIONS.judge ? { ...required, expect: 'answer' } : required;
     const fromDefault = resolveRunConfig(needs, null, context);
     expect(fromDefault[name as keyof typeof fromDefault]).toEqual(spec.default ?? null);
     const fromFlag = resolveRunConfig({ ...needs, [name]: value }, null, context);

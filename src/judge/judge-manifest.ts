@@ -1,0 +1,40 @@
+import type { CostAccount } from '../cost/cost-account.js';
+import { type ModelCost, roundUsd } from '../cost/cost-summary.js';
+import type { TokenAccount } from '../pace/token-account.js';
+import type { UsageTotals } from '../record/usage-totals.js';
+import type { RunJudge } from './run-judge.js';
+
+/** The manifest's `judge`: what the judge's requests used and cost, kept apart from the models' (over every session). */
+export interface ManifestJudge {
+  model: string;
+  /** `built-in`, or the `--judge-template` file as given. */
+  template: string;
+  /** The judge's tokens, every session (not in the manifest's `usage`, which is the models'). */
+  usage: UsageTotals;
+  /** The judge's dollars, every session: part of `cost.usd` (and of `--max-cost`), not of `cost.by_model`. */
+  cost: ModelCost;
+}
+
+export function judgeManifest(judge: RunJudge, tokens: TokenAccount, cost: CostAccount | undefined): ManifestJudge {
+  const price = judge.book.perMillion;
+  return {
+    model: judge.model,
+    template: judge.templateFile ?? 'built-in',
+    usage: tokens.total,
+    cost: {
+      usd: roundUsd(cost?.partUsd('judge') ?? null),
+      priced_as: judge.book.pricedAs,
+      input_per_mtok: price?.input ?? null,
+      output_per_mtok: price?.output ?? null,
+      cached_input_per_mtok: price?.cachedInput ?? null,
+      tiered: judge.book.tiered,
+    },
+  };
+}
+
+/** The judge's dollars in the directory's earlier sessions: 0 when none judged, null when unknown. */
+export function earlierJudgeUsd(earlier: { judge?: { cost?: { usd?: unknown } } } | undefined): number | null {
+  if (earlier?.judge === undefined) return 0;
+  const usd = earlier.judge.cost?.usd;
+  return typeof usd === 'number' && Number.isFinite(usd) && usd >= 0 ? usd : null;
+}

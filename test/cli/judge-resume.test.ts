@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { runCli, startCli } from '../support/cli.js';
+import { perTestServedDir, type ServedDir } from '../support/per-test.js';
+import { sendJson } from '../support/scripted-server.js';
+import { jsonlOf } from '../support/temp-dir.js';
+import { waitFor } from '../support/wait-for.js';
+
+// A model answers every row at once; its judge answers the judge requests of rows r0..r3 and
+// holds the others' until the second session. The first session is killed with kill -9 once the
+// four verdicts are journaled: the resume must send no row's request again and no answered
+// judge request again, and judge every other row.
+
+const JUDGED_FIRST = ['r0', 'r1', 'r2', 'r3'];
+let fresh: ServedDir;
+let answerAll = false;
+const sent: Array<{ session: number; judge: boolean; row: string }> = [];
+perTestServedDir(
+  (served) => {
+    fresh = served;
+    answerAll = false;
+    sent.length = 0;
+  },
+  (request, response, index) => {
+    const content = String(request.json?.messages?.at(-1)?.content ?? '');
+    const judge = request.json?.model === 'judge-m';
+    const row = judge ? /\[Question\]: (r\d+)/.exec(content)![1]! : content;
+    sent.push({ session: answerAll ? 2 : 1, judge, row });
+    if (judge && !answerAll && !JUDGED_FIRST.includes(row)) return;
+    // r5's judge answers without a grade: its verdict is null, not false.
+    const reply = judge ? (row === 'r5' ? 'Hard to say.' : `Looks right.\nGRADE: ${row === 'r1' ? 'I' : 'C'}`) : `answer ${row}`;
+    sendJson(response, 200, {
+      id: `chatcmpl-${index}`,
+      choices: [{ index: 0, message: { role: 'assistant', content: reply }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: judge ? 50 : 5, completion_tokens: judge ? 10 : 2, total_tokens: judge ? 60 : 7 },
+    });
+  },
+);
+
+interface Judged {
+  id: string;
+  correct: boolean | null;
+  judge: { model: string; verdict: boolean | null; reply: string | null } | null;
+}
+
+describe('--judge, killed with kill -9 and resumed', () => {
+  it('sends no judge request twice that was answered, no row request again, and judges every row', async () => {
+    const { dir, server } = fresh;
+    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 8 }, (_, i) => ({ id: `r${i}`, prompt: `r${i}`, gold: `answer r${i}` }))));
+    const args = [
+      'run',
+      'in.jsonl',
+      '--base-url',
+      server.baseUrl,
+      '--model',
+      'm',
+      '--expect',
+      'gold',
+      '--judge',
+      'judge-m',
+      '--out',
+      'out',
+      '--quiet',
+    ];
+    const env = { CHATBATCH_API_KEY: 'sk-judge-resume-0000000000' };
+    const { child, done } = startCli(args, { cwd: dir.path, env });
+    const verdictsJournaled = async (): Promise<number> => {
+      const journal = await dir.read('out/.chatbatch/journal.jsonl').catch(() => '');
+      return journal.split('\n').filter((line) => line.includes('"judge":{"model":"judge-m"')).length;
+    };
+    let journaled = 0;
+    await waitFor(async () => {
+      journaled = await verdictsJournaled();
+      return journaled === JUDGED_FIRST.length && sent.filter((request) => request.judge).length === 8;
+    });
+    child.kill('SIGKILL');
+    await done;
+
+    answerAll = true;
+    const resumed = await runCli([...args, '--resume'], { cwd: dir.path, env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const second = sent.filter((request) => request.session === 2);
+    // No row's reply is paid for twice: every row was journaled, awaiting its judge or judged.
+    expect(second.filter((request) => !request.judge)).toEqual([]);
+    // Only the judge requests that had no answer are sent again.
+    expect(second.map((request) => request.row).sort()).toEqual(['r4', 'r5', 'r6', 'r7']);
+
+    const records = await dir.jsonl<Judged>('out/output.jsonl');
+    expect(records.map((record) => [record.id, record.judge?.verdict])).toEqual([
+      ['r0', true],
+      ['r1', false],
+      ['r2', true],
+      ['r3', true],
+      ['r4', true],
+      ['r5', null],
+      ['r6', true],
+      ['r7', true],
+    ]);
+    // `correct` stays the grader's (exact): the reply is the reference.
+    expect(records.every((record) => record.correct === true)).toBe(true);
+    const manifest = JSON.parse(await dir.read('out/manifest.json'));
+    expect(manifest.status).toBe('complete');
+    // The judge's tokens are its own (60 a request), the models' theirs (7 a request): the resume's
+    // four judge requests are in judge.usage, none in usage. (What the killed session spent is
+    // there only as far as its manifest checkpoints got.)
+    expect(manifest.judge.model).toBe('judge-m');
+    expect(manifest.judge.usage.total_tokens % 60).toBe(0);
+    expect(manifest.judge.usage.total_tokens).toBeGreaterThanOrEqual(4 * 60);
+    expect(manifest.usage.total_tokens % 7).toBe(0);
+    expect(manifest.sessions[1].usage.total_tokens).toBe(0);
+  });
+});
