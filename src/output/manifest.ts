@@ -56,7 +56,7 @@ export interface RunSession {
   /** Rate-limit 429s this session took: they paced the run and never failed a row. */
   rate_limited?: number;
   /** The provider's limits this session learned from response headers (limit per window, and the header). */
-  limits_learned?: Array<{ model?: string; unit: string; limit: number; window_ms: number; rate: string; source: string }>;
+  limits_learned?: Array<{ judge?: true; model?: string; unit: string; limit: number; window_ms: number; rate: string; source: string }>;
 }
 
 export interface Manifest {

@@ -56,6 +56,10 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
   run.endSession(status);
   session.rate_limited = sending.lanes.reduce((sum, lane) => sum + lane.controller.rateLimited, 0);
   session.limits_learned = sending.lanes.flatMap((lane) => lane.learned());
+  // The judge's lane learns its model's limits too: listed with `judge: true`, apart from a model of the same name.
+  const judgeLane = sending.judgeLane;
+  if (judgeLane)
+    session.limits_learned.push(...judgeLane.learned().map((limit) => ({ judge: true as const, model: judgeLane.model, ...limit })));
   manifest.counts = tally;
   manifest.inputs = await describeInputs(run.files, (file) => admission.rowsPerFile.get(file) ?? 0);
   manifest.job_fingerprint = jobIdentity(config, manifest.inputs, run.replyCheck?.schema?.sha256 ?? null);

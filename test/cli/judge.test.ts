@@ -158,6 +158,12 @@ describe('--judge MODEL', () => {
     expect(manifest.counts.pending).toBeGreaterThan(0);
     expect(manifest.cost.usd).toBeLessThan(0.0015);
     expect(manifest.judge.cost.usd).toBeGreaterThan(manifest.cost.usd / 2);
+    // Resumed with room: every reply judged, and both sessions' dollars counted, the judge's apart.
+    const resumed = await run('out', '--price', '1/2', '--max-cost', '1', '--resume');
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const done = JSON.parse(await served.dir.read('out/manifest.json'));
+    expect(done.judge.cost.usd).toBeCloseTo((24 * 90 + 24 * 10 * 2) / 1e6, 10);
+    expect(done.cost.usd).toBeCloseTo((24 * (8 + 2 * 2) + 24 * (90 + 10 * 2)) / 1e6, 10);
   });
 
   it('refuses what cannot work before anything is sent (exit 2), and stops at a judge the endpoint does not know (exit 3)', async () => {
