@@ -2,6 +2,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { NothingSentError } from '../errors.js';
 import { ExpansionInterruptedError } from '../input/errors.js';
 import type { RunFlags } from '../job/config.js';
+import type { LoadedJob } from '../job/job-file.js';
 import { flagOptions } from '../job/options.js';
 import type { Redactor } from '../record/redactor.js';
 import type { RunningSimulator } from '../simulator/server.js';
@@ -11,7 +12,7 @@ import { groupRunHelp } from './help-groups.js';
 import { reportInternalError } from './internal-error.js';
 import { listenForInterrupts } from './interrupts.js';
 import { invocation, shellQuote } from './invocation.js';
-import type { CliSession } from './io.js';
+import type { CliIo, CliSession } from './io.js';
 import { jsonLogLine, LOG_FORMATS, type LogFormat, messageLine, summaryFields } from './log-format.js';
 import { flagsFromArgs, yargsOption } from './options.js';
 import { paramsFromFlags } from './param-flags.js';
@@ -104,21 +105,9 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
       return EXIT.usage;
     }
     // The engine is loaded here, not at start-up: `--help` and the other commands have no use for it.
-    const [{ resolveRunConfig, SIMULATOR_BASE_URL }, { runRedactor }] = await Promise.all([
-      import('../job/config.js'),
-      import('../run/run-redactor.js'),
-    ]);
+    const [{ resolveRunConfig }, { runRedactor }] = await Promise.all([import('../job/config.js'), import('../run/run-redactor.js')]);
     const job = args.job ? await (await import('../job/job-file.js')).loadJobFile(args.job) : null;
-    if (args['dry-run']) {
-      const [{ dryRun }, { formatDryRun }] = await Promise.all([import('../run/dry-run.js'), import('./dry-run-report.js')]);
-      // A dry run sends nothing: --simulate starts no server, it only names the endpoint.
-      const simulated = args.simulate ? { simulatorUrl: SIMULATOR_BASE_URL } : {};
-      const config = resolveRunConfig(flagsFrom(args), job, { env: io.env, cwd: io.cwd, dryRun: true, ...simulated });
-      const report = await dryRun(config, { maxListed: 50, assumedLatencyMs: 2000 });
-      // The report shows what the user gave (headers, the first body): a secret among it is masked by its value.
-      io.stdout.write(runRedactor(config).redact(formatDryRun(report, config)));
-      return report.invalidCount > 0 ? EXIT.rowsFailed : EXIT.ok;
-    }
+    if (args['dry-run']) return await dryRunFromCli(args, job, io);
     // Loaded only with --simulate: a run against an endpoint has no use for it.
     if (args.simulate) simulator = await (await import('../simulator/server.js')).startSimulator({});
     const config = resolveRunConfig(flagsFrom(args), job, {
@@ -195,6 +184,23 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
   } finally {
     await simulator?.close();
   }
+}
+
+/** `run --dry-run`: reads and checks every row, builds every request, sends nothing. */
+async function dryRunFromCli(args: RunArgs, job: LoadedJob | null, io: CliIo): Promise<number> {
+  const [{ resolveRunConfig, SIMULATOR_BASE_URL }, { runRedactor }, { dryRun }, { formatDryRun }] = await Promise.all([
+    import('../job/config.js'),
+    import('../run/run-redactor.js'),
+    import('../run/dry-run.js'),
+    import('./dry-run-report.js'),
+  ]);
+  // A dry run sends nothing: --simulate starts no server, it only names the endpoint.
+  const simulated = args.simulate ? { simulatorUrl: SIMULATOR_BASE_URL } : {};
+  const config = resolveRunConfig(flagsFrom(args), job, { env: io.env, cwd: io.cwd, dryRun: true, ...simulated });
+  const report = await dryRun(config, { maxListed: 50, assumedLatencyMs: 2000 });
+  // The report shows what the user gave (headers, the first body): a secret among it is masked by its value.
+  io.stdout.write(runRedactor(config).redact(formatDryRun(report, config)));
+  return report.invalidCount > 0 ? EXIT.rowsFailed : EXIT.ok;
 }
 
 function flagsFrom(args: RunArgs): RunFlags {
