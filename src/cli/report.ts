@@ -46,7 +46,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       { computeStats, withPending },
       { formatTextReport },
       { readViewRows },
-      { modelOrderOf },
+      { MAX_REPORT_MODELS, modelOrderOf, TooManyModelsError, tooManyModels },
       { withModelCosts, withModelPending },
       { gradingWords },
       { evaluationOf },
@@ -70,7 +70,13 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
     const manifest = await readManifest(paths.manifest);
     if (!manifest) return refuse(session, `${args.dir} holds no run (its manifest.json is missing, not JSON, or not a chatbatch manifest)`);
     const answerField = typeof manifest.config?.expect === 'string' ? manifest.config.expect : null;
-    const computed = await computeStats(paths.output, paths.errors, { modelOrder: modelOrderOf(manifest), answerField });
+    const modelOrder = modelOrderOf(manifest);
+    if (modelOrder.length > MAX_REPORT_MODELS) return refuse(session, tooManyModels(modelOrder.length, `${args.dir}/manifest.json`));
+    const computed = await computeStats(paths.output, paths.errors, { modelOrder, answerField }).catch((error: unknown) => {
+      if (error instanceof TooManyModelsError) return error;
+      throw error;
+    });
+    if (computed instanceof TooManyModelsError) return refuse(session, `${args.dir}: ${computed.message}`);
     const counted = withPending(computed, pendingRows(manifest));
     const stats = {
       ...counted,
