@@ -24,12 +24,12 @@ export interface ModelAgreement {
   /** Each pair of models, in the run's model order: up to MAX_PAIRWISE_MODELS models, else none (see `withOthers`). */
   pairs: PairAgreement[];
   /** Every pair at once: the rows two models both answered, summed over the pairs, and those where they agreed. */
-  overall: { rows: number; same: number };
+  overall?: { rows: number; same: number };
   /**
    * Past MAX_PAIRWISE_MODELS models: each model's agreement with the others, in the run's order
    * (over every other model and row both answered); null when the pairs are listed.
    */
-  withOthers: PairAgreement[] | null;
+  withOthers?: PairAgreement[] | null;
   /** The keys (`rowKeyOf`) of the first rows where the models disagree, in the order read. */
   disagreeing: string[];
 }
@@ -78,14 +78,15 @@ export class ModelAgreementTally {
     const listed = models.length <= MAX_PAIRWISE_MODELS;
     const pairs = listed ? pairsOf(models) : [];
     const others = new Map(models.map((model) => [model, { a: model, b: '', rows: 0, same: 0 }]));
-    const result: ModelAgreement = { rows: 0, unanimous: 0, pairs, overall: { rows: 0, same: 0 }, withOthers: null, disagreeing: [] };
+    const overall = { rows: 0, same: 0 };
+    const result: ModelAgreement = { rows: 0, unanimous: 0, pairs, overall, withOthers: null, disagreeing: [] };
     for (const [key, row] of this.answers) {
       const agree = answersAgree(row.values());
       if (agree === null) continue;
       result.rows++;
       if (agree) result.unanimous++;
       else if (result.disagreeing.length < limit) result.disagreeing.push(key);
-      countRow(row, result.overall, listed ? null : others);
+      countRow(row, overall, listed ? null : others);
       for (const pair of pairs) {
         const a = row.get(pair.a);
         const b = row.get(pair.b);

@@ -42,12 +42,12 @@ ${disagreeing > 0 ? `The ${disagreeing} row(s) where the models disagree come fi
 function pairMatrix(comparison: ModelComparison): Html {
   const { agreement } = comparison;
   const names = comparison.models.map((line) => line.model);
-  if (agreement.withOthers !== null) {
+  if (agreement.withOthers != null) {
     const pairs = ((names.length * (names.length - 1)) / 2).toLocaleString('en-US');
     return html`<p id="models-pairs">${names.length} models make ${pairs} pairs, shown one by one up to ${MAX_PAIRWISE_MODELS} models. ${
-      agreement.overall.rows === 0
+      (agreement.overall?.rows ?? 0) === 0
         ? 'No two models answered the same row.'
-        : `Over every pair, two models agree on ${share(agreement.overall.same, agreement.overall.rows)} of the rows both answered; each model's agreement with the others is the table's column "agrees with the others".`
+        : `Over every pair, two models agree on ${share(agreement.overall!.same, agreement.overall!.rows)} of the rows both answered; each model's agreement with the others is the table's column "agrees with the others".`
     }</p>`;
   }
   const byPair = new Map(agreement.pairs.map((pair) => [JSON.stringify([pair.a, pair.b]), pair]));

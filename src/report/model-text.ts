@@ -78,7 +78,7 @@ function agreementCell(line: PairAgreement | undefined): string {
 /** How the pairs agree: each pair on a line, or past MAX_PAIRWISE_MODELS their sum (each model's share is a column of the table). */
 function pairLines(comparison: ModelComparison): string[] {
   const { agreement } = comparison;
-  if (agreement.withOthers === null)
+  if (agreement.withOthers == null)
     return agreement.pairs.map(
       (pair) =>
         `  ${pair.a} and ${pair.b} agree on ${pair.rows === 0 ? 'no row: none was answered by both' : `${share(pair.same, pair.rows)} of the rows both answered`}`,
@@ -86,9 +86,9 @@ function pairLines(comparison: ModelComparison): string[] {
   const models = comparison.models.length;
   return [
     `  ${models} models make ${((models * (models - 1)) / 2).toLocaleString('en-US')} pairs, listed one by one up to ${MAX_PAIRWISE_MODELS} models: ` +
-      (agreement.overall.rows === 0
+      ((agreement.overall?.rows ?? 0) === 0
         ? 'no two models answered the same row'
-        : `two models agree on ${share(agreement.overall.same, agreement.overall.rows)} of the rows both answered, over every pair`),
+        : `two models agree on ${share(agreement.overall!.same, agreement.overall!.rows)} of the rows both answered, over every pair`),
     "  each model's agreement with the others is the table's column 'agrees with the others'",
   ];
 }
