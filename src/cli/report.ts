@@ -46,7 +46,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       { computeStats, withPending },
       { formatTextReport },
       { readViewRows },
-      { MAX_REPORT_MODELS, modelOrderOf, TooManyModelsError, tooManyModels },
+      { modelOrderOf, withinModelLimit },
       { withModelCosts, withModelPending },
       { gradingWords },
       { evaluationOf },
@@ -71,12 +71,10 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
     if (!manifest) return refuse(session, `${args.dir} holds no run (its manifest.json is missing, not JSON, or not a chatbatch manifest)`);
     const answerField = typeof manifest.config?.expect === 'string' ? manifest.config.expect : null;
     const modelOrder = modelOrderOf(manifest);
-    if (modelOrder.length > MAX_REPORT_MODELS) return refuse(session, tooManyModels(modelOrder.length, `${args.dir}/manifest.json`));
-    const computed = await computeStats(paths.output, paths.errors, { modelOrder, answerField }).catch((error: unknown) => {
-      if (error instanceof TooManyModelsError) return error;
-      throw error;
-    });
-    if (computed instanceof TooManyModelsError) return refuse(session, `${args.dir}: ${computed.message}`);
+    const computed = await withinModelLimit(args.dir, modelOrder, () =>
+      computeStats(paths.output, paths.errors, { modelOrder, answerField }),
+    );
+    if (typeof computed === 'string') return refuse(session, computed);
     const counted = withPending(computed, pendingRows(manifest));
     const stats = {
       ...counted,

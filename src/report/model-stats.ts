@@ -21,6 +21,20 @@ export class TooManyModelsError extends Error {
   override name = 'TooManyModelsError';
 }
 
+/**
+ * What `compute` (the report's reading of the records) gives, or why the run in `dir` has too
+ * many models to report on: its manifest's, before anything is read, or its records'.
+ */
+export async function withinModelLimit<T>(dir: string, modelOrder: readonly string[], compute: () => Promise<T>): Promise<T | string> {
+  if (modelOrder.length > MAX_REPORT_MODELS) return tooManyModels(modelOrder.length, `${dir}/manifest.json`);
+  try {
+    return await compute();
+  } catch (error) {
+    if (error instanceof TooManyModelsError) return `${dir}: ${error.message}`;
+    throw error;
+  }
+}
+
 /** One model's line of a multi-model report. */
 export interface ModelLine {
   model: string;
