@@ -1,6 +1,6 @@
 import type { AsyncBuffer, DecodedArray, FileMetaData, SubColumnData } from 'hyparquet';
 import { parquetRead } from 'hyparquet';
-import { CHECKED_COMPRESSORS } from './parquet-page-codec.js';
+import { countedCompressors, HeldBytes, type HeldShare } from './parquet-held-bytes.js';
 import { TEXT_AS_WRITTEN } from './parquet-values.js';
 
 /** Reads of one column chunk page by page before the rest of its row group is decoded at once (see pageAt). */
@@ -39,13 +39,18 @@ export class ColumnPages implements ColumnCursor {
   private pages: DecodedPage[] = [];
   private next = 0;
   private reads = 0;
+  /** The pages of the last decode, decompressed: let go when the next decode starts. */
+  private readonly held: HeldShare;
 
   constructor(
     private readonly name: string,
     private readonly file: AsyncBuffer,
     private readonly metadata: FileMetaData,
     private readonly groupEnd: number,
-  ) {}
+    held: HeldBytes = new HeldBytes(),
+  ) {
+    this.held = held.share(name);
+  }
 
   /** The page holding the file's row `row` (rows are taken in order: pages before it are dropped). */
   async pageAt(row: number): Promise<ColumnPage> {
@@ -81,19 +86,26 @@ export class ColumnPages implements ColumnCursor {
   private async decode(rowStart: number, rowEnd: number, row: number): Promise<DecodedPage | undefined> {
     this.pages = [];
     this.next = 0;
+    this.held.clear();
     const onPage = (page: SubColumnData): void => {
       if (page.rowEnd > row) this.pages.push({ rowStart: page.rowStart, rowEnd: page.rowEnd, values: page.columnData });
     };
-    await parquetRead({
-      file: this.file,
-      metadata: this.metadata,
-      columns: [this.name],
-      rowStart,
-      rowEnd,
-      compressors: CHECKED_COMPRESSORS,
-      parsers: TEXT_AS_WRITTEN,
-      onPage,
-    });
+    try {
+      await parquetRead({
+        file: this.file,
+        metadata: this.metadata,
+        columns: [this.name],
+        rowStart,
+        rowEnd,
+        compressors: countedCompressors(this.held),
+        parsers: TEXT_AS_WRITTEN,
+        onPage,
+      });
+    } catch (error) {
+      // hyparquet's errors do not say which column: the row's problem does.
+      const message = error instanceof Error ? error.message : String(error);
+      throw new Error(message.startsWith('column ') ? message : `column ${this.name}: ${message}`);
+    }
     const first = this.pages[0];
     return first !== undefined && first.rowStart <= row ? first : undefined;
   }

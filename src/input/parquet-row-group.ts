@@ -1,6 +1,6 @@
 import type { AsyncBuffer, FileMetaData, RowGroup, SchemaTree } from 'hyparquet';
 import { parquetReadObjects, parquetSchema } from 'hyparquet';
-import { CHECKED_COMPRESSORS } from './parquet-page-codec.js';
+import { countedCompressors, HeldBytes } from './parquet-held-bytes.js';
 import { type ColumnCursor, type ColumnPage, ColumnPages } from './parquet-pages.js';
 import { isTextColumn, TextColumnPages } from './parquet-text-column.js';
 import { TEXT_AS_WRITTEN } from './parquet-values.js';
@@ -34,7 +34,9 @@ export async function* rowGroupRuns(
   const columns = parquetSchema(metadata).children;
   const flat = columns.filter((column) => column.children.length === 0 && column.element.repetition_type !== 'REPEATED');
   const nestedNames = columns.filter((column) => !flat.includes(column)).map((column) => column.element.name);
-  const cursors = columnCursors(file, metadata, span, flat);
+  // What the columns' readers hold decompressed, bounded for the row group as a whole.
+  const held = new HeldBytes();
+  const cursors = columnCursors(file, metadata, span, flat, held);
   const nested =
     nestedNames.length > 0
       ? await parquetReadObjects({
@@ -43,7 +45,7 @@ export async function* rowGroupRuns(
           columns: nestedNames,
           rowStart: span.rowStart,
           rowEnd: span.rowEnd,
-          compressors: CHECKED_COMPRESSORS,
+          compressors: countedCompressors(held.share(nestedNames.join(', '))),
           parsers: TEXT_AS_WRITTEN,
         })
       : [];
@@ -78,6 +80,7 @@ function columnCursors(
   metadata: FileMetaData,
   span: RowGroupSpan,
   flat: readonly SchemaTree[],
+  held: HeldBytes,
 ): Map<string, ColumnCursor> {
   const metaOf = new Map(span.group.columns.map((chunk) => [chunk.meta_data?.path_in_schema[0], chunk.meta_data]));
   const text = flat.filter((column) => {
@@ -91,8 +94,8 @@ function columnCursors(
       const name = column.element.name;
       const optional = column.element.repetition_type !== 'REQUIRED'; // as hyparquet counts definition levels
       const cursor: ColumnCursor = text.includes(column)
-        ? new TextColumnPages(name, metaOf.get(name)!, optional, file, span.rowStart, span.rowEnd)
-        : new ColumnPages(name, chunks, metadata, span.rowEnd);
+        ? new TextColumnPages(name, metaOf.get(name)!, optional, file, { rowStart: span.rowStart, rowEnd: span.rowEnd, held })
+        : new ColumnPages(name, chunks, metadata, span.rowEnd, held);
       return [name, cursor];
     }),
   );

@@ -2,6 +2,7 @@ import type { AsyncBuffer, ColumnMetaData, SchemaTree } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { byteArrayText, plainByteArrays } from './parquet-byte-arrays.js';
 import { ChunkPages } from './parquet-chunk-pages.js';
+import type { HeldBytes, HeldShare } from './parquet-held-bytes.js';
 import { readHybrid } from './parquet-integers.js';
 import { decompressPage } from './parquet-page-codec.js';
 import type { ColumnCursor, ColumnPage } from './parquet-pages.js';
@@ -63,15 +64,22 @@ export class TextColumnPages implements ColumnCursor {
   private dictionary: string[] | null = null;
   private page: ColumnPage | null = null;
 
+  private readonly groupRowEnd: number;
+  /** The current page's decompressed bytes, and the dictionary's, counted against the row group's bound. */
+  private readonly pageBytes: HeldShare;
+  private readonly dictionaryBytes: HeldShare;
+
   constructor(
     private readonly name: string,
     private readonly meta: ColumnMetaData,
     private readonly optional: boolean,
     file: AsyncBuffer,
-    groupRowStart: number,
-    private readonly groupRowEnd: number,
+    group: { rowStart: number; rowEnd: number; held: HeldBytes },
   ) {
-    this.nextRow = groupRowStart;
+    this.nextRow = group.rowStart;
+    this.groupRowEnd = group.rowEnd;
+    this.pageBytes = group.held.share(name);
+    this.dictionaryBytes = group.held.share(name);
     // A dictionary page offset of 0 is no offset (parquet-testing's dict-page-offset-zero.parquet).
     const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
     this.pages = new ChunkPages(file, start, start + Number(meta.total_compressed_size));
@@ -111,7 +119,7 @@ export class TextColumnPages implements ColumnCursor {
     const count = int(struct(header, 7), 1);
     if (count < 0 || count > int(header, 2) / 4)
       throw new Error(`column ${this.name}: a dictionary of ${count} values in ${int(header, 2)} bytes`);
-    const bytes = toBuffer(this.decompress(body, int(header, 2)));
+    const bytes = toBuffer(this.decompress(body, int(header, 2), this.dictionaryBytes));
     const { starts, ends } = plainByteArrays(bytes, 0, count);
     return Array.from(starts, (start, at) => bytes.toString('utf8', start, ends[at]));
   }
@@ -119,7 +127,7 @@ export class TextColumnPages implements ColumnCursor {
   private dataPage(header: ThriftStruct, body: Uint8Array): ColumnPage {
     const page = struct(header, 5);
     const rows = this.pageRows(int(page, 1));
-    const bytes = toBuffer(this.decompress(body, int(header, 2)));
+    const bytes = toBuffer(this.decompress(body, int(header, 2), this.pageBytes));
     let at = 0;
     let present: Presence | null = null;
     if (this.optional) {
@@ -143,7 +151,7 @@ export class TextColumnPages implements ColumnCursor {
     const present = this.optional ? levels(body, 0, definitions, rows) : null;
     const compressed = page.get(7) !== false;
     const valueBytes = body.subarray(levelsLength);
-    const bytes = toBuffer(compressed ? this.decompress(valueBytes, int(header, 2) - levelsLength) : valueBytes);
+    const bytes = toBuffer(this.decompress(valueBytes, int(header, 2) - levelsLength, this.pageBytes, compressed));
     return this.values(bytes, 0, rows, int(page, 4), present);
   }
 
@@ -188,8 +196,15 @@ export class TextColumnPages implements ColumnCursor {
     return (value) => dictionary[indices[value]!]!;
   }
 
-  private decompress(bytes: Uint8Array, size: number): Uint8Array {
-    return decompressPage(this.meta.codec, bytes, size);
+  /**
+   * A page's bytes (dictionary or data), counted in `share` in place of what it held before (the
+   * page they replace), before anything the header's size is made.
+   */
+  private decompress(bytes: Uint8Array, size: number, share: HeldShare, compressed = true): Uint8Array {
+    const stored = this.meta.codec === 'UNCOMPRESSED' || !compressed;
+    share.clear();
+    share.add(stored ? bytes.length : Math.max(0, size));
+    return stored ? bytes : decompressPage(this.meta.codec, bytes, size);
   }
 }
 

@@ -42,6 +42,9 @@ export function schemaElements(name: string, kind: ColumnKind): SchemaElement[] 
   ];
 }
 
+/** The names a non-finite double has in a row's fields (input/parquet-values.ts). */
+const NON_FINITE: ReadonlySet<string> = new Set(['NaN', 'Infinity', '-Infinity']);
+
 /** `value` as the writer takes it for a column of `kind` (INT64 a bigint, TIMESTAMP and DATE a Date, JSON the value itself); null when it does not fit. */
 export function columnValue(kind: ColumnKind, value: unknown, exactText?: string): unknown {
   if (value === null || value === undefined) return null;
@@ -56,7 +59,8 @@ export function columnValue(kind: ColumnKind, value: unknown, exactText?: string
       if (exactText !== undefined && /^-?\d+$/.test(exactText)) return BigInt(exactText);
       return typeof value === 'number' && Number.isFinite(value) ? BigInt(Math.trunc(value)) : null;
     case 'DOUBLE':
-      return typeof value === 'number' ? value : null;
+      // A Parquet input's NaN and infinities reach the row as their names (JSON has none): a DOUBLE holds them.
+      return typeof value === 'number' ? value : typeof value === 'string' && NON_FINITE.has(value) ? Number(value) : null;
     case 'BOOLEAN':
       return typeof value === 'boolean' ? value : null;
     case 'JSON':

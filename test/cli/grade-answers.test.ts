@@ -85,4 +85,16 @@ describe('--grade', () => {
     expect(validated.stdout + validated.stderr).toContain('job.json: grade');
     expect(validated.stdout + validated.stderr).toContain('number:lots: the tolerance must be a number');
   });
+
+  it('takes a job whose grade needs the --expect given on the command line', async () => {
+    await served.dir.write('in.jsonl', jsonlOf(ROWS));
+    await served.dir.write('job.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'm', grade: 'includes', out: 'out-job' }));
+    const result = await runCli(['run', '--job', 'job.json', '--base-url', served.server.baseUrl, '--expect', 'gold', '--quiet'], {
+      cwd: served.dir.path,
+      env,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const records = await served.dir.jsonl<{ id: string; correct: unknown }>('out-job/output.jsonl');
+    expect(records.map((record) => record.correct)).toEqual([true, false, true]);
+  });
 });

@@ -210,3 +210,38 @@ describe('--format parquet keeps nested input columns typed', () => {
     }
   });
 });
+
+describe('--format parquet keeps what a DOUBLE column holds beyond JSON (issue 42, item 9)', () => {
+  it('NaN and the infinities of an input DOUBLE column come out as themselves, not null', async () => {
+    const { parquetWriteBuffer } = await import('hyparquet-writer');
+    const { parquetReadObjects } = await import('hyparquet');
+    const values = [1.5, Number.NaN, Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, null];
+    const input = await dir.write(
+      'doubles.parquet',
+      Buffer.from(
+        parquetWriteBuffer({
+          columnData: [
+            { name: 'id', data: values.map((_, i) => `r${i}`), type: 'STRING' },
+            { name: 'x', data: values, type: 'DOUBLE', nullable: true },
+          ],
+        }),
+      ),
+    );
+    const report = await run({
+      inputs: [input],
+      model: 'm',
+      baseUrl: simulator.url,
+      apiKey: KEY,
+      out: dir.file('out'),
+      template: 'row {{id}}',
+      format: 'parquet',
+    });
+    expect(report.exitCode, await dir.read('out/errors.jsonl')).toBe(0);
+    const bytes = await (await import('node:fs/promises')).readFile(dir.file('out/output.parquet'));
+    const rows = await parquetReadObjects({
+      file: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer,
+      columns: ['id', 'x'],
+    });
+    expect(rows.map((row) => row.x)).toEqual(values);
+  });
+});
