@@ -1,4 +1,5 @@
 import { EventMeter } from './event-meter.js';
+import { RecentShare } from './recent-share.js';
 
 /** How far a 429 cuts the pace: to this share of what the endpoint was admitting (sent, less rejected)... */
 const CUT_TO = 0.9;
@@ -11,12 +12,27 @@ const CUT_TO = 0.9;
 const CUT_FLOOR = 0.85;
 const DEEPEST_CUT = 0.5;
 /**
- * While no 429 comes, the pace grows from where it was cut, slowly at first (near the limit it
- * just met) and faster the longer none comes (the limit may have gone up, or a cut was noise):
- * +6% after 1 s, +28% after 3 s, +150% after 10 s, as TCP CUBIC probes.
+ * While no 429 comes, the pace grows back as TCP CUBIC's window does: fast at first, to a little
+ * under the pace the last 429 came at (PLATEAU of it, RECOVER_MS the time constant: 95% of the
+ * way in 3 s), where it stays a while; then, the longer none comes (the limit may have gone up,
+ * or the 429 was noise), it probes past it: +6% after PROBE_AFTER_MS and 1 s more, +28% after 3
+ * s more, +150% after 10 s more. A strict limiter (nginx's limit_req, burst 0) refuses any
+ * request closer than its interval, so the pace that met it is held just under, not climbed
+ * back to and cut from again and again (which averaged 0.68 of its limit).
  */
+const PLATEAU = 0.95;
+const RECOVER_MS = 1_000;
+const PROBE_AFTER_MS = 10_000;
 const GROWTH_LINEAR = 0.05;
 const GROWTH_SQUARE = 0.01;
+/**
+ * How many of the latest answers say how deep a cut goes: a flood of 429s just now (a burst
+ * into a limiter with no room) cuts deep, a single one among successes cuts a little, whatever
+ * the start of the run was like.
+ */
+const LATEST = 8;
+/** Of the LATEST answers, this share of 429s is a flood. */
+const FLOOD_SHARE = 0.5;
 /** The span over which sent, accepted and rejected requests are counted... */
 const METER_MS = 5_000;
 /** ...and the shortest a rate is measured over, early in a run (one bin of the meter). */
@@ -58,9 +74,11 @@ export class BackoffRate {
   private readonly sentMeter = new EventMeter(METER_MS);
   private readonly rejectedMeter = new EventMeter(METER_MS);
   private firstAt: number | null = null;
-  /** The last RECENT answers, true for a 429, and how many of them are. */
-  private readonly recent: boolean[] = [];
-  private recentRejected = 0;
+  /** The last RECENT answers, and how many of them were 429s. */
+  private readonly recent = new RecentShare(RECENT);
+  private readonly latest = new RecentShare(LATEST);
+  /** The pace the last 429 that cut came at (or, at the first, what the endpoint was admitting): the limit, as far as known. */
+  private badPerMs = 0;
 
   /** The pace in requests per minute; null when there is none. */
   get perMinute(): number | null {
@@ -82,10 +100,10 @@ export class BackoffRate {
   }
 
   accepted(now: number): void {
-    this.remember(false);
+    this.recent.add(false);
+    this.latest.add(false);
     if (this.perMs === null) return;
-    const seconds = Math.max(0, now - this.cutAt) / 1000;
-    const grown = this.cutPerMs * (1 + GROWTH_LINEAR * seconds + GROWTH_SQUARE * seconds * seconds);
+    const grown = this.grownBy(now);
     // Grow only a pace that is in use: one far above what is sent would let a burst through later.
     const ceiling = 2 * this.perMsOver(this.sentMeter, now);
     this.perMs = Math.max(this.perMs, Math.min(grown, ceiling));
@@ -98,12 +116,18 @@ export class BackoffRate {
    */
   rejected(now: number, roundTripMs: number): boolean {
     this.rejectedMeter.add(now);
-    this.remember(true);
+    this.recent.add(true);
+    this.latest.add(true);
     if (now < this.cutAllowedAt || !this.saturated()) return false;
     // What the endpoint let through: answered or still in flight, all but the 429s.
     const admitting = Math.max(0, this.perMsOver(this.sentMeter, now) - this.perMsOver(this.rejectedMeter, now));
-    const rejectedShare = this.recentRejected / this.recent.length;
-    const floor = Math.max(DEEPEST_CUT, Math.min(CUT_FLOOR, 1 - rejectedShare));
+    const rejectedShare = this.latest.share;
+    // In a flood of 429s the endpoint admits at its limit and no faster: what it admitted is the
+    // limit's best measure, and the cut goes straight under it. A 429 among successes says the
+    // limit is about the pace it came at.
+    const flood = rejectedShare >= FLOOD_SHARE;
+    this.badPerMs = flood || this.perMs === null ? 0 : this.perMs;
+    const floor = flood ? 0 : Math.max(DEEPEST_CUT, Math.min(CUT_FLOOR, 1 - rejectedShare));
     const cut = Math.max(admitting * CUT_TO, (this.perMs ?? 0) * floor, SLOWEST_PER_MS);
     this.perMs = this.perMs === null ? cut : Math.min(this.perMs, cut);
     this.cutPerMs = this.perMs;
@@ -113,15 +137,22 @@ export class BackoffRate {
     return true;
   }
 
-  private remember(rejected: boolean): void {
-    this.recent.push(rejected);
-    if (rejected) this.recentRejected++;
-    if (this.recent.length > RECENT && this.recent.shift()) this.recentRejected--;
+  /**
+   * The pace grown back since the last cut: after a 429 among successes, as CUBIC grows (see
+   * PLATEAU); after a flood, from the cut at once (what the flood taught is a floor, not the
+   * limit).
+   */
+  private grownBy(now: number): number {
+    const sinceCut = Math.max(0, now - this.cutAt);
+    const plateau = this.badPerMs * PLATEAU;
+    if (plateau <= this.cutPerMs) return this.cutPerMs * growth(sinceCut);
+    const recovered = plateau - (plateau - this.cutPerMs) * Math.exp(-sinceCut / RECOVER_MS);
+    return recovered * growth(Math.max(0, sinceCut - PROBE_AFTER_MS));
   }
 
   /** Whether 429s are a saturating share of the recent answers (see SATURATED_SHARE). */
   saturated(): boolean {
-    return this.recentRejected >= MIN_REJECTED && this.recentRejected >= SATURATED_SHARE * this.recent.length;
+    return this.recent.hits >= MIN_REJECTED && this.recent.hits >= SATURATED_SHARE * this.recent.count;
   }
 
   /** Events per ms over the meter's span (or since the first request, early in a run). */
@@ -129,4 +160,10 @@ export class BackoffRate {
     const span = Math.min(METER_MS, Math.max(SHORTEST_SPAN_MS, now - (this.firstAt ?? now)));
     return meter.count(now) / span;
   }
+}
+
+/** How far the pace grows `ms` after it starts growing: +6% after 1 s, +28% after 3 s, +150% after 10 s. */
+function growth(ms: number): number {
+  const seconds = ms / 1000;
+  return 1 + GROWTH_LINEAR * seconds + GROWTH_SQUARE * seconds * seconds;
 }

@@ -48,6 +48,8 @@ interface Kept {
  */
 export class LearnedLimits {
   private readonly buckets = new Map<string, Kept>();
+  /** Reused by longestWait, which every paced request asks. */
+  private readonly longest: { kept: Kept | null; waitMs: number } = { kept: null, waitMs: 0 };
 
   get known(): boolean {
     return this.buckets.size > 0;
@@ -104,27 +106,34 @@ export class LearnedLimits {
 
   /** Milliseconds until a request of `cost` fits every bucket (0: now). */
   waitFor(cost: RequestCost, now: number): number {
-    return this.binding(cost, now)?.waitMs ?? 0;
+    return this.longestWait(cost, now).waitMs;
   }
 
-  /** The limit a request of `cost` waits for longest, and how long; null when it fits every one now. */
+  /**
+   * The limit a request of `cost` waits for longest, and how long; null when it fits every one
+   * now. Asked before every paced request: nothing is allocated for it but the answer's words,
+   * made only when read (a long wait said, a stop).
+   */
   binding(cost: RequestCost, now: number): Binding | null {
-    let longest: Kept | null = null;
-    let wait = 0;
-    for (const kept of this.buckets.values()) {
-      const mine = kept.bucket.waitFor(amountOf(cost, kept.bucket.unit), now);
-      if (mine > wait) [longest, wait] = [kept, mine];
-    }
-    if (longest === null) return null;
-    const held = longest;
-    // In words only when asked (a long wait said, a stop): asked before every paced request, and
-    // the words' number formatting was a tenth of the pacing's own CPU.
+    const { kept, waitMs } = this.longestWait(cost, now);
+    if (kept === null) return null;
     return {
-      waitMs: wait,
+      waitMs,
       get limit() {
-        return learned(held);
+        return learned(kept);
       },
     };
+  }
+
+  private longestWait(cost: RequestCost, now: number): { kept: Kept | null; waitMs: number } {
+    const longest = this.longest;
+    longest.kept = null;
+    longest.waitMs = 0;
+    for (const kept of this.buckets.values()) {
+      const mine = kept.bucket.waitFor(amountOf(cost, kept.bucket.unit), now);
+      if (mine > longest.waitMs) [longest.kept, longest.waitMs] = [kept, mine];
+    }
+    return longest;
   }
 
   take(cost: RequestCost): void {

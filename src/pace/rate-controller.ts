@@ -2,9 +2,10 @@ import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import { type RateLimitReading, readRateLimits } from '../http/rate-limit-headers.js';
 import { BackoffRate } from './backoff-rate.js';
 import { ConcurrencyTarget } from './concurrency-target.js';
-import { type Binding, type LearnedLimit, LearnedLimits, type RequestCost } from './learned-limits.js';
+import { type LearnedLimit, LearnedLimits, type RequestCost } from './learned-limits.js';
 import { exhaustedLimitAnswer, waitWords } from './long-wait.js';
 import type { SendMark } from './mirrored-bucket.js';
+import { RecentShare } from './recent-share.js';
 import { RefillingBucket } from './refilling-bucket.js';
 
 export interface RateControllerOptions {
@@ -33,7 +34,8 @@ export interface RateLimitStop {
 
 /** What a rate-limit 429 means for the run: the row goes back to wait, or the run stops. */
 export type RateLimitVerdict =
-  | { kind: 'again'; delayMs: number }
+  /** `rejectedShare`: the share of the lane's recent answers that were 429s (a row's own 429s stand out against it). */
+  | { kind: 'again'; delayMs: number; rejectedShare: number }
   /** The limit will not come back in time: a quota spent, or nothing but 429s for too long. */
   | { kind: 'give-up'; why: 'quota' | 'streak' }
   /** The request costs more than the whole learned limit: it can never be admitted. */
@@ -71,11 +73,13 @@ export class RateController {
   private rateLimitedSince: number | null = null;
   private lastRateLimited: AttemptFailure | null = null;
   /** The learned limit the last request asking to go waited for, and until when (`now` time); null when none held it. */
-  private held: Binding | null = null;
+  private heldCost: RequestCost | null = null;
   private heldUntil = 0;
   /** The last answer that said a limit, for the stop a long wait for it leads to. */
   private lastSaid: AttemptOutcome | null = null;
   private rateLimitedCount = 0;
+  /** Of the last RECENT_ANSWERS answers, the 429s. */
+  private readonly recent = new RecentShare(RECENT_ANSWERS);
   private listeners: Array<(concurrency: number) => void> = [];
   private announced = 1;
   /** Requests sent and not yet answered. */
@@ -101,12 +105,13 @@ export class RateController {
    */
   permit(cost: RequestCost): number | SendMark {
     const now = this.options.now();
-    const binding = this.learned.binding(cost, now);
-    this.held = binding;
-    if (binding) this.heldUntil = now + binding.waitMs;
+    const learnedWait = this.learned.waitFor(cost, now);
+    // What held it is remembered as the cost, not in words: the words are made only when shown.
+    this.heldCost = learnedWait > 0 ? cost : null;
+    this.heldUntil = now + learnedWait;
     const wait = Math.max(
       this.cooldownUntil - now,
-      binding?.waitMs ?? 0,
+      learnedWait,
       this.backoff.waitFor(now),
       this.tokenBudget?.waitFor(cost.tokens, now) ?? 0,
       this.requestBudget?.waitFor(1, now) ?? 0,
@@ -129,6 +134,7 @@ export class RateController {
     const now = this.options.now();
     this.inFlight--;
     const slowDown = isSlowDown(outcome);
+    this.recent.add(slowDown);
     if (slowDown) {
       this.rejectedSoFar.requests += cost.requests;
       this.rejectedSoFar.tokens += cost.tokens;
@@ -166,7 +172,7 @@ export class RateController {
     if (reading.retryAfterMs !== null && this.rateLimitedSince < now - (this.target.latency ?? 0)) {
       this.cooldownUntil = Math.max(this.cooldownUntil, now + Math.min(reading.retryAfterMs, this.options.maxPauseMs));
     }
-    return { kind: 'again', delayMs: Math.min(reading.retryAfterMs ?? 0, this.options.maxPauseMs) };
+    return { kind: 'again', delayMs: Math.min(reading.retryAfterMs ?? 0, this.options.maxPauseMs), rejectedShare: this.recent.share };
   }
 
   /**
@@ -194,8 +200,8 @@ export class RateController {
    */
   rateLimitedTooLong(): RateLimitStop | null {
     const now = this.options.now();
-    const held = this.held;
-    if (held && this.heldUntil - now > this.options.maxRateLimitedMs) {
+    const held = this.heldCost && this.heldUntil - now > this.options.maxRateLimitedMs ? this.learned.binding(this.heldCost, now) : null;
+    if (held) {
       return { last: exhaustedLimitAnswer(held, this.lastSaid), cause: 'rate-quota' };
     }
     const since = this.rateLimitedSince;
@@ -232,12 +238,13 @@ export class RateController {
     };
   }
 
-  /** The requests per ms the run is paced to (the tightest pace), null when nothing paces it. */
+  /** The requests per ms the run is paced to (the tightest pace), null when nothing paces it. Asked after every success. */
   private pacePerMs(): number | null {
-    const perMinute = [this.options.rpm, this.learned.requestsPerMinute, this.backoff.perMinute].filter(
-      (value): value is number => value !== null,
-    );
-    return perMinute.length === 0 ? null : Math.min(...perMinute) / 60_000;
+    let tightest = Number.POSITIVE_INFINITY;
+    for (const perMinute of [this.options.rpm, this.learned.requestsPerMinute, this.backoff.perMinute]) {
+      if (perMinute !== null && perMinute < tightest) tightest = perMinute;
+    }
+    return tightest === Number.POSITIVE_INFINITY ? null : tightest / 60_000;
   }
 
   private limitedBy(): string | null {
@@ -257,9 +264,9 @@ export class RateController {
 
   /** When a learned limit holds the run for long: which one, and until when. */
   private heldWords(): string {
-    const held = this.held;
     const now = this.options.now();
-    if (!held || this.heldUntil - now < LONG_WAIT_MS) return '';
+    const held = this.heldCost && this.heldUntil - now >= LONG_WAIT_MS ? this.learned.binding(this.heldCost, now) : null;
+    if (!held) return '';
     return `; ${waitWords(held, this.heldUntil - now, (this.options.wallNow ?? Date.now)())}`;
   }
 
@@ -298,6 +305,9 @@ function perMinuteText(value: number): string {
  * https://platform.openai.com/docs/guides/rate-limits).
  */
 const PERMIT_LEEWAY_MS = 20;
+
+/** How many recent answers the share of 429s is taken over. */
+const RECENT_ANSWERS = 200;
 
 /** A wait for a learned limit this long is said on the progress line, with until when. */
 const LONG_WAIT_MS = 10_000;

@@ -77,7 +77,7 @@ export class TokenAccount {
       this.refused = 'tokens';
       return null;
     }
-    const tokens = { prompt: estimator.prompt(request), cached: 0, completion: estimator.completion() };
+    const tokens = { prompt: estimator.prompt(request), cached: 0, completion: estimator.completion(request) };
     if (cost && !cost.hold(request, tokens, newRow, this.options.costPart)) {
       this.refused = 'cost';
       return null;

@@ -6,6 +6,8 @@ export interface SizedRequest {
   estimatedTokens: number;
   /** The model it goes to: the dollars of a run with several models are priced by each one's. */
   model?: string;
+  /** The most completion tokens its own params allow (completion-limit.ts); null or absent: none set. */
+  maxCompletion?: number | null;
 }
 
 /**
@@ -27,7 +29,7 @@ export class TokenEstimator {
 
   /** Prompt and completion together. */
   estimate(request: SizedRequest): number {
-    return this.prompt(request) + this.completion();
+    return this.prompt(request) + this.completion(request);
   }
 
   prompt(request: SizedRequest): number {
@@ -35,7 +37,9 @@ export class TokenEstimator {
     return Math.ceil((request.promptChars * this.promptTokens) / this.promptChars);
   }
 
-  completion(): number {
+  /** The request's own max_tokens when it sets one (a row's params may), else the job's, else the mean so far. */
+  completion(request?: SizedRequest): number {
+    if (request?.maxCompletion != null) return request.maxCompletion;
     if (this.maxCompletion !== null) return this.maxCompletion;
     return this.completions === 0 ? 0 : Math.ceil(this.completionTokens / this.completions);
   }
@@ -55,12 +59,4 @@ export class TokenEstimator {
       this.completionTokens += completion;
     }
   }
-}
-
-/** The most tokens a completion can take, from the params a job sends; null when they set no limit. */
-export function maxCompletionTokens(params: Readonly<Record<string, unknown>>): number | null {
-  const limit = tokenCount(params.max_completion_tokens) ?? tokenCount(params.max_tokens);
-  if (limit === null) return null;
-  const n = tokenCount(params.n);
-  return limit * (n !== null && n > 1 ? n : 1);
 }

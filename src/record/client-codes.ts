@@ -37,6 +37,12 @@ export const CLIENT_CODES = {
    * whole learned per-window limit, or a 429 said so): 429s would come for ever, so the row fails.
    */
   request_too_large: { category: 'client_error', retryable: false },
+  /**
+   * A row's requests got 429s again and again while the other rows got through
+   * (run/rate-limited-alone.ts): the provider refuses this request itself. Final for the run;
+   * `--retry-failed rate_limited` sends it again.
+   */
+  rate_limited_alone: { category: 'rate_limited', retryable: false },
   /** A 3xx: the base URL is not the endpoint's own address. Never followed; stops the run. */
   redirect: { category: 'client_error', retryable: false },
   /** The proxy asks for credentials (407): the same for every request; stops the run. */

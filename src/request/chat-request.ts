@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { maxCompletionTokens } from './completion-limit.js';
 import type { ChatMessage } from './messages.js';
 
 export interface ChatRequest {
@@ -12,6 +13,8 @@ export interface ChatRequest {
   estimatedTokens: number;
   /** Characters of the messages' content: what the run's calibrated token estimates scale. */
   promptChars: number;
+  /** The most completion tokens the body allows (completion-limit.ts): counted in its size against a TPM limit. */
+  maxCompletion: number | null;
 }
 
 export interface RequestSettings {
@@ -27,7 +30,14 @@ export function buildChatRequest(messages: readonly ChatMessage[], settings: Req
   // Without extra headers the fingerprint is what it always was, so earlier runs still resume.
   const identity = settings.headers ? `${settings.baseUrl}\n${settings.headers}\n${body}` : `${settings.baseUrl}\n${body}`;
   const fingerprint = hash('sha256', identity).slice(0, 32);
-  return { model: settings.model, body, fingerprint, estimatedTokens: estimateTokens(messages), promptChars: contentChars(messages) };
+  return {
+    model: settings.model,
+    body,
+    fingerprint,
+    estimatedTokens: estimateTokens(messages),
+    promptChars: contentChars(messages),
+    maxCompletion: maxCompletionTokens(settings.params),
+  };
 }
 
 export function estimateTokens(messages: readonly ChatMessage[]): number {

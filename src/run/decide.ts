@@ -2,6 +2,7 @@ import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import { backoffMs, type RetryPolicy, serverRequestedDelayMs } from '../http/retry-policy.js';
 import { isSlowDown, type RateLimitVerdict } from '../pace/rate-controller.js';
 import { UNREACHABLE_STREAK } from '../pace/unreachable-endpoint.js';
+import { aloneAfter } from './rate-limited-alone.js';
 
 /**
  * A row's fate after each answer, in one place and pure: settle it, try again after a wait, or
@@ -16,7 +17,8 @@ import { UNREACHABLE_STREAK } from '../pace/unreachable-endpoint.js';
  *   the row pending for --resume: its answer was about every row, not this one.
  * - A rate limit paces the run and never spends one of --max-attempts; the row waits as the
  *   rate controller says, within its deadline. A limit that will not come back in time, or a
- *   request that can never fit, is the controller's verdict, not this row's retry.
+ *   request that can never fit, is the controller's verdict, not this row's retry. A row that
+ *   gets 429s again and again while the others get through fails alone (rate-limited-alone.ts).
  * - A reply that fails the reply check is sent again --reply-retries times, apart from
  *   --max-attempts.
  * - Any other failure is tried again while it is retryable, attempts remain and the wait fits
@@ -39,6 +41,8 @@ export interface RowSoFar {
   invalidReplies: number;
   /** From the row's first request to now. */
   durationMs: number;
+  /** Rate-limit 429s the row got in a row, this answer's included (0 after any other answer). */
+  rateLimitedStreak: number;
 }
 
 /** What the run's gates and watches said of this answer. */
@@ -69,7 +73,8 @@ export interface RowRules {
 export type RetryReason = 'rate-limit' | 'failure' | 'invalid-reply';
 
 export type Decision =
-  | { kind: 'settle' }
+  /** `alone`: a rate limit the row got again and again while other rows got through (rate-limited-alone.ts). */
+  | { kind: 'settle'; alone?: true }
   /**
    * `judgeAgainAfterWait`: the row's own attempt budget when some of its outage answers were
    * undecided (spentAfterWait judges again after the wait); null otherwise.
@@ -78,6 +83,7 @@ export type Decision =
   | { kind: 'pending' };
 
 const SETTLE: Decision = Object.freeze({ kind: 'settle' });
+const SETTLE_ALONE: Decision = Object.freeze({ kind: 'settle', alone: true });
 const PENDING: Decision = Object.freeze({ kind: 'pending' });
 
 /**
@@ -121,6 +127,7 @@ export function decide(
 function afterRateLimit(outcome: AttemptFailure, row: RowSoFar, run: RunWord, rules: RowRules): Decision | null {
   if (!isSlowDown(outcome)) return null;
   if (run.slowDown?.kind !== 'again' || run.stopping) return PENDING;
+  if (row.rateLimitedStreak >= aloneAfter(run.slowDown.rejectedShare)) return SETTLE_ALONE;
   const delayMs = run.slowDown.delayMs;
   return row.durationMs + delayMs > rules.rowDeadlineMs
     ? SETTLE

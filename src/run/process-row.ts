@@ -6,6 +6,7 @@ import { withCheckedReply } from '../reply/reply-records.js';
 import type { RowTask } from '../request/row-task.js';
 import type { ResponseCache } from '../state/response-cache.js';
 import { type Decision, decide, type RowRules, type RunWord, spentAfterWait } from './decide.js';
+import { rateLimitedAlone } from './rate-limited-alone.js';
 import { type AttemptsSoFar, cachedRecord, failureRecord, type RecordContext, successRecord } from './record-builders.js';
 import { RowAttempts } from './row-attempts.js';
 
@@ -41,8 +42,9 @@ export async function processRow(task: RowTask, row: RowServices): Promise<boole
     const summary = attempts.answered(answer);
     const checked = checkReply(answer.outcome, row);
     if (checked?.ok === false) summary.code = 'invalid_reply';
+    const soFar = attempts.forDecision();
     const decision = decide(
-      attempts.forDecision(),
+      soFar,
       answer.outcome,
       checked?.ok !== false,
       runWord(answer, attempts, row.pacer),
@@ -52,7 +54,8 @@ export async function processRow(task: RowTask, row: RowServices): Promise<boole
     );
     if (decision.kind === 'pending') return false;
     if (decision.kind === 'settle') {
-      await settle(task, answer.outcome, checked, attempts.soFar(), row);
+      const outcome = decision.alone ? aloneOutcome(answer, soFar.rateLimitedStreak) : answer.outcome;
+      await settle(task, outcome, checked, attempts.soFar(), row);
       return true;
     }
     const judgedAt = decision.judgeAgainAfterWait === null ? null : { outcome: answer.outcome as AttemptFailure, soFar: attempts.soFar() };
@@ -64,6 +67,13 @@ export async function processRow(task: RowTask, row: RowServices): Promise<boole
       return true;
     }
   }
+}
+
+/** The row's last 429 as its own failure (decision `alone`), with the streak and the share of the others' 429s. */
+function aloneOutcome(answer: Answer, streak: number): AttemptOutcome {
+  const { outcome, slowDown } = answer;
+  if (outcome.ok || slowDown?.kind !== 'again') return outcome;
+  return rateLimitedAlone(outcome, streak, slowDown.rejectedShare);
 }
 
 /** A reply's decision reads nothing of the run: no word to gather for the common case. */

@@ -17,6 +17,8 @@ export class RowAttempts {
   private rateLimited = 0;
   /** Replies that failed the reply check: each is sent again apart from --max-attempts. */
   private invalidReplies = 0;
+  /** Rate-limit 429s in a row, the last answer's included. */
+  private rateLimitedStreak = 0;
   /** The breaker's success count at this row's last outage answer; null before any. */
   private outageMark: number | null = null;
   private startedAt: Date | null = null;
@@ -58,6 +60,7 @@ export class RowAttempts {
       this.startedMs = answer.sentAt;
     }
     const { outcome } = answer;
+    this.rateLimitedStreak = answer.slowDown?.kind === 'again' ? this.rateLimitedStreak + 1 : 0;
     // Its counted outage answers: a row whose last one was followed by others' successes fails
     // alone from then on (OutageBreaker.observe), and stays so: its uncounted answers move no mark.
     if (answer.outageStreak !== null) {
@@ -90,7 +93,12 @@ export class RowAttempts {
 
   /** What the decision reads of the row. */
   forDecision(): RowSoFar {
-    return { counted: this.counted, invalidReplies: this.invalidReplies, durationMs: this.durationMs() };
+    return {
+      counted: this.counted,
+      invalidReplies: this.invalidReplies,
+      durationMs: this.durationMs(),
+      rateLimitedStreak: this.rateLimitedStreak,
+    };
   }
 
   private durationMs(): number {

@@ -13,9 +13,9 @@ import { checkJob, type JobFile, type LoadedJob, NotARegularFile, readJobText } 
 import { inputFileAsJob, notJson } from '../job/not-a-job-file.js';
 import { JudgeCounter, judgeEstimateLine } from '../judge/judge-estimate.js';
 import { type RunJudge, runJudge } from '../judge/run-judge.js';
-import { maxCompletionTokens } from '../pace/token-estimator.js';
 import { loadReplySchema, ReplySchemaError } from '../reply/reply-schema.js';
 import { BatchNotes } from '../request/batch-notes.js';
+import { maxCompletionTokens } from '../request/completion-limit.js';
 import { type PrepareSettings, prepareRows } from '../request/prepare.js';
 
 export interface JobValidation {

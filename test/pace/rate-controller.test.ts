@@ -168,7 +168,8 @@ describe('RateController', () => {
     const { controller: made } = controller();
     made.answered(ok(OPENAI_3000_RPM(10)), send(made), ONE);
     const verdict = made.answered(tooMany({ ...OPENAI_3000_RPM(0), 'retry-after-ms': '20' }), send(made), ONE);
-    expect(verdict).toEqual({ kind: 'again', delayMs: 20 });
+    // Half the recent answers were 429s: what a row's own 429s are judged against (decide.ts).
+    expect(verdict).toEqual({ kind: 'again', delayMs: 20, rejectedShare: 0.5 });
     expect(made.state.limitedBy).toContain('limited by the provider');
     expect(made.state.rateLimited).toBe(1);
   });
@@ -225,7 +226,7 @@ describe('RateController', () => {
     time.now += 9_000;
     made.answered(ok(), { at: time.now, requests: 1, tokens: 100 }, ONE);
     time.now += 1;
-    expect(made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100 }, ONE)).toEqual({ kind: 'again', delayMs: 0 });
+    expect(made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100 }, ONE)).toMatchObject({ kind: 'again', delayMs: 0 });
     time.now += 9_999;
     expect(made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100 }, ONE)?.kind).toBe('again');
     time.now += 2;

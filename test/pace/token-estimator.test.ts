@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { limitsForShard } from '../../src/pace/shard-limits.js';
 import { TokenAccount } from '../../src/pace/token-account.js';
-import { maxCompletionTokens, TokenEstimator } from '../../src/pace/token-estimator.js';
+import { TokenEstimator } from '../../src/pace/token-estimator.js';
 import { countedUsage, emptyUsage, sumUsage } from '../../src/record/usage-totals.js';
 import { buildChatRequest } from '../../src/request/chat-request.js';
+import { maxCompletionTokens } from '../../src/request/completion-limit.js';
 
 const request = (content: string) => buildChatRequest([{ role: 'user', content }], { baseUrl: 'http://x', model: 'm', params: {} });
 

@@ -50,10 +50,10 @@ function decideAfter(
   counted = 1,
   run: Partial<RunWord> = {},
   random = 0.5,
-  row: { invalidReplies?: number; durationMs?: number } = {},
+  row: { invalidReplies?: number; durationMs?: number; rateLimitedStreak?: number } = {},
 ) {
   return decide(
-    { counted, invalidReplies: row.invalidReplies ?? 0, durationMs: row.durationMs ?? 0 },
+    { counted, invalidReplies: row.invalidReplies ?? 0, durationMs: row.durationMs ?? 0, rateLimitedStreak: row.rateLimitedStreak ?? 0 },
     outcome,
     true,
     { ...calm, ...run },
@@ -92,7 +92,7 @@ describe('decide: how long to wait', () => {
   it('caps the backoff at maxDelayMs', () => {
     const big = { ...rules, retry: { ...rules.retry, maxAttempts: 40 } };
     const at = (attempt: number) =>
-      decide({ counted: attempt, invalidReplies: 0, durationMs: 0 }, failure(), true, calm, big, NOW, () => 1);
+      decide({ counted: attempt, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0 }, failure(), true, calm, big, NOW, () => 1);
     expect(at(15)).toEqual(retry(1000));
     expect(at(39)).toEqual(retry(1000));
   });
@@ -146,7 +146,15 @@ describe('decide: whether to try again', () => {
     const one = { ...rules, retry: { ...rules.retry, maxAttempts: 1 } };
     const refused = failure({ status: null, code: 'network_error', category: 'network' });
     const at = (counted: number, nobodyThereYet: boolean) =>
-      decide({ counted, invalidReplies: 0, durationMs: 0 }, refused, true, { ...calm, nobodyThereYet }, one, NOW, () => 0.5);
+      decide(
+        { counted, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0 },
+        refused,
+        true,
+        { ...calm, nobodyThereYet },
+        one,
+        NOW,
+        () => 0.5,
+      );
     expect(at(1, true).kind).toBe('retry');
     expect(at(2, true).kind).toBe('retry');
     expect(at(3, true).kind).toBe('settle');
@@ -158,16 +166,29 @@ describe('decide: rate limits', () => {
   const limited = httpFailure(429, 'rate_limit_exceeded');
 
   it('a 429 waits as the rate controller says, whatever the attempts made', () => {
-    expect(decideAfter(limited, 40, { slowDown: { kind: 'again', delayMs: 250 } })).toEqual(retry(250, 'rate-limit'));
+    expect(decideAfter(limited, 40, { slowDown: { kind: 'again', delayMs: 250, rejectedShare: 0.5 } })).toEqual(retry(250, 'rate-limit'));
   });
 
   it('is bounded by the row deadline: nothing loops', () => {
-    expect(decideAfter(limited, 1, { slowDown: { kind: 'again', delayMs: 2000 } }, 0.5, { durationMs: 59_000 })).toEqual(SETTLE);
+    expect(
+      decideAfter(limited, 1, { slowDown: { kind: 'again', delayMs: 2000, rejectedShare: 0.5 } }, 0.5, { durationMs: 59_000 }),
+    ).toEqual(SETTLE);
+  });
+
+  it("a row's own 429s: it fails alone once its streak is unlikely by chance, judged by how common 429s are for the others", () => {
+    const again = (rejectedShare: number) => ({ slowDown: { kind: 'again' as const, delayMs: 100, rejectedShare } });
+    // 2% of the recent answers are 429s: the 4th in a row is the row's own (0.02^4 < one in a million)...
+    expect(decideAfter(limited, 1, again(0.02), 0.5, { rateLimitedStreak: 3 })).toEqual(retry(100, 'rate-limit'));
+    expect(decideAfter(limited, 1, again(0.02), 0.5, { rateLimitedStreak: 4 })).toEqual({ kind: 'settle', alone: true });
+    // ...a third (a strict limiter being found): 13; every answer a 429: never, the run's own rules apply.
+    expect(decideAfter(limited, 1, again(1 / 3), 0.5, { rateLimitedStreak: 12 })).toEqual(retry(100, 'rate-limit'));
+    expect(decideAfter(limited, 1, again(1 / 3), 0.5, { rateLimitedStreak: 13 })).toEqual({ kind: 'settle', alone: true });
+    expect(decideAfter(limited, 1, again(1), 0.5, { rateLimitedStreak: 10_000 })).toEqual(retry(100, 'rate-limit'));
   });
 
   it('leaves the row pending when the controller gave up (the run stops) or the run is stopping', () => {
     expect(decideAfter(limited, 1, { slowDown: { kind: 'give-up', why: 'quota' } })).toEqual(PENDING);
-    expect(decideAfter(limited, 1, { slowDown: { kind: 'again', delayMs: 1 }, stopping: true })).toEqual(PENDING);
+    expect(decideAfter(limited, 1, { slowDown: { kind: 'again', delayMs: 1, rejectedShare: 0.5 }, stopping: true })).toEqual(PENDING);
   });
 });
 
@@ -182,7 +203,7 @@ describe('decide: replies the check refused', () => {
     durationMs: 1,
   };
   const invalid = (invalidReplies: number, durationMs = 0) =>
-    decide({ counted: 1, invalidReplies, durationMs }, reply, false, calm, rules, NOW, () => 0.5);
+    decide({ counted: 1, invalidReplies, durationMs, rateLimitedStreak: 0 }, reply, false, calm, rules, NOW, () => 0.5);
 
   it('sends again --reply-retries times at once, then settles', () => {
     expect(invalid(0)).toEqual(retry(0, 'invalid-reply'));
@@ -192,7 +213,9 @@ describe('decide: replies the check refused', () => {
   });
 
   it('a reply that passed settles', () => {
-    expect(decide({ counted: 1, invalidReplies: 0, durationMs: 0 }, reply, true, calm, rules, NOW, () => 0.5)).toEqual(SETTLE);
+    expect(
+      decide({ counted: 1, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0 }, reply, true, calm, rules, NOW, () => 0.5),
+    ).toEqual(SETTLE);
   });
 });
 
@@ -200,7 +223,7 @@ describe('decide: outage answers and the attempts they spend', () => {
   const two = { ...rules, retry: { ...rules.retry, maxAttempts: 2, maxServerWaitMs: 60_000 } };
   const outage = (attempt: number, uncounted: number, lastOutage: 'counted' | 'uncounted' | null, headers: Record<string, string> = {}) =>
     decide(
-      { counted: attempt, invalidReplies: 0, durationMs: 0 },
+      { counted: attempt, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0 },
       badGateway({ headers }),
       true,
       { ...calm, uncounted, lastOutage },
@@ -230,7 +253,7 @@ describe('decide: outage answers and the attempts they spend', () => {
 
   it('an outage answer the server says not to retry (x-should-retry: false) ends the row as usual', () => {
     const decision = decide(
-      { counted: 1, invalidReplies: 0, durationMs: 0 },
+      { counted: 1, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0 },
       { ...badGateway(), retryable: false },
       true,
       { ...calm, uncounted: 1, lastOutage: 'uncounted' },
