@@ -119,7 +119,10 @@ export class CostAccount {
     const book = part === undefined ? this.bookOf(request) : this.parts.get(part)!.book;
     const usd = book.usd(tokens) ?? 0;
     const { limit } = this.options;
-    if (newRow && limit !== null && (this.totalUsd ?? 0) + this.inFlight + usd > limit) return false;
+    // Every attempt is checked, a row's retries too: a paid answer no row can use (an empty
+    // completion, a reply failing its schema) retried under --max-attempts would otherwise spend
+    // past the budget one row's attempts at a time.
+    if (limit !== null && (this.totalUsd ?? 0) + this.inFlight + usd > limit) return false;
     this.inFlight += usd;
     const queue = this.held.get(request) ?? [];
     queue.push({ usd, tokens, book, ...(part === undefined ? {} : { part }) });
