@@ -112,10 +112,10 @@ export class CostAccount {
   }
 
   /**
-   * Holds the estimate of an attempt about to go out. False, holding nothing, when it starts a
-   * row (`newRow`) and the dollar limit has no room for it.
+   * Holds the estimate of an attempt about to go out (a row's first or a retry). False, holding
+   * nothing, when the dollar limit has no room for it.
    */
-  hold(request: { model?: string }, tokens: PricedTokens, newRow: boolean, part?: string): boolean {
+  hold(request: { model?: string }, tokens: PricedTokens, part?: string): boolean {
     const book = part === undefined ? this.bookOf(request) : this.parts.get(part)!.book;
     const usd = book.usd(tokens) ?? 0;
     const { limit } = this.options;

@@ -62,7 +62,9 @@ export function explainFatal(outcome: AttemptFailure, context: FatalContext, cau
   if (nobodyThere) return explainUnreachable(outcome, nobodyThere, context);
   const refuser = outcome.code === 'proxy_auth' ? 'the proxy' : 'the endpoint';
   const headline =
-    outcome.code === 'bad_response' ? 'what answers at the base URL is no chat-completions endpoint' : `${refuser} refuses this configuration`;
+    outcome.code === 'bad_response'
+      ? 'what answers at the base URL is no chat-completions endpoint'
+      : `${refuser} refuses this configuration`;
   return `${headline}, so ${stoppedWhat(context)} stopped early.\n  ${answerFacts(outcome, context)}\n  check: ${advice(outcome)}`;
 }
 
