@@ -236,8 +236,9 @@ describe('the resume hint', () => {
     await dir.write('in.jsonl', jsonlOf(Array.from({ length: 5 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
     const outside = await run(['in.jsonl', ...endpoint(), '--out', 'out', '--max-total-tokens', '30', '--quiet']);
     expect(outside.code).toBe(4);
-    // From a folder with no install and no chatbatch on PATH: the script itself, as node runs it.
-    expect(outside.stderr).toContain(`  node ${path.relative(dir.path, CLI)} run in.jsonl`);
+    // From a folder with no install and no chatbatch on PATH: the script itself, by its absolute
+    // path, so the hint works pasted anywhere (issue 42: `../../../dist/cli/main.js` did not).
+    expect(outside.stderr).toContain(`  node ${path.resolve(CLI)} run in.jsonl`);
     // In the clone: npx finds the package's own bin.
     const inClone = await run(
       [path.join(dir.path, 'in.jsonl'), ...endpoint(), '--out', dir.file('clone-out'), '--max-total-tokens', '30', '--quiet'],
