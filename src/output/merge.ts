@@ -189,7 +189,7 @@ async function writeMerge(
       })),
     },
     inputs: first.manifest.inputs,
-    counts: { rows: succeeded + failed, succeeded, failed, pending: 0, by_category: byCategory },
+    counts: { rows: succeeded + failed, succeeded, ...cutCount(ordered), failed, pending: 0, by_category: byCategory },
     usage: sumUsage(ordered.map((s) => s.manifest.usage)),
     cost: mergedCost(
       ordered.map((s) => s.manifest.cost),
@@ -208,6 +208,12 @@ async function writeMerge(
   };
   await writeManifest(path.join(staging, MANIFEST_FILE), manifest);
   return { shards: count, succeeded, failed, manifest, derivedFiles: derivedFiles.map((file) => path.join(outDir, path.basename(file))) };
+}
+
+/** The shards' replies cut at max_tokens, summed; left out when a shard's manifest predates the count (a sum would be short). */
+function cutCount(ordered: readonly ShardInfo[]): { cut_at_max_tokens?: number } {
+  const counts = ordered.map((s) => s.manifest.counts.cut_at_max_tokens);
+  return counts.every((count) => typeof count === 'number') ? { cut_at_max_tokens: counts.reduce((a, b) => a! + b!, 0) } : {};
 }
 
 /**
