@@ -1,9 +1,12 @@
 import { MAX_DURATION_MS } from '../job/options.js';
-import { clockTime } from '../pace/outage-notice.js';
 import type { RunProgress } from '../run/progress.js';
 import { readUserNumber } from '../user-number.js';
 import type { CliOutput } from './io.js';
 import { jsonLogLine, type LogFormat, progressFields } from './log-format.js';
+import { fitProgress, formatProgress } from './progress-line.js';
+
+/** A terminal whose width is not known is taken to be this wide (the classic VT100's). */
+const DEFAULT_COLUMNS = 80;
 
 export interface ProgressReporter {
   /** Writes a whole line (a log message) without gluing it to the end of the live status line. */
@@ -12,9 +15,11 @@ export interface ProgressReporter {
 }
 
 /**
- * On a terminal: one live status line, redrawn a few times a second. Off a terminal (cron, CI),
- * or on TERM=dumb: a plain line every 10 seconds, suitable for logs, starting with an ISO time.
- * With `--log-format json`: a progress object every 10 seconds, never a live line.
+ * On a terminal: one live status line, redrawn a few times a second, cut to the terminal's width
+ * as it is now (it may be resized during the run). Off a terminal (cron, CI), or on TERM=dumb: a
+ * plain line every 10 seconds, suitable for logs, starting with an ISO time, never cut. With
+ * `--log-format json`: a progress object every 10 seconds, never a live line.
+ * `CHATBATCH_PROGRESS_MS` sets either interval.
  */
 export function startProgressReporter(
   progress: RunProgress,
@@ -24,17 +29,14 @@ export function startProgressReporter(
 ): ProgressReporter {
   const live = stream.isTTY === true && env.TERM !== 'dumb' && format === 'text';
   const every = readUserNumber(env.CHATBATCH_PROGRESS_MS, { integer: true, min: 1, max: MAX_DURATION_MS, words: 'milliseconds' });
-  const plainEveryMs = typeof every === 'number' ? every : 10_000;
-  const timer = setInterval(
-    () => {
-      const now = performance.now();
-      if (format === 'json') stream.write(jsonLogLine(progressFields(progress, now)));
-      else if (live) stream.write(`\r\x1b[2K${formatProgress(progress, now)}`);
-      // A log file's lines say when: an ISO time on each plain line.
-      else stream.write(`chatbatch: ${new Date().toISOString()} ${formatProgress(progress, now)}\n`);
-    },
-    live ? 250 : plainEveryMs,
-  );
+  const everyMs = typeof every === 'number' ? every : live ? 250 : 10_000;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    if (format === 'json') stream.write(jsonLogLine(progressFields(progress, now)));
+    else if (live) stream.write(`\r\x1b[2K${fitProgress(progress, now, stream.columns || DEFAULT_COLUMNS)}`);
+    // A log file's lines say when: an ISO time on each plain line.
+    else stream.write(`chatbatch: ${new Date().toISOString()} ${formatProgress(progress, now)}\n`);
+  }, everyMs);
   timer.unref();
   let stopped = false;
   return {
@@ -49,35 +51,4 @@ export function startProgressReporter(
       if (live) stream.write('\r\x1b[2K');
     },
   };
-}
-
-export function formatProgress(progress: RunProgress, now: number): string {
-  const elapsedSeconds = Math.max(0.001, (now - progress.startedAt) / 1000);
-  const rate = progress.settled / elapsedSeconds;
-  const done = progress.settled + progress.reused;
-  const total = progress.total === null ? '' : `/${progress.total}`;
-  const remaining = progress.total === null ? null : Math.max(0, progress.total - done);
-  const eta = remaining === null || rate <= 0 ? '' : `, ETA ${formatSeconds(remaining / rate)}`;
-  const cooldown = progress.cooldownUntil > now ? `, cooling down ${((progress.cooldownUntil - now) / 1000).toFixed(1)} s` : '';
-  return (
-    `${done}${total} done (${progress.succeeded} ok, ${progress.failed} failed), ${progress.retrying} retrying, ` +
-    `${rate.toFixed(1)} rows/s${eta}, concurrency ${progress.concurrency}${pacePart(progress)}${cooldown}${outagePart(progress, now)}`
-  );
-}
-
-function pacePart({ limitedBy, rateLimited }: RunProgress): string {
-  const taken = rateLimited > 0 ? ` (${rateLimited} 429s taken)` : '';
-  return limitedBy ? `, ${limitedBy}${taken}` : taken ? `,${taken}` : '';
-}
-
-function outagePart({ outage }: RunProgress, now: number): string {
-  if (!outage) return '';
-  const probe = outage.nextProbeAt === null ? 'probing' : `next probe in ${Math.max(0, (outage.nextProbeAt - now) / 1000).toFixed(1)} s`;
-  return `, endpoint down since ${clockTime(outage.downSinceWall)}, ${probe}`;
-}
-
-function formatSeconds(seconds: number): string {
-  if (seconds < 90) return `${Math.ceil(seconds)} s`;
-  if (seconds < 5400) return `${Math.round(seconds / 60)} min`;
-  return `${(seconds / 3600).toFixed(1)} h`;
 }

@@ -1,5 +1,5 @@
-import { hash } from 'node:crypto';
 import type { RowRecord } from '../record/record.js';
+import { sampleAnswerKey } from './model-answer.js';
 
 /** A row whose samples disagree most (`--repeat`). */
 export interface RowAgreement {
@@ -48,8 +48,14 @@ export class DatasetTally {
   private readonly answers = new Map<string, Map<string, number>>();
   private readonly models = new Set<string>();
 
-  /** `samples`: whether to measure how a row's samples agree (the whole run's tally does; each model's line does not). */
-  constructor(private readonly samples = true) {}
+  /**
+   * `samples`: whether to measure how a row's samples agree (the whole run's tally does; each
+   * model's line does not). `answerField`: `--expect`'s field, the part of a JSON reply that answers.
+   */
+  constructor(
+    private readonly samples = true,
+    private readonly answerField: string | null = null,
+  ) {}
 
   add(record: RowRecord, ok: boolean): void {
     const invalidReply = record.code === 'invalid_reply';
@@ -61,7 +67,8 @@ export class DatasetTally {
     if (record.finish_reason === 'length') this.truncated++;
     if (record.correct !== undefined) this.addJudgement(record.correct);
     // Samples agree with their own model's samples: another model's answers are the comparison's (model-agreement.ts).
-    if (this.samples && typeof record.sample === 'number') this.addSample(String(record.id), String(record.model), answerOf(record, ok));
+    if (this.samples && typeof record.sample === 'number')
+      this.addSample(String(record.id), String(record.model), sampleAnswerKey(record, ok, this.answerField));
   }
 
   /** A hand-edited `correct` that is not true or false counts as not judged. */
@@ -92,26 +99,6 @@ export class DatasetTally {
       agreement: this.answers.size === 0 ? null : agreementOf(this.answers, this.models.size > 1),
     };
   }
-}
-
-/** What two samples must share to agree: the parsed `data` when there is one, else the reply; a failure is its code. */
-function answerOf(record: RowRecord, ok: boolean): string {
-  const text = !ok
-    ? `failed:${String(record.code)}`
-    : record.data !== undefined
-      ? `data:${canonicalJson(record.data)}`
-      : `reply:${String(record.reply).trim()}`;
-  return hash('sha1', text).slice(0, 16);
-}
-
-/** JSON with object keys sorted, so `{"a":1,"b":2}` and `{"b":2,"a":1}` are the same answer. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 /** With several models, a row's samples are named `id (model)`: each model's samples are a row of their own. */

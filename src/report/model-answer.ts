@@ -24,6 +24,16 @@ export function answerKey(record: Pick<RowRecord, 'reply' | 'data'>, ok: boolean
   return hash('sha1', `text:${normalText(record.reply)}`).slice(0, 16);
 }
 
+/**
+ * What two samples of a row (`--repeat`) must share to agree: what two models must share
+ * (`answerKey`), so with `--expect label` samples giving one label with different scores agree;
+ * a failure is its code. The report's sample agreement and the page's read it alike.
+ */
+export function sampleAnswerKey(record: Pick<RowRecord, 'reply' | 'data' | 'code'>, ok: boolean, answerField: string | null): string {
+  if (!ok) return `failed:${String(record.code)}`;
+  return answerKey(record, true, answerField) ?? 'no answer';
+}
+
 /** The judge's text rule: trimmed, case ignored (JavaScript's `toLowerCase`). */
 function normalText(text: string): string {
   return text.trim().toLowerCase();

@@ -1,7 +1,7 @@
 import { jsonlRowCount } from '../input/jsonl-count.js';
 import type { RowRecord } from '../record/record.js';
 import { rowKeyOf } from './model-agreement.js';
-import { answerKey } from './model-answer.js';
+import { answerKey, sampleAnswerKey } from './model-answer.js';
 import { groupByRow, type KeyedViewRow, type ModelRowsView } from './model-rows.js';
 import { numberOr0, readRecordFile, stringOrNull } from './record-file.js';
 import type { ViewRow } from './view-row.js';
@@ -75,7 +75,7 @@ async function collectRows(outputFile: string, errorsFile: string, textLimit: nu
         ...viewRow(record, ok, textLimit),
         file: origin,
         line: numberOr0(record.line),
-        answer: answerText(record, ok),
+        answer: sampleAnswerKey(record, ok, answerField),
         rowKey: rowKeyOf(record),
         model: String(stringOrNull(record.model)),
         answerKey: answerKey(record, ok, answerField),
@@ -124,11 +124,6 @@ function inputOf(input: unknown, limit: number): Record<string, string> | null {
 
 function cut(text: string | null, limit: number): string | null {
   return text !== null && text.length > limit ? `${text.slice(0, limit)}…` : text;
-}
-
-function answerText(record: RowRecord, ok: boolean): string {
-  if (!ok) return `failed:${String(record.code)}`;
-  return record.data !== undefined ? `data:${JSON.stringify(record.data)}` : `reply:${String(record.reply).trim()}`;
 }
 
 /** Each sample gets its row's agreement (share of the row's samples from its model equal to the most common answer). */

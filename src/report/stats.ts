@@ -87,7 +87,7 @@ export interface StatsOptions {
 /** Reads output.jsonl and errors.jsonl of a run and computes what `chatbatch report` shows. */
 export async function computeStats(outputFile: string, errorsFile: string, options: StatsOptions = {}): Promise<RunStats> {
   const { maxPoints = 20_000, modelOrder = [], answerField = null } = options;
-  const { records, dataset, models, damaged } = await readLightRecords(outputFile, errorsFile);
+  const { records, dataset, models, damaged } = await readLightRecords(outputFile, errorsFile, answerField);
   const lines = models.lines(modelOrder);
   const comparison = lines ? await compareModels(outputFile, errorsFile, lines, answerField) : null;
   // A row has a record per model: the slowest rows and the errors' examples say which.
@@ -113,9 +113,9 @@ export async function computeStats(outputFile: string, errorsFile: string, optio
 }
 
 /** Each record as the few fields the operations view needs; the dataset view tallied on the way. */
-async function readLightRecords(outputFile: string, errorsFile: string) {
+async function readLightRecords(outputFile: string, errorsFile: string, answerField: string | null) {
   const records: LightRecord[] = [];
-  const dataset = new DatasetTally();
+  const dataset = new DatasetTally(true, answerField);
   const models = new ModelTally();
   const damaged: string[] = [];
   for (const [file, ok] of [

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { formatProgress, startProgressReporter } from '../../src/cli/progress.js';
+import { startProgressReporter } from '../../src/cli/progress.js';
+import { fitProgress, formatProgress } from '../../src/cli/progress-line.js';
 import { clockTime } from '../../src/pace/outage-notice.js';
 import { newProgress } from '../../src/run/progress.js';
 import { badGateway } from '../support/bad-gateway.js';
@@ -58,5 +59,31 @@ describe('progress reporter', () => {
     expect(formatProgress(progress, 5_000)).toMatch(/, endpoint down since \d\d:\d\d:\d\d, probing$/);
     progress.outage = null;
     expect(formatProgress(progress, 5_000)).not.toContain('endpoint down');
+  });
+
+  it('cut to a width: the least useful parts give way first, in their order, and what is left is cut with …', () => {
+    const progress = newProgress(0);
+    Object.assign(progress, { total: 2000, settled: 120, succeeded: 118, failed: 2, concurrency: 16, rateLimited: 3 });
+    progress.limitedBy = 'limited by the provider: 500 RPM, 30,000 TPM (from headers)';
+    const full = formatProgress(progress, 10_000);
+    expect(full).toBe(
+      '120/2000 done (118 ok, 2 failed), 0 retrying, 12.0 rows/s, ETA 3 min, concurrency 16, limited by the provider: 500 RPM, 30,000 TPM (from headers) (3 429s taken)',
+    );
+    expect(fitProgress(progress, 10_000, 200)).toBe(full);
+    expect(fitProgress(progress, 10_000, 100)).toBe('120/2000 done (118 ok, 2 failed), 12.0 rows/s, ETA 3 min');
+    expect(fitProgress(progress, 10_000, 40)).toBe('120/2000 done (118 ok, 2 failed)');
+    expect(fitProgress(progress, 10_000, 20)).toBe('120/2000 done');
+    expect(fitProgress(progress, 10_000, 10)).toBe('120/2000…');
+    progress.outage = {
+      downSince: 1000,
+      downSinceWall: Date.UTC(2026, 0, 5, 3, 4, 5),
+      nextProbeAt: 14_500,
+      deadline: 301_000,
+      last: badGateway(),
+    };
+    // An outage outranks the counts: it is why nothing moves.
+    expect(fitProgress(progress, 10_000, 80)).toMatch(/^120\/2000 done, endpoint down since \d\d:\d\d:\d\d, next probe in 4\.5 s$/);
+    for (const columns of [1, 2, 10, 79, 80, 100, 150])
+      expect([...fitProgress(progress, 10_000, columns)].length).toBeLessThanOrEqual(Math.max(1, columns - 1));
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatProgress } from '../../src/cli/progress.js';
+import { formatProgress } from '../../src/cli/progress-line.js';
 import type { RunOptions } from '../../src/index.js';
 import type { SimulatorOptions } from '../../src/simulator/server.js';
 import { runOnClock, type SkipAheadClock, startSimulatorOn } from '../support/clocked-run.js';
