@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli-in-process.js';
 import { perTestServedDir, type ServedDir } from '../support/per-test.js';
-import { sendJson } from '../support/scripted-server.js';
+import { sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf } from '../support/temp-dir.js';
 
 // Dollars from token usage: a scripted server reports the same usage for every row (1,000 prompt
@@ -147,6 +147,35 @@ describe('the cost in dollars', () => {
     expect(after.cost.usd).toBeCloseTo(spent, 10);
     expect(after.cost.by_model.dear!.usd).toBeCloseTo(sent.dear * 0.02, 10);
     expect(after.cost.by_model.cheap!.usd).toBeCloseTo(sent.cheap * 0.002, 10);
+  });
+
+  it('--max-cost is checked before each retry too: paid answers no row can use stop at the cap (issue 42, item 9)', async () => {
+    await served.dir.write('in.jsonl', rows(2));
+    // Every answer is paid ($0.002: usage) but holds no choices[0].message: bad_response, retried.
+    const paidNothing = await startScriptedServer((_request, response) =>
+      sendJson(response, 200, { choices: [], usage: { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 } }),
+    );
+    try {
+      const result = await runCli(
+        ['run', 'in.jsonl', '--base-url', paidNothing.baseUrl, '--model', 'm', '--out', 'out', '--quiet'].concat([
+          '--price',
+          '1/2',
+          '--max-cost',
+          '0.005',
+          '--concurrency',
+          '1',
+          '--param',
+          'max_tokens=500',
+        ]),
+        { cwd: served.dir.path, env },
+      );
+      expect(result.code, result.stderr).toBe(4);
+      // Without the check a row's five attempts went out: $0.01 against a $0.005 budget.
+      expect(paidNothing.received.length).toBeLessThanOrEqual(3);
+      expect((await manifest()).cost.usd).toBeLessThanOrEqual(0.006);
+    } finally {
+      await paidNothing.close();
+    }
   });
 
   it('--max-cost for a model without a price is refused before anything is sent (exit 2)', async () => {
