@@ -240,6 +240,57 @@ describe('the cost in dollars', () => {
     expect(merged.stderr).toContain('cost:   $0.012 (estimated from token usage and list prices');
   });
 
+  it("merge keeps each shard's price when they differ and says so; refuses shards judged against another reference (issue 42, item 7)", async () => {
+    await served.dir.write('in.jsonl', rows(6));
+    const shard = (index: number, ...extra: string[]) =>
+      runCli(
+        [
+          'run',
+          'in.jsonl',
+          '--base-url',
+          served.server.baseUrl,
+          '--model',
+          'm',
+          '--out',
+          `s${index}`,
+          '--shard',
+          `${index}/2`,
+          '--quiet',
+          ...extra,
+        ],
+        {
+          cwd: served.dir.path,
+          env,
+        },
+      );
+    expect((await shard(0, '--price', '1/2')).code).toBe(0);
+    expect((await shard(1, '--price', '3/4')).code).toBe(0);
+    const merged = await runCli(['merge', 's0', 's1', '--out', 'all'], { cwd: served.dir.path });
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(merged.stderr).toContain('prices: the shards priced these models differently');
+    expect(merged.stderr).toContain('m: 0/2 at $1/$2, 1/2 at $3/$4 per million input/output tokens');
+    const cost = (
+      JSON.parse(await served.dir.read('all/manifest.json')) as { cost: Manifest['cost'] & { by_model: Record<string, unknown> } }
+    ).cost;
+    expect(cost.by_model.m).toMatchObject({
+      input_per_mtok: null,
+      shard_prices: [
+        { shard: '0/2', input_per_mtok: 1 },
+        { shard: '1/2', input_per_mtok: 3 },
+      ],
+    });
+    const shards = await Promise.all(
+      ['s0', 's1'].map(async (dir) => (JSON.parse(await served.dir.read(`${dir}/manifest.json`)) as Manifest).cost.usd!),
+    );
+    expect(cost.usd).toBeCloseTo(shards[0]! + shards[1]!, 10);
+
+    expect((await shard(0, '--expect', 'prompt', '--force')).code).toBe(0);
+    expect((await shard(1, '--expect', 'id', '--force')).code).toBe(0);
+    const refused = await runCli(['merge', 's0', 's1', '--out', 'judged'], { cwd: served.dir.path });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('s1 judges its replies with expect "id", s0 with "prompt"');
+  });
+
   it('--dry-run and validate price the requests before anything is sent: prompts alone, and with every completion at max_tokens', async () => {
     await served.dir.write('in.jsonl', rows(4));
     const dry = await run('gpt-4o-mini', '--dry-run', '--param', 'max_tokens=1000', '--max-cost', '0.001');
