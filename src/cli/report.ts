@@ -46,7 +46,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       { computeStats, withPending },
       { formatTextReport },
       { readViewRows },
-      { modelOrderOf },
+      { modelOrderOf, withinModelLimit },
       { withModelCosts, withModelPending },
       { gradingWords },
       { evaluationOf },
@@ -70,7 +70,11 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
     const manifest = await readManifest(paths.manifest);
     if (!manifest) return refuse(session, `${args.dir} holds no run (its manifest.json is missing, not JSON, or not a chatbatch manifest)`);
     const answerField = typeof manifest.config?.expect === 'string' ? manifest.config.expect : null;
-    const computed = await computeStats(paths.output, paths.errors, { modelOrder: modelOrderOf(manifest), answerField });
+    const modelOrder = modelOrderOf(manifest);
+    const computed = await withinModelLimit(args.dir, modelOrder, () =>
+      computeStats(paths.output, paths.errors, { modelOrder, answerField }),
+    );
+    if (typeof computed === 'string') return refuse(session, computed);
     const counted = withPending(computed, pendingRows(manifest));
     const stats = {
       ...counted,

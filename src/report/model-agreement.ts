@@ -21,11 +21,26 @@ export interface ModelAgreement {
   rows: number;
   /** Of those, rows where every model that replied gave the same answer. */
   unanimous: number;
-  /** Each pair of models, in the run's model order. */
+  /** Each pair of models, in the run's model order: up to MAX_PAIRWISE_MODELS models, else none (see `withOthers`). */
   pairs: PairAgreement[];
+  /** Every pair at once: the rows two models both answered, summed over the pairs, and those where they agreed. */
+  overall?: { rows: number; same: number };
+  /**
+   * Past MAX_PAIRWISE_MODELS models: each model's agreement with the others, in the run's order
+   * (over every other model and row both answered); null when the pairs are listed.
+   */
+  withOthers?: PairAgreement[] | null;
   /** The keys (`rowKeyOf`) of the first rows where the models disagree, in the order read. */
   disagreeing: string[];
 }
+
+/**
+ * Up to this many models every pair's agreement is listed (276 pairs: a line each, a cell each
+ * in the page's matrix); past it, the pairs are summed up and each model is given its agreement
+ * with the others, so a report of 1,000 models does not list 499,500 pairs, nor count them for
+ * every row.
+ */
+export const MAX_PAIRWISE_MODELS = 24;
 
 /** A row's key: its file, line and sample, whichever model answered it. */
 export function rowKeyOf(record: Pick<RowRecord, 'file' | 'line' | 'sample'>): string {
@@ -60,14 +75,18 @@ export class ModelAgreementTally {
 
   /** The agreement over `models` (in the order the run gave them); at most `limit` disagreeing rows named. */
   summary(models: readonly string[], limit = 10): ModelAgreement {
-    const pairs = pairsOf(models);
-    const result: ModelAgreement = { rows: 0, unanimous: 0, pairs, disagreeing: [] };
+    const listed = models.length <= MAX_PAIRWISE_MODELS;
+    const pairs = listed ? pairsOf(models) : [];
+    const others = new Map(models.map((model) => [model, { a: model, b: '', rows: 0, same: 0 }]));
+    const overall = { rows: 0, same: 0 };
+    const result: ModelAgreement = { rows: 0, unanimous: 0, pairs, overall, withOthers: null, disagreeing: [] };
     for (const [key, row] of this.answers) {
       const agree = answersAgree(row.values());
       if (agree === null) continue;
       result.rows++;
       if (agree) result.unanimous++;
       else if (result.disagreeing.length < limit) result.disagreeing.push(key);
+      countRow(row, overall, listed ? null : others);
       for (const pair of pairs) {
         const a = row.get(pair.a);
         const b = row.get(pair.b);
@@ -76,7 +95,36 @@ export class ModelAgreementTally {
         if (a === b) pair.same++;
       }
     }
+    if (!listed) result.withOthers = [...others.values()];
     return result;
+  }
+}
+
+/**
+ * One row's pairs, counted by answer instead of pair by pair (a row of n answers is n(n-1)/2
+ * pairs): of the pairs that both answered, those that agree are, for each answer given c times,
+ * c(c-1)/2; a model agrees with the c-1 others that gave its answer, out of the others that answered.
+ */
+function countRow(
+  row: ReadonlyMap<string, string | null>,
+  overall: { rows: number; same: number },
+  others: Map<string, PairAgreement> | null,
+): void {
+  const counts = new Map<string, number>();
+  let answered = 0;
+  for (const answer of row.values()) {
+    if (answer === null) continue;
+    answered++;
+    counts.set(answer, (counts.get(answer) ?? 0) + 1);
+  }
+  overall.rows += (answered * (answered - 1)) / 2;
+  for (const count of counts.values()) overall.same += (count * (count - 1)) / 2;
+  if (others === null) return;
+  for (const [model, answer] of row) {
+    const line = others.get(model);
+    if (answer === null || line === undefined) continue;
+    line.rows += answered - 1;
+    line.same += counts.get(answer)! - 1;
   }
 }
 

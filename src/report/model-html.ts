@@ -1,7 +1,7 @@
 import { COST_CAVEAT } from '../cost/cost-summary.js';
 import { share } from './dataset-text.js';
 import { type Html, html, jsonScript, trustedHtml } from './html.js';
-import type { ModelAgreement } from './model-agreement.js';
+import { MAX_PAIRWISE_MODELS, type ModelAgreement } from './model-agreement.js';
 import type { ModelComparison } from './model-comparison.js';
 import type { ModelRowsView } from './model-rows.js';
 import { MODEL_ROWS_SCRIPT } from './model-rows-script.js';
@@ -34,14 +34,26 @@ function agreementText(agreement: ModelAgreement): Html {
 ${disagreeing > 0 ? `The ${disagreeing} row(s) where the models disagree come first in the rows view below; "models disagree" shows only them.` : ''}</p>`;
 }
 
-/** Each pair's agreement as a matrix: the share of the rows both models answered where they agree. */
+/**
+ * Each pair's agreement as a matrix: the share of the rows both models answered where they
+ * agree. Past MAX_PAIRWISE_MODELS models (a matrix of a million cells), the pairs summed up and
+ * each model's agreement with the others in the table above.
+ */
 function pairMatrix(comparison: ModelComparison): Html {
+  const { agreement } = comparison;
   const names = comparison.models.map((line) => line.model);
-  const pairOf = (a: string, b: string) =>
-    comparison.agreement.pairs.find((pair) => (pair.a === a && pair.b === b) || (pair.a === b && pair.b === a));
+  if (agreement.withOthers != null) {
+    const pairs = ((names.length * (names.length - 1)) / 2).toLocaleString('en-US');
+    return html`<p id="models-pairs">${names.length} models make ${pairs} pairs, shown one by one up to ${MAX_PAIRWISE_MODELS} models. ${
+      (agreement.overall?.rows ?? 0) === 0
+        ? 'No two models answered the same row.'
+        : `Over every pair, two models agree on ${share(agreement.overall!.same, agreement.overall!.rows)} of the rows both answered; each model's agreement with the others is the table's column "agrees with the others".`
+    }</p>`;
+  }
+  const byPair = new Map(agreement.pairs.map((pair) => [JSON.stringify([pair.a, pair.b]), pair]));
   const cell = (a: string, b: string): string => {
     if (a === b) return '—';
-    const pair = pairOf(a, b);
+    const pair = byPair.get(JSON.stringify([a, b])) ?? byPair.get(JSON.stringify([b, a]));
     return pair === undefined || pair.rows === 0 ? '-' : share(pair.same, pair.rows);
   };
   return html`<table id="models-pairs"><tr><th>pairwise agreement</th>${names.map((name) => html`<th>${name}</th>`)}</tr>

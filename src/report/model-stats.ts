@@ -4,6 +4,37 @@ import { type DatasetSummary, DatasetTally } from './dataset-stats.js';
 import { quantile } from './quantile.js';
 import { numberOr0, stringOrNull } from './record-file.js';
 
+/**
+ * The most models a report shows: a line each in the text, a row each in the page's table and a
+ * column each in its rows view; past 1,000 neither is read by anyone, and a manifest or records
+ * naming 20,000 (edited, or another tool's) ran the report out of memory. Refused, naming it.
+ */
+export const MAX_REPORT_MODELS = 1000;
+
+/** What a report of more models than MAX_REPORT_MODELS says instead. */
+export function tooManyModels(count: number | string, where: string): string {
+  return `${where} names ${count} models; a report shows at most ${MAX_REPORT_MODELS} (a line each in the text, a column each in the page's rows view): nothing was written`;
+}
+
+/** Thrown by ModelTally when the records name more than MAX_REPORT_MODELS models. */
+export class TooManyModelsError extends Error {
+  override name = 'TooManyModelsError';
+}
+
+/**
+ * What `compute` (the report's reading of the records) gives, or why the run in `dir` has too
+ * many models to report on: its manifest's, before anything is read, or its records'.
+ */
+export async function withinModelLimit<T>(dir: string, modelOrder: readonly string[], compute: () => Promise<T>): Promise<T | string> {
+  if (modelOrder.length > MAX_REPORT_MODELS) return tooManyModels(modelOrder.length, `${dir}/manifest.json`);
+  try {
+    return await compute();
+  } catch (error) {
+    if (error instanceof TooManyModelsError) return `${dir}: ${error.message}`;
+    throw error;
+  }
+}
+
 /** One model's line of a multi-model report. */
 export interface ModelLine {
   model: string;
@@ -43,6 +74,8 @@ export class ModelTally {
     const model = String(stringOrNull(record.model));
     let tally = this.byModel.get(model);
     if (!tally) {
+      if (this.byModel.size === MAX_REPORT_MODELS)
+        throw new TooManyModelsError(tooManyModels(`more than ${MAX_REPORT_MODELS}`, 'the records'));
       tally = emptyTally();
       this.byModel.set(model, tally);
     }

@@ -1,5 +1,6 @@
 import { formatUsd } from '../cost/cost-summary.js';
 import { share } from './dataset-text.js';
+import { MAX_PAIRWISE_MODELS, type PairAgreement } from './model-agreement.js';
 import type { ModelComparison } from './model-comparison.js';
 import type { ModelLine } from './model-stats.js';
 import { formatTokens } from './usage-text.js';
@@ -23,6 +24,7 @@ export function accuracyCell(accuracy: ModelLine['dataset']['accuracy']): string
 /** The per-model table's columns for this comparison: accuracy, validity and dollars only where the run has them. */
 export function modelColumns(comparison: ModelComparison): ModelColumn[] {
   const lines = comparison.models;
+  const withOthers = new Map((comparison.agreement.withOthers ?? []).map((entry) => [entry.a, entry]));
   const columns: Array<ModelColumn | false> = [
     { heading: 'model', cell: (line) => line.model },
     { heading: 'ok', cell: (line) => String(line.succeeded) },
@@ -44,6 +46,10 @@ export function modelColumns(comparison: ModelComparison): ModelColumn[] {
     { heading: 'p50 ms', cell: (line) => (line.latency ? String(line.latency.p50) : '-') },
     { heading: 'p95 ms', cell: (line) => (line.latency ? String(line.latency.p95) : '-') },
     { heading: 'tokens in/out', cell: (line) => `${formatTokens(line.tokens.prompt)}/${formatTokens(line.tokens.completion)}` },
+    withOthers.size > 0 && {
+      heading: 'agrees with the others',
+      cell: (line) => agreementCell(withOthers.get(line.model)),
+    },
     lines.some((line) => line.usd !== undefined) && {
       heading: 'cost (estimate)',
       cell: (line) => (typeof line.usd === 'number' ? formatUsd(line.usd) : 'unknown'),
@@ -59,9 +65,53 @@ export function modelComparisonLines(comparison: ModelComparison): string[] {
   const widths = columns.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
   const lines = ['by model (refused: category refused; length: finish_reason length; latency first attempt to final answer):'];
   for (const row of cells) lines.push(`  ${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')}`.trimEnd());
-  lines.push('', ...agreementLines(comparison));
+  lines.push('');
+  for (const line of agreementLines(comparison)) lines.push(line);
   return lines;
 }
+
+/** `61.2% (1,234 of 2,016)`: of the (row, other model) pairs both answered, where this model agreed; `-` for none. */
+function agreementCell(line: PairAgreement | undefined): string {
+  return line === undefined || line.rows === 0 ? '-' : share(line.same, line.rows);
+}
+
+/** How the pairs agree: each pair on a line, or past MAX_PAIRWISE_MODELS their sum (each model's share is a column of the table). */
+function pairLines(comparison: ModelComparison): string[] {
+  const { agreement } = comparison;
+  if (agreement.withOthers == null)
+    return agreement.pairs.map(
+      (pair) =>
+        `  ${pair.a} and ${pair.b} agree on ${pair.rows === 0 ? 'no row: none was answered by both' : `${share(pair.same, pair.rows)} of the rows both answered`}`,
+    );
+  const models = comparison.models.length;
+  return [
+    `  ${models} models make ${((models * (models - 1)) / 2).toLocaleString('en-US')} pairs, listed one by one up to ${MAX_PAIRWISE_MODELS} models: ` +
+      ((agreement.overall?.rows ?? 0) === 0
+        ? 'no two models answered the same row'
+        : `two models agree on ${share(agreement.overall!.same, agreement.overall!.rows)} of the rows both answered, over every pair`),
+    "  each model's agreement with the others is the table's column 'agrees with the others'",
+  ];
+}
+
+/** A disagreeing row's answers; past EXAMPLE_MODELS models, each answer once with how many models gave it (and the first few). */
+function exampleAnswers(answers: ReadonlyArray<{ model: string; text: string }>): string {
+  if (answers.length <= EXAMPLE_MODELS) return answers.map(({ model, text }) => `${model}: ${text}`).join('  |  ');
+  const byText = new Map<string, string[]>();
+  for (const { model, text } of answers) {
+    const models = byText.get(text);
+    if (models) models.push(model);
+    else byText.set(text, [model]);
+  }
+  const groups = [...byText].sort((a, b) => b[1].length - a[1].length);
+  const shown = groups.slice(0, EXAMPLE_MODELS).map(([text, models]) => {
+    const named = models.slice(0, 3).join(', ');
+    return `${text} from ${models.length} model(s): ${named}${models.length > 3 ? ', ...' : ''}`;
+  });
+  return `${shown.join('  |  ')}${groups.length > EXAMPLE_MODELS ? `  |  and ${groups.length - EXAMPLE_MODELS} other answers` : ''}`;
+}
+
+/** Most answers a disagreeing row's line names model by model. */
+const EXAMPLE_MODELS = 12;
 
 function agreementLines(comparison: ModelComparison): string[] {
   const { agreement, examples } = comparison;
@@ -72,10 +122,7 @@ function agreementLines(comparison: ModelComparison): string[] {
   lines.push(
     `  every model that replied gives the same answer on ${share(agreement.unanimous, agreement.rows)} of the rows two or more models answered`,
   );
-  for (const pair of agreement.pairs)
-    lines.push(
-      `  ${pair.a} and ${pair.b} agree on ${pair.rows === 0 ? 'no row: none was answered by both' : `${share(pair.same, pair.rows)} of the rows both answered`}`,
-    );
+  for (const line of pairLines(comparison)) lines.push(line);
   const disagreeing = agreement.rows - agreement.unanimous;
   if (disagreeing === 0) return lines;
   lines.push(
@@ -83,11 +130,12 @@ function agreementLines(comparison: ModelComparison): string[] {
     `rows where the models disagree (${disagreeing}${examples.length < disagreeing ? `, the first ${examples.length}` : ''}):`,
   );
   for (const example of examples) {
-    const reference = example.reference === undefined ? [] : [`reference: ${example.reference}`];
-    const answers = example.answers.map(
-      ({ model, text, correct }) => `${model}: ${text}${correct === undefined ? '' : correct ? ' (right)' : ' (wrong)'}`,
-    );
-    lines.push(`  ${example.id}  ${[...reference, ...answers].join('  |  ')}`);
+    const reference = example.reference === undefined ? '' : `reference: ${example.reference}  |  `;
+    const answers = example.answers.map(({ model, text, correct }) => ({
+      model,
+      text: `${text}${correct === undefined ? '' : correct ? ' (right)' : ' (wrong)'}`,
+    }));
+    lines.push(`  ${example.id}  ${reference}${exampleAnswers(answers)}`);
   }
   if (examples.some((example) => example.answers.some((answer) => answer.correct !== undefined) && example.reference === undefined))
     lines.push('  (the reference answer is not in the records: run with --keep-input naming the --expect field to see it here)');

@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { readFile, readlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
 import { acquireLock } from '../../src/state/lock.js';
 import { CLI, startCli } from '../support/cli.js';
+import { replyWithEcho, type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -49,15 +49,24 @@ describe('the lock is held by a process, not a pid number', () => {
 const canUnshare = onLinux && spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
 
 describe('two processes, each pid 1 in a pid namespace of its own, on one host and output directory', () => {
-  let simulator: RunningSimulator;
-  afterEach(async () => simulator?.close());
+  let server: ScriptedServer | undefined;
+  afterEach(async () => server?.close());
 
   it.runIf(canUnshare)(
     'the second refuses while the first runs (exit 2): one writer',
     async () => {
-      simulator = await startSimulator({ latencyMs: 400 });
+      // The first run is held, not hoped to be still running: the server answers nothing until
+      // the second process has been refused (a busy machine once let the first finish its six
+      // rows before the second started, and the second took the lock).
+      let release = (): void => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      server = await startScriptedServer((request, response, index) => {
+        void released.then(() => replyWithEcho(request, response, index));
+      });
       await dir.write('in.jsonl', jsonlOf(Array.from({ length: 6 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
-      const args = ['run', 'in.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--concurrency', '1'];
+      const args = ['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', '--concurrency', '1'];
       const inNamespace = (extra: string[]) =>
         startCli(['--pid', '--fork', '--mount-proc', process.execPath, CLI, ...args, ...extra], {
           cwd: dir.path,
@@ -65,10 +74,13 @@ describe('two processes, each pid 1 in a pid namespace of its own, on one host a
           command: 'unshare',
         });
       const first = inNamespace([]);
-      await waitFor(async () => (await readFile(dir.file('out/.chatbatch/lock'), 'utf8').catch(() => '')).includes('"pid":1,'));
+      // Its first request has arrived and is held: the first run holds the lock until released.
+      await waitFor(async () => server!.received.length > 0);
+      expect(await readFile(dir.file('out/.chatbatch/lock'), 'utf8')).toContain('"pid":1,');
       const second = await inNamespace(['--resume']).done;
       expect(second.code, second.stderr).toBe(2);
       expect(second.stderr).toMatch(/another chatbatch process \(pid 1 on .*in another pid namespace/);
+      release();
       expect((await first.done).code).toBe(0);
       expect((await dir.jsonl('out/output.jsonl')).length).toBe(6);
     },

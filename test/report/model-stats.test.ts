@@ -35,6 +35,8 @@ describe('ModelAgreementTally', () => {
         { a: 'A', b: 'C', rows: 2, same: 1 }, // r1 same, r4 differ
         { a: 'B', b: 'C', rows: 3, same: 2 }, // r1 same, r4 differ, r5 same
       ],
+      overall: { rows: 8, same: 5 }, // the pairs summed
+      withOthers: null,
     });
   });
 
@@ -240,6 +242,8 @@ describe('a comparison of JSON replies (--reply-format json), read from the reco
         rows: 2,
         unanimous: 1,
         pairs: [{ a: 'b', b: 'a', rows: 2, same: 1 }],
+        overall: { rows: 2, same: 1 },
+        withOthers: null,
         disagreeing: [rowKeyOf({ file: 'q.jsonl', line: 3 })],
       });
       expect(comparison.examples).toEqual([
