@@ -9,6 +9,7 @@
  *   npm run bench -- --goodput [--quick]                               goodput only
  *   npm run bench -- --guard [--quick] [--cold] [--rounds N]           the guard only
  *   npm run bench -- --points [--quick] [--cold] [--only NAME[,NAME...]]   the points
+ *   npm run bench -- --light [--quick] [--rounds N]                    at rest and at the start (light.ts)
  *
  * Each simulator is warmed up before the client starts (see warm-up.ts); `--cold` skips that,
  * for figures comparable with results from before it.
@@ -20,6 +21,7 @@ import { join, relative } from 'node:path';
 import { formatMeasurements, runComparison } from './compare.js';
 import { InputCache } from './generate-inputs.js';
 import { formatGoodput, goodputSituations, runGoodput } from './goodput.js';
+import { formatLight, type LightFigure, startUpFigures } from './light.js';
 import { countLines, hasGnuTime, killAllClients, runClient } from './measure.js';
 import { formatPaced, runPaced } from './paced.js';
 import { bareUndiciScript, cliScript as cli, repoRoot, simScript, usageHook } from './paths.js';
@@ -74,10 +76,11 @@ const USAGE = `usage: npm run bench -- [--quick] [--cold] [--rounds N]     goodp
        npm run bench -- --guard [--quick] [--cold] [--rounds N]  the guard only: chatbatch against a bare undici loop
        npm run bench -- --points [--quick] [--cold] [--only NAME[,NAME...]]   chatbatch alone at each point
        npm run bench -- --paced [--quick] [--rounds N]              the paced path: CPU paced vs by concurrency, three models' limits
+       npm run bench -- --light [--quick] [--rounds N]              at rest and at the start: a one-row run, --help
 `;
 
 interface Args {
-  mode: 'all' | 'goodput' | 'compare' | 'points' | 'paced';
+  mode: 'all' | 'goodput' | 'compare' | 'points' | 'paced' | 'light';
   quick: boolean;
   cold: boolean;
   only: string[] | null;
@@ -96,6 +99,7 @@ function parseArgs(argv: string[]): Args {
   let compare = false;
   let goodput = false;
   let paced = false;
+  let light = false;
   let only: string[] | null = null;
   let rounds: number | null = null;
   const names = (text: string): string[] =>
@@ -116,6 +120,7 @@ function parseArgs(argv: string[]): Args {
     else if (arg === '--compare' || arg === '--guard') compare = true;
     else if (arg === '--goodput') goodput = true;
     else if (arg === '--paced') paced = true;
+    else if (arg === '--light') light = true;
     else if (arg === '--only') only = names(argv[++i] ?? '');
     else if (arg.startsWith('--only=')) only = names(arg.slice(7));
     else if (arg === '--rounds') rounds = count(argv[++i]);
@@ -131,7 +136,8 @@ function parseArgs(argv: string[]): Args {
   if (points && rounds !== null) usageError('--rounds is for the comparison; the points run once each');
   if (goodput && (points || compare)) usageError('--goodput runs alone; without a mode flag the bench runs the goodput and then the guard');
   if (paced && (points || compare || goodput)) usageError('--paced runs alone');
-  const mode = paced ? 'paced' : points ? 'points' : compare ? 'compare' : goodput ? 'goodput' : 'all';
+  if (light && (points || compare || goodput || paced)) usageError('--light runs alone');
+  const mode = light ? 'light' : paced ? 'paced' : points ? 'points' : compare ? 'compare' : goodput ? 'goodput' : 'all';
   return { mode, quick, cold, only, rounds: rounds ?? 3 };
 }
 
@@ -414,6 +420,20 @@ async function main(): Promise<void> {
   if (args.mode === 'compare' || args.mode === 'all') await comparison(args);
   if (args.mode === 'points') await pointsRun(args);
   if (args.mode === 'paced') await pacedRun(args);
+  if (args.mode === 'light' || args.mode === 'all') await lightRun(args);
+}
+
+async function lightRun({ quick, rounds }: Args): Promise<void> {
+  const startedAt = new Date();
+  const loadBefore = loadAverage();
+  // The start-up figures are medians: more rounds than the comparison's three, as each is short.
+  const startUpRounds = quick ? 3 : Math.max(rounds, 7);
+  log(`at rest and at the start: ${startUpRounds} rounds of a one-row run, the bare loop and --help`);
+  const figures: LightFigure[] = await withWorkDir((workDir) => startUpFigures(workDir, startUpRounds, log));
+  process.stdout.write(
+    `\nat rest and at the start, ${startedAt.toISOString().slice(0, 10)}, load ${loadBefore} → ${loadAverage()}:\n${formatLight(figures)}\n\n`,
+  );
+  await writeReport('light', startedAt, { mode: 'light', quick, figures });
 }
 
 try {

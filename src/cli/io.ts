@@ -39,5 +39,10 @@ export interface CliSession {
   io: CliIo;
   /** The arguments after the script name (`process.argv.slice(2)`). */
   argv: readonly string[];
+  /**
+   * Whether the command line may ask for help (`--help`, `-h`): only then does a command give yargs
+   * the words of its help, which yargs lays out on every run of the command (see run.ts).
+   */
+  helpAsked: boolean;
   exitCode: number;
 }

@@ -22,7 +22,7 @@ class UsageFailure extends Error {}
  * citty's `runMain(cmd, { rawArgs })` is the model.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const session: CliSession = { io, argv, exitCode: EXIT.ok };
+  const session: CliSession = { io, argv, helpAsked: mayAskForHelp(argv), exitCode: EXIT.ok };
   let yargsOutput = '';
   try {
     // With a callback yargs hands over what it would print (help, version) and never exits.
@@ -76,7 +76,7 @@ function program(session: CliSession) {
       .version(TOOL_VERSION)
       // yargs lays out a command's whole help on every run, to keep it (about a third of a small
       // run's CPU when wrapped to a width): only a command line that can ask for help pays for wrapping.
-      .wrap(mayAskForHelp(argv) ? Math.min(110, io.stdout.columns || 110) : null)
+      .wrap(session.helpAsked ? Math.min(110, io.stdout.columns || 110) : null)
       // yargs' own words (Commands:, Options:, its errors) in English like the rest of the help, not
       // translated by LANG into a mix.
       .locale('en')

@@ -1,31 +1,23 @@
 import type { Argv, CommandModule } from 'yargs';
 import { NothingSentError } from '../errors.js';
 import { ExpansionInterruptedError } from '../input/errors.js';
-import { type RunFlags, resolveRunConfig, SIMULATOR_BASE_URL } from '../job/config.js';
-import { loadJobFile } from '../job/job-file.js';
+import type { RunFlags } from '../job/config.js';
+import type { LoadedJob } from '../job/job-file.js';
 import { flagOptions } from '../job/options.js';
 import type { Redactor } from '../record/redactor.js';
-import { dryRun } from '../run/dry-run.js';
-import { newProgress } from '../run/progress.js';
-import { runBatch } from '../run/run.js';
-import { runRedactor } from '../run/run-redactor.js';
 import type { RunningSimulator } from '../simulator/server.js';
-import { ResponseCache } from '../state/response-cache.js';
 import { diskFailureOf } from '../state/write-failed.js';
-import { budgetStopMessage, costStopMessage } from './budget-stop.js';
-import { formatDryRun } from './dry-run-report.js';
 import { EXIT, EXIT_CODES_HELP, exitCodeFor } from './exit-codes.js';
 import { groupRunHelp } from './help-groups.js';
 import { reportInternalError } from './internal-error.js';
 import { listenForInterrupts } from './interrupts.js';
 import { invocation, shellQuote } from './invocation.js';
-import type { CliSession } from './io.js';
+import type { CliIo, CliSession } from './io.js';
 import { jsonLogLine, LOG_FORMATS, type LogFormat, messageLine, summaryFields } from './log-format.js';
 import { flagsFromArgs, yargsOption } from './options.js';
 import { paramsFromFlags } from './param-flags.js';
-import { type ProgressReporter, startProgressReporter } from './progress.js';
+import type { ProgressReporter } from './progress.js';
 import { namesStandardInput, STANDARD_INPUT_REFUSAL } from './standard-input.js';
-import { formatSummary } from './summary.js';
 import { terminalSafe } from './terminal-safe.js';
 
 /** The command line: the run settings of the option table, and what only the CLI does. */
@@ -43,43 +35,56 @@ interface RunArgs extends Record<string, unknown> {
 export const runCommand = (session: CliSession): CommandModule<object, RunArgs> => ({
   command: 'run [inputs..]',
   describe: 'Send every row of the input files to the endpoint; write output.jsonl, errors.jsonl and manifest.json',
-  builder: (yargs: Argv) =>
-    groupRunHelp(yargs)
+  builder: (yargs: Argv) => {
+    // yargs lays out a command's whole help after running it, to keep it: on a command line that
+    // cannot ask for help the options are hidden (they parse and check as before) and there are no
+    // groups, examples or epilog, so there is nothing to lay out.
+    const hidden = !session.helpAsked;
+    const built = (session.helpAsked ? groupRunHelp(yargs) : yargs)
       .positional('inputs', { type: 'string', array: true, describe: 'Input files or glob patterns (JSONL, CSV); quote globs' })
-      .option('job', { type: 'string', describe: 'JSON job file; flags override it' })
-      .options(Object.fromEntries(flagOptions().map(([, spec]) => [spec.flag, yargsOption(spec)])))
-      .option('simulate', { type: 'boolean', describe: 'Start the built-in simulator and send to it (replies are simulated)' })
-      .option('quiet', { type: 'boolean', describe: 'No progress output' })
-      .option('dry-run', { type: 'boolean', describe: 'Read and check every row, build every request, send nothing' })
+      .option('job', { type: 'string', hidden, describe: 'JSON job file; flags override it' })
+      .options(Object.fromEntries(flagOptions().map(([, spec]) => [spec.flag, { ...yargsOption(spec), hidden }])))
+      .option('simulate', { type: 'boolean', hidden, describe: 'Start the built-in simulator and send to it (replies are simulated)' })
+      .option('quiet', { type: 'boolean', hidden, describe: 'No progress output' })
+      .option('dry-run', { type: 'boolean', hidden, describe: 'Read and check every row, build every request, send nothing' })
       .option('log-format', {
         choices: LOG_FORMATS,
+        hidden,
         describe: 'stderr as text (default) or json: one JSON object a line, each with an ISO time, the summary last',
       })
       .option('param', {
         type: 'string',
         requiresArg: true,
         coerce: paramsFromFlags,
+        hidden,
         describe:
           "Request parameter NAME=VALUE, sent as given, e.g. temperature=0.2, seed=42, top_k=40 (repeatable; VALUE as JSON when it parses, else text); over the job's params",
-      })
-      .example('$0 run prompts.jsonl --base-url https://api.example.com/v1 --model my-model --out out/today', 'Run a JSONL file')
-      .example(
-        "$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich-products.json",
-        'Run a glob of CSV files with a template',
-      )
-      .example('$0 run --job jobs/quickstart.json --simulate', 'Try it against the built-in simulator')
-      .example('$0 run --job jobs/enrich-products.json --out out/2026-11-22 --resume', 'Resume an interrupted run')
-      .example(
-        "$0 run in.jsonl --base-url https://api.portkey.ai/v1 --header 'x-portkey-provider: openai' --header 'x-portkey-api-key: ${PORTKEY_API_KEY}' ...",
-        'Send through a gateway',
-      )
-      .epilog(
-        `Tokens in summaries and reports are the endpoint's own usage figures: its spec leaves usage unconfirmed, and billing to the provider's console.\n${EXIT_CODES_HELP}`,
-      ) as unknown as Argv<RunArgs>,
+      });
+    return (session.helpAsked ? runHelpExtras(built) : built) as unknown as Argv<RunArgs>;
+  },
   handler: async (args) => {
     session.exitCode = await runFromCli(args, session);
   },
 });
+
+/** `run --help`'s examples and epilog. */
+function runHelpExtras(yargs: Argv): Argv {
+  return yargs
+    .example('$0 run prompts.jsonl --base-url https://api.example.com/v1 --model my-model --out out/today', 'Run a JSONL file')
+    .example(
+      "$0 run 'data/*.csv' --template 'Summarise: {{text}}' --job jobs/enrich-products.json",
+      'Run a glob of CSV files with a template',
+    )
+    .example('$0 run --job jobs/quickstart.json --simulate', 'Try it against the built-in simulator')
+    .example('$0 run --job jobs/enrich-products.json --out out/2026-11-22 --resume', 'Resume an interrupted run')
+    .example(
+      "$0 run in.jsonl --base-url https://api.portkey.ai/v1 --header 'x-portkey-provider: openai' --header 'x-portkey-api-key: ${PORTKEY_API_KEY}' ...",
+      'Send through a gateway',
+    )
+    .epilog(
+      `Tokens in summaries and reports are the endpoint's own usage figures: its spec leaves usage unconfirmed, and billing to the provider's console.\n${EXIT_CODES_HELP}`,
+    );
+}
 
 async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
   const { io, argv } = session;
@@ -99,16 +104,10 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
       log(STANDARD_INPUT_REFUSAL);
       return EXIT.usage;
     }
-    const job = args.job ? await loadJobFile(args.job) : null;
-    if (args['dry-run']) {
-      // A dry run sends nothing: --simulate starts no server, it only names the endpoint.
-      const simulated = args.simulate ? { simulatorUrl: SIMULATOR_BASE_URL } : {};
-      const config = resolveRunConfig(flagsFrom(args), job, { env: io.env, cwd: io.cwd, dryRun: true, ...simulated });
-      const report = await dryRun(config, { maxListed: 50, assumedLatencyMs: 2000 });
-      // The report shows what the user gave (headers, the first body): a secret among it is masked by its value.
-      io.stdout.write(runRedactor(config).redact(formatDryRun(report, config)));
-      return report.invalidCount > 0 ? EXIT.rowsFailed : EXIT.ok;
-    }
+    // The engine is loaded here, not at start-up: `--help` and the other commands have no use for it.
+    const [{ resolveRunConfig }, { runRedactor }] = await Promise.all([import('../job/config.js'), import('../run/run-redactor.js')]);
+    const job = args.job ? await (await import('../job/job-file.js')).loadJobFile(args.job) : null;
+    if (args['dry-run']) return await dryRunFromCli(args, job, io);
     // Loaded only with --simulate: a run against an endpoint has no use for it.
     if (args.simulate) simulator = await (await import('../simulator/server.js')).startSimulator({});
     const config = resolveRunConfig(flagsFrom(args), job, {
@@ -120,7 +119,13 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
     if (simulator) log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);
 
     redactor = runRedactor(config);
-    if (config.cacheDir) await ResponseCache.check(config.cacheDir);
+    if (config.cacheDir) await (await import('../state/response-cache.js')).ResponseCache.check(config.cacheDir);
+    const [{ runBatch }, { newProgress }, { startProgressReporter }, { formatSummary }] = await Promise.all([
+      import('../run/run.js'),
+      import('../run/progress.js'),
+      import('./progress.js'),
+      import('./summary.js'),
+    ]);
 
     const stop = new AbortController();
     let signals = 0;
@@ -148,10 +153,10 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
         log(`interrupted; to continue, run:\n  ${resumeCommand(session, config.outDir)}`);
       }
       const resumeWith = (budgetFlag: string[]) => resumeCommand(session, config.outDir, budgetFlag);
-      if (report.status === 'stopped_at_limit' && report.limitReachedBy === 'cost' && report.costBudget) {
-        log(costStopMessage(report.costBudget, report.pending, resumeWith));
-      } else if (report.status === 'stopped_at_limit' && report.budget) {
-        log(budgetStopMessage(report.budget, report.pending, resumeWith));
+      if (report.status === 'stopped_at_limit') {
+        const { budgetStopMessage, costStopMessage } = await import('./budget-stop.js');
+        if (report.limitReachedBy === 'cost' && report.costBudget) log(costStopMessage(report.costBudget, report.pending, resumeWith));
+        else if (report.budget) log(budgetStopMessage(report.budget, report.pending, resumeWith));
       }
       // The summary is the last line a log collector reads.
       if (format === 'json') io.stderr.write(jsonLogLine(summaryFields(report, exitCodeFor(report.status))));
@@ -179,6 +184,23 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
   } finally {
     await simulator?.close();
   }
+}
+
+/** `run --dry-run`: reads and checks every row, builds every request, sends nothing. */
+async function dryRunFromCli(args: RunArgs, job: LoadedJob | null, io: CliIo): Promise<number> {
+  const [{ resolveRunConfig, SIMULATOR_BASE_URL }, { runRedactor }, { dryRun }, { formatDryRun }] = await Promise.all([
+    import('../job/config.js'),
+    import('../run/run-redactor.js'),
+    import('../run/dry-run.js'),
+    import('./dry-run-report.js'),
+  ]);
+  // A dry run sends nothing: --simulate starts no server, it only names the endpoint.
+  const simulated = args.simulate ? { simulatorUrl: SIMULATOR_BASE_URL } : {};
+  const config = resolveRunConfig(flagsFrom(args), job, { env: io.env, cwd: io.cwd, dryRun: true, ...simulated });
+  const report = await dryRun(config, { maxListed: 50, assumedLatencyMs: 2000 });
+  // The report shows what the user gave (headers, the first body): a secret among it is masked by its value.
+  io.stdout.write(runRedactor(config).redact(formatDryRun(report, config)));
+  return report.invalidCount > 0 ? EXIT.rowsFailed : EXIT.ok;
 }
 
 function flagsFrom(args: RunArgs): RunFlags {

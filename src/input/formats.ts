@@ -1,5 +1,3 @@
-import { csvRecordCount } from './csv-count.js';
-import { csvHeaderProblem, readCsvBatches } from './csv-reader.js';
 import { jsonlRowCount } from './jsonl-count.js';
 import { jsonlProblem, readJsonlBatches } from './jsonl-reader.js';
 import type { InputFormat, InputRow } from './row.js';
@@ -19,8 +17,15 @@ export interface InputFormatSpec {
 /** The input formats, by name: a new one is a row here and its reader. */
 export const INPUT_FORMATS: Readonly<Record<InputFormat, InputFormatSpec>> = {
   jsonl: { extensions: ['.jsonl', '.ndjson'], read: readJsonlBatches, count: jsonlRowCount, problem: jsonlProblem },
-  csv: { extensions: ['.csv'], read: (file) => readCsvBatches(file), count: csvRecordCount, problem: csvHeaderProblem },
-  // Loaded when asked for: most runs read no Parquet, and need none of hyparquet.
+  // CSV and Parquet readers are loaded when asked for: a run reading JSON lines needs neither.
+  csv: {
+    extensions: ['.csv'],
+    read: async function* (file) {
+      yield* (await import('./csv-reader.js')).readCsvBatches(file);
+    },
+    count: async (file) => (await import('./csv-count.js')).csvRecordCount(file),
+    problem: async (file) => (await import('./csv-reader.js')).csvHeaderProblem(file),
+  },
   parquet: {
     extensions: ['.parquet'],
     read: async function* (file) {

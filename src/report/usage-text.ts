@@ -1,8 +1,16 @@
 import type { UsageTotals } from '../record/usage-totals.js';
 
-/** `tokens` with en-US thousands separators (1,234,567). */
+/**
+ * `tokens` with en-US thousands separators (1,234,567). Whole numbers are grouped here: ICU's
+ * number formatter (toLocaleString) costs some 14 ms of CPU to start, a tenth of what a one-row
+ * run spends on its own work.
+ */
 export function formatTokens(tokens: number): string {
-  return tokens.toLocaleString('en-US');
+  if (!Number.isSafeInteger(tokens)) return tokens.toLocaleString('en-US');
+  const digits = String(Math.abs(tokens));
+  let grouped = digits.slice(0, ((digits.length - 1) % 3) + 1);
+  for (let at = grouped.length; at < digits.length; at += 3) grouped += `,${digits.slice(at, at + 3)}`;
+  return tokens < 0 ? `-${grouped}` : grouped;
 }
 
 /**

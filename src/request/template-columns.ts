@@ -1,4 +1,3 @@
-import { readCsvHeader } from '../input/csv-reader.js';
 import { InputError } from '../input/errors.js';
 import { formatOf } from '../input/formats.js';
 import { nearestName } from '../input/nearest-name.js';
@@ -35,7 +34,7 @@ export async function checkTemplateColumns(template: string | null, files: reado
 /** The column names of a file that has a header (CSV, Parquet); null for one that has none. */
 async function headerOf(file: string): Promise<readonly string[] | null> {
   const format = formatOf(file);
-  if (format === 'csv') return readCsvHeader(file);
+  if (format === 'csv') return (await import('../input/csv-reader.js')).readCsvHeader(file);
   if (format !== 'parquet') return null;
   const { parquetColumns } = await import('../input/parquet-reader.js');
   // The preflight has found the file usable; should it be damaged, the preflight's error says so.

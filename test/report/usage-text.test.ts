@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { emptyUsage } from '../../src/record/usage-totals.js';
-import { usageSummary } from '../../src/report/usage-text.js';
+import { formatTokens, usageSummary } from '../../src/report/usage-text.js';
 
 describe('usageSummary', () => {
   it('groups thousands the en-US way whatever the locale, and counts responses without usage apart', () => {
@@ -34,5 +34,13 @@ describe('usageSummary', () => {
 
   it('says when no response came', () => {
     expect(usageSummary(emptyUsage())).toBe('0 tokens (no response)');
+  });
+});
+
+describe('formatTokens', () => {
+  it('groups whole numbers by thousands as en-US does, without asking ICU', () => {
+    for (const tokens of [0, 7, 999, 1_000, 12_345, 999_999, 1_000_000, 1_234_567_890, -1_234, Number.MAX_SAFE_INTEGER, 1.5, 1e21]) {
+      expect(formatTokens(tokens)).toBe(tokens.toLocaleString('en-US'));
+    }
   });
 });
