@@ -225,7 +225,8 @@ export class Pacer {
       this.options.onFatal(gate.last, 'outage');
       return 'stop';
     }
-    if (gate.kind === 'wait') return gate.ms;
+    // While the outage's probe is out, what ends the wait is its answer (which nudges the queue), not a time.
+    if (gate.kind === 'wait') return outage.awaitingProbe ? 'answer' : gate.ms;
     const mark = controller.permit(cost);
     if (typeof mark !== 'number') return { go: { probe: gate.probe, mark } };
     // The probe waits for the rate like any request: it is asked for again when the wait is over.
