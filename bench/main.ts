@@ -72,7 +72,7 @@ interface PointResult {
 }
 
 const USAGE = `usage: npm run bench -- [--quick] [--cold] [--rounds N]     goodput against limiting endpoints, then the guard
-       npm run bench -- --goodput [--quick]                      goodput only: chatbatch, the openai SDK, the cookbook
+       npm run bench -- --goodput [--quick] [--chatbatch-only]   goodput only: chatbatch, the openai SDK, the cookbook
        npm run bench -- --guard [--quick] [--cold] [--rounds N]  the guard only: chatbatch against a bare undici loop
        npm run bench -- --points [--quick] [--cold] [--only NAME[,NAME...]]   chatbatch alone at each point
        npm run bench -- --paced [--quick] [--rounds N]              the paced path: CPU paced vs by concurrency, three models' limits
@@ -85,6 +85,8 @@ interface Args {
   cold: boolean;
   only: string[] | null;
   rounds: number;
+  /** Goodput: chatbatch alone, not the SDK and the cookbook beside it. */
+  chatbatchOnly: boolean;
 }
 
 function usageError(problem: string): never {
@@ -99,6 +101,7 @@ function parseArgs(argv: string[]): Args {
   let compare = false;
   let goodput = false;
   let paced = false;
+  let chatbatchOnly = false;
   let light = false;
   let only: string[] | null = null;
   let rounds: number | null = null;
@@ -120,6 +123,7 @@ function parseArgs(argv: string[]): Args {
     else if (arg === '--compare' || arg === '--guard') compare = true;
     else if (arg === '--goodput') goodput = true;
     else if (arg === '--paced') paced = true;
+    else if (arg === '--chatbatch-only') chatbatchOnly = true;
     else if (arg === '--light') light = true;
     else if (arg === '--only') only = names(argv[++i] ?? '');
     else if (arg.startsWith('--only=')) only = names(arg.slice(7));
@@ -138,7 +142,7 @@ function parseArgs(argv: string[]): Args {
   if (paced && (points || compare || goodput)) usageError('--paced runs alone');
   if (light && (points || compare || goodput || paced)) usageError('--light runs alone');
   const mode = light ? 'light' : paced ? 'paced' : points ? 'points' : compare ? 'compare' : goodput ? 'goodput' : 'all';
-  return { mode, quick, cold, only, rounds: rounds ?? 3 };
+  return { mode, quick, cold, only, rounds: rounds ?? 3, chatbatchOnly };
 }
 
 const log = (line: string): void => void process.stderr.write(`bench: ${line}\n`);
@@ -297,12 +301,12 @@ async function writeReport(prefix: string, startedAt: Date, report: Record<strin
   process.stdout.write(`results written to ${relative(process.cwd(), file) || file}\n`);
 }
 
-async function goodputRun({ quick }: Args): Promise<void> {
+async function goodputRun({ quick, chatbatchOnly }: Args): Promise<void> {
   const startedAt = new Date();
   log(
     `${quick ? 'quick' : 'full'} goodput: chatbatch, the openai SDK with p-limit and the cookbook's approach against a simulator playing a provider`,
   );
-  const results = await runGoodput(quick, null);
+  const results = await runGoodput(quick, null, chatbatchOnly);
   process.stdout.write(`\ngoodput against a limiting endpoint, ${startedAt.toISOString().slice(0, 10)}:\n${formatGoodput(results)}\n\n`);
   await writeReport('goodput', startedAt, {
     mode: 'goodput',

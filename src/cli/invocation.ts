@@ -4,7 +4,7 @@ import path from 'node:path';
 /**
  * How the user can run this same chatbatch again, for the hints we print (resume after Ctrl-C,
  * a budget stop): `chatbatch` when that name on PATH is this program; `npx chatbatch` when
- * npx finds it from here (a clone, or a project that installed it); else `node <this script>`.
+ * npx finds it from here (a clone, or a project that installed it); else `node <this script's absolute path>`.
  */
 export function invocation(script: string, env: Readonly<Record<string, string | undefined>>, cwd: string): string {
   const self = realOrNull(script);
@@ -14,7 +14,9 @@ export function invocation(script: string, env: Readonly<Record<string, string |
     }
   }
   if (npxFinds(cwd, self)) return 'npx chatbatch';
-  return `node ${shellQuote(path.relative(cwd, script) || script)}`;
+  // The absolute path: a path relative to here (`../../../dist/cli/main.js`) worked only from
+  // this folder, and a hint is often pasted elsewhere (another terminal, a cron line).
+  return `node ${shellQuote(path.resolve(cwd, script))}`;
 }
 
 /** npx runs `chatbatch` from the nearest node_modules/.bin, or the package's own bin in its clone. */

@@ -53,6 +53,7 @@ export function summaryFields(report: RunReport, exitCode: number): Record<strin
     rows: report.rows,
     repeat: report.repeat,
     succeeded: report.succeeded,
+    cut_at_max_tokens: report.cutAtMaxTokens,
     failed: report.failed,
     pending: report.pending,
     settled_now: report.rowsSettledNow,

@@ -6,7 +6,7 @@ export function formatSummary(report: RunReport): string {
   const seconds = report.durationMs / 1000;
   const rate = seconds > 0 ? report.rowsSettledNow / seconds : 0;
   const lines = [
-    `chatbatch: ${counted(report)}: ${report.succeeded} ok, ${report.failed} failed` +
+    `chatbatch: ${counted(report)}: ${report.succeeded} ok${cutNote(report)}, ${report.failed} failed` +
       (report.pending > 0 ? `, ${report.pending} pending` : '') +
       ` — ${report.rowsSettledNow} settled in this run in ${seconds.toFixed(1)} s (${rate.toFixed(1)} rows/s, ${report.attempts} attempt(s))`,
     `  tokens:   ${usageSummary(report.usage.session)} in this run; ${formatTokens(report.usage.total.total_tokens)} in this directory (the endpoint's figures: see --help)`,
@@ -28,6 +28,14 @@ export function formatSummary(report: RunReport): string {
     ...report.derivedFiles.map((file) => `  also:     ${file}`),
   ];
   return lines.join('\n');
+}
+
+/**
+ * ` (37 of them cut at max_tokens: finish_reason length)`: replies that are the start of an
+ * answer count as ok (text came, and it was paid), but say so; `correct` judges them as cut.
+ */
+function cutNote(report: RunReport): string {
+  return report.cutAtMaxTokens > 0 ? ` (${report.cutAtMaxTokens} of them cut at max_tokens: finish_reason length)` : '';
 }
 
 /** With samples or several models, the counts are of records: say so, and how many rows they come from. */

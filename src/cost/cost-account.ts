@@ -117,14 +117,17 @@ export class CostAccount {
   }
 
   /**
-   * Holds the estimate of an attempt about to go out. False, holding nothing, when it starts a
-   * row (`newRow`) and the dollar limit has no room for it.
+   * Holds the estimate of an attempt about to go out (a row's first or a retry). False, holding
+   * nothing, when the dollar limit has no room for it.
    */
-  hold(request: { model?: string }, tokens: PricedTokens, newRow: boolean, part?: string): boolean {
+  hold(request: { model?: string }, tokens: PricedTokens, part?: string): boolean {
     const book = part === undefined ? this.bookOf(request) : this.parts.get(part)!.book;
     const usd = book.usd(tokens) ?? 0;
     const { limit } = this.options;
-    if (newRow && limit !== null && (this.totalUsd ?? 0) + this.inFlight + usd > limit) return false;
+    // Every attempt is checked, a row's retries too: a paid answer no row can use (an empty
+    // completion, a reply failing its schema) retried under --max-attempts would otherwise spend
+    // past the budget one row's attempts at a time.
+    if (limit !== null && (this.totalUsd ?? 0) + this.inFlight + usd > limit) return false;
     this.inFlight += usd;
     const queue = this.held.get(request) ?? [];
     queue.push({ usd, tokens, book, ...(part === undefined ? {} : { part }) });

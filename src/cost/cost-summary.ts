@@ -75,21 +75,51 @@ export function formatUsd(usd: number): string {
   return `$${Number(usd.toPrecision(4))}`;
 }
 
+/** A model's price in a shard, as its manifest gives it: what merge compares and keeps. */
+export interface ShardPrice {
+  shard: string;
+  priced_as: string | null;
+  input_per_mtok: number | null;
+  output_per_mtok: number | null;
+  cached_input_per_mtok: number | null;
+}
+
+/** A model's merged cost: with the shards' own prices when they differ (the figures above are then null). */
+export type MergedModelCost = ModelCost & { shard_prices?: ShardPrice[] };
+
 /**
- * The cost of several output directories (merge's shards): the sum of theirs, by model too. Null
- * when any shard's is unknown, or was written before chatbatch kept it, so a sum is never short.
+ * The cost of several output directories (merge's shards, named by `names`): the sum of theirs,
+ * by model too. Null when any shard's is unknown, or was written before chatbatch kept it, so a
+ * sum is never short. A model priced differently by the shards (another --price, another version
+ * of the price table) keeps each shard's price in `shard_prices`, its own figures null: each
+ * shard's dollars are its own tokens at its own price, and no one price stands for the sum.
  */
-export function mergedCost(parts: ReadonlyArray<ManifestCost | undefined>): ManifestCost {
+export function mergedCost(parts: ReadonlyArray<ManifestCost | undefined>, names: readonly string[] = []): ManifestCost {
   const known = parts.every((part) => part !== undefined && isUsd(part.usd));
-  const byModel: Record<string, ModelCost> = {};
-  for (const part of parts) {
+  const byModel: Record<string, MergedModelCost> = {};
+  const prices = new Map<string, ShardPrice[]>();
+  for (const [index, part] of parts.entries()) {
     // A shard's manifest is read from disk: only entries shaped like ours are summed.
     const entries = isObject(part?.by_model) ? Object.entries(part.by_model).filter(([, cost]) => isObject(cost)) : [];
     for (const [model, cost] of entries) {
       const before = byModel[model];
       const usd = before === undefined ? cost.usd : isUsd(before.usd) && isUsd(cost.usd) ? before.usd + cost.usd : null;
       byModel[model] = { ...(before ?? cost), usd: roundUsd(isUsd(usd) ? usd : null) };
+      const list = prices.get(model) ?? [];
+      list.push(shardPrice(names[index] ?? String(index), cost));
+      prices.set(model, list);
     }
+  }
+  for (const [model, list] of prices) {
+    if (list.every((price) => samePrice(price, list[0]!))) continue;
+    byModel[model] = {
+      ...byModel[model]!,
+      priced_as: null,
+      input_per_mtok: null,
+      output_per_mtok: null,
+      cached_input_per_mtok: null,
+      shard_prices: list,
+    };
   }
   const sources = [...new Set(parts.map((part) => (typeof part?.source === 'string' ? part.source : null)))];
   return {
@@ -98,6 +128,39 @@ export function mergedCost(parts: ReadonlyArray<ManifestCost | undefined>): Mani
     source: sources.length === 1 ? sources[0]! : sources.every((source) => source !== null) ? sources.join(', ') : null,
     note: COST_CAVEAT,
   };
+}
+
+function shardPrice(shard: string, cost: Partial<ModelCost>): ShardPrice {
+  const figure = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+  return {
+    shard,
+    priced_as: typeof cost.priced_as === 'string' ? cost.priced_as : null,
+    input_per_mtok: figure(cost.input_per_mtok),
+    output_per_mtok: figure(cost.output_per_mtok),
+    cached_input_per_mtok: figure(cost.cached_input_per_mtok),
+  };
+}
+
+function samePrice(a: ShardPrice, b: ShardPrice): boolean {
+  return (
+    a.priced_as === b.priced_as &&
+    a.input_per_mtok === b.input_per_mtok &&
+    a.output_per_mtok === b.output_per_mtok &&
+    a.cached_input_per_mtok === b.cached_input_per_mtok
+  );
+}
+
+/** What merge says of models the shards priced differently, a line each (`m: 0/2 at $1/$2, 1/2 at $3/$4 per million tokens`). */
+export function shardPriceNotes(cost: ManifestCost): string[] {
+  const lines: string[] = [];
+  for (const [model, entry] of Object.entries(cost.by_model as Record<string, MergedModelCost>)) {
+    if (!entry.shard_prices) continue;
+    const each = entry.shard_prices.map(
+      (price) => `${price.shard} at ${price.input_per_mtok === null ? 'unknown' : `$${price.input_per_mtok}/$${price.output_per_mtok}`}`,
+    );
+    lines.push(`${model}: ${each.join(', ')} per million input/output tokens`);
+  }
+  return lines;
 }
 
 function isObject(value: unknown): value is Record<string, ModelCost> {

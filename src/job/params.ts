@@ -30,6 +30,16 @@ export function checkParams(params: unknown, where = 'params', allowed: readonly
   return problems;
 }
 
+/**
+ * The parameters requests may be built with: `params` when checkParams finds nothing wrong with
+ * them, else none (their problems are listed). The one gate `run` (config.ts refuses the job) and
+ * `validate` (which goes on to read every row) share: a value nested past MAX_JSON_DEPTH built
+ * into a request overflowed the stack in `validate` (exit 70) where `run` refused it (exit 2).
+ */
+export function sendableParams(params: unknown, allowed: readonly string[] = []): Record<string, unknown> {
+  return params !== undefined && checkParams(params, 'params', allowed).length === 0 ? (params as Record<string, unknown>) : {};
+}
+
 /** What is wrong with sending `name: value`, or null when it is sent as given. */
 export function paramProblem(name: string, value: unknown, allowed: readonly string[]): string | null {
   if (name === '') return 'a parameter needs a name';

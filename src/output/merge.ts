@@ -82,6 +82,7 @@ function checkShardSet(shards: readonly ShardInfo[]): { first: ShardInfo; ordere
       `these shards come from a different job than ${first.dir} (inputs, model, base URL, prompt settings, headers, row params, reply format or schema, or shard count differ): ${different.map((s) => s.dir).join(', ')}`,
     );
   }
+  refuseOtherJudging(first, shards);
   const count = first.count;
   const byIndex = new Map<number, ShardInfo>();
   for (const shard of shards) {
@@ -97,6 +98,27 @@ function checkShardSet(shards: readonly ShardInfo[]): { first: ShardInfo; ordere
     throw new MergeError(`missing shard(s) ${missing.map((k) => `${k}/${count}`).join(', ')}: run them, then merge all ${count}`);
   const ordered = [...byIndex.entries()].sort(([a], [b]) => a - b).map(([, s]) => s);
   return { first, ordered, count };
+}
+
+/**
+ * How a run judges its replies: the reference field, the grader, the judge and its template.
+ * They are not in the job's fingerprint (they change no request), but `correct` means what they
+ * say: shards judged against different references would add up to one accuracy over two.
+ */
+const JUDGED_BY = ['expect', 'grade', 'judge', 'judgeTemplate'] as const;
+
+function refuseOtherJudging(first: ShardInfo, shards: readonly ShardInfo[]): void {
+  const setting = (shard: ShardInfo, name: string): string => JSON.stringify(shard.manifest.config[name] ?? null);
+  for (const name of JUDGED_BY) {
+    const other = shards.find((shard) => setting(shard, name) !== setting(first, name));
+    if (other) {
+      throw new MergeError(
+        `${other.dir} judges its replies with ${name} ${setting(other, name)}, ${first.dir} with ${setting(first, name)}: ` +
+          "their records' correct would be added up into one accuracy over two references; merge shards judged the same way " +
+          '(run with the same --expect, --grade, --judge and --judge-template)',
+      );
+    }
+  }
 }
 
 /** A running shard may be running still, or was killed (kill -9, a node lost) before it could say so. */
@@ -167,9 +189,12 @@ async function writeMerge(
       })),
     },
     inputs: first.manifest.inputs,
-    counts: { rows: succeeded + failed, succeeded, failed, pending: 0, by_category: byCategory },
+    counts: { rows: succeeded + failed, succeeded, ...cutCount(ordered), failed, pending: 0, by_category: byCategory },
     usage: sumUsage(ordered.map((s) => s.manifest.usage)),
-    cost: mergedCost(ordered.map((s) => s.manifest.cost)),
+    cost: mergedCost(
+      ordered.map((s) => s.manifest.cost),
+      ordered.map((s) => `${s.index}/${count}`),
+    ),
     started_at: ordered.map((s) => s.manifest.started_at).sort()[0]!,
     ended_at:
       ordered
@@ -183,6 +208,12 @@ async function writeMerge(
   };
   await writeManifest(path.join(staging, MANIFEST_FILE), manifest);
   return { shards: count, succeeded, failed, manifest, derivedFiles: derivedFiles.map((file) => path.join(outDir, path.basename(file))) };
+}
+
+/** The shards' replies cut at max_tokens, summed; left out when a shard's manifest predates the count (a sum would be short). */
+function cutCount(ordered: readonly ShardInfo[]): { cut_at_max_tokens?: number } {
+  const counts = ordered.map((s) => s.manifest.counts.cut_at_max_tokens);
+  return counts.every((count) => typeof count === 'number') ? { cut_at_max_tokens: counts.reduce((a, b) => a! + b!, 0) } : {};
 }
 
 /**

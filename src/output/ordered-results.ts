@@ -8,7 +8,7 @@ import { type RecordLocation, verifiedRecordStart } from '../state/journal.js';
 import { asWriteFailure, WriteFailedError } from '../state/write-failed.js';
 import { AtomicFile } from './atomic-file.js';
 import { ReorderWindow } from './reorder-window.js';
-import { noRows, type RowCounts, tallyRows } from './row-counts.js';
+import { isCutAtMaxTokens, noRows, type RowCounts, tallyRows } from './row-counts.js';
 
 /**
  * Most rows the reorder window holds (~13 bytes each). A row that stays unsettled this long
@@ -226,6 +226,7 @@ export class OrderedResults {
       }
       if (row.outcome === SUCCEEDED) {
         tallyRows(this.counts, 'succeeded');
+        if (isCutAtMaxTokens(bytes)) this.counts.cut_at_max_tokens = (this.counts.cut_at_max_tokens ?? 0) + 1;
         this.output.write(bytes);
       } else {
         tallyRows(this.counts, categoryOf(row.outcome)!);

@@ -35,6 +35,14 @@ export class MirroredBucket {
   private reference: { at: number; taken: number; remaining: number } | null = null;
   /** Set by the first measurement of others' take, which is taken whole; the later ones are averaged. */
   private learned = false;
+  /**
+   * The most the provider has said the bucket held: what it holds at most, as far as we know. A
+   * provider may advertise a per-minute limit and hold only a second of it ("60,000 RPM may be
+   * enforced as 1,000 requests per second": https://platform.openai.com/docs/guides/rate-limits),
+   * so after a pause (a stalled process, a slow stretch) our copy refills no higher than this,
+   * and does not burst into 429s. The rate of refill is the advertised one either way.
+   */
+  private heldAtMost: number;
 
   constructor(
     readonly unit: LimitUnit,
@@ -46,6 +54,7 @@ export class MirroredBucket {
     this.capacity = limit;
     this.perMs = (limit / windowMs) * (1 - MARGIN);
     this.level = remaining;
+    this.heldAtMost = Math.max(1, remaining);
     this.at = now;
   }
 
@@ -62,7 +71,7 @@ export class MirroredBucket {
   /** Milliseconds until `amount` can be taken (0: now). A request larger than the whole bucket waits for a full one. */
   waitFor(amount: number, now: number): number {
     this.refill(now);
-    const needed = Math.min(amount, this.capacity);
+    const needed = Math.min(amount, this.holds);
     return this.level >= needed ? 0 : Math.ceil((needed - this.level) / this.perMs);
   }
 
@@ -84,8 +93,9 @@ export class MirroredBucket {
     const others = this.othersPerMs > advertisedPerMs * OTHERS_NOISE ? this.othersPerMs : 0;
     this.perMs = Math.max(advertisedPerMs * MIN_SHARE, advertisedPerMs * (1 - MARGIN) - others);
     const sentSince = this.unit === 'requests' ? sent.requests - mark.requests : sent.tokens - mark.tokens;
+    this.heldAtMost = Math.max(this.heldAtMost, remaining);
     const refilled = Math.max(0, now - mark.at) * this.perMs;
-    this.level = Math.min(this.capacity, remaining + refilled - sentSince);
+    this.level = Math.min(this.holds, remaining + refilled - sentSince);
     this.at = now;
   }
 
@@ -113,9 +123,14 @@ export class MirroredBucket {
     this.reference = { at: mark.at, taken: ours, remaining };
   }
 
+  /** What the bucket holds when full, as far as the provider has shown it. */
+  private get holds(): number {
+    return Math.min(this.capacity, this.heldAtMost);
+  }
+
   private refill(now: number): void {
     if (now <= this.at) return;
-    this.level = Math.min(this.capacity, this.level + (now - this.at) * this.perMs);
+    this.level = Math.min(this.holds, this.level + (now - this.at) * this.perMs);
     this.at = now;
   }
 }

@@ -149,6 +149,11 @@ export class OutageBreaker {
     return { kind: 'give-up', last: this.lastAnswered ?? this.last! };
   }
 
+  /** A probe is out: what the run waits for is its answer, not a time. */
+  get awaitingProbe(): boolean {
+    return this.open && this.probeOut;
+  }
+
   /** A probe `gate` allowed was not sent after all (the run is stopping). */
   cancelProbe(): void {
     this.probeOut = false;

@@ -6,6 +6,7 @@ import type { ChatClient } from '../http/chat-client.js';
 import { CLIENT_CODES } from '../record/client-codes.js';
 import type { LearnedLimit, RequestCost } from './learned-limits.js';
 import type { SendMark } from './mirrored-bucket.js';
+import { NotACompletionWatch } from './not-a-completion.js';
 import type { OutageBreaker } from './outage-breaker.js';
 import { type GrantAnswer, PermitQueue } from './permit-queue.js';
 import type { RateController, RateLimitVerdict } from './rate-controller.js';
@@ -118,6 +119,7 @@ export class Pacer {
   private readonly pool: LimitFunction;
   private readonly unreachable = new UnreachableEndpointWatch();
   private readonly refusals = new RefusalStreakWatch();
+  private readonly notCompletions = new NotACompletionWatch();
   /** Requests holding a pool slot that wait for the outage pause or the rate, in order. */
   private readonly permits: PermitQueue<RequestCost, Permit>;
 
@@ -181,7 +183,7 @@ export class Pacer {
     this.options.onAttemptSent();
     const raw = await client.send(attempt.body, attempt.clientRequestId, abortInFlight);
     const nobodyThereYet = this.unreachable.foundNobodyYet(raw);
-    let outcome = this.unreachable.observe(raw);
+    let outcome = this.notCompletions.observe(this.unreachable.observe(raw), attempt.rowId);
     const slowDown = this.paceBy(outcome, sent.mark, sent.cost);
     if (slowDown?.kind === 'never-fits' && !outcome.ok) outcome = neverFits(outcome, slowDown);
     // Both watches judge rows by their id, not their key: a row's samples (`--repeat`) send the
@@ -223,7 +225,8 @@ export class Pacer {
       this.options.onFatal(gate.last, 'outage');
       return 'stop';
     }
-    if (gate.kind === 'wait') return gate.ms;
+    // While the outage's probe is out, what ends the wait is its answer (which nudges the queue), not a time.
+    if (gate.kind === 'wait') return outage.awaitingProbe ? 'answer' : gate.ms;
     const mark = controller.permit(cost);
     if (typeof mark !== 'number') return { go: { probe: gate.probe, mark } };
     // The probe waits for the rate like any request: it is asked for again when the wait is over.

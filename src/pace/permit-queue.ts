@@ -2,9 +2,10 @@ import type { OneTimer } from '../async/one-timer.js';
 
 /**
  * What the head of the queue is told when it asks to go: `go` with what it was granted, a wait
- * in ms before asking again, or `stop` (the run or the lane stops: every waiter gets null).
+ * in ms before asking again, `answer` (ask again when an answer comes: `nudge`, no timer), or
+ * `stop` (the run or the lane stops: every waiter gets null).
  */
-export type GrantAnswer<Granted> = { go: Granted } | number | 'stop';
+export type GrantAnswer<Granted> = { go: Granted } | number | 'answer' | 'stop';
 
 export interface PermitQueueOptions<Ask, Granted> {
   /** Asks once, now: takes the permit when it may go (the pace has counted it). */
@@ -71,6 +72,7 @@ export class PermitQueue<Ask, Granted> {
     if (this.length === 0) {
       const answer = this.options.tryGrant(ask);
       if (answer === 'stop') return null;
+      if (answer === 'answer') return this.enqueue(ask, null);
       if (typeof answer !== 'number') return answer.go;
       return this.enqueue(ask, answer);
     }
@@ -105,6 +107,11 @@ export class PermitQueue<Ask, Granted> {
       const answer = this.options.tryGrant(waiter.ask);
       if (answer === 'stop') {
         this.wakeAll();
+        return;
+      }
+      if (answer === 'answer') {
+        // An answer is on its way (a probe's: its own timeout bounds it) and will nudge the queue.
+        this.disarm();
         return;
       }
       if (typeof answer === 'number') {

@@ -78,7 +78,7 @@ export class TokenAccount {
       return null;
     }
     const tokens = { prompt: estimator.prompt(request), cached: 0, completion: estimator.completion(request) };
-    if (cost && !cost.hold(request, tokens, newRow, this.options.costPart)) {
+    if (cost && !cost.hold(request, tokens, this.options.costPart)) {
       this.refused = 'cost';
       return null;
     }

@@ -110,8 +110,11 @@ function rowsSection(view: RowsView): Html | string {
     view.textLimit < MAX_VIEW_TEXT
       ? ` Texts longer than ${view.textLimit} characters are cut in this page (the record files keep them whole).`
       : '';
-  if (view.byModel) return modelRowsSection(view.byModel, cutNote);
+  const referenceNote = missingReference(view);
+  if (view.byModel) return modelRowsSection(view.byModel, cutNote + referenceNote);
   if (rows.length === 0) return '';
+  const refs = rows.some((row) => row.ref !== undefined);
+  const answers = rows.some((row) => row.a !== undefined);
   return html`<h2>Rows</h2>
 <div class="controls">
 <input type="search" id="f-search" placeholder="Search ids, inputs, replies, messages" aria-label="search rows">
@@ -122,11 +125,20 @@ function rowsSection(view: RowsView): Html | string {
 <label id="f-wrong-label"><input type="checkbox" id="f-wrong"> wrong (--expect)</label>
 <span id="rows-count"></span>
 </div>
-<table id="rows-table"><colgroup><col style="width:14%"><col style="width:5%"><col style="width:12%"><col style="width:6%"><col style="width:28%"><col style="width:29%"><col style="width:6%"></colgroup>
-<thead><tr><th>id</th><th>sample</th><th>outcome</th><th>status</th><th>input</th><th>reply / data</th><th>attempts</th></tr></thead><tbody id="rows-body"></tbody></table>
-<p><button id="rows-prev" type="button">previous</button> <span id="rows-page"></span> <button id="rows-next" type="button">next</button> (click a row to open it)${cutNote}</p>
+<table id="rows-table"><colgroup><col style="width:14%"><col style="width:5%"><col style="width:12%"><col style="width:6%"><col style="width:${refs ? 20 : 28}%">${refs ? html`<col style="width:12%">` : ''}<col style="width:${refs ? 25 : 29}%"><col style="width:6%"></colgroup>
+<thead><tr><th>id</th><th>sample</th><th>outcome</th><th>status</th><th>input</th>${refs ? html`<th>reference</th>` : ''}<th>${answers ? `answer (${view.expectField})` : 'reply / data'}</th><th>attempts</th></tr></thead><tbody id="rows-body"></tbody></table>
+<p><button id="rows-prev" type="button">previous</button> <span id="rows-page"></span> <button id="rows-next" type="button">next</button> (click a row to open it)${cutNote}${referenceNote}</p>
 ${jsonScript('rows-data', rows)}
 <script>${trustedHtml(ROWS_SCRIPT)}</script>`;
+}
+
+/** With --expect but the reference's field not kept in the records: where to find it. */
+function missingReference(view: RowsView): string {
+  const field = view.expectField;
+  if (!field) return '';
+  const rows = view.byModel ? view.byModel.rows : view.rows;
+  if (rows.some((row) => row.ref !== undefined)) return '';
+  return ` The reference answers (--expect ${field}) are not in the records: run with --keep-input ${field} to see them beside the replies.`;
 }
 
 const GREEN = '#2a7';

@@ -31,7 +31,11 @@ export async function compareModels(
     tally.add(rowKeyOf(record), String(stringOrNull(record.model)), answerKey(record, true, answerField));
   }
   const agreement = tally.summary(names);
-  return { models: lines, agreement, examples: await disagreementExamples([outputFile, errorsFile], agreement.disagreeing, names) };
+  return {
+    models: lines,
+    agreement,
+    examples: await disagreementExamples([outputFile, errorsFile], agreement.disagreeing, names, answerField),
+  };
 }
 
 /**

@@ -1,3 +1,5 @@
+import type { RowRecord } from '../record/record.js';
+import { answerPart } from '../reply/reference-answer.js';
 import { rowKeyOf } from './model-agreement.js';
 import { readRecordFile, stringOrNull } from './record-file.js';
 
@@ -8,8 +10,14 @@ const EXAMPLE_TEXT = 80;
 export interface DisagreementExample {
   /** The row's id, with `#<sample>` for a sample. */
   id: string;
-  /** Each model's answer, in the run's model order: the reply (or `data` as JSON), cut, or its failure. */
-  answers: Array<{ model: string; text: string }>;
+  /** The row's reference answer (`--expect`), when the records keep it (`--keep-input`); absent otherwise. */
+  reference?: string;
+  /**
+   * Each model's answer, in the run's model order: what was compared (the reply, or the part of
+   * `data` that answers: its `--expect` field when it has one), cut, or its failure; `correct`
+   * when the record was judged against the reference.
+   */
+  answers: Array<{ model: string; text: string; correct?: boolean }>;
 }
 
 /**
@@ -21,8 +29,12 @@ export async function disagreementExamples(
   files: readonly string[],
   keys: readonly string[],
   models: readonly string[],
+  answerField: string | null = null,
 ): Promise<DisagreementExample[]> {
-  const wanted = new Map(keys.map((key) => [key, { id: '', answers: new Map<string, string>() }]));
+  type Answer = DisagreementExample['answers'][number];
+  const wanted = new Map(
+    keys.map((key) => [key, { id: '', reference: undefined as string | undefined, answers: new Map<string, Answer>() }]),
+  );
   if (wanted.size === 0) return [];
   for (const [index, file] of files.entries()) {
     for await (const record of readRecordFile(file)) {
@@ -30,19 +42,36 @@ export async function disagreementExamples(
       if (!example) continue;
       const id = String(stringOrNull(record.id));
       example.id = typeof record.sample === 'number' ? `${id}#${record.sample}` : id;
+      example.reference ??= referenceText(record, answerField);
       const model = String(stringOrNull(record.model));
+      if (example.answers.has(model)) continue;
       // The first file is output.jsonl (replies), the others hold failures.
-      if (!example.answers.has(model)) example.answers.set(model, index === 0 ? replyText(record) : `failed (${String(record.code)})`);
+      const text = index === 0 ? answerText(record, answerField) : `failed (${String(record.code)})`;
+      example.answers.set(model, typeof record.correct === 'boolean' ? { model, text, correct: record.correct } : { model, text });
     }
   }
-  return [...wanted.values()].map(({ id, answers }) => ({
+  return [...wanted.values()].map(({ id, reference, answers }) => ({
     id,
-    answers: models.filter((model) => answers.has(model)).map((model) => ({ model, text: answers.get(model)! })),
+    ...(reference === undefined ? {} : { reference }),
+    answers: models.filter((model) => answers.has(model)).map((model) => answers.get(model)!),
   }));
 }
 
-function replyText(record: { reply?: unknown; data?: unknown }): string {
-  const text = record.data !== undefined ? JSON.stringify(record.data) : String(stringOrNull(record.reply)).trim();
-  const flat = text.replace(/\s+/g, ' ');
-  return JSON.stringify(flat.length > EXAMPLE_TEXT ? `${flat.slice(0, EXAMPLE_TEXT)}…` : flat);
+/** A value as one short line: text quoted (its ends visible), anything else as JSON. */
+function shortValue(value: unknown): string {
+  const text = (typeof value === 'string' ? value.trim() : (JSON.stringify(value) ?? 'null')).replace(/\s+/g, ' ');
+  const cut = text.length > EXAMPLE_TEXT ? `${text.slice(0, EXAMPLE_TEXT)}…` : text;
+  return typeof value === 'string' ? JSON.stringify(cut) : cut;
+}
+
+/** What the comparison compared: the reply, or the part of `data` that answers (its `--expect` field). */
+function answerText(record: RowRecord, answerField: string | null): string {
+  return shortValue(record.data !== undefined ? answerPart(record.data, answerField) : stringOrNull(record.reply));
+}
+
+/** The row's reference answer, when `--expect`'s field is among the fields the record keeps (`input`). */
+function referenceText(record: RowRecord, answerField: string | null): string | undefined {
+  const input = record.input as unknown;
+  if (answerField === null || typeof input !== 'object' || input === null || !Object.hasOwn(input, answerField)) return undefined;
+  return shortValue((input as Record<string, unknown>)[answerField]);
 }

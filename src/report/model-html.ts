@@ -64,7 +64,8 @@ ${names.map((a) => html`<tr><th>${a}</th>${names.map((b) => html`<td class="n">$
 export function modelRowsSection(view: ModelRowsView, cutNote: string): Html | string {
   if (view.rows.length === 0) return '';
   const samples = view.rows.some((row) => row.s !== undefined);
-  const width = Math.floor(70 / view.models.length);
+  const refs = view.rows.some((row) => row.ref !== undefined);
+  const width = Math.floor((refs ? 62 : 70) / view.models.length);
   return html`<h2>Rows</h2>
 <style>${trustedHtml(STYLE)}</style>
 <div class="controls">
@@ -77,8 +78,8 @@ export function modelRowsSection(view: ModelRowsView, cutNote: string): Html | s
 <label id="f-wrong-label"><input type="checkbox" id="f-wrong"> wrong (--expect, any model)</label>
 <span id="rows-count"></span>
 </div>
-<table id="rows-table"><colgroup><col style="width:10%">${samples ? html`<col style="width:5%">` : ''}<col style="width:${samples ? 15 : 20}%">${view.models.map(() => html`<col style="width:${width}%">`)}</colgroup>
-<thead><tr><th>id</th>${samples ? html`<th>sample</th>` : ''}<th>input</th>${view.models.map((model) => html`<th>${model}</th>`)}</tr></thead><tbody id="rows-body"></tbody></table>
+<table id="rows-table"><colgroup><col style="width:10%">${samples ? html`<col style="width:5%">` : ''}<col style="width:${samples ? 15 : 20}%">${refs ? html`<col style="width:8%">` : ''}${view.models.map(() => html`<col style="width:${width}%">`)}</colgroup>
+<thead><tr><th>id</th>${samples ? html`<th>sample</th>` : ''}<th>input</th>${refs ? html`<th>reference</th>` : ''}${view.models.map((model) => html`<th>${model}</th>`)}</tr></thead><tbody id="rows-body"></tbody></table>
 <p><button id="rows-prev" type="button">previous</button> <span id="rows-page"></span> <button id="rows-next" type="button">next</button> (click a row to open it: every model's record side by side; ✓ right, ✗ wrong against the reference; rows where the models disagree first)${cutNote}</p>
 ${jsonScript('rows-data', view)}
 <script>${trustedHtml(MODEL_ROWS_SCRIPT)}</script>`;

@@ -8,6 +8,8 @@ export interface ModelRow {
   s?: number;
   /** The row's own fields (--keep-input), shown once for all models. */
   in: Record<string, string> | null;
+  /** With --expect: the row's reference answer, when the records keep it; absent otherwise. */
+  ref?: string;
   /** Each model's record, in the view's model order; null when that model has none (pending). */
   ms: Array<ViewRow | null>;
   /** Whether the models that replied disagree (model-agreement.ts); absent when fewer than two replied. */
@@ -45,7 +47,9 @@ export function groupByRow(records: readonly KeyedViewRow[], order: readonly str
     // A second record for one model and row (an edited file) is left out: the first one counts.
     if (group.row.ms[index] !== null) continue;
     group.row.in ??= record.in;
-    group.row.ms[index] = { ...record, in: null };
+    const { ref, ...own } = record;
+    if (ref !== undefined) group.row.ref ??= ref;
+    group.row.ms[index] = { ...own, in: null };
     group.answers.push(answerKey);
   }
   const rows = [...groups.values()].map(({ row, answers }) => {

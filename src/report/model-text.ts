@@ -129,6 +129,15 @@ function agreementLines(comparison: ModelComparison): string[] {
     '',
     `rows where the models disagree (${disagreeing}${examples.length < disagreeing ? `, the first ${examples.length}` : ''}):`,
   );
-  for (const example of examples) lines.push(`  ${example.id}  ${exampleAnswers(example.answers)}`);
+  for (const example of examples) {
+    const reference = example.reference === undefined ? '' : `reference: ${example.reference}  |  `;
+    const answers = example.answers.map(({ model, text, correct }) => ({
+      model,
+      text: `${text}${correct === undefined ? '' : correct ? ' (right)' : ' (wrong)'}`,
+    }));
+    lines.push(`  ${example.id}  ${reference}${exampleAnswers(answers)}`);
+  }
+  if (examples.some((example) => example.answers.some((answer) => answer.correct !== undefined) && example.reference === undefined))
+    lines.push('  (the reference answer is not in the records: run with --keep-input naming the --expect field to see it here)');
   return lines;
 }

@@ -16,7 +16,7 @@ export const ROWS_SCRIPT = `(() => {
 ${ROWS_VIEW_SHARED}  const text = (row) => row.hay || (row.hay = [row.id, row.msg, row.r, row.d, row.code, row.cat, row.tr, row.in ? Object.values(row.in).join(' ') : ''].join(' ').toLowerCase());
   const outcome = (row) => row.ok ? 'ok' : 'failed';
   const judged = (row) => row.c === true ? ', right' : row.c === false ? ', wrong' : '';
-  const answer = (row) => row.d !== null ? row.d : (row.r === null ? '' : row.r);
+  const answer = (row) => row.a !== undefined ? row.a : row.d !== null ? row.d : (row.r === null ? '' : row.r);
   const fill = (select, values) => { for (const v of [...new Set(values)].filter((v) => v !== null).sort()) select.append(el('option', v)); };
   fill($('f-category'), rows.map((r) => r.cat));
   fill($('f-finish'), rows.map((r) => r.fr));
@@ -40,7 +40,7 @@ ${ROWS_VIEW_SHARED}  const text = (row) => row.hay || (row.hay = [row.id, row.ms
   function detail(row) {
     const tr = el('tr', null, 'detail');
     const td = el('td');
-    td.colSpan = 7;
+    td.colSpan = refs ? 8 : 7;
     const dl = el('dl');
     const add = definitions(dl);
     rowFields(add, row);
@@ -55,7 +55,9 @@ ${ROWS_VIEW_SHARED}  const text = (row) => row.hay || (row.hay = [row.id, row.ms
     for (const row of onPage) {
       const tr = el('tr', null, row.ok ? 'row ok' : 'row failed');
       const input = inputText(row);
-      tr.append(el('td', row.id), el('td', row.s === undefined ? '' : row.s), el('td', outcome(row) + judged(row) + (row.cat ? ' (' + row.cat + ')' : '')), el('td', row.st === null ? 'none' : row.st), el('td', input.slice(0, 200), 'cut'), el('td', answer(row).slice(0, 200), 'cut'), el('td', row.att));
+      tr.append(el('td', row.id), el('td', row.s === undefined ? '' : row.s), el('td', outcome(row) + judged(row) + (row.cat ? ' (' + row.cat + ')' : '')), el('td', row.st === null ? 'none' : row.st), el('td', input.slice(0, 200), 'cut'));
+      if (refs) tr.append(el('td', row.ref === undefined ? '' : row.ref.slice(0, 200), 'cut ref'));
+      tr.append(el('td', answer(row).slice(0, 200), 'cut'), el('td', row.att));
       clickable(tr, row);
       body.append(tr);
     }

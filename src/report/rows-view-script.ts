@@ -1,7 +1,8 @@
 /**
  * What both rows views' scripts share (rows-script.ts for one model, model-rows-script.ts for
  * several), inlined inside each one's function: it uses the names both declare (`$`,
- * `PAGE`, `rows`, `shown`, `page`, `render`, `apply`, `detail`). An element holding text (never markup), a record's fields in a detail, a table
+ * `PAGE`, `rows`, `shown`, `page`, `render`, `apply`, `detail`); `refs` says whether the rows show a
+ * reference column (html-report.ts and model-html.ts decide alike, from the same rows). An element holding text (never markup), a record's fields in a detail, a table
  * row that opens its detail on a click or Enter, the page's counts and buttons, the filters' wiring.
  */
 export const ROWS_VIEW_SHARED = `
@@ -12,9 +13,11 @@ export const ROWS_VIEW_SHARED = `
   function rowFields(add, row) {
     add('id', row.id);
     if (row.s !== undefined) add('sample', row.s);
+    if (row.ref !== undefined) add('reference (--expect)', row.ref, true);
     if (row.in) for (const [k, v] of Object.entries(row.in)) add('input.' + k, v, true);
     else add('input', '(not in the records: run with --keep-input to keep the row\\'s fields)');
   }
+  const refs = rows.some((row) => row.ref !== undefined);
   function inputText(row) {
     return row.in ? Object.entries(row.in).map(([k, v]) => k + ': ' + v).join('  ') : '';
   }
@@ -27,6 +30,7 @@ export const ROWS_VIEW_SHARED = `
     add('reply', r.r, true);
     add('reasoning', r.rs, true);
     add('data', r.d, true);
+    add('answer compared (--expect field)', r.a, true);
     add('outcome', r.ok ? 'ok' : 'failed');
     if (r.c !== undefined) add('correct', r.c === null ? 'not judged (no reply, or no reference)' : String(r.c));
     add('status', r.st === null ? 'none' : r.st);

@@ -1,5 +1,6 @@
 import { jsonlRowCount } from '../input/jsonl-count.js';
 import type { RowRecord } from '../record/record.js';
+import { answerPart } from '../reply/reference-answer.js';
 import { rowKeyOf } from './model-agreement.js';
 import { answerKey, sampleAnswerKey } from './model-answer.js';
 import { groupByRow, type KeyedViewRow, type ModelRowsView } from './model-rows.js';
@@ -38,6 +39,8 @@ export interface RowsView {
   leftOut: number;
   /** How long each text may be in this page. */
   textLimit: number;
+  /** `--expect`'s field, when the run judged replies against a reference: the page says where to find it. */
+  expectField?: string | null;
 }
 
 /**
@@ -57,8 +60,13 @@ export async function readViewRows(
   const textLimit = Math.max(MIN_TEXT, Math.min(MAX_TEXT, Math.floor(limits.pageChars / Math.max(1, count) / 4)));
   const rows = await collectRows(outputFile, errorsFile, textLimit, answerField);
   const byModel = groupByRow(rows, modelOrder);
-  if (byModel) return { rows: [], byModel, leftOut: 0, textLimit };
-  return { rows: rows.map(({ rowKey: _key, model: _model, answerKey: _answer, ...row }) => row), leftOut: 0, textLimit };
+  if (byModel) return { rows: [], byModel, leftOut: 0, textLimit, expectField: answerField };
+  return {
+    rows: rows.map(({ rowKey: _key, model: _model, answerKey: _answer, ...row }) => row),
+    leftOut: 0,
+    textLimit,
+    expectField: answerField,
+  };
 }
 
 async function collectRows(outputFile: string, errorsFile: string, textLimit: number, answerField: string | null): Promise<KeyedViewRow[]> {
@@ -72,7 +80,7 @@ async function collectRows(outputFile: string, errorsFile: string, textLimit: nu
       const origin = String(stringOrNull(record.file));
       if (!fileOrder.has(origin)) fileOrder.set(origin, fileOrder.size);
       rows.push({
-        ...viewRow(record, ok, textLimit),
+        ...viewRow(record, ok, textLimit, answerField),
         file: origin,
         line: numberOr0(record.line),
         answer: sampleAnswerKey(record, ok, answerField),
@@ -87,7 +95,7 @@ async function collectRows(outputFile: string, errorsFile: string, textLimit: nu
   return rows.map(({ file: _file, line: _line, answer: _answer, ...row }) => row);
 }
 
-function viewRow(record: RowRecord, ok: boolean, limit: number): ViewRow {
+function viewRow(record: RowRecord, ok: boolean, limit: number, answerField: string | null): ViewRow {
   const short = (text: string | null) => cut(text, limit);
   const status = record.status as unknown;
   const row: ViewRow = {
@@ -105,6 +113,7 @@ function viewRow(record: RowRecord, ok: boolean, limit: number): ViewRow {
     d: record.data === undefined ? null : short(JSON.stringify(record.data, null, 2)),
   };
   if (typeof record.sample === 'number') row.s = record.sample;
+  Object.assign(row, referenceParts(record, answerField, limit));
   // A hand-edited value that is neither true nor false reads as not judged.
   if (record.correct !== undefined) row.c = typeof record.correct === 'boolean' ? record.correct : null;
   const reasoning = short(stringOrNull(record.reasoning));
@@ -120,6 +129,29 @@ function inputOf(input: unknown, limit: number): Record<string, string> | null {
       .slice(0, MAX_INPUT_FIELDS)
       .map(([name, value]) => [name, cut(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''), limit) ?? '']),
   );
+}
+
+/**
+ * With `--expect FIELD`: the row's reference (its kept input field FIELD) and, for a JSON reply,
+ * the part of `data` compared with it: on screen beside the reply, not inside a cut input cell.
+ */
+function referenceParts(record: RowRecord, answerField: string | null, limit: number): Pick<ViewRow, 'ref' | 'a'> {
+  if (answerField === null) return {};
+  const parts: Pick<ViewRow, 'ref' | 'a'> = {};
+  const input = record.input as unknown;
+  if (typeof input === 'object' && input !== null && Object.hasOwn(input, answerField)) {
+    const value = (input as Record<string, unknown>)[answerField];
+    if (value !== null && value !== undefined) parts.ref = cut(valueText(value), limit)!;
+  }
+  if (record.data !== undefined) {
+    const answer = answerPart(record.data, answerField);
+    if (answer !== record.data) parts.a = cut(valueText(answer), limit)!;
+  }
+  return parts;
+}
+
+function valueText(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null');
 }
 
 function cut(text: string | null, limit: number): string | null {

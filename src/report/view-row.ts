@@ -19,6 +19,10 @@ export interface ViewRow {
   d: string | null;
   /** The model's reasoning, when the record kept it; absent otherwise. */
   rs?: string;
+  /** With --expect: the row's reference answer as text, when the records keep its field (--keep-input); absent otherwise. */
+  ref?: string;
+  /** With --expect and a JSON reply: the part of `data` compared with the reference (its --expect field), as text; absent otherwise. */
+  a?: string;
   /** With --expect: whether the reply matched the reference (null: not judged); absent otherwise. */
   c?: boolean | null;
   /** With samples: the share of this row's samples that agree with its most common answer. */

@@ -90,7 +90,7 @@ function prepareRow(row: InputRow, settings: PrepareSettings, keep: KeepInput, n
   if (row.kind === 'invalid') return invalid(origin, origin.id, row.problem);
   if ((settings.models?.length ?? 1) > 1 && origin.id.includes('\u0000')) {
     // The journal keys a row's copies for other models by its id, a NUL and the model (samples.ts).
-    return invalid(origin, origin.id, 'the id holds a NUL character (U+0000), which a run with several models keeps for its own keys');
+    return invalid(origin, origin.id, NUL_ID_PROBLEM);
   }
   const messages = rowToMessages(row.fields, { system: settings.system, template: settings.template });
   if (!messages.ok) return invalid(origin, origin.id, messages.problem);
@@ -129,6 +129,12 @@ function prepareRow(row: InputRow, settings: PrepareSettings, keep: KeepInput, n
 
 /** In place of a request a lane's reader does not build (PrepareSettings.onlyModel): never sent, never read. */
 const UNBUILT = Object.freeze({}) as ChatRequest;
+
+/**
+ * Why a row whose id holds a NUL is invalid in a run with several models (samples.ts keys the
+ * other models' copies by the id, a NUL and the model); dropped-rows.ts knows it by this text.
+ */
+export const NUL_ID_PROBLEM = 'the id holds a NUL character (U+0000), which a run with several models keeps for its own keys';
 
 /** A row that becomes an `invalid_input` record under `key`. */
 function invalid(origin: RowOrigin, key: string, problem: string): PreparedRow {

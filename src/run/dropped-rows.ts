@@ -2,7 +2,7 @@ import type { RunConfig } from '../job/config.js';
 import type { Manifest } from '../output/manifest.js';
 import { DROPPED, outcomeCode } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
-import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
+import { NUL_ID_PROBLEM, prepareRows, prepareSettingsOf } from '../request/prepare.js';
 import { keyModelOf, modelKey, sampleIndexes, sampleKey } from '../request/samples.js';
 import type { HashedKeyTable } from '../state/hashed-key-table.js';
 import { readJournal } from '../state/journal.js';
@@ -29,14 +29,17 @@ export async function refuseDroppedRows(
   log: (line: string) => void,
 ): Promise<string[]> {
   if (!config.resume || !earlier.previous || earlier.previous.byKey.size === 0) return [];
-  const current = await inputKeys(config, files, keyModelOf(config.models, earlier.previousWritten?.manifest ?? null));
+  const { keys: current, nulIds } = await inputKeys(config, files, keyModelOf(config.models, earlier.previousWritten?.manifest ?? null));
   // The journal is the truth: output.jsonl and errors.jsonl may have been cut short or emptied
   // (by hand, or by an older chatbatch's resume that stopped early).
   const invalidInput = outcomeCode('invalid_input');
   const counted = (outcome: number) => outcome !== invalidInput && outcome !== DROPPED;
   const dropped = earlier.previous.byKey.countMissingFrom(current, counted);
   if (dropped === 0) return [];
-  const what = `${dropped} record(s) the earlier run wrote in ${config.outDir} are of rows not in this run's inputs (${describeInputs(earlier.previousWritten?.manifest, files)})`;
+  const what =
+    nulIds > 0
+      ? `${dropped} record(s) the earlier run wrote in ${config.outDir} are of rows whose id holds a NUL character (U+0000), which a run of several models cannot key, or of rows not in this run's inputs (${describeInputs(earlier.previousWritten?.manifest, files)})`
+      : `${dropped} record(s) the earlier run wrote in ${config.outDir} are of rows not in this run's inputs (${describeInputs(earlier.previousWritten?.manifest, files)})`;
   if (config.allowDroppedRows) {
     log(`${what}: they are dropped from output.jsonl and errors.jsonl (--allow-dropped-rows)`);
     return droppedKeys(journalFile, earlier.previous, current, counted);
@@ -67,12 +70,22 @@ async function droppedKeys(
   return [...keys];
 }
 
-/** Every journal key this run's inputs give (a row's, or each model's and sample's with several models and --repeat). */
-async function inputKeys(config: RunConfig, files: readonly string[], keyModel: string): Promise<HashedKeyTable> {
+/**
+ * Every journal key this run's inputs give (a row's, or each model's and sample's with several
+ * models and --repeat), and how many rows have an id this run cannot key: a NUL in a run of
+ * several models makes the row invalid_input, so an earlier run's record of it (a paid reply,
+ * from a run of one model) is dropped, not kept, and counts as such.
+ */
+async function inputKeys(config: RunConfig, files: readonly string[], keyModel: string): Promise<{ keys: HashedKeyTable; nulIds: number }> {
   const keys = resultKeySet();
+  let nulIds = 0;
   const samples = sampleIndexes(config.repeat);
   for await (const row of prepareRows(files, prepareSettingsOf(config), new BatchNotes(config.models))) {
     if (row.kind === 'other-shard') continue;
+    if (row.kind === 'invalid' && row.problem === NUL_ID_PROBLEM) {
+      nulIds++;
+      continue;
+    }
     for (let model = 0; model < config.models.length; model++) {
       const rowKey = modelKey(row.key, config.models[model]!, keyModel);
       for (const sample of samples) keys.add(sampleKey(rowKey, sample));
@@ -80,7 +93,7 @@ async function inputKeys(config: RunConfig, files: readonly string[], keyModel: 
     // A row sent once before --repeat grew keeps its one record (followed by its samples).
     if (config.repeat > 1) keys.add(row.key);
   }
-  return keys;
+  return { keys, nulIds };
 }
 
 function describeInputs(manifest: Manifest | undefined, files: readonly string[]): string {

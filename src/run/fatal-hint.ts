@@ -61,7 +61,11 @@ export function explainFatal(outcome: AttemptFailure, context: FatalContext, cau
   const nobodyThere = outcome.status === null ? nobodyThereKind(outcome.connectionErrorCode) : null;
   if (nobodyThere) return explainUnreachable(outcome, nobodyThere, context);
   const refuser = outcome.code === 'proxy_auth' ? 'the proxy' : 'the endpoint';
-  return `${refuser} refuses this configuration, so ${stoppedWhat(context)} stopped early.\n  ${answerFacts(outcome, context)}\n  check: ${advice(outcome)}`;
+  const headline =
+    outcome.code === 'bad_response'
+      ? 'what answers at the base URL is no chat-completions endpoint'
+      : `${refuser} refuses this configuration`;
+  return `${headline}, so ${stoppedWhat(context)} stopped early.\n  ${answerFacts(outcome, context)}\n  check: ${advice(outcome)}`;
 }
 
 function answerFacts(outcome: AttemptFailure, context: FatalContext): string {
@@ -149,6 +153,13 @@ function advice(outcome: AttemptFailure): string {
   }
   if (outcome.status === 401 || outcome.status === 403) {
     return `that ${'the key'} is complete and active and was issued for this base URL; the key is read from the environment variable or file named above`;
+  }
+  if (outcome.code === 'bad_response' && outcome.fatalForRun) {
+    return (
+      'the base URL: what answers there is not a chat-completions endpoint (a web page or an empty answer, where JSON with ' +
+      "choices[0].message was expected): give the API's base URL exactly as the provider's console shows it, often ending in /v1 " +
+      '(chatbatch appends /chat/completions); rows not yet answered stay pending for --resume'
+    );
   }
   if (outcome.status === 404) {
     return "the base URL exactly as the provider's console shows it (chatbatch appends /chat/completions) and the model name exactly as listed there";

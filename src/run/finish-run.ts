@@ -44,6 +44,8 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
   }
   const otherModels = admission.notes.otherModelNotice();
   if (otherModels) log(otherModels);
+  const shortfall = run.promptShortfall.notice();
+  if (shortfall) log(shortfall);
 
   const tally = await results.finish().catch((error: unknown) => {
     throw writeFailure ?? error;
@@ -79,6 +81,7 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
     repeat: config.repeat,
     models: config.models.length,
     succeeded: tally.succeeded,
+    cutAtMaxTokens: tally.cut_at_max_tokens ?? 0,
     failed: tally.failed,
     pending: tally.pending,
     attempts: run.attempts,

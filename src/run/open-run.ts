@@ -47,6 +47,7 @@ import { jobIdentity } from './job-identity.js';
 import { ManifestCheckpoints } from './manifest-checkpoints.js';
 import { runOwnDirs } from './own-dirs.js';
 import { newProgress, type RunProgress } from './progress.js';
+import { PromptShortfallWatch } from './prompt-shortfall.js';
 import { refuseChangedRowSet } from './resume-rules.js';
 import type { RunOptions } from './run-options.js';
 import { runRedactor } from './run-redactor.js';
@@ -68,6 +69,8 @@ export interface OpenedRun {
   readonly files: string[];
   readonly paths: OutDirPaths;
   readonly replyCheck: ReplyCheck | null;
+  /** Answers whose prompt the server read only in part (llama.cpp's context shift): said once at the end. */
+  readonly promptShortfall: PromptShortfallWatch;
   /** The run's secrets, and how its server text, records and lines are masked of them. */
   readonly redactor: Redactor;
   /** Ids seen so far (sized once the rows are counted). */
@@ -356,6 +359,7 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
     dispatcher: options.dispatcher ?? null,
     progress: parts.progress,
     startedAt: parts.startedAt,
+    promptShortfall: new PromptShortfallWatch(),
     ...inputs,
     paths,
     ...earlier,

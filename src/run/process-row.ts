@@ -6,6 +6,7 @@ import { withCheckedReply } from '../reply/reply-records.js';
 import type { RowTask } from '../request/row-task.js';
 import type { ResponseCache } from '../state/response-cache.js';
 import { type Decision, decide, type RowRules, type RunWord, spentAfterWait } from './decide.js';
+import type { PromptShortfallWatch } from './prompt-shortfall.js';
 import { rateLimitedAlone } from './rate-limited-alone.js';
 import { type AttemptsSoFar, cachedRecord, failureRecord, type RecordContext, successRecord } from './record-builders.js';
 import { RowAttempts } from './row-attempts.js';
@@ -19,6 +20,8 @@ export interface RowServices {
   cache: ResponseCache | null;
   /** How a reply becomes `data` (--reply-format json); null: every reply is taken as text. */
   replyCheck: ReplyCheck | null;
+  /** Told each settled answer: a prompt the server read only in part is said once at the run's end. */
+  promptShortfall?: PromptShortfallWatch;
   /** Makes a settled row durable (its journal line written to the OS). */
   settle(task: RowTask, record: RowRecord): Promise<void>;
 }
@@ -121,6 +124,7 @@ async function settle(
   soFar: AttemptsSoFar,
   row: RowServices,
 ): Promise<void> {
+  row.promptShortfall?.observe(task, outcome);
   if (!outcome.ok) return row.settle(task, failureRecord(task, outcome, soFar, row.recordContext));
   const record = successRecord(task, outcome, soFar, row.recordContext);
   if (checked === null || checked.ok) await cacheReply(task, outcome, row);

@@ -11,6 +11,8 @@ export interface RunReport {
   /** Models each row is sent to (`--model` repeated); 1 for most runs. */
   models: number;
   succeeded: number;
+  /** Of `succeeded`, replies cut at max_tokens (finish_reason "length"), over the directory. */
+  cutAtMaxTokens: number;
   failed: number;
   pending: number;
   attempts: number;

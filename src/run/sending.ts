@@ -124,6 +124,7 @@ export class Sending {
       },
       random: run.random,
       settle: (task, record) => this.settleRow(task, record),
+      promptShortfall: run.promptShortfall,
     };
     for (const lane of this.lanes) this.byModel.set(lane.model, { lane, rows: { ...shared, pacer: lane.pacer } });
     this.judge = judgeOf(run, laneShared, shared);

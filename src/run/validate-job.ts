@@ -11,6 +11,7 @@ import { checkBaseUrl } from '../job/base-url.js';
 import { resolveJobInputs, resolveModels } from '../job/config.js';
 import { checkJob, type JobFile, type LoadedJob, NotARegularFile, readJobText } from '../job/job-file.js';
 import { inputFileAsJob, notJson } from '../job/not-a-job-file.js';
+import { sendableParams } from '../job/params.js';
 import { JudgeCounter, judgeEstimateLine } from '../judge/judge-estimate.js';
 import { type RunJudge, runJudge } from '../judge/run-judge.js';
 import { loadReplySchema, ReplySchemaError } from '../reply/reply-schema.js';
@@ -238,7 +239,7 @@ function rowSettingsOf(job: JobFile): PrepareSettings {
     shard: null,
     baseUrl: text(job.base_url) ?? '',
     model: (job.models ?? [job.model].flat()).find((model) => typeof model === 'string') ?? '',
-    params: typeof job.params === 'object' && job.params !== null && !Array.isArray(job.params) ? job.params : {},
+    params: sendableParams(job.params, Array.isArray(job.allow_params) ? job.allow_params : []),
     expect: text(job.expect),
   };
 }

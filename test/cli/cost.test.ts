@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli-in-process.js';
 import { perTestServedDir, type ServedDir } from '../support/per-test.js';
-import { sendJson } from '../support/scripted-server.js';
+import { sendJson, startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf } from '../support/temp-dir.js';
 
 // Dollars from token usage: a scripted server reports the same usage for every row (1,000 prompt
@@ -149,6 +149,35 @@ describe('the cost in dollars', () => {
     expect(after.cost.by_model.cheap!.usd).toBeCloseTo(sent.cheap * 0.002, 10);
   });
 
+  it('--max-cost is checked before each retry too: paid answers no row can use stop at the cap (issue 42, item 9)', async () => {
+    await served.dir.write('in.jsonl', rows(2));
+    // Every answer is paid ($0.002: usage) but holds no choices[0].message: bad_response, retried.
+    const paidNothing = await startScriptedServer((_request, response) =>
+      sendJson(response, 200, { choices: [], usage: { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500 } }),
+    );
+    try {
+      const result = await runCli(
+        ['run', 'in.jsonl', '--base-url', paidNothing.baseUrl, '--model', 'm', '--out', 'out', '--quiet'].concat([
+          '--price',
+          '1/2',
+          '--max-cost',
+          '0.005',
+          '--concurrency',
+          '1',
+          '--param',
+          'max_tokens=500',
+        ]),
+        { cwd: served.dir.path, env },
+      );
+      expect(result.code, result.stderr).toBe(4);
+      // Without the check a row's five attempts went out: $0.01 against a $0.005 budget.
+      expect(paidNothing.received.length).toBeLessThanOrEqual(3);
+      expect((await manifest()).cost.usd).toBeLessThanOrEqual(0.006);
+    } finally {
+      await paidNothing.close();
+    }
+  });
+
   it('--max-cost for a model without a price is refused before anything is sent (exit 2)', async () => {
     await served.dir.write('in.jsonl', rows(2));
     const result = await run('our-local-model', '--max-cost', '5');
@@ -209,6 +238,57 @@ describe('the cost in dollars', () => {
     expect(cost.usd).toBeCloseTo(6 * 0.002, 10);
     expect(cost.source).toBe('--price');
     expect(merged.stderr).toContain('cost:   $0.012 (estimated from token usage and list prices');
+  });
+
+  it("merge keeps each shard's price when they differ and says so; refuses shards judged against another reference (issue 42, item 7)", async () => {
+    await served.dir.write('in.jsonl', rows(6));
+    const shard = (index: number, ...extra: string[]) =>
+      runCli(
+        [
+          'run',
+          'in.jsonl',
+          '--base-url',
+          served.server.baseUrl,
+          '--model',
+          'm',
+          '--out',
+          `s${index}`,
+          '--shard',
+          `${index}/2`,
+          '--quiet',
+          ...extra,
+        ],
+        {
+          cwd: served.dir.path,
+          env,
+        },
+      );
+    expect((await shard(0, '--price', '1/2')).code).toBe(0);
+    expect((await shard(1, '--price', '3/4')).code).toBe(0);
+    const merged = await runCli(['merge', 's0', 's1', '--out', 'all'], { cwd: served.dir.path });
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(merged.stderr).toContain('prices: the shards priced these models differently');
+    expect(merged.stderr).toContain('m: 0/2 at $1/$2, 1/2 at $3/$4 per million input/output tokens');
+    const cost = (
+      JSON.parse(await served.dir.read('all/manifest.json')) as { cost: Manifest['cost'] & { by_model: Record<string, unknown> } }
+    ).cost;
+    expect(cost.by_model.m).toMatchObject({
+      input_per_mtok: null,
+      shard_prices: [
+        { shard: '0/2', input_per_mtok: 1 },
+        { shard: '1/2', input_per_mtok: 3 },
+      ],
+    });
+    const shards = await Promise.all(
+      ['s0', 's1'].map(async (dir) => (JSON.parse(await served.dir.read(`${dir}/manifest.json`)) as Manifest).cost.usd!),
+    );
+    expect(cost.usd).toBeCloseTo(shards[0]! + shards[1]!, 10);
+
+    expect((await shard(0, '--expect', 'prompt', '--force')).code).toBe(0);
+    expect((await shard(1, '--expect', 'id', '--force')).code).toBe(0);
+    const refused = await runCli(['merge', 's0', 's1', '--out', 'judged'], { cwd: served.dir.path });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('s1 judges its replies with expect "id", s0 with "prompt"');
   });
 
   it('--dry-run and validate price the requests before anything is sent: prompts alone, and with every completion at max_tokens', async () => {

@@ -63,6 +63,40 @@ describe('a redirect stops the run', () => {
   });
 });
 
+describe('answers that are no chat completion at all (issue 42, item 6)', () => {
+  const forty = Array.from({ length: 40 }, (_, i) => ({ id: `r${i}`, prompt: `question ${i}` }));
+  it.each([
+    [200, 'text/html; charset=utf-8', '<!doctype html><html><body>Welcome to our web app</body></html>'],
+    [204, null, ''],
+    [206, 'application/octet-stream', 'partial'],
+  ])(
+    'HTTP %i (%s) for every row stops the run after a few rows: exit 3, rows pending, the status and content type named',
+    async (status, type, body) => {
+      const { result, manifest, received } = await run((_request, response) => {
+        response.writeHead(status, type === null ? {} : { 'content-type': type });
+        response.end(body);
+      }, forty);
+      expect(result.code, result.stderr).toBe(3);
+      expect(received.length).toBeLessThanOrEqual(12);
+      expect(manifest.counts.pending).toBeGreaterThanOrEqual(37);
+      expect(result.stderr).toContain(`HTTP ${status}`);
+      expect(result.stderr).toContain(`content-type ${type ?? 'none'}`);
+      expect(result.stderr).toContain('not a chat completion');
+    },
+  );
+
+  it("one HTML page among completions is that row's retried failure, not a stop", async () => {
+    const { result, output } = await run((request, response, index) => {
+      if (index === 1) {
+        response.writeHead(200, { 'content-type': 'text/html' });
+        response.end('<html>hiccup</html>');
+      } else sendJson(response, 200, { choices: [{ message: { role: 'assistant', content: echoReply(request) }, finish_reason: 'stop' }] });
+    }, ROWS);
+    expect(result.code, result.stderr).toBe(0);
+    expect(output).toHaveLength(3);
+  });
+});
+
 describe('compressed answers', () => {
   const encoders: Record<string, (text: string) => Buffer> = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync };
 

@@ -64,7 +64,7 @@ describe('manifest.json', () => {
       { ...(await described('a.jsonl')), rows: 3 },
       { ...(await described('b.csv')), rows: 2 },
     ]);
-    expect(manifest.counts).toEqual({ rows: 5, succeeded: 5, failed: 0, pending: 0, by_category: {} });
+    expect(manifest.counts).toEqual({ rows: 5, succeeded: 5, cut_at_max_tokens: 0, failed: 0, pending: 0, by_category: {} });
     expect(manifest.resumes).toBe(1);
     expect(
       manifest.sessions.map(

@@ -236,8 +236,9 @@ describe('the resume hint', () => {
     await dir.write('in.jsonl', jsonlOf(Array.from({ length: 5 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
     const outside = await run(['in.jsonl', ...endpoint(), '--out', 'out', '--max-total-tokens', '30', '--quiet']);
     expect(outside.code).toBe(4);
-    // From a folder with no install and no chatbatch on PATH: the script itself, as node runs it.
-    expect(outside.stderr).toContain(`  node ${path.relative(dir.path, CLI)} run in.jsonl`);
+    // From a folder with no install and no chatbatch on PATH: the script itself, by its absolute
+    // path, so the hint works pasted anywhere (issue 42: `../../../dist/cli/main.js` did not).
+    expect(outside.stderr).toContain(`  node ${path.resolve(CLI)} run in.jsonl`);
     // In the clone: npx finds the package's own bin.
     const inClone = await run(
       [path.join(dir.path, 'in.jsonl'), ...endpoint(), '--out', dir.file('clone-out'), '--max-total-tokens', '30', '--quiet'],
@@ -247,6 +248,15 @@ describe('the resume hint', () => {
     );
     expect(inClone.code).toBe(4);
     expect(inClone.stderr).toMatch(/\n {2}npx chatbatch run /);
+  });
+
+  it('writes the key typed into an argument back as its variable, so the line neither shows it nor breaks when pasted', async () => {
+    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 5 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
+    const header = `api-key: ${env.CHATBATCH_API_KEY}`;
+    const stopped = await run(['in.jsonl', ...endpoint(), '--out', 'out', '--header', header, '--max-total-tokens', '30', '--quiet']);
+    expect(stopped.code).toBe(4);
+    expect(stopped.stderr).toContain(` --header "api-key: \${CHATBATCH_API_KEY}" `);
+    expect(stopped.stderr).not.toContain(env.CHATBATCH_API_KEY);
   });
 
   it('is the bare name when chatbatch on PATH is this program', async () => {

@@ -34,8 +34,8 @@ describe('report of a run of several models', () => {
     expect(lines).toContain('  alpha and gamma agree on 63.2% (12 of 19) of the rows both answered');
     expect(lines).toContain('  beta and gamma agree on 66.7% (12 of 18) of the rows both answered');
     expect(lines).toContain('rows where the models disagree (8):');
-    expect(lines).toContain('  q3  alpha: "seven"  |  beta: "SEVEN"  |  gamma: "6"');
-    expect(lines).toContain('  q19  alpha: "38"  |  beta: failed (server_error)  |  gamma: "no idea"');
+    expect(lines).toContain('  q3  alpha: "seven" (wrong)  |  beta: "SEVEN" (wrong)  |  gamma: "6" (right)');
+    expect(lines).toContain('  q19  alpha: "38" (right)  |  beta: failed (server_error)  |  gamma: "no idea" (wrong)');
     // A row has a record per model: the slowest rows say which.
     expect(lines).toContain('  q19 (beta)  390 ms  1 attempt(s)  trace t-beta-19');
   });

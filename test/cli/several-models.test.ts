@@ -50,6 +50,27 @@ describe('several models through the command', () => {
     expect([...perRequest.values()].filter((count) => count > 1).length).toBeLessThanOrEqual(MODELS.length * (8 + 8) + 8);
   }, 60_000);
 
+  it('a resume that adds a model does not turn a paid reply whose id holds a NUL into invalid_input unasked (issue 42, item 9)', async () => {
+    await dir.write('in.jsonl', `${JSON.stringify({ id: 'a\u0000b', prompt: 'one' })}\n${JSON.stringify({ id: 'c', prompt: 'two' })}\n`);
+    const base = ['run', 'in.jsonl', '--base-url', simulator.url, '--out', 'out', '--quiet'];
+    const first = await runCli([...base, '--model', 'model-a'], { cwd: dir.path, env: env() });
+    expect(first.code, first.stderr).toBe(0);
+    const paid = sent.length;
+    const grown = await runCli([...base, '--model', 'model-a', '--model', 'model-b', '--resume'], { cwd: dir.path, env: env() });
+    expect(grown.code).toBe(2);
+    expect(grown.stderr).toContain('1 record(s) the earlier run wrote in out are of rows whose id holds a NUL character');
+    expect(grown.stderr).toContain('--allow-dropped-rows');
+    expect(sent.length).toBe(paid);
+    expect(await pairs('out/output.jsonl')).toEqual(['a\u0000b/model-a', 'c/model-a']);
+    // Asked for, the record is dropped: the row is invalid_input for both models, the other row goes on.
+    const allowed = await runCli([...base, '--model', 'model-a', '--model', 'model-b', '--resume', '--allow-dropped-rows'], {
+      cwd: dir.path,
+      env: env(),
+    });
+    expect(allowed.code, allowed.stderr).toBe(1);
+    expect(await pairs('out/output.jsonl')).toEqual(['c/model-a', 'c/model-b']);
+  });
+
   it('validate refuses what run refuses: both model and models, a model named twice', async () => {
     await writeQuestions(2);
     await dir.write('both.json', JSON.stringify({ inputs: ['in.jsonl'], model: 'a', models: ['b'] }));

@@ -26,6 +26,23 @@ describe('chatbatch validate', () => {
     expect(result.stdout).toContain('job.json: 2 problem(s), 1 row(s) read');
   });
 
+  it('a params schema nested past the limit is the same problem for validate as for run (exit 2), never a stack overflow (issue 42, item 8)', async () => {
+    await dir.write('in.jsonl', '{"id":"a","prompt":"x"}\n');
+    // 20,000 levels: JSON.stringify of a request built with it overflows the stack.
+    const schema = `${'{"type":"object","properties":{"x":'.repeat(20_000)}{"type":"string"}${'}}'.repeat(20_000)}`;
+    const params = `{"response_format":{"type":"json_schema","json_schema":{"name":"n","schema":${schema}}}}`;
+    await dir.write('job.json', `{"inputs":["in.jsonl"],"model":"m","params":${params}}`);
+    const validated = await validate(['job.json']);
+    expect(validated.code, validated.stdout + validated.stderr).toBe(2);
+    expect(validated.stdout).toContain('params: a value nested deeper than 256 levels');
+    const run = await runCli(['run', '--job', 'job.json', '--base-url', 'http://127.0.0.1:9/v1', '--out', 'out'], {
+      cwd: dir.path,
+      env: { CHATBATCH_API_KEY: 'sk-depth-0000000000' },
+    });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('params: a value nested deeper than 256 levels');
+  });
+
   it('still checks the rows of the other inputs when one pattern matches nothing', async () => {
     await dir.write('good.jsonl', '{"id":"a","prompt":"x"}\n{"id":"b"}\n');
     await dir.write(

@@ -76,12 +76,14 @@ describe('CostAccount', () => {
   const book = flatPriceBook('m', { input: 1, output: 2, cachedInput: null }, '--price', null);
   const request = {};
 
-  it('keeps a new row out when spent, in flight and its estimate would pass the limit; retries of started rows go on', () => {
+  it('keeps an attempt out when spent, in flight and its estimate would pass the limit: a new row, and a retry too', () => {
     const account = new CostAccount({ books: [book], limit: 0.0035, before: [{ cost_usd: 0.001 }] });
     const estimate = { prompt: 500, cached: 0, completion: 500 }; // $0.0015
-    expect(account.hold(request, estimate, true)).toBe(true); // 0.001 + 0.0015
-    expect(account.hold({}, estimate, true)).toBe(false); // 0.001 + 0.0015 + 0.0015 > 0.0035
-    expect(account.hold({}, estimate, false)).toBe(true); // a retry is not refused
+    expect(account.hold(request, estimate)).toBe(true); // 0.001 + 0.0015
+    expect(account.hold({}, estimate)).toBe(false); // 0.001 + 0.0015 + 0.0015 > 0.0035
+    // A retry is checked too (issue 42, item 9): paid answers a row cannot use spent past the budget.
+    expect(account.hold({}, estimate)).toBe(false);
+    expect(account.hold({}, { prompt: 100, cached: 0, completion: 100 })).toBe(true); // 0.0025 + 0.0003
     account.release(request, { prompt: 1000, cached: 0, completion: 0 });
     expect(account.sessionUsd).toBeCloseTo(0.001, 12);
     expect(account.totalUsd).toBeCloseTo(0.002, 12);
@@ -89,9 +91,9 @@ describe('CostAccount', () => {
 
   it('prices a paid answer without usage at its estimate, and an unpaid one not at all', () => {
     const account = new CostAccount({ books: [book], limit: null, before: [] });
-    account.hold(request, { prompt: 1000, cached: 0, completion: 1000 }, true);
+    account.hold(request, { prompt: 1000, cached: 0, completion: 1000 });
     account.release(request, 'estimate');
-    account.hold(request, { prompt: 1000, cached: 0, completion: 1000 }, true);
+    account.hold(request, { prompt: 1000, cached: 0, completion: 1000 });
     account.release(request, null);
     expect(account.sessionUsd).toBeCloseTo(0.003, 12);
   });

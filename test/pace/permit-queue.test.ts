@@ -155,6 +155,26 @@ describe('PermitQueue', () => {
     expect(asks() - before).toBeLessThanOrEqual(11);
   });
 
+  it('sets no timer while the head waits for an answer (an outage probe out), and goes when nudged', async () => {
+    const clock = manualClock();
+    let probeOut = true;
+    const queue = new PermitQueue<string, string>({
+      tryGrant: (name) => (probeOut ? 'answer' : { go: name }),
+      stop: new AbortController().signal,
+      timer: timerOnSleep(clock.sleep),
+      now: clock.now,
+    });
+    let got: string | null = null;
+    void (queue.acquire('a') as Promise<string>).then((name) => (got = name));
+    await clock.advance(60_000);
+    expect(clock.timersSet).toBe(0);
+    expect(got).toBeNull();
+    probeOut = false; // the probe answered
+    queue.nudge();
+    await settle();
+    expect(got).toBe('a');
+  });
+
   it('stops every waiter when the head is told to stop (a limit that holds the run too long)', async () => {
     const clock = manualClock();
     let stopNow = false;

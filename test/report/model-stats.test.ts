@@ -250,8 +250,9 @@ describe('a comparison of JSON replies (--reply-format json), read from the reco
         {
           id: 'r3',
           answers: [
-            { model: 'b', text: JSON.stringify('{"x":"NO","n":2}') },
-            { model: 'a', text: JSON.stringify('{"x":"no"}') },
+            // data as JSON, not escaped inside a string (it was "{\"x\":\"NO\",\"n\":2}").
+            { model: 'b', text: '{"x":"NO","n":2}' },
+            { model: 'a', text: '{"x":"no"}' },
           ],
         },
       ]);

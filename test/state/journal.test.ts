@@ -148,7 +148,7 @@ describe('journal', () => {
         .map((l) => JSON.parse(l).id);
     expect(await ids('output.jsonl')).toEqual(['r0', 'r2', 'r4']);
     expect(await ids('errors.jsonl')).toEqual(['r1', 'r3', 'r5']);
-    expect(counts).toEqual({ rows: 7, succeeded: 3, failed: 3, pending: 1, by_category: { server_error: 3 } });
+    expect(counts).toEqual({ rows: 7, succeeded: 3, cut_at_max_tokens: 0, failed: 3, pending: 1, by_category: { server_error: 3 } });
   });
 
   it('pauses admission while a slow row holds the window full, and goes on once it settles or the run stops', async () => {

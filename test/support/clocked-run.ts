@@ -1,6 +1,7 @@
 import { type RunOptions, type RunProgress, type RunResult, run } from '../../src/index.js';
 import type { RowRecord } from '../../src/record/record.js';
 import { type RunningSimulator, type SimulatorOptions, startSimulator } from '../../src/simulator/server.js';
+import { SendTimes } from './send-times.js';
 import type { skipAheadClock } from './skip-ahead-clock.js';
 import type { TempDir } from './temp-dir.js';
 
@@ -9,10 +10,29 @@ export type SkipAheadClock = ReturnType<typeof skipAheadClock>;
 /**
  * The simulator on `clock`'s time: its rate limits refill, and its counters read, by the waits the
  * clock skips as well as by real time, so a run paced on the clock meets a provider that saw the
- * same minutes go by. (Wall time, as the simulator's limits and headers count in.)
+ * same minutes go by. (Wall time, as the simulator's limits and headers count in.) Its limits
+ * count each request at the time the run sent it (send-times.ts), however long a loaded machine
+ * kept it on its way.
  */
-export function startSimulatorOn(clock: SkipAheadClock, options: SimulatorOptions): Promise<RunningSimulator> {
-  return startSimulator({ ...options, clock: () => Date.now() + clock.skipped });
+export async function startSimulatorOn(clock: SkipAheadClock, options: SimulatorOptions): Promise<RunningSimulator> {
+  const now = () => Date.now() + clock.skipped;
+  let sent: SendTimes | null = null;
+  const simulator = await startSimulator({
+    ...options,
+    clock: () => sent?.clock() ?? now(),
+    onRequest: (request) => {
+      sent?.handle(request.headers);
+      options.onRequest?.(request);
+    },
+  });
+  sent = new SendTimes(new URL(simulator.url).origin, now);
+  const close = simulator.close.bind(simulator);
+  return Object.assign(simulator, {
+    close: async () => {
+      sent?.close();
+      await close();
+    },
+  });
 }
 
 export interface ClockedRun {
