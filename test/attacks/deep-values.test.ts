@@ -1,6 +1,5 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/index.js';
 import { MAX_JSON_DEPTH } from '../../src/record/json-depth.js';
