@@ -7,6 +7,7 @@ import { RecordStore } from '../state/record-store.js';
 import { WriteFailedError } from '../state/write-failed.js';
 import { AtomicFile } from './atomic-file.js';
 import { JournalIndex } from './journal-index.js';
+import { NewRecordFile } from './new-record-file.js';
 import { ReorderWindow, type WindowRow } from './reorder-window.js';
 import { isCutAtMaxTokens, noRows, type RowCounts, tallyRows } from './row-counts.js';
 
@@ -51,8 +52,8 @@ export class OrderedResults {
 
   private constructor(
     private readonly store: RecordStore,
-    private readonly output: AtomicFile,
-    private readonly errors: AtomicFile,
+    private readonly output: NewRecordFile,
+    private readonly errors: NewRecordFile,
     private readonly index: JournalIndex,
     private readonly onProblem: (error: Error) => void,
   ) {}
@@ -70,7 +71,8 @@ export class OrderedResults {
       const errors = await AtomicFile.create(files.errors);
       created.push(errors);
       const index = await JournalIndex.create(journalFile, { output, errors });
-      return new OrderedResults(new RecordStore(files), output, errors, index, onProblem);
+      const newFiles = [new NewRecordFile(output, files.output, 'o'), new NewRecordFile(errors, files.errors, 'e')] as const;
+      return new OrderedResults(new RecordStore(files), ...newFiles, index, onProblem);
     } catch (error) {
       for (const file of created) await file.discard();
       throw error;
@@ -185,17 +187,20 @@ export class OrderedResults {
   async finish(compact = true): Promise<RowCounts> {
     this.stopCopyTimer();
     this.copyFront(true);
-    this.store.close();
     try {
       if (this.failure) throw this.failure;
-      await this.output.seal();
-      await this.errors.seal();
+      // A record file that came out as the one in place stays; its temporary file goes before the
+      // journal naming it is in place (else a crash after would rename that empty file into place).
+      const keep = [this.output, this.errors].filter((file) => file.keepsFileInPlace());
+      this.store.close();
+      for (const kept of keep) await kept.file.discard();
+      const renamed = [this.output, this.errors].filter((file) => !keep.includes(file)).map((file) => file.file);
+      for (const file of renamed) await file.seal();
       if (compact && this.damagedLines === 0) {
         await this.index.seal();
         await this.index.place();
       } else await this.index.discard();
-      await this.output.place();
-      await this.errors.place();
+      for (const file of renamed) await file.place();
     } catch (error) {
       await this.discard();
       throw error;
@@ -206,8 +211,8 @@ export class OrderedResults {
   /** Leaves the files as they were (the run failed). */
   async discard(): Promise<void> {
     this.stopCopyTimer();
-    await this.output.discard();
-    await this.errors.discard();
+    await this.output.file.discard();
+    await this.errors.file.discard();
     await this.index.discard();
     this.store.close();
   }
@@ -247,11 +252,11 @@ export class OrderedResults {
       tallyRows(this.counts, succeeded ? 'succeeded' : categoryOf(row.outcome)!);
       if (succeeded && isCutAtMaxTokens(stored.bytes)) this.counts.cut_at_max_tokens = (this.counts.cut_at_max_tokens ?? 0) + 1;
       const file = succeeded ? this.output : this.errors;
-      const offset = file.size;
-      file.write(stored.bytes);
+      const offset = file.offset;
+      file.add(stored.bytes, stored.reference);
       // A row left pending keeps its earlier record in the files; what a later session must find
       // of it is its reply awaiting a judge, when it has one.
-      if (!this.keepAwaiting(row)) this.index.refer(stored.entry, succeeded ? 'o' : 'e', offset, stored.bytes.length - 1, stored.crc);
+      if (!this.keepAwaiting(row)) this.index.refer(stored.entry, file.name, offset, stored.bytes.length - 1, stored.crc);
     }
   }
 

@@ -11,6 +11,8 @@ export interface StoredRecord {
   entry: JournalEntry;
   /** CRC-32 of the record's bytes without the newline. */
   crc: number;
+  /** Where it is in the record files in place, when its journal line refers to it there. */
+  reference: RecordReference | null;
 }
 
 /**
@@ -43,11 +45,11 @@ export class RecordStore {
       const entry = recordEntry(line, parsed);
       if (entry === null) return null;
       const bytes = line.subarray(parsed.recordStart, location.length + 1);
-      return { bytes, entry, crc: crc32(bytes.subarray(0, bytes.length - 1)) };
+      return { bytes, entry, crc: crc32(bytes.subarray(0, bytes.length - 1)), reference: null };
     }
     if (parsed?.kind !== 'reference') return null;
     const bytes = this.referenced(parsed.reference);
-    return bytes === null ? null : { bytes, entry: parsed.entry, crc: parsed.reference.crc };
+    return bytes === null ? null : { bytes, entry: parsed.entry, crc: parsed.reference.crc, reference: parsed.reference };
   }
 
   /** The record line at `location` as it is, its newline included (a view), when it verifies; else null. */

@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/server.js';
@@ -107,6 +107,20 @@ describe('a session killed with kill -9 while it ends', () => {
     expect(sent).toEqual([]);
     expect(await outputIds()).toEqual(IDS);
     expect(await dir.jsonl('out/errors.jsonl')).toEqual([]);
+    expect(await temporaries()).toEqual([]);
+  });
+
+  it('a resume that changes nothing writes no record file: output.jsonl stays the same file, and the journal says the same', async () => {
+    const first = await runCli(args(), { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
+    expect(first.code, first.stderr).toBe(0);
+    const before = await stat(dir.file('out/output.jsonl'));
+    const journal = (await readJournalView(dir.file('out'))).lines.slice(1);
+    sent.length = 0;
+    await resume();
+    expect(sent).toEqual([]);
+    const after = await stat(dir.file('out/output.jsonl'));
+    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+    expect((await readJournalView(dir.file('out'))).lines.slice(1)).toEqual(journal);
     expect(await temporaries()).toEqual([]);
   });
 });
