@@ -89,6 +89,8 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
     const evaluation = await evaluationOf(paths.output, manifest, stats, args.groupBy ?? null);
     if (typeof evaluation === 'string') return refuse(session, evaluation);
     if (evaluation) Object.assign(stats, { evaluation: evaluation.summary });
+    // Models judged on different rows (a budget stop): the table compares them on the rows all answered.
+    if (evaluation?.summary.common && stats.models) stats.models = { ...stats.models, common: evaluation.summary.common };
     for (const problem of stats.damaged ?? [])
       session.io.stderr.write(`chatbatch: ${terminalSafe(problem)}
 `);
