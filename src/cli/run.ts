@@ -1,7 +1,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { NothingSentError } from '../errors.js';
 import { ExpansionInterruptedError } from '../input/errors.js';
-import type { RunFlags } from '../job/config.js';
+import type { RunConfig, RunFlags } from '../job/config.js';
 import type { LoadedJob } from '../job/job-file.js';
 import { flagOptions } from '../job/options.js';
 import type { Redactor } from '../record/redactor.js';
@@ -150,9 +150,9 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
       for (const stop of report.fatalMessage?.split(/\n(?=\S)/) ?? []) log(stop);
       if (format === 'text') io.stderr.write(`${formatSummary(report)}\n`);
       if (report.status === 'interrupted') {
-        log(`interrupted; to continue, run:\n  ${resumeCommand(session, config.outDir)}`);
+        log(`interrupted; to continue, run:\n  ${resumeCommand(session, config, redactor!)}`);
       }
-      const resumeWith = (budgetFlag: string[]) => resumeCommand(session, config.outDir, budgetFlag);
+      const resumeWith = (budgetFlag: string[]) => resumeCommand(session, config, redactor!, budgetFlag);
       if (report.status === 'stopped_at_limit') {
         const { budgetStopMessage, costStopMessage } = await import('./budget-stop.js');
         if (report.limitReachedBy === 'cost' && report.costBudget) log(costStopMessage(report.costBudget, report.pending, resumeWith));
@@ -208,14 +208,30 @@ function flagsFrom(args: RunArgs): RunFlags {
   return args.param === undefined ? flags : { ...flags, params: args.param };
 }
 
-/** The user's own command line with --resume added (and --force removed); `budgetFlag` (`--max-total-tokens N`, `--max-cost USD`) replaces the same flag. */
-function resumeCommand({ io, argv: given }: CliSession, outDir: string, budgetFlag: string[] = []): string {
+/**
+ * The user's own command line with --resume added (and --force removed); `budgetFlag`
+ * (`--max-total-tokens N`, `--max-cost USD`) replaces the same flag. The key typed into an
+ * argument (`--header "api-key: $KEY"`, the shell having filled it in) is written back as its
+ * variable, `"${CHATBATCH_API_KEY}"`: the line is printed, and must neither show the key nor, with
+ * it masked, fail when pasted.
+ */
+function resumeCommand({ io, argv: given }: CliSession, config: RunConfig, redactor: Redactor, budgetFlag: string[] = []): string {
   const argv = given.filter((arg) => arg !== '--force' && arg !== '--resume');
   const [flag] = budgetFlag;
   if (flag !== undefined) {
     const at = argv.findIndex((arg) => arg === flag || arg.startsWith(`${flag}=`));
     if (at >= 0) argv.splice(at, argv[at] === flag ? 2 : 1);
   }
-  if (!argv.includes('--out') && !argv.some((a) => a.startsWith('--out='))) argv.push('--out', outDir);
-  return [invocation(io.script, io.env, io.cwd), ...[...argv, '--resume', ...budgetFlag].map(shellQuote)].join(' ');
+  if (!argv.includes('--out') && !argv.some((a) => a.startsWith('--out='))) argv.push('--out', config.outDir);
+  // The redactor decides what is a secret: a placeholder key (`none`) is no secret, and is left as typed.
+  const variable = config.apiKeyFile === null && redactor.redact(config.apiKey) !== config.apiKey ? config.apiKeyEnv : null;
+  const quote = (arg: string) => keyAsVariable(arg, config.apiKey, variable);
+  return [invocation(io.script, io.env, io.cwd), ...[...argv, '--resume', ...budgetFlag].map(quote)].join(' ');
+}
+
+/** `arg` quoted for a POSIX shell, the key in it (when read from `variable`) written as `${variable}` in double quotes. */
+function keyAsVariable(arg: string, key: string, variable: string | null): string {
+  if (variable === null || !arg.includes(key)) return shellQuote(arg);
+  const escaped = arg.split(key).map((part) => part.replace(/[\\"$`]/g, (char) => `\\${char}`));
+  return `"${escaped.join(`\${${variable}}`)}"`;
 }

@@ -32,7 +32,7 @@ export function jobJsonSchema(): Record<string, unknown> {
         properties[name] = { type: 'integer', minimum: 0, ...maximum(field), ...doc };
         break;
       case 'positive-number':
-        properties[name] = { type: 'number', exclusiveMinimum: 0, ...doc };
+        properties[name] = { type: 'number', exclusiveMinimum: 0, ...maximum(field), ...doc };
         break;
       case 'boolean':
         properties[name] = { type: 'boolean', ...doc };

@@ -53,6 +53,12 @@ describe('durations past what a timer can wait', () => {
     const schema = JSON.parse((await runCli(['schema'], { cwd: dir.path })).stdout);
     expect(schema.properties.timeout_ms.maximum).toBe(2 ** 31 - 1);
     expect(schema.properties.max_outage_ms.maximum).toBe(2 ** 31 - 1);
+    // The dollar budget's range (issue 42, item 2): above 0, at most a billion, from a flag or a job file alike.
+    expect(schema.properties.max_cost).toMatchObject({ exclusiveMinimum: 0, maximum: 1_000_000_000 });
+    await dir.write('job.json', JSON.stringify({ model: 'm', inputs: ['in.jsonl'], max_cost: 2e9, price: ['1/2'] }));
+    const validated = await runCli(['validate', 'job.json'], { cwd: dir.path });
+    expect(validated.code).toBe(2);
+    expect(validated.stdout).toContain('max_cost: at most 1000000000, got 2000000000');
   });
 });
 

@@ -250,6 +250,15 @@ describe('the resume hint', () => {
     expect(inClone.stderr).toMatch(/\n {2}npx chatbatch run /);
   });
 
+  it('writes the key typed into an argument back as its variable, so the line neither shows it nor breaks when pasted', async () => {
+    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 5 }, (_, i) => ({ id: `r${i}`, prompt: `p${i}` }))));
+    const header = `api-key: ${env.CHATBATCH_API_KEY}`;
+    const stopped = await run(['in.jsonl', ...endpoint(), '--out', 'out', '--header', header, '--max-total-tokens', '30', '--quiet']);
+    expect(stopped.code).toBe(4);
+    expect(stopped.stderr).toContain(` --header "api-key: \${CHATBATCH_API_KEY}" `);
+    expect(stopped.stderr).not.toContain(env.CHATBATCH_API_KEY);
+  });
+
   it('is the bare name when chatbatch on PATH is this program', async () => {
     await mkdir(dir.file('bin'));
     await symlink(CLI, dir.file('bin/chatbatch'));
