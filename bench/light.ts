@@ -1,11 +1,15 @@
 /**
  * `npm run bench -- --light`: what chatbatch costs at rest and at the start (issue 44): a one-row
- * run's CPU and peak RSS beside a bare undici one-request script, and `chatbatch --help`'s CPU.
- * Every process is measured by /usr/bin/time (or process.resourceUsage()), the clients taking
- * turns round by round, so the shared machine's drift hits each alike; medians over the rounds.
+ * run's CPU and peak RSS beside a bare undici one-request script, and `chatbatch --help`'s CPU;
+ * peak RSS as the input grows (20,000, 200,000 and 1,000,000 JSONL rows at C=64, L=0); the
+ * output directory's size against its record files, finished and while the run goes on; and a
+ * resume of the finished million-row run. Every process is measured by /usr/bin/time (or
+ * process.resourceUsage()); start-up clients take turns round by round, so the shared machine's
+ * drift hits each alike; medians over the rounds.
  */
-import { writeFile } from 'node:fs/promises';
+import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { InputCache } from './generate-inputs.js';
 import { BENCH_API_KEY, type ClientRun, runClient, runMeasured } from './measure.js';
 import { bareUndiciScript, cliScript, simScript, usageHook } from './paths.js';
 import { spread } from './ratios.js';
@@ -25,10 +29,13 @@ export interface LightFigure {
   note: string;
 }
 
+/** Decimals shown for a figure in `unit`. */
+const digits = (unit: string): number => (unit === 's' || unit === 'ms' ? 3 : unit === '×' ? 2 : 1);
+
 const figureColumns: Column<LightFigure>[] = [
   { header: 'figure', value: (f) => f.name, align: 'left' },
-  { header: 'median', value: (f) => `${num(f.median, f.unit === 's' ? 3 : 1)} ${f.unit}` },
-  { header: 'min–max', value: (f) => `${num(f.min, f.unit === 's' ? 3 : 1)}–${num(f.max, f.unit === 's' ? 3 : 1)}` },
+  { header: 'median', value: (f) => `${num(f.median, digits(f.unit))} ${f.unit}` },
+  { header: 'min–max', value: (f) => `${num(f.min, digits(f.unit))}–${num(f.max, digits(f.unit))}` },
   { header: 'target', value: (f) => (f.atMost === null ? '-' : `≤ ${f.atMost} ${f.unit}`) },
   { header: 'met', value: (f) => (f.atMost === null || f.median === null ? '' : f.median <= f.atMost ? 'met' : 'NOT met') },
   { header: 'note', value: (f) => f.note, align: 'left' },
@@ -99,5 +106,148 @@ export async function startUpFigures(workDir: string, rounds: number, log: (line
     figure('start-up: bare undici, one row, CPU', 's', runs.bare.map(cpuSeconds), null, 'the floor: Node, undici, one request'),
     figure('start-up: bare undici, one row, peak RSS', 'MB', runs.bare.map(peakMb), null, ''),
     figure('start-up: chatbatch --help, CPU', 's', runs.help.map(cpuSeconds), 0.3, ''),
+  ];
+}
+
+/** Bytes of every file under `dir` (0 for what vanished meanwhile: a temporary file renamed). */
+async function directoryBytes(dir: string): Promise<number> {
+  let total = 0;
+  const entries = await readdir(dir, { recursive: true }).catch(() => [] as string[]);
+  for (const entry of entries) {
+    const info = await stat(join(dir, entry)).catch(() => null);
+    if (info?.isFile()) total += info.size;
+  }
+  return total;
+}
+
+/** The record files' bytes: what the directory holds for its user. */
+async function recordBytes(dir: string): Promise<number> {
+  const sizes = await Promise.all(
+    ['output.jsonl', 'errors.jsonl'].map((name) =>
+      stat(join(dir, name)).then(
+        (i) => i.size,
+        () => 0,
+      ),
+    ),
+  );
+  return sizes[0]! + sizes[1]!;
+}
+
+/** The largest size `dir` reaches while `work` runs, sampled every 200 ms. */
+async function largestWhile<T>(dir: string, work: Promise<T>): Promise<{ result: T; largest: number }> {
+  let largest = 0;
+  let done = false;
+  const sampling = (async () => {
+    while (!done) {
+      largest = Math.max(largest, await directoryBytes(dir));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  })();
+  const result = await work.finally(() => {
+    done = true;
+  });
+  await sampling;
+  return { result, largest: Math.max(largest, await directoryBytes(dir)) };
+}
+
+export interface RowsFigures {
+  rows: number;
+  peakRssMb: number | null;
+  cpuMsPerRow: number | null;
+  /** The finished directory's bytes against output.jsonl + errors.jsonl. */
+  finishedRatio: number | null;
+  /** The most the directory held while the run went on, against the finished record files. */
+  runningRatio: number | null;
+}
+
+/**
+ * One run of `rows` JSONL rows at C=64, L=0 into `outDir`: peak RSS, CPU a row, and the
+ * directory's size against its record files (finished, and the most it held while running).
+ */
+export async function rowsFigures(inputs: InputCache, simUrl: string, rows: number, outDir: string): Promise<RowsFigures> {
+  const input = await inputs.get('jsonl', rows);
+  const run = runClient({
+    cli: cliScript,
+    usageHook,
+    input,
+    baseUrl: simUrl,
+    outDir,
+    concurrency: 64,
+    timeoutMs: 30_000,
+    maxAttempts: 6,
+    killAfterMs: 30 * 60_000,
+  });
+  const { result, largest } = await largestWhile(outDir, run);
+  checked(result, `a run of ${rows} rows`);
+  const records = await recordBytes(outDir);
+  return {
+    rows,
+    peakRssMb: result.usage ? peakMb(result) : null,
+    cpuMsPerRow: result.usage ? (cpuSeconds(result) * 1000) / rows : null,
+    finishedRatio: records > 0 ? (await directoryBytes(outDir)) / records : null,
+    runningRatio: records > 0 ? largest / records : null,
+  };
+}
+
+/** A `--resume` of the finished run in `outDir`: sends nothing; its wall time, peak RSS and the directory's largest size. */
+export async function resumeFigures(inputs: InputCache, simUrl: string, rows: number, outDir: string) {
+  const input = await inputs.get('jsonl', rows);
+  const args = ['run', input, '--base-url', simUrl, '--model', 'bench', '--out', outDir, '--concurrency', '64', '--quiet', '--resume'];
+  const run = runMeasured({
+    script: cliScript,
+    args,
+    env: { CHATBATCH_API_KEY: BENCH_API_KEY },
+    usageHook,
+    usageFile: `${outDir}.resume.usage`,
+    killAfterMs: 30 * 60_000,
+  });
+  const { result, largest } = await largestWhile(outDir, run);
+  checked(result, 'the resume');
+  const records = await recordBytes(outDir);
+  return {
+    wallS: result.wallMs / 1000,
+    peakRssMb: result.usage ? peakMb(result) : null,
+    runningRatio: records > 0 ? largest / records : null,
+  };
+}
+
+/**
+ * Memory as the input grows, the disk at rest and while running, and a resume of the largest
+ * run: 20,000, 200,000 and 1,000,000 rows (`quick`: 2,000, 20,000 and 100,000), one run each.
+ */
+export async function restFigures(
+  workDir: string,
+  inputs: InputCache,
+  quick: boolean,
+  log: (line: string) => void,
+): Promise<LightFigure[]> {
+  const sizes = quick ? [2_000, 20_000, 100_000] : [20_000, 200_000, 1_000_000];
+  const sim = await SimProcess.start(simScript, { latencyMs: 0 });
+  const runs: RowsFigures[] = [];
+  let resume: Awaited<ReturnType<typeof resumeFigures>>;
+  try {
+    for (const rows of sizes) {
+      log(`${rows} JSONL rows, C=64, L=0`);
+      runs.push(await rowsFigures(inputs, sim.url, rows, join(workDir, `rest-${rows}`)));
+    }
+    log(`a resume of the finished ${sizes.at(-1)}-row run`);
+    resume = await resumeFigures(inputs, sim.url, sizes.at(-1)!, join(workDir, `rest-${sizes.at(-1)}`));
+  } finally {
+    await sim.stop();
+  }
+  const [small, middle, large] = runs as [RowsFigures, RowsFigures, RowsFigures];
+  const one = (value: number | null): number[] => (value === null ? [] : [value]);
+  const growth = small.peakRssMb !== null && middle.peakRssMb !== null ? middle.peakRssMb - small.peakRssMb : null;
+  return [
+    ...runs.map((run) =>
+      figure(`peak RSS, ${num(run.rows)} rows`, 'MB', one(run.peakRssMb), run === large && !quick ? 150 : null, 'C=64, L=0'),
+    ),
+    figure(`peak RSS growth, ${num(small.rows)} → ${num(middle.rows)} rows`, 'MB', one(growth), quick ? null : 15, ''),
+    figure(`disk at rest, ${num(large.rows)} rows`, '×', one(large.finishedRatio), 1.2, 'the directory / (output.jsonl + errors.jsonl)'),
+    figure(`disk while running, ${num(large.rows)} rows`, '×', one(large.runningRatio), 2.2, 'its largest, sampled every 200 ms'),
+    figure(`resume of the finished ${num(large.rows)}-row run, wall`, 's', one(resume.wallS), quick ? null : 20, 'sends nothing'),
+    figure(`resume of the finished ${num(large.rows)}-row run, peak RSS`, 'MB', one(resume.peakRssMb), quick ? null : 200, ''),
+    figure(`disk during that resume, ${num(large.rows)} rows`, '×', one(resume.runningRatio), 2.2, ''),
+    figure(`client CPU a row, ${num(large.rows)} rows`, 'ms', one(large.cpuMsPerRow), null, 'against the bare loop: see --guard'),
   ];
 }

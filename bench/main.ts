@@ -21,7 +21,7 @@ import { join, relative } from 'node:path';
 import { formatMeasurements, runComparison } from './compare.js';
 import { InputCache } from './generate-inputs.js';
 import { formatGoodput, goodputSituations, runGoodput } from './goodput.js';
-import { formatLight, type LightFigure, startUpFigures } from './light.js';
+import { formatLight, type LightFigure, restFigures, startUpFigures } from './light.js';
 import { countLines, hasGnuTime, killAllClients, runClient } from './measure.js';
 import { formatPaced, runPaced } from './paced.js';
 import { bareUndiciScript, cliScript as cli, repoRoot, simScript, usageHook } from './paths.js';
@@ -76,7 +76,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--cold] [--rounds N]     goodp
        npm run bench -- --guard [--quick] [--cold] [--rounds N]  the guard only: chatbatch against a bare undici loop
        npm run bench -- --points [--quick] [--cold] [--only NAME[,NAME...]]   chatbatch alone at each point
        npm run bench -- --paced [--quick] [--rounds N]              the paced path: CPU paced vs by concurrency, three models' limits
-       npm run bench -- --light [--quick] [--rounds N]              at rest and at the start: a one-row run, --help
+       npm run bench -- --light [--quick] [--rounds N]              at rest and at the start: a one-row run, --help, memory by rows, disk, a resume
 `;
 
 interface Args {
@@ -433,7 +433,10 @@ async function lightRun({ quick, rounds }: Args): Promise<void> {
   // The start-up figures are medians: more rounds than the comparison's three, as each is short.
   const startUpRounds = quick ? 3 : Math.max(rounds, 7);
   log(`at rest and at the start: ${startUpRounds} rounds of a one-row run, the bare loop and --help`);
-  const figures: LightFigure[] = await withWorkDir((workDir) => startUpFigures(workDir, startUpRounds, log));
+  const figures: LightFigure[] = await withWorkDir(async (workDir) => [
+    ...(await startUpFigures(workDir, startUpRounds, log)),
+    ...(await restFigures(workDir, new InputCache(workDir), quick, log)),
+  ]);
   process.stdout.write(
     `\nat rest and at the start, ${startedAt.toISOString().slice(0, 10)}, load ${loadBefore} → ${loadAverage()}:\n${formatLight(figures)}\n\n`,
   );

@@ -36,8 +36,13 @@ export class CostAccount {
   private inFlight = 0;
   private readonly earlier: EarlierCost;
   private readonly books: ReadonlyMap<string, PriceBook>;
-  /** Each attempt's estimate, held from its start to its end (by its request: one attempt of it at a time, in order). */
-  private readonly held = new Map<object, Array<{ usd: number; tokens: PricedTokens; book: PriceBook; part?: string }>>();
+  /**
+   * Each attempt's estimate, held from its start to its end (by its request: one attempt of it at
+   * a time, in order). A WeakMap: a Map added to and deleted from once a row replaces its table
+   * now and then, the old table pointing to the new, which after a full garbage collection kept
+   * every row's request alive long enough to be promoted (see async/on-abort.ts).
+   */
+  private readonly held = new WeakMap<object, Array<{ usd: number; tokens: PricedTokens; book: PriceBook; part?: string }>>();
   private readonly parts: ReadonlyMap<string, { book: PriceBook; earlierUsd: number | null }>;
 
   /** Throws UnknownPriceError when `--max-cost` is set and the earlier sessions' dollars are unknown. */

@@ -6,8 +6,11 @@ import type { InputFormat, InputRow } from './row.js';
 export interface InputFormatSpec {
   /** File name endings, lower case. */
   extensions: readonly string[];
-  /** Every row of the file, invalid ones included, in order, the rows of one read of the file at a time. */
-  read(file: string): AsyncGenerator<InputRow[]>;
+  /**
+   * Every row of the file, invalid ones included, in order, the rows of one read of the file at a
+   * time. A batch may be valid only until the next is asked for (JSONL's are views of its buffer).
+   */
+  read(file: string): AsyncGenerator<Iterable<InputRow>>;
   /** How many rows `read` will yield, without building them (progress totals, unread rows); never throws. */
   count(file: string): Promise<number>;
   /** What makes the file unusable before its first row (checked before any request); null when nothing does. */

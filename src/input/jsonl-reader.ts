@@ -19,12 +19,14 @@ export const MAX_JSONL_LINE_BYTES = 16 * 1024 * 1024;
  * decoded into U+FFFD, and memory holds one chunk, its rows, and the line being read. Nothing here
  * throws: a file that cannot be read from some line on becomes one invalid row there.
  *
- * The rows come a chunk at a time: one resumption of this generator per 64 KiB read, not per row,
- * and the per-line loop stays a plain loop.
+ * The rows come a chunk at a time: one resumption of this generator per 64 KiB read, not per row.
+ * A chunk's whole lines are parsed as they are taken (`ChunkLines`), not when the chunk is read:
+ * a lane takes its rows one by one as it has room, and a chunk of ~1,000 parsed rows waiting for
+ * it outlived V8's young generation, so every row's object and strings were promoted to the old
+ * generation as garbage (~700 bytes a row), which raised the peak with the input's length.
  */
-export async function* readJsonlBatches(file: string): AsyncGenerator<InputRow[]> {
+export async function* readJsonlBatches(file: string): AsyncGenerator<Iterable<InputRow>> {
   const read = { lines: 0 };
-  let rows: InputRow[] = [];
   // The start of a line that runs past the end of a chunk: its parts, joined once it ends.
   let partial: Buffer[] = [];
   let partialBytes = 0;
@@ -54,10 +56,17 @@ export async function* readJsonlBatches(file: string): AsyncGenerator<InputRow[]
         partial = [];
         partialBytes = 0;
         tooLong = false;
-        if (row) rows.push(row);
+        if (row) yield [row];
         start = newline + 1;
       }
-      start = parseWholeLines(file, chunk, start, read, rows);
+      const lines = ChunkLines.of(file, chunk, start, read.lines + 1);
+      if (lines) {
+        read.lines += lines.count;
+        start = lines.end;
+        // A view of the reader's buffer, valid until the next chunk is asked for: every reader of
+        // batches takes a batch's rows before it asks for the next batch.
+        yield lines;
+      }
       if (start < chunk.length && !tooLong) {
         partial.push(Buffer.from(chunk.subarray(start)));
         partialBytes += chunk.length - start;
@@ -65,10 +74,6 @@ export async function* readJsonlBatches(file: string): AsyncGenerator<InputRow[]
           tooLong = true;
           partial = [];
         }
-      }
-      if (rows.length > 0) {
-        yield rows;
-        rows = [];
       }
     }
   } finally {
@@ -85,17 +90,39 @@ export async function* readJsonlBatches(file: string): AsyncGenerator<InputRow[]
 }
 
 /**
- * Parses every line of `chunk` from `start` that ends in it, counting them in `read.lines`, and
- * returns where the unfinished rest begins. A plain function: the hot loop is optimised on its
- * own, not as part of the async generator around it.
+ * The whole lines of a chunk, from its first byte to its last newline, parsed into rows one at a
+ * time as they are iterated (blank lines skipped, but counted).
  */
-function parseWholeLines(file: string, chunk: Buffer, start: number, read: { lines: number }, rows: InputRow[]): number {
-  for (let newline = chunk.indexOf(NEWLINE, start); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
-    const row = parseLine(file, ++read.lines, chunk.subarray(start, newline));
-    if (row) rows.push(row);
-    start = newline + 1;
+class ChunkLines implements Iterable<InputRow> {
+  private constructor(
+    private readonly file: string,
+    private readonly bytes: Buffer,
+    private readonly firstLine: number,
+    /** Lines in it. */
+    readonly count: number,
+    /** Where the chunk's unfinished rest begins. */
+    readonly end: number,
+  ) {}
+
+  /** The whole lines of `chunk` from `start`, the first of them line `firstLine`; null when none ends in it. */
+  static of(file: string, chunk: Buffer, start: number, firstLine: number): ChunkLines | null {
+    let count = 0;
+    let end = start;
+    for (let newline = chunk.indexOf(NEWLINE, start); newline !== -1; newline = chunk.indexOf(NEWLINE, end)) {
+      count++;
+      end = newline + 1;
+    }
+    return count === 0 ? null : new ChunkLines(file, chunk.subarray(start, end), firstLine, count, end);
   }
-  return start;
+
+  *[Symbol.iterator](): Iterator<InputRow> {
+    const { bytes, file } = this;
+    let line = this.firstLine;
+    for (let start = 0, newline = bytes.indexOf(NEWLINE); newline !== -1; start = newline + 1, newline = bytes.indexOf(NEWLINE, start)) {
+      const row = parseLine(file, line++, bytes.subarray(start, newline));
+      if (row) yield row;
+    }
+  }
 }
 
 function parseLine(file: string, line: number, bytes: Buffer): InputRow | null {

@@ -9,9 +9,10 @@ export function readRows(files: readonly string[]): AsyncGenerator<InputRow> {
 
 /**
  * The same rows, the rows of one read of a file at a time: the run's row path takes them so, a
- * resumption of the readers per chunk instead of per row.
+ * resumption of the readers per chunk instead of per row. Take a batch's rows before asking for
+ * the next batch: a batch may be a view of its reader's buffer.
  */
-export async function* readRowBatches(files: readonly string[]): AsyncGenerator<InputRow[]> {
+export async function* readRowBatches(files: readonly string[]): AsyncGenerator<Iterable<InputRow>> {
   for (const file of files) {
     const format = formatOf(file);
     if (format === null) throw new InputError(`${file}: cannot read this kind of file (accepted: ${ACCEPTED_EXTENSIONS})`);

@@ -29,6 +29,6 @@ export interface InvalidRow {
 export type InputRow = ParsedRow | InvalidRow;
 
 /** The rows of a reader that yields batches, one at a time. */
-export async function* eachRow(batches: AsyncIterable<readonly InputRow[]>): AsyncGenerator<InputRow> {
+export async function* eachRow(batches: AsyncIterable<Iterable<InputRow>>): AsyncGenerator<InputRow> {
   for await (const batch of batches) yield* batch;
 }
