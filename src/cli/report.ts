@@ -8,6 +8,7 @@ interface ReportArgs {
   dir: string;
   html?: string;
   groupBy?: string;
+  json?: boolean;
 }
 
 export const reportCommand = (session: CliSession): CommandModule<object, ReportArgs> => ({
@@ -33,7 +34,13 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
           return field;
         },
       })
+      .option('json', {
+        type: 'boolean',
+        describe:
+          'Print the report as one JSON object instead of text: counts, tokens, dollars, accuracy with its interval, a line per model, agreement, paired comparison, confusion matrix (docs/reporting.md)',
+      })
       .example('$0 report out/nightly', 'Print the summary')
+      .example('$0 report out/nightly --json > summary.json', 'The same, for a script or a dashboard')
       .example('$0 report out/nightly --html report.html', 'Write a page to open in a browser') as unknown as Argv<ReportArgs>,
   handler: async (args) => {
     // Loaded here, not at start-up: every other command would pay for them.
@@ -44,6 +51,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       { runReportData },
       { formatTextReport },
       { readViewRows },
+      { jsonReport },
     ] = await Promise.all([
       import('../output/user-file.js'),
       import('../state/write-failed.js'),
@@ -51,6 +59,7 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
       import('../report/run-report.js'),
       import('../report/text-report.js'),
       import('../report/rows-view.js'),
+      import('../report/json-report.js'),
     ]);
     const refusal = args.html ? await refusalToOverwrite(args.html, isHtmlReport) : null;
     if (refusal) return refuse(session, `--html ${refusal}`);
@@ -59,8 +68,10 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
     if (typeof report === 'string') return refuse(session, report);
     const { stats, title, answerField } = report;
     for (const problem of stats.damaged ?? []) session.io.stderr.write(`chatbatch: ${terminalSafe(problem)}\n`);
-    // Every value in it comes from files anyone may have edited, and from servers.
-    session.io.stdout.write(terminalSafe(formatTextReport(stats, title)));
+    // Every value in it comes from files anyone may have edited, and from servers. (In JSON,
+    // the characters terminalSafe escapes are inside strings: escaped, they read back the same.)
+    const text = args.json ? `${JSON.stringify(jsonReport(report, args.dir), null, 2)}\n` : formatTextReport(stats, title);
+    session.io.stdout.write(terminalSafe(text));
     if (args.html) {
       const models = stats.models?.models.map((line) => line.model);
       const view = await readViewRows(paths.output, paths.errors, undefined, models, answerField);

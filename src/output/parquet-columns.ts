@@ -70,7 +70,7 @@ export async function parquetTableColumns(context: FormatContext): Promise<[Tabl
 /** A CSV's cells are text: its columns, each STRING, when every input is a CSV with the same header. */
 async function csvTextColumns(files: readonly string[]): Promise<Array<{ name: string; kind: ColumnKind }> | null> {
   const header = await sharedCsvColumns(files);
-  return header && header.map((name) => ({ name, kind: 'STRING' }));
+  return header ? header.map((name) => ({ name, kind: 'STRING' as const })) : null;
 }
 
 function ourColumns(sampled: boolean, seen: RecordsSeen, ok: boolean): TableColumn[] {

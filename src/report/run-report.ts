@@ -1,5 +1,6 @@
 import { type Manifest, readManifest } from '../output/manifest.js';
 import type { OutDirPaths } from '../state/out-dir.js';
+import { computeConfusion } from './confusion.js';
 import { gradingWords } from './dataset-text.js';
 import { evaluationOf } from './evaluation-stats.js';
 import { withModelCosts, withModelPending } from './model-comparison.js';
@@ -46,6 +47,12 @@ export async function runReportData(dir: string, paths: OutDirPaths, groupBy: st
   if (evaluation) stats.evaluation = evaluation.summary;
   // Models judged on different rows (a budget stop): the table compares them on the rows all answered.
   if (evaluation?.summary.common && stats.models) stats.models = { ...stats.models, common: evaluation.summary.common };
+  const confusion = await computeConfusion(paths.output, {
+    answerField,
+    grade: typeof manifest.config?.grade === 'string' ? manifest.config.grade : 'exact',
+    modelOrder,
+  });
+  if (confusion) stats.confusion = confusion;
   const title = `${typeof manifest.job === 'string' ? manifest.job : dir} (${String(manifest.status)})`;
   return { stats, title, manifest, answerField };
 }
