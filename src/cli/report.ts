@@ -8,6 +8,7 @@ interface ReportArgs {
   dir: string;
   html?: string;
   groupBy?: string;
+  json?: boolean;
 }
 
 export const reportCommand = (session: CliSession): CommandModule<object, ReportArgs> => ({
@@ -33,76 +34,47 @@ export const reportCommand = (session: CliSession): CommandModule<object, Report
           return field;
         },
       })
+      .option('json', {
+        type: 'boolean',
+        describe:
+          'Print the report as one JSON object instead of text: counts, tokens, dollars, accuracy with its interval, a line per model, agreement, paired comparison, confusion matrix (docs/reporting.md)',
+      })
       .example('$0 report out/nightly', 'Print the summary')
+      .example('$0 report out/nightly --json > summary.json', 'The same, for a script or a dashboard')
       .example('$0 report out/nightly --html report.html', 'Write a page to open in a browser') as unknown as Argv<ReportArgs>,
   handler: async (args) => {
     // Loaded here, not at start-up: every other command would pay for them.
     const [
-      { readManifest },
       { refusalToOverwrite, writeUserFile },
       { asWriteFailure },
       { isHtmlReport, renderHtmlReport },
-      { pendingRows, samplesPerRow, usageOf },
-      { computeStats, withPending },
+      { runReportData },
       { formatTextReport },
       { readViewRows },
-      { modelOrderOf, withinModelLimit },
-      { withModelCosts, withModelPending },
-      { gradingWords },
-      { evaluationOf },
+      { jsonReport },
     ] = await Promise.all([
-      import('../output/manifest.js'),
       import('../output/user-file.js'),
       import('../state/write-failed.js'),
       import('../report/html-report.js'),
-      import('../report/pending.js'),
-      import('../report/stats.js'),
+      import('../report/run-report.js'),
       import('../report/text-report.js'),
       import('../report/rows-view.js'),
-      import('../report/model-stats.js'),
-      import('../report/model-comparison.js'),
-      import('../report/dataset-text.js'),
-      import('../report/evaluation-stats.js'),
+      import('../report/json-report.js'),
     ]);
     const refusal = args.html ? await refusalToOverwrite(args.html, isHtmlReport) : null;
     if (refusal) return refuse(session, `--html ${refusal}`);
     const paths = outDirPaths(args.dir);
-    const manifest = await readManifest(paths.manifest);
-    if (!manifest) return refuse(session, `${args.dir} holds no run (its manifest.json is missing, not JSON, or not a chatbatch manifest)`);
-    const answerField = typeof manifest.config?.expect === 'string' ? manifest.config.expect : null;
-    const modelOrder = modelOrderOf(manifest);
-    const computed = await withinModelLimit(args.dir, modelOrder, () =>
-      computeStats(paths.output, paths.errors, { modelOrder, answerField }),
-    );
-    if (typeof computed === 'string') return refuse(session, computed);
-    const counted = withPending(computed, pendingRows(manifest));
-    const stats = {
-      ...counted,
-      ...(computed.models
-        ? { models: withModelPending(withModelCosts(computed.models, manifest.cost), counted.rows, counted.pending !== null) }
-        : {}),
-      usage: usageOf(manifest),
-      ...(manifest.cost === undefined ? {} : { cost: manifest.cost }),
-      repeat: samplesPerRow(manifest),
-      grading: gradingWords(manifest.config),
-    };
-    const evaluation = await evaluationOf(paths.output, manifest, stats, args.groupBy ?? null);
-    if (typeof evaluation === 'string') return refuse(session, evaluation);
-    if (evaluation) Object.assign(stats, { evaluation: evaluation.summary });
-    for (const problem of stats.damaged ?? [])
-      session.io.stderr.write(`chatbatch: ${terminalSafe(problem)}
-`);
-    const title = `${typeof manifest.job === 'string' ? manifest.job : args.dir} (${String(manifest.status)})`;
-    // Every value in it comes from files anyone may have edited, and from servers.
-    session.io.stdout.write(terminalSafe(formatTextReport(stats, title)));
+    const report = await runReportData(args.dir, paths, args.groupBy ?? null);
+    if (typeof report === 'string') return refuse(session, report);
+    const { stats, title, answerField } = report;
+    for (const problem of stats.damaged ?? []) session.io.stderr.write(`chatbatch: ${terminalSafe(problem)}\n`);
+    // Every value in it comes from files anyone may have edited, and from servers. (In JSON,
+    // the characters terminalSafe escapes are inside strings: escaped, they read back the same.)
+    const text = args.json ? `${JSON.stringify(jsonReport(report, args.dir), null, 2)}\n` : formatTextReport(stats, title);
+    session.io.stdout.write(terminalSafe(text));
     if (args.html) {
-      const view = await readViewRows(
-        paths.output,
-        paths.errors,
-        undefined,
-        stats.models?.models.map((line) => line.model),
-        answerField,
-      );
+      const models = stats.models?.models.map((line) => line.model);
+      const view = await readViewRows(paths.output, paths.errors, undefined, models, answerField);
       await writeUserFile(args.html, renderHtmlReport(stats, title, view)).catch((error: unknown) => {
         throw asWriteFailure(error, args.html!);
       });

@@ -73,7 +73,7 @@ export function resultColumnNames(inputColumns: readonly string[], ours: readonl
 const ORIGIN_COLUMNS: readonly string[] = ['id', 'file', 'line'];
 
 /** The input's columns when every input is a CSV with the same header; else null. */
-async function sharedCsvColumns(files: readonly string[]): Promise<string[] | null> {
+export async function sharedCsvColumns(files: readonly string[]): Promise<string[] | null> {
   let shared: readonly string[] | null = null;
   for (const file of files) {
     if (!file.toLowerCase().endsWith('.csv')) return null;

@@ -3,7 +3,7 @@ import type { InputRow } from '../input/row.js';
 import { sourceTextOf } from '../input/source-text.js';
 import type { RowRecord } from '../record/record.js';
 import { ERRORS_FILE, OUTPUT_FILE } from '../state/file-names.js';
-import { resultColumnNames } from './csv-format.js';
+import { resultColumnNames, sharedCsvColumns } from './csv-format.js';
 import type { FormatContext } from './format-writer.js';
 import { sharedParquetColumns } from './parquet-input-columns.js';
 import { type ColumnKind, columnValue } from './parquet-kinds.js';
@@ -45,8 +45,9 @@ const RECORD_COLUMNS: ReadonlyArray<[keyof RowRecord, ColumnKind, boolean, boole
 
 /**
  * The columns of both files: the input's own columns with their types when every input is a
- * Parquet file with the same columns (else `file` and `line`, and `input` as JSON when records
- * keep it), then ours; with --reply-format json, `data` as a struct of the reply's fields, each
+ * Parquet file with the same columns, or as text (STRING) when every input is a CSV with the
+ * same header, as the CSV output keeps them (else `file` and `line`, and `input` as JSON when
+ * records keep it), then ours; with --reply-format json, `data` as a struct of the reply's fields, each
  * typed by the values it holds (or JSON when some reply is not an object). Our names that an
  * input column already has take the prefix `chatbatch_`, as in the CSV.
  */
@@ -56,7 +57,7 @@ export async function parquetTableColumns(context: FormatContext): Promise<[Tabl
     path.join(context.outDir, ERRORS_FILE),
     context.csv.dataFields ?? [],
   );
-  const shared = await sharedParquetColumns(context.inputs);
+  const shared = (await sharedParquetColumns(context.inputs)) ?? (await csvTextColumns(context.inputs));
   const input: TableColumn[] = shared
     ? shared.map(({ name, kind }) => ({ name, kind, value: (row) => columnValue(kind, row.fields?.[name], exactText(row, name)) }))
     : originColumns(seen);
@@ -64,6 +65,12 @@ export async function parquetTableColumns(context: FormatContext): Promise<[Tabl
     [...input, ...named(input, ourColumns(context.sampled, seen, true))],
     [...input, ...named(input, ourColumns(context.sampled, seen, false))],
   ];
+}
+
+/** A CSV's cells are text: its columns, each STRING, when every input is a CSV with the same header. */
+async function csvTextColumns(files: readonly string[]): Promise<Array<{ name: string; kind: ColumnKind }> | null> {
+  const header = await sharedCsvColumns(files);
+  return header ? header.map((name) => ({ name, kind: 'STRING' as const })) : null;
 }
 
 function ourColumns(sampled: boolean, seen: RecordsSeen, ok: boolean): TableColumn[] {

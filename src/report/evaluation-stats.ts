@@ -1,4 +1,5 @@
 import { readCheckedRecords } from './checked-records.js';
+import { type CommonRows, commonRows } from './common-rows.js';
 import { type GroupAccuracy, groupAccuracy } from './group-accuracy.js';
 import { type JudgeSummary, JudgeTally } from './judge-stats.js';
 import { mcnemarExactP } from './mcnemar.js';
@@ -49,6 +50,8 @@ export interface EvaluationSummary {
   verdicts: 'grade' | 'judge';
   /** With --judge: the judge's verdicts of each model's replies, and their agreement with the grader's. */
   judge: JudgeSummary | null;
+  /** When the models were judged on different rows (by the grader: `correct`): each on the rows all were judged on; absent otherwise. */
+  common?: CommonRows;
 }
 
 /** Up to this many models every pair is compared (45 pairs); past it, each model against the most accurate one. */
@@ -65,13 +68,17 @@ export async function computeEvaluation(
   settings: JudgementSettings & { modelOrder: readonly string[]; repeat: number },
 ): Promise<{ summary: EvaluationSummary; judgements: RowJudgements } | null> {
   const judgements = new RowJudgements(settings);
+  // The per-model table's accuracy is the grader's: so are its common rows, with a judge too.
+  const graded = settings.verdicts === 'judge' ? new RowJudgements({ ...settings, verdicts: 'grade', groupBy: null }) : judgements;
   const judge = new JudgeTally();
   // Damaged lines were named by the report's first read: skipped here without a word.
   for await (const record of readCheckedRecords(outputFile, () => {})) {
     judgements.add(record);
+    if (graded !== judgements) graded.add(record);
     judge.add(record);
   }
   judgements.finish();
+  graded.finish();
   if (judgements.rowCount === 0 && judge.summary([]) === null) return null;
   const models = [...new Set([...settings.modelOrder.filter((model) => judgements.of(model)), ...judgements.models()])];
   return {
@@ -83,9 +90,15 @@ export async function computeEvaluation(
       ...(settings.groupBy ? { groups: groupAccuracy(settings.groupBy, judgements, models, settings.verdicts) } : {}),
       verdicts: settings.verdicts ?? 'grade',
       judge: judge.summary(settings.modelOrder),
+      ...withCommonRows(settings.modelOrder, graded),
     },
     judgements,
   };
+}
+
+function withCommonRows(modelOrder: readonly string[], graded: RowJudgements): { common?: CommonRows } {
+  const common = commonRows([...new Set([...modelOrder, ...graded.models()])], graded);
+  return common ? { common } : {};
 }
 
 /**

@@ -1,5 +1,6 @@
 import { COST_CAVEAT, costText, formatUsd } from '../cost/cost-summary.js';
 import { USAGE_CAVEAT } from '../record/usage-totals.js';
+import { confusionSection } from './confusion-html.js';
 import { datasetLines } from './dataset-text.js';
 import { evaluationSection } from './evaluation-html.js';
 import { type Html, html, jsonScript, trustedHtml } from './html.js';
@@ -42,6 +43,7 @@ ${stats.damagedLines > 0 ? html`<p>${stats.damagedLines} line(s) of the records 
 <p>${stats.usage ? `Tokens: ${usageSummary(stats.usage)}, over every session; ${USAGE_CAVEAT}.` : 'Tokens: not recorded (the manifest was written before chatbatch kept usage).'}</p>
 <p>Cost: ${costText(stats.cost)}, over every session.</p>
 ${evaluationSection(stats.evaluation)}
+${confusionSection(stats.confusion)}
 <h2>Replies</h2>
 <ul>${datasetLines(stats.dataset, stats.grading).map((line) => html`<li>${line}</li>`)}</ul>
 ${stats.models ? modelComparisonSection(stats.models) : ''}
@@ -66,6 +68,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1200px}
 h1{font-size:20px}h2{font-size:16px;margin-top:28px}
 table{border-collapse:collapse}td,th{padding:3px 10px;border-bottom:1px solid #ddd;text-align:left;vertical-align:top}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
+table.confusion td.diagonal{background:#eaf6ee;font-weight:600}
 .cards{display:flex;gap:16px}.card{border:1px solid #ddd;border-radius:6px;padding:10px 16px}
 .card b{display:block;font-size:22px}
 svg{border:1px solid #eee;background:#fcfcfc}

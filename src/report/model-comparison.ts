@@ -1,4 +1,5 @@
 import { readCheckedRecords } from './checked-records.js';
+import type { CommonRows } from './common-rows.js';
 import { type ModelAgreement, ModelAgreementTally, rowKeyOf } from './model-agreement.js';
 import { answerKey } from './model-answer.js';
 import { type DisagreementExample, disagreementExamples } from './model-examples.js';
@@ -11,6 +12,8 @@ export interface ModelComparison {
   agreement: ModelAgreement;
   /** The first rows where the models disagree, each model's answer beside the others. */
   examples: DisagreementExample[];
+  /** When the models were judged on different rows: each model's accuracy on the rows all were judged on (evaluation-stats.ts). */
+  common?: CommonRows;
 }
 
 /**

@@ -5,7 +5,7 @@ import { MAX_PAIRWISE_MODELS, type ModelAgreement } from './model-agreement.js';
 import type { ModelComparison } from './model-comparison.js';
 import type { ModelRowsView } from './model-rows.js';
 import { MODEL_ROWS_SCRIPT } from './model-rows-script.js';
-import { modelColumns } from './model-text.js';
+import { commonRowsNote, modelColumns } from './model-text.js';
 
 const STYLE = `
 #models-table td:first-child{font-weight:600}
@@ -21,6 +21,7 @@ export function modelComparisonSection(comparison: ModelComparison): Html {
   return html`<h2>Models</h2>
 <table id="models-table"><tr>${columns.map((column) => html`<th>${column.heading}</th>`)}</tr>
 ${comparison.models.map((line) => html`<tr>${columns.map((column, i) => html`<td class="${i === 0 ? '' : 'n'}">${column.cell(line)}</td>`)}</tr>`)}</table>
+${comparison.common ? html`<p id="models-common"><b>Note:</b> ${commonRowsNote({ ...comparison, common: comparison.common })}.</p>` : ''}
 <p>Correct: against the reference (--expect), with its 95% Wilson interval. Refused: category refused. Length: finish_reason length. Latency: first attempt to final answer. Tokens: as the records' usage reports them. ${comparison.models.some((line) => line.usd !== undefined) ? `Cost: ${COST_CAVEAT}.` : ''}</p>
 <h2>Agreement between models</h2>
 ${agreementText(comparison.agreement)}

@@ -1,4 +1,5 @@
 import { formatUsd } from '../cost/cost-summary.js';
+import type { CommonRows } from './common-rows.js';
 import { share } from './dataset-text.js';
 import { MAX_PAIRWISE_MODELS, type PairAgreement } from './model-agreement.js';
 import type { ModelComparison } from './model-comparison.js';
@@ -21,6 +22,37 @@ export function accuracyCell(accuracy: ModelLine['dataset']['accuracy']): string
   return `${percent(accuracy.correct, accuracy.judged)} (${accuracy.correct}/${accuracy.judged}), ${percent(interval.low, 1)}–${percent(interval.high, 1)}`;
 }
 
+/** The models' accuracy on the rows every model was judged on, beside each one's own. */
+function commonColumn(common: CommonRows): ModelColumn {
+  const byModel = new Map(common.byModel.map((entry) => [entry.model, entry]));
+  return {
+    heading: `correct on the ${common.rows} rows all answered`,
+    cell: (line) => {
+      const entry = byModel.get(line.model);
+      return entry === undefined || entry.judged === 0 ? '-' : accuracyCell({ correct: entry.right, judged: entry.judged, unjudged: 0 });
+    },
+  };
+}
+
+/**
+ * Says that the models were judged on different rows, how many each and why (as far as the
+ * counts tell), and where they compare: `correct` is over each model's own rows, which differ.
+ */
+export function commonRowsNote(comparison: ModelComparison & { common: CommonRows }): string {
+  const { common } = comparison;
+  const counts = common.byModel.map((entry) => `${entry.model} ${entry.rows}`).join(', ');
+  const reasons = [
+    comparison.models.some((line) => (line.pending ?? 0) > 0) && 'rows still pending, as a budget stop leaves them',
+    comparison.models.some((line) => line.failed > 0) && 'failures',
+  ].filter((reason) => reason !== false);
+  const why = reasons.length > 0 ? reasons.join(', ') : 'replies not judged';
+  const where =
+    common.rows === 0
+      ? 'no row was judged for every model, so their accuracies do not compare'
+      : `compare them on the ${common.rows} rows every model answered ("correct on the ${common.rows} rows all answered"); "correct" is over each model's own rows`;
+  return `the models were judged on different rows (${counts}; ${why}): ${where}`;
+}
+
 /** The per-model table's columns for this comparison: accuracy, validity and dollars only where the run has them. */
 export function modelColumns(comparison: ModelComparison): ModelColumn[] {
   const lines = comparison.models;
@@ -34,6 +66,7 @@ export function modelColumns(comparison: ModelComparison): ModelColumn[] {
       heading: 'correct (95% Wilson interval)',
       cell: (line) => accuracyCell(line.dataset.accuracy),
     },
+    comparison.common !== undefined && commonColumn(comparison.common),
     lines.some((line) => line.dataset.checked > 0) && {
       heading: 'valid (schema)',
       cell: (line) =>
@@ -65,6 +98,7 @@ export function modelComparisonLines(comparison: ModelComparison): string[] {
   const widths = columns.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
   const lines = ['by model (refused: category refused; length: finish_reason length; latency first attempt to final answer):'];
   for (const row of cells) lines.push(`  ${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')}`.trimEnd());
+  if (comparison.common) lines.push(`  ${commonRowsNote({ ...comparison, common: comparison.common })}`);
   lines.push('');
   for (const line of agreementLines(comparison)) lines.push(line);
   return lines;

@@ -2,6 +2,7 @@ import type { ManifestCost } from '../cost/cost-summary.js';
 import type { RowRecord } from '../record/record.js';
 import type { UsageTotals } from '../record/usage-totals.js';
 import { readCheckedRecords } from './checked-records.js';
+import type { Confusion } from './confusion.js';
 import { type DatasetSummary, DatasetTally } from './dataset-stats.js';
 import type { EvaluationSummary } from './evaluation-stats.js';
 import { compareModels, type ModelComparison } from './model-comparison.js';
@@ -48,6 +49,8 @@ export interface RunStats {
   grading?: string;
   /** With judged records: pairs of models compared row by row, the majority answer and pass@k (evaluation-stats.ts). */
   evaluation?: EvaluationSummary;
+  /** A label task (`--expect` with few reference answers, kept in the records): each model's confusion matrix (confusion.ts). */
+  confusion?: Confusion;
   /** With more than one model in the records: one line per model, and how the models agree. */
   models?: ModelComparison;
   /** Lines of the records files that were not records (torn or hand-edited), skipped. */

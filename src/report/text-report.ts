@@ -1,4 +1,5 @@
 import { costText } from '../cost/cost-summary.js';
+import { confusionLines } from './confusion-text.js';
 import { datasetLines, leastConsistentLines } from './dataset-text.js';
 import { evaluationLines } from './evaluation-text.js';
 import { modelComparisonLines } from './model-text.js';
@@ -25,6 +26,7 @@ export function formatTextReport(stats: RunStats, title: string): string {
   if (stats.models) lines.push('', ...modelComparisonLines(stats.models));
   const evaluation = stats.evaluation ? evaluationLines(stats.evaluation) : [];
   if (evaluation.length > 0) lines.push('', ...evaluation);
+  if (stats.confusion) lines.push('', ...confusionLines(stats.confusion));
   const least = leastConsistentLines(stats.dataset);
   if (least.length > 0) lines.push('', 'least consistent rows:', ...least.map((line) => `  ${line}`));
   lines.push('', 'by status:', ...table(stats.byStatus));

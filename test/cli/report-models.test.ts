@@ -23,12 +23,22 @@ describe('report of a run of several models', () => {
     expect(report.code, report.stderr).toBe(0);
     const lines = report.stdout.split('\n');
     expect(lines).toContain('records: 60 (3 models × 20 rows)  ok: 58  failed: 2  pending: 0');
+    // beta failed q19 and gamma q5: the models compare on the 18 rows every one was judged on.
     expect(lines).toContain(
-      '  model  ok  failed  correct (95% Wilson interval)  refused  length  p50 ms  p95 ms  tokens in/out  cost (estimate)',
+      '  model  ok  failed  correct (95% Wilson interval)  correct on the 18 rows all answered  refused  length  p50 ms  p95 ms  tokens in/out  cost (estimate)',
     );
-    expect(lines).toContain('  alpha  20  0       90.0% (18/20), 69.9%–97.2%     0        0       109     118     200/40         $0.0012');
-    expect(lines).toContain('  beta   19  1       89.5% (17/19), 68.6%–97.1%     0        0       290     380     190/38         unknown');
-    expect(lines).toContain('  gamma  19  1       73.7% (14/19), 51.2%–88.2%     1        1       50      50      200/39         $0.0003');
+    expect(lines).toContain(
+      '  alpha  20  0       90.0% (18/20), 69.9%–97.2%     88.9% (16/18), 67.2%–96.9%           0        0       109     118     200/40         $0.0012',
+    );
+    expect(lines).toContain(
+      '  beta   19  1       89.5% (17/19), 68.6%–97.1%     88.9% (16/18), 67.2%–96.9%           0        0       290     380     190/38         unknown',
+    );
+    expect(lines).toContain(
+      '  gamma  19  1       73.7% (14/19), 51.2%–88.2%     77.8% (14/18), 54.8%–91.0%           1        1       50      50      200/39         $0.0003',
+    );
+    expect(lines).toContain(
+      '  the models were judged on different rows (alpha 20, beta 19, gamma 19; failures): compare them on the 18 rows every model answered ("correct on the 18 rows all answered"); "correct" is over each model\'s own rows',
+    );
     expect(lines).toContain('  every model that replied gives the same answer on 60.0% (12 of 20) of the rows two or more models answered');
     expect(lines).toContain('  alpha and beta agree on 89.5% (17 of 19) of the rows both answered');
     expect(lines).toContain('  alpha and gamma agree on 63.2% (12 of 19) of the rows both answered');
@@ -58,6 +68,7 @@ describe('report of a run of several models', () => {
           'ok',
           'failed',
           'correct (95% Wilson interval)',
+          'correct on the 18 rows all answered',
           'refused',
           'length',
           'p50 ms',
@@ -65,9 +76,9 @@ describe('report of a run of several models', () => {
           'tokens in/out',
           'cost (estimate)',
         ],
-        ['alpha', '20', '0', '90.0% (18/20), 69.9%–97.2%', '0', '0', '109', '118', '200/40', '$0.0012'],
-        ['beta', '19', '1', '89.5% (17/19), 68.6%–97.1%', '0', '0', '290', '380', '190/38', 'unknown'],
-        ['gamma', '19', '1', '73.7% (14/19), 51.2%–88.2%', '1', '1', '50', '50', '200/39', '$0.0003'],
+        ['alpha', '20', '0', '90.0% (18/20), 69.9%–97.2%', '88.9% (16/18), 67.2%–96.9%', '0', '0', '109', '118', '200/40', '$0.0012'],
+        ['beta', '19', '1', '89.5% (17/19), 68.6%–97.1%', '88.9% (16/18), 67.2%–96.9%', '0', '0', '290', '380', '190/38', 'unknown'],
+        ['gamma', '19', '1', '73.7% (14/19), 51.2%–88.2%', '77.8% (14/18), 54.8%–91.0%', '1', '1', '50', '50', '200/39', '$0.0003'],
       ]);
       expect(await page.locator('#models-agreement').textContent()).toContain('60.0% (12 of 20)');
       expect(await page.locator('#models-pairs').innerText()).toContain('89.5% (17 of 19)');

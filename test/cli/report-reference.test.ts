@@ -54,6 +54,16 @@ describe('the reference answer on screen (--expect)', () => {
     const detail = await page.locator('#rows-body tr.detail').textContent();
     expect(detail).toContain('reference (--expect)negative');
     expect(detail).toContain('answer compared (--expect field)positive');
+    // A label task: each model's confusion matrix (report-json.test.ts checks the counts).
+    expect(await page.locator('table.confusion').count()).toBe(3);
+    const matrix = await page.locator('table.confusion').first().locator('tr').allInnerTexts();
+    expect(matrix.map((row) => row.split('\t'))).toEqual([
+      ['reference \\ answer', 'positive', 'negative', 'neutral', '(other)', 'recall'],
+      ['positive', '2', '1', '0', '0', '66.7%'],
+      ['negative', '0', '2', '0', '0', '100.0%'],
+      ['neutral', '0', '0', '1', '0', '100.0%'],
+      ['precision', '100.0%', '66.7%', '100.0%'],
+    ]);
   });
 
   it.skipIf(!HAVE_BROWSER)('with one model too: a reference column, and the label compared in the answer column', async () => {
