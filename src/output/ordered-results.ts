@@ -47,6 +47,8 @@ export class OrderedResults {
   private copyTimer: NodeJS.Timeout | null = null;
   private failure: Error | null = null;
   private damagedLines = 0;
+  /** The journal referring to the new record files is in place (finish). */
+  private journalPlaced = false;
   /** Lanes waiting for the window to have room (each model's reader may wait at once). */
   private windowWaiters: Array<() => void> = [];
 
@@ -199,6 +201,9 @@ export class OrderedResults {
       if (compact && this.damagedLines === 0) {
         await this.index.seal();
         await this.index.place();
+        // From here on the journal refers to the records in these files: whatever happens, they
+        // are renamed into place (now, or by the next start), never removed.
+        this.journalPlaced = true;
       } else await this.index.discard();
       for (const file of renamed) await file.place();
     } catch (error) {
@@ -208,13 +213,14 @@ export class OrderedResults {
     return this.counts;
   }
 
-  /** Leaves the files as they were (the run failed). */
+  /** Leaves the files as they were (the run failed); once the new journal is in place, its record files stay for the next start to rename. */
   async discard(): Promise<void> {
     this.stopCopyTimer();
+    this.store.close();
+    if (this.journalPlaced) return;
     await this.output.file.discard();
     await this.errors.file.discard();
     await this.index.discard();
-    this.store.close();
   }
 
   private stopCopyTimer(): void {
