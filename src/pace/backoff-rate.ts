@@ -4,8 +4,8 @@ import { RecentShare } from './recent-share.js';
 /** How far a 429 cuts the pace: to this share of what the endpoint was admitting (sent, less rejected)... */
 const CUT_TO = 0.9;
 /**
- * ...but a pace already set is cut to no less than this share of itself, or than the share of
- * recent answers that were not 429s if that is lower (at most halving it, TCP's floor): what was
+ * ...but a pace that got requests through is cut to no less than this share of itself, or than
+ * the share of its answers that were not 429s if that is lower (at most halving it, TCP's floor): what was
  * admitted over the last seconds includes slower moments, and a few 429s should not undo them
  * all, while a flood of them (a burst into a limiter with no room) wants the pace down fast.
  */
@@ -22,17 +22,18 @@ const DEEPEST_CUT = 0.5;
  */
 const PLATEAU = 0.95;
 const RECOVER_MS = 1_000;
-const PROBE_AFTER_MS = 10_000;
-const GROWTH_LINEAR = 0.05;
-const GROWTH_SQUARE = 0.01;
 /**
- * How many of the latest answers say how deep a cut goes: a flood of 429s just now (a burst
- * into a limiter with no room) cuts deep, a single one among successes cuts a little, whatever
- * the start of the run was like.
+ * Probing past the plateau starts after PROBE_AFTER_MS, or after PROBE_AFTER_REQUESTS sent at
+ * the plateau's pace if that is longer: each probe costs a 429 or two, and at 2 requests a
+ * second a probe every 10 s was one request in twenty refused, at 50 one in five hundred.
  */
-const LATEST = 8;
-/** Of the LATEST answers, this share of 429s is a flood. */
-const FLOOD_SHARE = 0.5;
+const PROBE_AFTER_MS = 10_000;
+const PROBE_AFTER_REQUESTS = 100;
+const GROWTH_LINEAR = 0.05;
+/** After a flood, until a 429 says where the limit is, the pace doubles with each this many successes. */
+const SLOW_START_DOUBLING = 8;
+const SLOW_START_STEP = 2 ** (1 / SLOW_START_DOUBLING);
+const GROWTH_SQUARE = 0.01;
 /** The span over which sent, accepted and rejected requests are counted... */
 const METER_MS = 5_000;
 /** ...and the shortest a rate is measured over, early in a run (one bin of the meter). */
@@ -47,6 +48,14 @@ const SHORTEST_SPAN_MS = 100;
 const SATURATED_SHARE = 0.1;
 const MIN_REJECTED = 2;
 const RECENT = 100;
+/**
+ * ...or LATEST_REJECTED of the last LATEST answers: a pace probing past a limit meets it at once
+ * (past a strict limiter's rate, every other request is refused), and waiting for a tenth of a
+ * hundred answers let twenty through at a 429's pace. Random 429s at 5% come three in eight
+ * once in two hundred answers: a small cut, soon grown back.
+ */
+const LATEST = 8;
+const LATEST_REJECTED = 3;
 /** The slowest pace a cut leaves: one request every 10 s. */
 const SLOWEST_PER_MS = 1 / 10_000;
 
@@ -77,8 +86,13 @@ export class BackoffRate {
   /** The last RECENT answers, and how many of them were 429s. */
   private readonly recent = new RecentShare(RECENT);
   private readonly latest = new RecentShare(LATEST);
-  /** The pace the last 429 that cut came at (or, at the first, what the endpoint was admitting): the limit, as far as known. */
+  /** The pace the last 429 that cut came at, when that pace had got requests through: the limit, as far as known. */
   private badPerMs = 0;
+  /** The pace the latest request went at. */
+  private lastSentPerMs: number | null = null;
+  /** Answers to requests sent since the last cut (at its pace), and how many were 429s. */
+  private answeredSinceCut = 0;
+  private rejectedSinceCut = 0;
 
   /** The pace in requests per minute; null when there is none. */
   get perMinute(): number | null {
@@ -94,44 +108,64 @@ export class BackoffRate {
   /** A request goes out now. */
   sent(now: number): void {
     this.firstAt ??= now;
+    this.lastSentPerMs = this.perMs;
     this.sentMeter.add(now);
     // Evenly spaced, never two at once after a pause: a limiter with no burst (nginx burst=0) refuses the second.
     if (this.perMs !== null) this.next = Math.max(this.next, now) + 1 / this.perMs;
   }
 
-  accepted(now: number): void {
+  /** A success that took `roundTripMs`. */
+  accepted(now: number, roundTripMs: number): void {
     this.recent.add(false);
     this.latest.add(false);
+    const sentAtThisPace = now - roundTripMs >= this.cutAt;
+    if (sentAtThisPace) this.answeredSinceCut++;
     if (this.perMs === null) return;
-    const grown = this.grownBy(now);
+    // After a flood the pace is a floor, measured early on from as little as one success: the
+    // limit may be many times it (growing by CUBIC's probe took 18 s from a ninth of a 50 r/s
+    // limit). So it grows as TCP's slow start does, by each success at it, not by the clock:
+    // doubling each SLOW_START_DOUBLING successes, a small step past the limit at any rate.
+    const grown = this.badPerMs === 0 ? (sentAtThisPace ? this.perMs * SLOW_START_STEP : this.perMs) : this.grownBy(now);
     // Grow only a pace that is in use: one far above what is sent would let a burst through later.
     const ceiling = 2 * this.perMsOver(this.sentMeter, now);
     this.perMs = Math.max(this.perMs, Math.min(grown, ceiling));
   }
 
   /**
-   * A 429 that no advertised limit explains; `roundTripMs`: how long it took to come. The 429s
-   * of requests sent before a cut arrive within about that long: until then they say nothing
-   * about the new pace. True when it cut the pace.
+   * A 429 that no advertised limit explains; `roundTripMs`: how long it took to come. A 429 to a
+   * request sent before the last cut came at the pace before it and says nothing about the new
+   * one; nor, until about two round trips after a cut, do the others. True when it cut the pace.
    */
   rejected(now: number, roundTripMs: number): boolean {
     this.rejectedMeter.add(now);
     this.recent.add(true);
     this.latest.add(true);
-    if (now < this.cutAllowedAt || !this.saturated()) return false;
+    const sentAtThisPace = now - roundTripMs >= this.cutAt;
+    if (sentAtThisPace) {
+      this.answeredSinceCut++;
+      this.rejectedSinceCut++;
+    }
+    if (now < this.cutAllowedAt || !this.saturated() || (this.perMs !== null && !sentAtThisPace)) return false;
     // What the endpoint let through: answered or still in flight, all but the 429s.
     const admitting = Math.max(0, this.perMsOver(this.sentMeter, now) - this.perMsOver(this.rejectedMeter, now));
-    const rejectedShare = this.latest.share;
-    // In a flood of 429s the endpoint admits at its limit and no faster: what it admitted is the
-    // limit's best measure, and the cut goes straight under it. A 429 among successes says the
-    // limit is about the pace it came at.
-    const flood = rejectedShare >= FLOOD_SHARE;
-    this.badPerMs = flood || this.perMs === null ? 0 : this.perMs;
+    // A pace that got some requests through and now a 429 says the limit is about that pace: the
+    // pace is held a little under it (see PLATEAU). A pace that got none through (the run's first
+    // burst, or far too fast) says only that the limit is well under it; what the endpoint
+    // admitted meanwhile is its best measure, and the cut goes straight under that.
+    const flood = this.perMs === null || this.answeredSinceCut === this.rejectedSinceCut;
+    // The pace a 429 came at is the pace its request went at, or the latest request's if that is
+    // lower: the pace grows between two requests far apart (half a second at 2 r/s). Not the
+    // gap measured between two requests: a request's way to the wire varies by milliseconds
+    // (a new connection, a collection), and one short gap would set the limit low for good.
+    this.badPerMs = flood ? 0 : Math.min(this.perMs!, this.lastSentPerMs ?? this.perMs!);
+    const rejectedShare = flood ? 1 : this.rejectedSinceCut / this.answeredSinceCut;
     const floor = flood ? 0 : Math.max(DEEPEST_CUT, Math.min(CUT_FLOOR, 1 - rejectedShare));
     const cut = Math.max(admitting * CUT_TO, (this.perMs ?? 0) * floor, SLOWEST_PER_MS);
     this.perMs = this.perMs === null ? cut : Math.min(this.perMs, cut);
     this.cutPerMs = this.perMs;
     this.cutAt = now;
+    this.answeredSinceCut = 0;
+    this.rejectedSinceCut = 0;
     this.cutAllowedAt = now + Math.max(2 * roundTripMs, 20);
     this.next = Math.max(this.next, now + 1 / this.perMs);
     return true;
@@ -147,12 +181,14 @@ export class BackoffRate {
     const plateau = this.badPerMs * PLATEAU;
     if (plateau <= this.cutPerMs) return this.cutPerMs * growth(sinceCut);
     const recovered = plateau - (plateau - this.cutPerMs) * Math.exp(-sinceCut / RECOVER_MS);
-    return recovered * growth(Math.max(0, sinceCut - PROBE_AFTER_MS));
+    const probeAfterMs = Math.max(PROBE_AFTER_MS, PROBE_AFTER_REQUESTS / plateau);
+    return recovered * growth(Math.max(0, sinceCut - probeAfterMs));
   }
 
   /** Whether 429s are a saturating share of the recent answers (see SATURATED_SHARE). */
   saturated(): boolean {
-    return this.recent.hits >= MIN_REJECTED && this.recent.hits >= SATURATED_SHARE * this.recent.count;
+    const recently = this.recent.hits >= MIN_REJECTED && this.recent.hits >= SATURATED_SHARE * this.recent.count;
+    return recently || this.latest.hits >= LATEST_REJECTED;
   }
 
   /** Events per ms over the meter's span (or since the first request, early in a run). */

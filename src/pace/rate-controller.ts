@@ -144,7 +144,7 @@ export class RateController {
     if (reading.limits.length > 0) this.lastSaid = outcome;
     if (outcome.ok) {
       this.rateLimitedSince = null;
-      this.backoff.accepted(now);
+      this.backoff.accepted(now, outcome.durationMs);
       this.setConcurrency(this.target.succeeded(outcome.durationMs, this.pacePerMs()));
       return null;
     }
