@@ -15,6 +15,8 @@ export interface NginxOptions {
   upstream: string;
   /** nginx's `limit_req`: `rate` as nginx writes it (`20r/s`, `120r/m`), `burst` (default 0), `nodelay`. */
   limitReq?: { rate: string; burst?: number; nodelay?: boolean };
+  /** nginx's `limit_conn`: at most this many connections with a request in progress, past it 429. */
+  limitConn?: number;
 }
 
 export interface AccessLogEntry {
@@ -77,10 +79,13 @@ http {
   ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join('\n  ')}
   ${limit ? `limit_req_zone $binary_remote_addr zone=chatbatch:1m rate=${limit.rate};` : ''}
   limit_req_status 429;
+  ${options.limitConn ? 'limit_conn_zone $binary_remote_addr zone=inflight:1m;' : ''}
+  limit_conn_status 429;
   server {
     listen 127.0.0.1:${port};
     location / {
       ${limit ? `limit_req zone=chatbatch${limit.burst ? ` burst=${limit.burst}` : ''}${limit.nodelay ? ' nodelay' : ''};` : ''}
+      ${options.limitConn ? `limit_conn inflight ${options.limitConn};` : ''}
       proxy_pass http://${upstream.host};
       proxy_http_version 1.1;
       proxy_set_header Connection "";
