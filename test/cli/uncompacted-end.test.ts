@@ -1,16 +1,18 @@
+import { readdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { runCli as spawnCli } from '../support/cli.js';
 import { runCli } from '../support/cli-in-process.js';
+import { readJournalView } from '../support/record-files.js';
 import { perTestRecordedRun } from '../support/recorded-run.js';
 import type { TempDir } from '../support/temp-dir.js';
 
-// A finished run's journal refers to its records by where they are in output.jsonl and
-// errors.jsonl. A resume that cannot put a new journal in place (a write failed, or a line it
-// wrote read back changed) keeps that journal: the record files it refers to must stay as they
-// are, or every record after the first one this session moved no longer verifies and is paid for
-// again.
+// A session that cannot put its compacted journal in place (a write failed, or a line it wrote
+// read back changed) keeps the journal it appended to. A finished run's journal refers to its
+// records by where they are in output.jsonl and errors.jsonl: a resume that keeps it must keep
+// those files as they are too, or every record after the first one it moved no longer verifies
+// and is paid for again.
 
 /** Preloaded into the child: silent corruption of a byte written to the journal (see the file). */
 const FAULTY_FS = fileURLToPath(new URL('../support/faulty-fs.mjs', import.meta.url));
@@ -39,7 +41,29 @@ const args = (...extra: string[]) => [
   ...extra,
 ];
 
-describe('a resume that keeps its journal as it was', () => {
+describe('a session that keeps its journal as it was', () => {
+  it('the disk fills up as the compacted journal is written: exit 5 naming the journal; --resume sends nothing and compacts', async () => {
+    const env = { CHATBATCH_API_KEY: KEY, NODE_OPTIONS: `--import=${FAULTY_FS}` };
+    // Only the compacted journal's temporary file (`.journal.jsonl.<pid>.<n>.<hex>.tmp`) fails: the
+    // run itself had room for every row.
+    const faults = { CHATBATCH_FAULT_PATHS: '.chatbatch/.journal.jsonl.', CHATBATCH_FAULT_AFTER: '300' };
+    const full = await spawnCli(args(), { cwd: dir.path, env: { ...env, ...faults } });
+    expect(full.code, full.stderr).toBe(5);
+    expect(full.stderr).toMatch(
+      /^chatbatch: no space left on device writing .*\.chatbatch\/journal\.jsonl; free space and rerun with --resume$/m,
+    );
+    expect(sent).toHaveLength(IDS.length);
+    expect((await readJournalView(dir.file('out'))).parsed.filter((line) => line?.kind === 'record')).toHaveLength(IDS.length);
+
+    sent.length = 0;
+    const resumed = await runCli(args('--resume'), { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(sent).toEqual([]);
+    expect((await dir.jsonl<{ id: string }>('out/output.jsonl')).map((record) => record.id)).toEqual(IDS);
+    expect((await readJournalView(dir.file('out'))).parsed.filter((line) => line?.kind === 'reference')).toHaveLength(IDS.length);
+    expect((await readdir(dir.file('out/.chatbatch'))).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('a line of a retried row read back changed: output.jsonl stays as the journal refers to it, and the next resume sends nothing', async () => {
     await dir.write(
       'in.jsonl',
