@@ -41,7 +41,7 @@ export const runCommand = (session: CliSession): CommandModule<object, RunArgs> 
     // groups, examples or epilog, so there is nothing to lay out.
     const hidden = !session.helpAsked;
     const built = (session.helpAsked ? groupRunHelp(yargs) : yargs)
-      .positional('inputs', { type: 'string', array: true, describe: 'Input files or glob patterns (JSONL, CSV); quote globs' })
+      .positional('inputs', { type: 'string', array: true, describe: 'Input files or glob patterns (JSONL, CSV, Parquet); quote globs' })
       .option('job', { type: 'string', hidden, describe: 'JSON job file; flags override it' })
       .options(Object.fromEntries(flagOptions().map(([, spec]) => [spec.flag, { ...yargsOption(spec), hidden }])))
       .option('simulate', { type: 'boolean', hidden, describe: 'Start the built-in simulator and send to it (replies are simulated)' })
@@ -76,6 +76,10 @@ function runHelpExtras(yargs: Argv): Argv {
       'Run a glob of CSV files with a template',
     )
     .example('$0 run --job jobs/quickstart.json --simulate', 'Try it against the built-in simulator')
+    .example(
+      '$0 run products.parquet --template "Describe {{name}}" --base-url URL --model NAME --limit 10',
+      'Try the first 10 rows of a Parquet table',
+    )
     .example('$0 run --job jobs/enrich-products.json --out out/2026-11-22 --resume', 'Resume an interrupted run')
     .example(
       "$0 run in.jsonl --base-url https://api.portkey.ai/v1 --header 'x-portkey-provider: openai' --header 'x-portkey-api-key: ${PORTKEY_API_KEY}' ...",
@@ -154,10 +158,14 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
       }
       const resumeWith = (budgetFlag: string[]) => resumeCommand(session, config, redactor!, budgetFlag);
       if (report.status === 'stopped_at_limit') {
-        const { budgetStopMessage, costStopMessage } = await import('./budget-stop.js');
-        if (report.limitReachedBy === 'cost' && report.costBudget) log(costStopMessage(report.costBudget, report.pending, resumeWith));
+        const { budgetStopMessage, costStopMessage, rowLimitStopMessage } = await import('./budget-stop.js');
+        if (report.limitReachedBy === 'rows' && config.limit !== null)
+          log(rowLimitStopMessage(config.limit, report.pending, resumeWith(['--limit'])));
+        else if (report.limitReachedBy === 'cost' && report.costBudget) log(costStopMessage(report.costBudget, report.pending, resumeWith));
         else if (report.budget) log(budgetStopMessage(report.budget, report.pending, resumeWith));
       }
+      // After a simulated run (npm start), the next step: the same command against a real endpoint.
+      if (simulator && format === 'text') log((await import('./real-endpoint-hint.js')).realEndpointHint(session));
       // The summary is the last line a log collector reads.
       if (format === 'json') io.stderr.write(jsonLogLine(summaryFields(report, exitCodeFor(report.status))));
       return exitCodeFor(report.status);
@@ -215,6 +223,10 @@ function flagsFrom(args: RunArgs): RunFlags {
  * variable, `"${CHATBATCH_API_KEY}"`: the line is printed, and must neither show the key nor, with
  * it masked, fail when pasted.
  */
+/**
+ * The command that resumes this run: the same arguments, `--resume` for `--force`, `--out` named;
+ * `budgetFlag` (`--max-cost 2`) in place of the one given, or a flag alone (`--limit`) left out.
+ */
 function resumeCommand({ io, argv: given }: CliSession, config: RunConfig, redactor: Redactor, budgetFlag: string[] = []): string {
   const argv = given.filter((arg) => arg !== '--force' && arg !== '--resume');
   const [flag] = budgetFlag;
@@ -226,7 +238,8 @@ function resumeCommand({ io, argv: given }: CliSession, config: RunConfig, redac
   // The redactor decides what is a secret: a placeholder key (`none`) is no secret, and is left as typed.
   const variable = config.apiKeyFile === null && redactor.redact(config.apiKey) !== config.apiKey ? config.apiKeyEnv : null;
   const quote = (arg: string) => keyAsVariable(arg, config.apiKey, variable);
-  return [invocation(io.script, io.env, io.cwd), ...[...argv, '--resume', ...budgetFlag].map(quote)].join(' ');
+  const added = budgetFlag.length > 1 ? budgetFlag : [];
+  return [invocation(io.script, io.env, io.cwd), ...[...argv, '--resume', ...added].map(quote)].join(' ');
 }
 
 /** `arg` quoted for a POSIX shell, the key in it (when read from `variable`) written as `${variable}` in double quotes. */

@@ -171,7 +171,7 @@ async function checkInputs(options: RunOptions, progress: RunProgress): Promise<
   if (!config.shard) {
     void countRows(files).then(
       (total) => {
-        progress.total = total * copiesPerRow(config);
+        progress.total = Math.min(total, config.limit ?? total) * copiesPerRow(config);
         seen.reserve(total);
       },
       () => {},
