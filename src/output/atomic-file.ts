@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { syncDirectory } from '../state/sync-directory.js';
 import { asWriteFailure, writeFully } from '../state/write-failed.js';
 
 let created = 0;
@@ -14,6 +16,7 @@ export class AtomicFile {
   // 256 KiB (larger buffers bought no speed, only resident memory).
   private readonly staging = Buffer.allocUnsafe(1 << 18);
   private staged = 0;
+  private written = 0;
 
   private constructor(
     private readonly target: string,
@@ -22,8 +25,11 @@ export class AtomicFile {
   ) {}
 
   static async create(target: string): Promise<AtomicFile> {
-    // Two writes of one file in one process (a manifest checkpoint and an error mark) get two names.
-    const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${++created}.tmp`);
+    // Two writes of one file in one process (a manifest checkpoint and an error mark) get two
+    // names; the random part keeps a name a journal's header gives (compaction) from ever being
+    // another process's, whose pid and count happened to be the same.
+    const unique = `${process.pid}.${++created}.${randomBytes(4).toString('hex')}`;
+    const temporary = path.join(path.dirname(target), `.${path.basename(target)}.${unique}.tmp`);
     try {
       return new AtomicFile(target, temporary, await open(temporary, 'w'));
     } catch (error) {
@@ -31,19 +37,44 @@ export class AtomicFile {
     }
   }
 
+  /** The temporary file's name (in the target's folder), until `place` renames it. */
+  get temporaryName(): string {
+    return path.basename(this.temporary);
+  }
+
+  /** Bytes written so far: where the next write starts. */
+  get size(): number {
+    return this.written;
+  }
+
   /** Appends `data`; it is written (synchronously, see writeFully) once the staging buffer is full. */
   write(data: Buffer | string): void {
     const buffer = typeof data === 'string' ? Buffer.from(data) : data;
+    this.written += buffer.length;
     if (this.staged + buffer.length > this.staging.length) this.flush();
     if (buffer.length > this.staging.length) writeFully(this.handle.fd, buffer, this.target);
     else this.staged += buffer.copy(this.staging, this.staged);
   }
 
   async commit(): Promise<void> {
+    await this.seal();
+    await this.place();
+  }
+
+  /** Writes what is staged, fsyncs and closes the temporary file: complete on disk, not yet in place. */
+  async seal(): Promise<void> {
     this.flush();
     try {
       await this.handle.sync();
       await this.handle.close();
+    } catch (error) {
+      throw asWriteFailure(error, this.target);
+    }
+  }
+
+  /** Renames the sealed file over the target, and makes the rename durable. */
+  async place(): Promise<void> {
+    try {
       await rename(this.temporary, this.target);
     } catch (error) {
       throw asWriteFailure(error, this.target);
@@ -73,19 +104,5 @@ export async function writeFileAtomic(target: string, data: string): Promise<voi
   } catch (error) {
     await file.discard();
     throw error;
-  }
-}
-
-async function syncDirectory(directory: string): Promise<void> {
-  // Makes the rename itself durable; not every platform allows opening a directory.
-  try {
-    const handle = await open(directory, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    /* best effort */
   }
 }

@@ -1,17 +1,18 @@
-import { readSync } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
 import path from 'node:path';
 import { onAbort } from '../async/on-abort.js';
 import { categoryOf, PENDING, SUCCEEDED } from '../record/outcome-code.js';
 import { ERRORS_FILE, OUTPUT_FILE } from '../state/file-names.js';
-import { type RecordLocation, verifiedRecordStart } from '../state/journal.js';
-import { asWriteFailure, WriteFailedError } from '../state/write-failed.js';
+import type { RecordLocation } from '../state/journal.js';
+import { RecordStore } from '../state/record-store.js';
+import { WriteFailedError } from '../state/write-failed.js';
 import { AtomicFile } from './atomic-file.js';
-import { ReorderWindow } from './reorder-window.js';
+import { JournalIndex } from './journal-index.js';
+import { NewRecordFile } from './new-record-file.js';
+import { ReorderWindow, type WindowRow } from './reorder-window.js';
 import { isCutAtMaxTokens, noRows, type RowCounts, tallyRows } from './row-counts.js';
 
 /**
- * Most rows the reorder window holds (~13 bytes each). A row that stays unsettled this long
+ * Most rows the reorder window holds (~26 bytes each). A row that stays unsettled this long
  * behind the others (a long retry wait) pauses admission until it settles, instead of letting
  * memory grow with the input.
  */
@@ -25,15 +26,20 @@ const COPY_EVERY_MS = 20;
 
 /**
  * Writes output.jsonl and errors.jsonl in input order while the run goes on: as soon as the
- * oldest open row settles, it and every settled row behind it are copied from the journal to the
- * files (as bytes, never parsed). Only the rows between the oldest unsettled row and the newest
+ * oldest open row settles, it and every settled row behind it are copied from the journal (or,
+ * for an earlier session's record, from the record files its journal line refers to) to the
+ * files, as bytes, never parsed. Only the rows between the oldest unsettled row and the newest
  * admitted one are remembered, so memory follows how far out of order rows finish, not the
  * input's size. The files are temporary until `finish` renames them into place, so a reader
  * never sees a half-written file.
  *
- * A record is copied only from a journal line that verifies, checked as it is read back. A line
- * that does not (the disk or another process changed it after it was written) leaves its row
- * pending and is reported as `damage`; a resume sends that row again.
+ * Beside them it writes the journal that replaces the run's when the session ends well
+ * (JournalIndex): a line referring to each record where it now is, so the finished directory
+ * keeps every record once (issue 44: the journal held a second copy of every record).
+ *
+ * A record is copied only from a journal line (and a record) that verifies, checked as it is read
+ * back. One that does not (the disk or another process changed it after it was written) leaves
+ * its row pending and is reported as `damage`; a resume sends that row again.
  */
 export class OrderedResults {
   private readonly window = new ReorderWindow();
@@ -41,13 +47,16 @@ export class OrderedResults {
   private copyTimer: NodeJS.Timeout | null = null;
   private failure: Error | null = null;
   private damagedLines = 0;
+  /** The journal referring to the new record files is in place (finish). */
+  private journalPlaced = false;
   /** Lanes waiting for the window to have room (each model's reader may wait at once). */
   private windowWaiters: Array<() => void> = [];
 
   private constructor(
-    private readonly journal: JournalReader,
-    private readonly output: AtomicFile,
-    private readonly errors: AtomicFile,
+    private readonly store: RecordStore,
+    private readonly output: NewRecordFile,
+    private readonly errors: NewRecordFile,
+    private readonly index: JournalIndex,
     private readonly onProblem: (error: Error) => void,
   ) {}
 
@@ -56,22 +65,20 @@ export class OrderedResults {
    * does not verify: the run should stop admitting rows.
    */
   static async open(journalFile: string, outDir: string, onProblem: (error: Error) => void = () => {}): Promise<OrderedResults> {
-    let handle: FileHandle;
+    const files = { journal: journalFile, output: path.join(outDir, OUTPUT_FILE), errors: path.join(outDir, ERRORS_FILE) };
+    const created: AtomicFile[] = [];
     try {
-      handle = await open(journalFile, 'r');
+      const output = await AtomicFile.create(files.output);
+      created.push(output);
+      const errors = await AtomicFile.create(files.errors);
+      created.push(errors);
+      const index = await JournalIndex.create(journalFile, { output, errors });
+      const newFiles = [new NewRecordFile(output, files.output, 'o'), new NewRecordFile(errors, files.errors, 'e')] as const;
+      return new OrderedResults(new RecordStore(files), ...newFiles, index, onProblem);
     } catch (error) {
-      throw asWriteFailure(error, journalFile);
+      for (const file of created) await file.discard();
+      throw error;
     }
-    const output = await AtomicFile.create(path.join(outDir, OUTPUT_FILE)).catch(async (error: unknown) => {
-      await handle.close();
-      throw error;
-    });
-    const errors = await AtomicFile.create(path.join(outDir, ERRORS_FILE)).catch(async (error: unknown) => {
-      await output.discard();
-      await handle.close();
-      throw error;
-    });
-    return new OrderedResults(new JournalReader(handle, journalFile), output, errors, onProblem);
   }
 
   /** The first write that failed (output files or journal read-back), if any. */
@@ -84,7 +91,7 @@ export class OrderedResults {
    * WriteFailedError (EBADMSG) naming the journal; null when every line verified.
    */
   get damage(): WriteFailedError | null {
-    return this.damagedLines > 0 ? new WriteFailedError(this.journal.file, 'EBADMSG') : null;
+    return this.damagedLines > 0 ? new WriteFailedError(this.store.journalFile, 'EBADMSG') : null;
   }
 
   /** Rows remembered for ordering (the reorder window). */
@@ -148,6 +155,11 @@ export class OrderedResults {
     this.scheduleCopy();
   }
 
+  /** Row `position`'s reply was journaled at `location` as awaiting its judge (see ReorderWindow.setAwaiting). */
+  awaitingJudge(position: number, location: RecordLocation): void {
+    if (!this.failure) this.window.setAwaiting(position, location);
+  }
+
   /** Row `position` has its record in the journal at `location` (a no-op once a write failed). */
   settled(position: number, location: RecordLocation, outcome: number): void {
     if (this.failure) return;
@@ -167,31 +179,48 @@ export class OrderedResults {
   }
 
   /**
-   * Writes every row left (pending ones are left out), puts the files in place, and counts.
-   * When a write fails, the temporary files are removed (the files in place stay as they were)
-   * and the WriteFailedError is thrown.
+   * Writes every row left (pending ones are left out), puts the files in place, and counts. With
+   * `compact` (the journal took every line it was given) and every record read back whole, the
+   * journal that refers to the records in the new files goes in place first, then the files (a
+   * crash between is finished on the next start: journal-recovery.ts); else the journal stays as
+   * it was. When a write fails, the temporary files are removed (the files in place stay as they
+   * were) and the WriteFailedError is thrown.
    */
-  async finish(): Promise<RowCounts> {
+  async finish(compact = true): Promise<RowCounts> {
     this.stopCopyTimer();
     this.copyFront(true);
     try {
       if (this.failure) throw this.failure;
-      await this.output.commit();
-      await this.errors.commit();
+      // A record file that came out as the one in place stays; its temporary file goes before the
+      // journal naming it is in place (else a crash after would rename that empty file into place).
+      const keep = [this.output, this.errors].filter((file) => file.keepsFileInPlace());
+      this.store.close();
+      for (const kept of keep) await kept.file.discard();
+      const renamed = [this.output, this.errors].filter((file) => !keep.includes(file)).map((file) => file.file);
+      for (const file of renamed) await file.seal();
+      if (compact && this.damagedLines === 0) {
+        await this.index.seal();
+        await this.index.place();
+        // From here on the journal refers to the records in these files: whatever happens, they
+        // are renamed into place (now, or by the next start), never removed.
+        this.journalPlaced = true;
+      } else await this.index.discard();
+      for (const file of renamed) await file.place();
     } catch (error) {
       await this.discard();
       throw error;
     }
-    await this.journal.close();
     return this.counts;
   }
 
-  /** Leaves the files as they were (the run failed). */
+  /** Leaves the files as they were (the run failed); once the new journal is in place, its record files stay for the next start to rename. */
   async discard(): Promise<void> {
     this.stopCopyTimer();
-    await this.output.discard();
-    await this.errors.discard();
-    await this.journal.close().catch(() => {});
+    this.store.close();
+    if (this.journalPlaced) return;
+    await this.output.file.discard();
+    await this.errors.file.discard();
+    await this.index.discard();
   }
 
   private stopCopyTimer(): void {
@@ -216,71 +245,37 @@ export class OrderedResults {
     for (let row = this.window.shift(all, last); row; row = this.window.shift(all, last)) {
       if (row.outcome === PENDING) {
         tallyRows(this.counts, 'pending');
+        this.keepAwaiting(row);
         continue;
       }
-      const bytes = this.journal.verifiedRecord(row.offset, row.length);
-      if (bytes === null) {
+      const stored = this.store.read(row);
+      if (stored === null) {
         tallyRows(this.counts, 'pending');
-        if (this.damagedLines++ === 0) this.onProblem(this.damage!);
+        this.damaged();
         continue;
       }
-      if (row.outcome === SUCCEEDED) {
-        tallyRows(this.counts, 'succeeded');
-        if (isCutAtMaxTokens(bytes)) this.counts.cut_at_max_tokens = (this.counts.cut_at_max_tokens ?? 0) + 1;
-        this.output.write(bytes);
-      } else {
-        tallyRows(this.counts, categoryOf(row.outcome)!);
-        this.errors.write(bytes);
-      }
+      const succeeded = row.outcome === SUCCEEDED;
+      tallyRows(this.counts, succeeded ? 'succeeded' : categoryOf(row.outcome)!);
+      if (succeeded && isCutAtMaxTokens(stored.bytes)) this.counts.cut_at_max_tokens = (this.counts.cut_at_max_tokens ?? 0) + 1;
+      const file = succeeded ? this.output : this.errors;
+      const offset = file.offset;
+      file.add(stored.bytes, stored.reference);
+      // A row left pending keeps its earlier record in the files; what a later session must find
+      // of it is its reply awaiting a judge, when it has one.
+      if (!this.keepAwaiting(row)) this.index.refer(stored.entry, file.name, offset, stored.bytes.length - 1, stored.crc);
     }
   }
-}
 
-/**
- * Reads records back from the journal by location through one reused buffer, so the mostly
- * sequential reads of the ordered writer cost a read call per buffer, not per record.
- */
-class JournalReader {
-  private buffer = Buffer.allocUnsafe(1 << 20);
-  private bufferStart = 0;
-  private bufferLength = 0;
-
-  constructor(
-    private readonly handle: FileHandle,
-    readonly file: string,
-  ) {}
-
-  /**
-   * The record (with its newline) of the journal line at `offset` (`length` bytes without the
-   * newline) when the line verifies, else null: a view valid until the next read. Read
-   * synchronously, as the journal is written (see writeFully).
-   */
-  verifiedRecord(offset: number, length: number): Buffer | null {
-    const end = offset + length + 1; // with the newline
-    if (offset < this.bufferStart || end > this.bufferStart + this.bufferLength) {
-      if (length + 1 > this.buffer.length) this.buffer = Buffer.allocUnsafe(length + 1);
-      let bytesRead: number;
-      try {
-        bytesRead = readSync(this.handle.fd, this.buffer, 0, this.buffer.length, offset);
-      } catch (error) {
-        throw asWriteFailure(error, this.file);
-      }
-      this.bufferStart = offset;
-      this.bufferLength = bytesRead;
-      if (bytesRead < length + 1) return null; // the journal is shorter than what was written
-    }
-    return this.recordInBuffer(offset, length);
+  /** For a row left pending, its reply journaled as awaiting its judge, kept in the new journal as it is; false when it has none. */
+  private keepAwaiting(row: WindowRow): boolean {
+    if (!row.pending || row.awaitingLength < 0) return false;
+    const line = this.store.recordLine({ offset: row.awaitingOffset, length: row.awaitingLength });
+    if (line === null) this.damaged();
+    else this.index.keepLine(line);
+    return true;
   }
 
-  private recordInBuffer(offset: number, length: number): Buffer | null {
-    const lineStart = offset - this.bufferStart;
-    const newline = lineStart + length;
-    if (this.buffer[newline] !== 10) return null;
-    const recordStart = verifiedRecordStart(this.buffer, lineStart, newline);
-    return recordStart === -1 ? null : this.buffer.subarray(recordStart, newline + 1);
-  }
-
-  close(): Promise<void> {
-    return this.handle.close();
+  private damaged(): void {
+    if (this.damagedLines++ === 0) this.onProblem(this.damage!);
   }
 }

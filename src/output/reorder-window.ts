@@ -13,11 +13,16 @@ export interface WindowRow {
   outcome: number;
   offset: number;
   length: number;
+  /** The row has no record of this session's: `outcome`, `offset` and `length` are its earlier record's (PENDING: none). */
+  pending: boolean;
+  /** Where this session journaled the row's reply as awaiting its judge (a row left pending); length -1: nowhere. */
+  awaitingOffset: number;
+  awaitingLength: number;
 }
 
 /**
  * The rows between the oldest one not yet written out and the newest one admitted: where each
- * settled row's record sits in the journal, and how it ended. A ring of typed arrays (~13 bytes
+ * settled row's record sits in the journal, and how it ended. A ring of typed arrays (~26 bytes
  * a row) that grows only while a slow row holds the front back, so its size follows how far
  * out of order rows settle, not how many rows the input has.
  */
@@ -30,6 +35,9 @@ export class ReorderWindow {
   private outcomes = new Uint8Array(this.capacity);
   /** How an earlier session's record of the row ended (PENDING: none), kept while the row has no record of its own. */
   private earlierOutcomes = new Uint8Array(this.capacity);
+  /** Where a reply of the row awaiting its judge was journaled (length -1: none); see `setAwaiting`. */
+  private awaitingOffsets = new Float64Array(this.capacity);
+  private awaitingLengths = new Int32Array(this.capacity);
 
   /** Rows held: the front row through the newest one. */
   get size(): number {
@@ -48,6 +56,7 @@ export class ReorderWindow {
     for (let p = this.end; p <= position; p++) {
       this.outcomes[p % this.capacity] = PENDING;
       this.earlierOutcomes[p % this.capacity] = PENDING;
+      this.awaitingLengths[p % this.capacity] = -1;
     }
     this.end = position + 1;
   }
@@ -74,6 +83,19 @@ export class ReorderWindow {
     this.earlierOutcomes[slot] = outcome;
   }
 
+  /**
+   * Row `position`'s reply was journaled at `location` as awaiting its judge: should the row end
+   * the session pending, that line is the one a later session must find (it judges the reply
+   * instead of paying for it again).
+   */
+  setAwaiting(position: number, location: RecordLocation): void {
+    if (position < this.start) return;
+    this.touch(position);
+    const slot = position % this.capacity;
+    this.awaitingOffsets[slot] = location.offset;
+    this.awaitingLengths[slot] = location.length;
+  }
+
   /** Row `position` ends this session without a record of its own: it no longer holds the rows behind it back. */
   leave(position: number): void {
     if (position < this.start) return;
@@ -91,8 +113,17 @@ export class ReorderWindow {
     const slot = this.start % this.capacity;
     let outcome = this.outcomes[slot]!;
     if (outcome === PENDING && !evenPending) return null;
-    if (outcome === PENDING || outcome === LEFT_PENDING) outcome = this.earlierOutcomes[slot]!;
-    return { position: this.start++, outcome, offset: this.offsets[slot]!, length: this.lengths[slot]! };
+    const pending = outcome === PENDING || outcome === LEFT_PENDING;
+    if (pending) outcome = this.earlierOutcomes[slot]!;
+    return {
+      position: this.start++,
+      outcome,
+      offset: this.offsets[slot]!,
+      length: this.lengths[slot]!,
+      pending,
+      awaitingOffset: this.awaitingOffsets[slot]!,
+      awaitingLength: this.awaitingLengths[slot]!,
+    };
   }
 
   private reserve(rows: number): void {
@@ -103,6 +134,8 @@ export class ReorderWindow {
     const lengths = new Uint32Array(capacity);
     const outcomes = new Uint8Array(capacity);
     const earlierOutcomes = new Uint8Array(capacity);
+    const awaitingOffsets = new Float64Array(capacity);
+    const awaitingLengths = new Int32Array(capacity);
     for (let p = this.start; p < this.end; p++) {
       const from = p % this.capacity;
       const to = p % capacity;
@@ -110,11 +143,15 @@ export class ReorderWindow {
       lengths[to] = this.lengths[from]!;
       outcomes[to] = this.outcomes[from]!;
       earlierOutcomes[to] = this.earlierOutcomes[from]!;
+      awaitingOffsets[to] = this.awaitingOffsets[from]!;
+      awaitingLengths[to] = this.awaitingLengths[from]!;
     }
     this.capacity = capacity;
     this.offsets = offsets;
     this.lengths = lengths;
     this.outcomes = outcomes;
     this.earlierOutcomes = earlierOutcomes;
+    this.awaitingOffsets = awaitingOffsets;
+    this.awaitingLengths = awaitingLengths;
   }
 }

@@ -1,7 +1,7 @@
-import { type FileHandle, open } from 'node:fs/promises';
 import { exceedsJsonDepth } from '../record/json-depth.js';
 import type { RowRecord } from '../record/record.js';
-import { type RecordLocation, verifiedRecordStart } from '../state/journal.js';
+import type { RecordLocation } from '../state/journal.js';
+import { RecordStore } from '../state/record-store.js';
 import type { ReplyCheck } from './reply-check.js';
 import { withCheckedReply } from './reply-records.js';
 
@@ -14,11 +14,12 @@ import { withCheckedReply } from './reply-records.js';
  * are not checked again: that would read every record of the journal (see the README).
  */
 export class EarlierReplies {
-  private handle: FileHandle | null = null;
+  private store: RecordStore | null = null;
   private passed = 0;
   private failedAnew = 0;
 
-  constructor(private readonly journalFile: string) {}
+  /** The run's journal and record files (the records an earlier session's journal refers to). */
+  constructor(private readonly files: { journal: string; output: string; errors: string }) {}
 
   /** The row's new record, or null when the check gives what it gave before (or the line cannot be read). */
   async recheck(location: RecordLocation, check: ReplyCheck | null): Promise<RowRecord | null> {
@@ -44,20 +45,17 @@ export class EarlierReplies {
   }
 
   async close(): Promise<void> {
-    await this.handle?.close();
-    this.handle = null;
+    this.store?.close();
+    this.store = null;
   }
 
-  /** The record an earlier session journaled at `location`; null when the line cannot be read or verified. */
+  /** The record an earlier session journaled at `location`; null when it cannot be read or does not verify. */
   async read(location: RecordLocation): Promise<RowRecord | null> {
-    this.handle ??= await open(this.journalFile, 'r');
-    const buffer = Buffer.allocUnsafe(location.length + 1);
-    const { bytesRead } = await this.handle.read(buffer, 0, buffer.length, location.offset);
-    if (bytesRead < buffer.length || buffer[location.length] !== 10) return null;
-    const recordStart = verifiedRecordStart(buffer, 0, location.length);
-    if (recordStart === -1) return null;
+    this.store ??= new RecordStore(this.files);
+    const stored = this.store.read(location);
+    if (stored === null) return null;
     try {
-      const record: unknown = JSON.parse(buffer.toString('utf8', recordStart, location.length));
+      const record: unknown = JSON.parse(stored.bytes.toString('utf8'));
       // A record no chatbatch wrote (edited, checksum and all): not one to write out again.
       return exceedsJsonDepth(record) ? null : (record as RowRecord);
     } catch {

@@ -47,7 +47,10 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
   const shortfall = run.promptShortfall.notice();
   if (shortfall) log(shortfall);
 
-  const tally = await results.finish().catch((error: unknown) => {
+  // The journal is replaced by one referring to the records in the new files only after a session
+  // whose writes all worked: after a failed one, the new files may lack earlier records (a stopped
+  // resume keeps them only while it can write), which the old journal still holds.
+  const tally = await results.finish(writeFailure === null).catch((error: unknown) => {
     throw writeFailure ?? error;
   });
   writeFailure ??= results.damage;

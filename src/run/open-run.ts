@@ -28,6 +28,7 @@ import { maxCompletionTokens } from '../request/completion-limit.js';
 import { copiesPerRow, keyModelOf } from '../request/samples.js';
 import { checkTemplateColumns } from '../request/template-columns.js';
 import { JournalWriter } from '../state/journal.js';
+import { rollForward } from '../state/journal-recovery.js';
 import { acquireLock } from '../state/lock.js';
 import {
   clearRunFiles,
@@ -183,6 +184,8 @@ async function checkInputs(options: RunOptions, progress: RunProgress): Promise<
 /** Refuses a directory holding a run unless told what to do with it; clears it (--force) or reads it (--resume). */
 async function readEarlierRun(options: RunOptions, paths: OutDirPaths): Promise<EarlierRun> {
   const { config, log } = options;
+  // A session's end a crash cut short is finished first: the journal refers to its record files.
+  await rollForward(paths);
   await removeLeftoverTempFiles(paths);
   const state = await inspectOutDir(paths);
   if (state.kind !== 'new' && !config.resume && !config.force) {
@@ -195,7 +198,7 @@ async function readEarlierRun(options: RunOptions, paths: OutDirPaths): Promise<
   if (state.kind === 'new' && !config.force) await refuseForeignFiles(config.outDir, paths);
   if (config.force) await clearRunFiles(paths);
   const previousWritten = config.resume ? await readManifestAsWritten(paths.manifest) : null;
-  const previous = config.resume && state.kind !== 'new' ? await loadPreviousResults(paths.journal) : null;
+  const previous = config.resume && state.kind !== 'new' ? await loadPreviousResults(paths) : null;
   if (previous) reportJournalRepairs(previous, log);
   return { previous, previousWritten };
 }
@@ -276,7 +279,7 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
     tokens.total,
     manifestCost(cost),
   );
-  const earlierReplies = new EarlierReplies(paths.journal);
+  const earlierReplies = new EarlierReplies(paths);
   const shardRows = countShardRowsBeside(parts);
   const journal = await JournalWriter.open(paths.journal);
   await journalDropped(journal, parts.dropped, earlier.previous);
@@ -434,6 +437,11 @@ function reportJournalRepairs(previous: PreviousResults, log: (line: string) => 
   if (previous.unverifiable > 0) {
     log(
       `dropped ${previous.unverifiable} journal line(s) written by an older chatbatch without a checksum: rows with no other line that verifies are sent again`,
+    );
+  }
+  if (previous.changedRecords > 0) {
+    log(
+      `${previous.changedRecords} record(s) the journal refers to in output.jsonl or errors.jsonl are not there as they were written (the files edited, cut short, replaced or removed): their rows are sent again`,
     );
   }
 }

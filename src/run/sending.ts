@@ -219,7 +219,11 @@ export class Sending {
       return this.settle(task.position, task.key, task.request.fingerprint, this.unjudged(graded));
     }
     const outcome = outcomeCode(graded.category ?? null);
-    await this.run.journal.append({ k: task.key, f: awaitingJudge(task.request.fingerprint), o: outcome }, recordJson(graded));
+    const awaiting = await this.run.journal.append(
+      { k: task.key, f: awaitingJudge(task.request.fingerprint), o: outcome },
+      recordJson(graded),
+    );
+    this.run.results.awaitingJudge(task.position, awaiting);
     return this.finishJudging(task, graded);
   }
 

@@ -1,38 +1,27 @@
 import { createReadStream } from 'node:fs';
 import { type FileHandle, open, stat, truncate } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
+import { CHECKSUM_BYTES, type JournalEntry, type RecordReference, readLine, recordEntry, writeChecksum } from './journal-lines.js';
 import { asWriteFailure, writeFully } from './write-failed.js';
 
 /**
  * The journal is the run's durable memory: one line per settled row, appended in completion
- * order as `<checksum>\t<entry JSON>\t<record JSON>\n`. JSON.stringify never emits a raw tab,
- * so the tabs split the line without parsing the record.
- *
- * The checksum is the CRC-32 (zlib's, 8 lowercase hex digits) of everything after its tab up to
- * the newline: entry and record together, so a line cut short, overwritten, merged with the
- * next, or given another row's record no longer verifies, and nothing is ever copied from it.
- * (A CRC rather than a cryptographic hash: it is as good at catching accidental damage, far
- * cheaper, and nobody forges journal lines.) A line that does not verify
+ * order (the kinds of line and their checksums: journal-lines.ts). A line that does not verify
  * is dropped when the journal is read: its row counts as unsettled and is sent again.
  *
  * Durability has two levels. A row counts as done once its line has been written to the OS:
  * from then on a kill -9 cannot lose it (the page cache outlives the process). The file is
  * fsynced every `syncEveryMs` and on close, which bounds what a power cut can take. A crash or a
  * failed write (nothing is written after one) can tear at most the last line, which
- * `readJournal` cuts off.
+ * `readJournal` cuts off. When a session ends with its record files in place, the journal is
+ * replaced by one whose lines refer to the records there (compaction.ts).
  */
-export interface JournalEntry {
-  /** Row key: the row id, or a file:line key for rows whose id was a duplicate. */
-  k: string;
-  /** Fingerprint of the request (or of the input problem for invalid rows). */
-  f: string;
-  /** Outcome code: see `outcomeCode`. */
-  o: number;
-}
+export type { JournalEntry, RecordReference } from './journal-lines.js';
+export { verifiedRecordStart } from './journal-lines.js';
 
 /**
- * Where a row's journal line sits: its first byte (the checksum) and its length without the
- * newline. Whoever copies the record verifies the line first (`verifiedRecordStart`).
+ * Where a row's journal line sits: its first byte and its length without the newline. Whoever
+ * reads the record verifies the line first (record-store.ts).
  */
 export interface RecordLocation {
   offset: number;
@@ -48,9 +37,6 @@ const STAGING_BYTES = 1 << 18;
 const MAX_STAGED_BYTES = 1 << 26;
 /** Lines longer than this (in UTF-16 code units) are measured before they are encoded. */
 const EXACT_SIZE_ABOVE = 1 << 16;
-/** `<8 hex digits>\t` before the entry. */
-const CHECKSUM_BYTES = 9;
-const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 
 export class JournalWriter {
   private closed = false;
@@ -215,37 +201,31 @@ export interface JournalReadResult {
   damaged: number;
   /** Lines of an older chatbatch, written without a checksum: dropped too (they cannot be verified). */
   unverifiable: number;
+  /** The header a session's end wrote first (compaction.ts), if the journal has one. */
+  header: Record<string, unknown> | null;
 }
 
 /**
- * Reads a journal, calling `onEntry` for each line that verifies, in file order (later lines
- * for the same key supersede earlier ones). A torn last line (no newline, from a crash or a
- * failed write) is cut off so the next append starts on a clean line.
+ * Reads a journal, calling `onEntry` for each record or reference line that verifies, in file
+ * order (later lines for the same key supersede earlier ones), with where its record is in the
+ * record files when it is a reference. A torn last line (no newline, from a crash or a failed
+ * write) is cut off so the next append starts on a clean line.
  */
 export async function readJournal(
   file: string,
-  onEntry: (entry: JournalEntry, location: RecordLocation) => void,
+  onEntry: (entry: JournalEntry, location: RecordLocation, reference: RecordReference | null) => void,
 ): Promise<JournalReadResult> {
   const { size } = await stat(file);
   let bufferStart = 0; // file offset of buffer[0]
   let carry: Buffer = Buffer.alloc(0);
-  const result: JournalReadResult = { repairedBytes: 0, lines: 0, damaged: 0, unverifiable: 0 };
+  const result: JournalReadResult = { repairedBytes: 0, lines: 0, damaged: 0, unverifiable: 0, header: null };
   for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
     const buffer = carry.length > 0 ? Buffer.concat([carry, chunk as Buffer]) : (chunk as Buffer);
     let start = 0;
     let newline: number;
     while ((newline = buffer.indexOf(10, start)) !== -1) {
-      const recordStart = verifiedRecordStart(buffer, start, newline);
-      const entry = recordStart === -1 ? null : parseEntry(buffer.toString('utf8', start + CHECKSUM_BYTES, recordStart - 1));
-      const tab = recordStart === -1 ? buffer.indexOf(9, start) : -1;
-      if (entry) {
-        onEntry(entry, { offset: bufferStart + start, length: newline - start });
-        result.lines++;
-      } else if (buffer[start] === 0x7b /* { */ && tab !== -1 && tab < newline) {
-        result.unverifiable++;
-      } else {
-        result.damaged++;
-      }
+      const location = { offset: bufferStart + start, length: newline - start };
+      readOneLine(buffer, start, newline, location, result, onEntry);
       start = newline + 1;
     }
     bufferStart += start;
@@ -262,38 +242,26 @@ export async function readJournal(
   return result;
 }
 
-/**
- * Where the record starts in the journal line `buffer[start..end)` (`end`: its newline), or -1
- * when the line does not verify: no checksum, a wrong one, or no entry/record tab.
- */
-export function verifiedRecordStart(buffer: Buffer, start: number, end: number): number {
-  const body = start + CHECKSUM_BYTES;
-  if (end < body || buffer[body - 1] !== 9) return -1;
-  let expected = 0;
-  for (let i = start; i < body - 1; i++) {
-    const code = buffer[i]!;
-    const digit = code >= 48 && code <= 57 ? code - 48 : code >= 97 && code <= 102 ? code - 87 : -1;
-    if (digit < 0) return -1;
-    expected = expected * 16 + digit;
+function readOneLine(
+  buffer: Buffer,
+  start: number,
+  newline: number,
+  location: RecordLocation,
+  result: JournalReadResult,
+  onEntry: (entry: JournalEntry, location: RecordLocation, reference: RecordReference | null) => void,
+): void {
+  const line = readLine(buffer, start, newline);
+  if (line?.kind === 'header') {
+    if (location.offset === 0) result.header = line.header;
+    return;
   }
-  if (crc32(buffer.subarray(body, end)) !== expected) return -1;
-  const tab = buffer.indexOf(9, body);
-  return tab === -1 || tab >= end ? -1 : tab + 1;
-}
-
-function writeChecksum(buffer: Buffer, at: number, checksum: number): void {
-  for (let i = at + 7; i >= at; i--) {
-    buffer[i] = HEX_DIGITS[checksum & 15]!;
-    checksum >>>= 4;
+  const entry = line?.kind === 'record' ? recordEntry(buffer, line) : (line?.entry ?? null);
+  if (entry) {
+    onEntry(entry, location, line?.kind === 'reference' ? line.reference : null);
+    result.lines++;
+    return;
   }
-  buffer[at + 8] = 9;
-}
-
-function parseEntry(text: string): JournalEntry | null {
-  try {
-    const value = JSON.parse(text) as JournalEntry;
-    return typeof value.k === 'string' && typeof value.f === 'string' && typeof value.o === 'number' ? value : null;
-  } catch {
-    return null;
-  }
+  const tab = buffer.indexOf(9, start);
+  if (line === null && buffer[start] === 0x7b /* { */ && tab !== -1 && tab < newline) result.unverifiable++;
+  else result.damaged++;
 }

@@ -97,17 +97,28 @@ export async function prepareOutDir(paths: OutDirPaths): Promise<void> {
 
 /**
  * Temporary files of the run's own results that a killed process left behind (`AtomicFile`
- * names them `.<name>.<pid>.<n>.tmp`; older versions `.<name>.<pid>.tmp`). Called with the lock held, so none of them is in use.
+ * names them `.<name>.<pid>.<n>.<8 hex digits>.tmp`; older versions `.<name>.<pid>.<n>.tmp` or
+ * `.<name>.<pid>.tmp`), the journal's among them (a compaction's, in DIR/.chatbatch). Called with
+ * the lock held, so none of them is in use, and after `rollForward` (journal-recovery.ts), so none
+ * of them is one a journal refers to.
  */
 export async function removeLeftoverTempFiles(paths: OutDirPaths): Promise<void> {
   const ours = new Set<string>([OUTPUT_FILE, ERRORS_FILE, MANIFEST_FILE, ...Object.values(DERIVED_FILES).flat()]);
-  const leftover = (name: string): boolean => {
-    const match = /^\.(.+?)\.\d+(?:\.\d+)?\.tmp$/.exec(name);
-    return match !== null && ours.has(match[1]!);
-  };
-  const names = await readdir(paths.outDir);
-  await Promise.all(names.filter(leftover).map((name) => rm(path.join(paths.outDir, name), { force: true })));
+  await removeTemporaries(paths.outDir, ours);
+  await removeTemporaries(paths.stateDir, new Set([path.basename(paths.journal)]));
 }
+
+async function removeTemporaries(dir: string, names: ReadonlySet<string>): Promise<void> {
+  const leftover = (name: string): boolean => {
+    const match = TEMPORARY_NAME.exec(name);
+    return match !== null && names.has(match[1]!);
+  };
+  const found = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(found.filter(leftover).map((name) => rm(path.join(dir, name), { force: true })));
+}
+
+/** `.<name>.<pid>[.<n>][.<8 hex digits>].tmp`: what AtomicFile calls a file it writes, now and before. */
+export const TEMPORARY_NAME = /^\.(.+?)\.\d+(?:\.\d+)?(?:\.[0-9a-f]{8})?\.tmp$/;
 
 /**
  * `--force`: forget the earlier run's results (the lock is already ours), the files of any

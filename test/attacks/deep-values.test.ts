@@ -1,12 +1,12 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { run } from '../../src/index.js';
 import { MAX_JSON_DEPTH } from '../../src/record/json-depth.js';
 import { computeStats } from '../../src/report/stats.js';
 import type { RunningSimulator } from '../../src/simulator/server.js';
 import { perTestSimulatedDir } from '../support/per-test.js';
+import { rewriteRecords } from '../support/record-files.js';
 import { startScriptedServer } from '../support/scripted-server.js';
 import { jsonlOf, type TempDir } from '../support/temp-dir.js';
 
@@ -94,7 +94,7 @@ describe(`values nested deeper than ${MAX_JSON_DEPTH} levels never end a run`, (
   });
 });
 
-describe('an edited journal record nested too deep (checksum recomputed)', () => {
+describe('an edited record nested too deep (its checksum in the journal recomputed)', () => {
   it('is not rechecked against a new reply schema (it would overflow the stack): the row keeps it, the resume finishes', async () => {
     const server = await startScriptedServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
@@ -109,12 +109,10 @@ describe('an edited journal record nested too deep (checksum recomputed)', () =>
       const loose = await dir.write('loose.json', JSON.stringify({ type: 'object' }));
       const base = { ...options(input), baseUrl: server.baseUrl };
       expect((await run({ ...base, replySchema: strict, replyRetries: 0 })).exitCode).toBe(1);
-      const journal = dir.file('out/.chatbatch/journal.jsonl');
-      const [line] = (await readFile(journal, 'utf8')).split('\n');
-      const [, entry, record] = line!.split('\t');
-      const edited = `${record!.slice(0, -1)},"x":${deepText(20_000)}}`;
-      const body = `${entry}\t${edited}`;
-      await writeFile(journal, `${crc32(body).toString(16).padStart(8, '0')}\t${body}\n`);
+      // The record is in errors.jsonl, and the journal refers to it there (its CRC recomputed).
+      await rewriteRecords(dir.file('out'), (records) => {
+        records.e[0] = `${records.e[0]!.slice(0, -1)},"x":${deepText(20_000)}}`;
+      });
       const sentBefore = server.received.length;
       const resumed = await run({ ...base, replySchema: loose, resume: true });
       expect(resumed).toMatchObject({ exitCode: 1, failed: 1 });
@@ -125,15 +123,13 @@ describe('an edited journal record nested too deep (checksum recomputed)', () =>
   });
 });
 
-describe('an edited journal success nested too deep (checksum recomputed), then --format csv', () => {
+describe('an edited success nested too deep (its checksum in the journal recomputed), then --format csv', () => {
   it('writes the CSV with the deep part cut, instead of overflowing the stack', async () => {
     const input = await dir.write('in.jsonl', jsonlOf([{ id: 'a', prompt: 'x' }]));
     expect((await run(options(input))).exitCode).toBe(0);
-    const journal = dir.file('out/.chatbatch/journal.jsonl');
-    const [line] = (await readFile(journal, 'utf8')).split('\n');
-    const [, entry, record] = line!.split('\t');
-    const body = `${entry}\t${record!.slice(0, -1)},"data":{"k":${deepText(20_000)}}}`;
-    await writeFile(journal, `${crc32(body).toString(16).padStart(8, '0')}\t${body}\n`);
+    await rewriteRecords(dir.file('out'), (records) => {
+      records.o[0] = `${records.o[0]!.slice(0, -1)},"data":{"k":${deepText(20_000)}}}`;
+    });
     const resumed = await run(options(input, { resume: true, format: 'csv' }));
     expect(resumed.exitCode).toBe(0);
     expect(await dir.read('out/output.csv')).toContain('a,');

@@ -77,11 +77,15 @@ describe('a --resume that stops early keeps every earlier record (results are on
     }
   });
 
-  it('the dropped-rows refusal reads the journal, not output.jsonl', async () => {
+  it('the dropped-rows refusal counts the records there are: refused while output.jsonl holds them; emptied by hand, none is left to lose', async () => {
     const input = await writeRows(40);
     expect((await run(options(input))).exitCode).toBe(0);
-    await dir.write('out/output.jsonl', ''); // emptied by anything: the journal still holds 40 rows
     const half = await writeRows(20, 'half.jsonl');
     await expect(run(options(half, { resume: true }))).rejects.toThrow(/20 record\(s\)/);
+    // A finished run's journal refers to the records in output.jsonl: emptied by anything, they are
+    // gone already, and the rows these inputs hold are sent again.
+    await dir.write('out/output.jsonl', '');
+    const resumed = await run(options(half, { resume: true }));
+    expect(resumed).toMatchObject({ exitCode: 0, rows: 20, succeeded: 20, rowsSettledNow: 20 });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../support/cli.js';
+import { startCliInProcess } from '../support/cli-in-process.js';
 import { perTestServedDir, type ServedDir } from '../support/per-test.js';
 import { sendJson } from '../support/scripted-server.js';
 import { jsonlOf } from '../support/temp-dir.js';
@@ -107,5 +108,54 @@ describe('--judge, killed with kill -9 and resumed', () => {
     expect(manifest.judge.usage.total_tokens).toBeGreaterThanOrEqual(4 * 60);
     expect(manifest.usage.total_tokens % 7).toBe(0);
     expect(manifest.sessions[1].usage.total_tokens).toBe(0);
+  });
+
+  it('stopped by a signal whose grace ends before the judge answers: its journal keeps the replies awaiting their judge, and the resume pays for none again', async () => {
+    const { dir, server } = fresh;
+    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 8 }, (_, i) => ({ id: `r${i}`, prompt: `r${i}`, gold: `answer r${i}` }))));
+    const args = [
+      'run',
+      'in.jsonl',
+      '--base-url',
+      server.baseUrl,
+      '--model',
+      'm',
+      '--expect',
+      'gold',
+      '--judge',
+      'judge-m',
+      '--out',
+      'out',
+      '--quiet',
+    ];
+    const env = { CHATBATCH_API_KEY: 'sk-judge-resume-0000000000' };
+    const first = startCliInProcess([...args, '--grace-ms', '200'], { cwd: dir.path, env });
+    await waitFor(() => sent.filter((request) => request.judge).length === 8);
+    first.stop('SIGTERM');
+    const stopped = await first.done;
+    expect(stopped.code, stopped.stderr).toBe(130);
+    // The session ended well: its journal refers to the judged records, and keeps the four replies
+    // awaiting their judge as they were journaled (their records are in no file).
+    const journal = await dir.read('out/.chatbatch/journal.jsonl');
+    expect(journal.split('\n').filter((line) => line.startsWith('@'))).toHaveLength(4);
+    expect(journal.split('\n').filter((line) => /^[0-9a-f]{8}\t/.test(line) && line.includes('+judge'))).toHaveLength(4);
+
+    answerAll = true;
+    const resumed = await runCli([...args, '--resume'], { cwd: dir.path, env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const second = sent.filter((request) => request.session === 2);
+    expect(second.filter((request) => !request.judge)).toEqual([]);
+    expect(second.map((request) => request.row).sort()).toEqual(['r4', 'r5', 'r6', 'r7']);
+    const records = await dir.jsonl<Judged>('out/output.jsonl');
+    expect(records.map((record) => [record.id, record.judge?.verdict])).toEqual([
+      ['r0', true],
+      ['r1', false],
+      ['r2', true],
+      ['r3', true],
+      ['r4', true],
+      ['r5', null],
+      ['r6', true],
+      ['r7', true],
+    ]);
   });
 });

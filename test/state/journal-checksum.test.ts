@@ -79,7 +79,7 @@ describe('journal checksums', () => {
     await writer.close();
     const lines = await journalLines();
     await writeFile(file, `${lines[0]}\n${lines[1]!.replace('yes', 'yeS')}\n`);
-    const previous = await loadPreviousResults(file);
+    const previous = await loadPreviousResults({ journal: file, output: `${file}.output`, errors: `${file}.errors` });
     expect(previous).toMatchObject({ damaged: 1, unverifiable: 0 });
     expect(previous.byKey.get('a')).toMatchObject({ outcome: 3, location: { offset: 0, length: lines[0]!.length } });
   });

@@ -50,7 +50,7 @@ describe('loadPreviousResults', () => {
     },
   ])('$name', async ({ lines, expected }) => {
     const locations = await writeJournal(lines);
-    const previous = await loadPreviousResults(file);
+    const previous = await loadPreviousResults({ journal: file, output: `${file}.output`, errors: `${file}.errors` });
     expect(previous.repairedBytes).toBe(0);
     expect(previous.byKey.size).toBe(Object.keys(expected).length);
     for (const [key, { f, o, line }] of Object.entries(expected)) {
@@ -68,13 +68,13 @@ describe('loadPreviousResults', () => {
       { k: 'r1', f: FP_A, o: 1 },
       { k: 'r2', f: FP_A, o: 1 },
     ]);
-    const previous = await loadPreviousResults(file);
+    const previous = await loadPreviousResults({ journal: file, output: `${file}.output`, errors: `${file}.errors` });
     expect(previous.byKey.get(key)).toBeUndefined();
   });
 
   it('returns undefined for every key of an empty journal', async () => {
     await writeJournal([]);
-    const previous = await loadPreviousResults(file);
+    const previous = await loadPreviousResults({ journal: file, output: `${file}.output`, errors: `${file}.errors` });
     expect(previous.byKey.size).toBe(0);
     expect(previous.byKey.get('a')).toBeUndefined();
   });
@@ -86,7 +86,7 @@ describe('loadPreviousResults', () => {
     // Every 10th row settled again later with another fingerprint and outcome.
     for (let i = 0; i < count; i += 10) entries.push({ k: `r${i}`, f: FP_B, o: 2 });
     const locations = await writeJournal(entries);
-    const previous = await loadPreviousResults(file);
+    const previous = await loadPreviousResults({ journal: file, output: `${file}.output`, errors: `${file}.errors` });
     expect(previous.byKey.size).toBe(count);
     expect(previous.byKey.bytes).toBeGreaterThan(new ResultTable().bytes); // it grew
     expect(previous.byKey.bytes / count).toBeLessThan(120);
@@ -109,7 +109,7 @@ describe('loadPreviousResults', () => {
     ]);
     const torn = `${JSON.stringify({ k: 'b', f: FP_B, o: 1 })}\t{"id":"b","rep`;
     await appendFile(file, torn);
-    const previous = await loadPreviousResults(file);
+    const previous = await loadPreviousResults({ journal: file, output: `${file}.output`, errors: `${file}.errors` });
     expect(previous.repairedBytes).toBe(Buffer.byteLength(torn));
     expect(previous.byKey.get('b')).toEqual({ fingerprint: FP_A, outcome: 3, location: locations[1] });
     expect(previous.byKey.get('a')).toEqual({ fingerprint: FP_A, outcome: 1, location: locations[0] });
@@ -122,7 +122,7 @@ describe('loadPreviousResults', () => {
       { k: 'a', f: FP_B, o: 300 },
       { k: 'c', f: FP_A, o: 1.5 },
     ]);
-    const previous = await loadPreviousResults(file);
+    const previous = await loadPreviousResults({ journal: file, output: `${file}.output`, errors: `${file}.errors` });
     expect(previous.byKey.get('a')).toEqual({ fingerprint: FP_A, outcome: 1, location: locations[0] });
     expect(previous.byKey.get('c')).toBeUndefined();
   });
@@ -147,7 +147,7 @@ describe('loadPreviousResults', () => {
       { k: 'r', f, o: 1 },
       { k: 's', f, o: 2 },
     ]);
-    const previous = await loadPreviousResults(file);
+    const previous = await loadPreviousResults({ journal: file, output: `${file}.output`, errors: `${file}.errors` });
     expect(previous.byKey.get('r')?.fingerprint).toBe(f);
     expect(previous.byKey.get('s')?.fingerprint).toBe(f);
   });

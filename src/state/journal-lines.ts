@@ -1,0 +1,182 @@
+import { crc32 } from 'node:zlib';
+
+/**
+ * The journal's three kinds of line. Each carries a CRC-32 (zlib's, 8 lowercase hex digits) of
+ * everything after its first tab up to its newline, so a line cut short, overwritten, merged
+ * with the next or given another row's part no longer verifies, and nothing is read from it.
+ *
+ * - A record line, written as a row settles: `<crc>\t<entry JSON>\t<record JSON>`. The record is
+ *   here and nowhere durable yet.
+ * - A reference line, written when a session ends and its record files are in place:
+ *   `@<crc>\t<key JSON>\t<fingerprint>\t<outcome>\t<file>\t<offset>\t<length>\t<record crc>`.
+ *   The record is in output.jsonl (`o`) or errors.jsonl (`e`): `length` bytes at `offset`, then
+ *   a newline, whose CRC-32 is `record crc`; read from there and checked again. A finished run's
+ *   journal holds these (~80 bytes a row) instead of a second copy of every record.
+ * - A header line, first in a journal a session's end wrote: `#<crc>\t<JSON>`, naming the record
+ *   files its references are in while those still have their temporary names (compaction.ts).
+ *
+ * JSON.stringify never emits a raw tab or newline, and a fingerprint is written only when it has
+ * neither (`isPlainField`), so tabs split every line without parsing its record.
+ */
+export interface JournalEntry {
+  /** Row key: the row id, or a file:line key for rows whose id was a duplicate. */
+  k: string;
+  /** Fingerprint of the request (or of the input problem for invalid rows). */
+  f: string;
+  /** Outcome code: see `outcomeCode`. */
+  o: number;
+}
+
+/** Where a reference line's record is: a record file, and the record's bytes there (without its newline). */
+export interface RecordReference {
+  file: RecordFile;
+  offset: number;
+  length: number;
+  /** CRC-32 of the record's bytes. */
+  crc: number;
+}
+
+export type RecordFile = 'o' | 'e';
+
+/** What a line that verifies holds. */
+export type JournalLine =
+  /** The entry is `buffer[entryStart..recordStart - 1)`, parsed by `recordEntry` when asked for. */
+  | { kind: 'record'; entryStart: number; recordStart: number }
+  | { kind: 'reference'; entry: JournalEntry; reference: RecordReference }
+  | { kind: 'header'; header: Record<string, unknown> };
+
+/** `<8 hex digits>\t` before a record line's entry. */
+export const CHECKSUM_BYTES = 9;
+const REFERENCE_MARK = 0x40; // @
+const HEADER_MARK = 0x23; // #
+const TAB = 9;
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+
+/** Writes `checksum` as 8 lowercase hex digits and a tab at `at`. */
+export function writeChecksum(buffer: Buffer, at: number, checksum: number): void {
+  for (let i = at + 7; i >= at; i--) {
+    buffer[i] = HEX_DIGITS[checksum & 15]!;
+    checksum >>>= 4;
+  }
+  buffer[at + 8] = TAB;
+}
+
+/** `value` as 8 lowercase hex digits. */
+export function hex8(value: number): string {
+  return (value >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * The line `buffer[start..end)` (`end`: its newline) when it verifies, else null: no checksum,
+ * a wrong one, or not the shape of any kind of line.
+ */
+export function readLine(buffer: Buffer, start: number, end: number): JournalLine | null {
+  const mark = buffer[start];
+  const crcAt = mark === REFERENCE_MARK || mark === HEADER_MARK ? start + 1 : start;
+  const body = crcAt + CHECKSUM_BYTES;
+  if (end < body || buffer[body - 1] !== TAB) return null;
+  const expected = hexValue(buffer, crcAt, crcAt + 8);
+  if (expected === -1 || crc32(buffer.subarray(body, end)) !== expected) return null;
+  if (mark === HEADER_MARK) return headerLine(buffer.toString('utf8', body, end));
+  if (mark === REFERENCE_MARK) return referenceLine(buffer.toString('utf8', body, end));
+  const tab = buffer.indexOf(TAB, body);
+  return tab === -1 || tab >= end ? null : { kind: 'record', entryStart: body, recordStart: tab + 1 };
+}
+
+/** A record line's entry; null when it is not one chatbatch writes (the line verified: written by something else). */
+export function recordEntry(buffer: Buffer, line: { entryStart: number; recordStart: number }): JournalEntry | null {
+  return parseJsonEntry(buffer.toString('utf8', line.entryStart, line.recordStart - 1));
+}
+
+/**
+ * Where the record starts in the record line `buffer[start..end)` (`end`: its newline), or -1
+ * when the line does not verify or is not a record line.
+ */
+export function verifiedRecordStart(buffer: Buffer, start: number, end: number): number {
+  const line = readLine(buffer, start, end);
+  return line?.kind === 'record' ? line.recordStart : -1;
+}
+
+/** Whether a field can be written as it is: no tab, newline or other control character, and not starting with a quote. */
+export function isPlainField(text: string): boolean {
+  return text.length > 0 && text[0] !== '"' && !/[\u0000-\u001f\u007f]/.test(text);
+}
+
+/** The fields of a reference line after its checksum: the entry's, then where its record is. */
+export function referenceBody(entry: JournalEntry, reference: RecordReference): string {
+  const fingerprint = isPlainField(entry.f) ? entry.f : JSON.stringify(entry.f);
+  return `${JSON.stringify(entry.k)}\t${fingerprint}\t${entry.o}\t${reference.file}\t${reference.offset}\t${reference.length}\t${hex8(reference.crc)}`;
+}
+
+/** A whole reference line, newline included. */
+export function referenceLineText(entry: JournalEntry, reference: RecordReference): string {
+  const body = referenceBody(entry, reference);
+  return `@${hex8(crc32(body))}\t${body}\n`;
+}
+
+/** A whole header line, newline included. */
+export function headerLineText(header: Record<string, unknown>): string {
+  const body = JSON.stringify(header);
+  return `#${hex8(crc32(body))}\t${body}\n`;
+}
+
+function headerLine(text: string): JournalLine | null {
+  try {
+    const header: unknown = JSON.parse(text);
+    return typeof header === 'object' && header !== null && !Array.isArray(header)
+      ? { kind: 'header', header: header as Record<string, unknown> }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+function referenceLine(text: string): JournalLine | null {
+  const fields = text.split('\t');
+  if (fields.length !== 7) return null;
+  const [key, fingerprint, outcome, file, offset, length, crc] = fields as [string, string, string, string, string, string, string];
+  const k = jsonString(key);
+  const f = fingerprint.startsWith('"') ? jsonString(fingerprint) : fingerprint;
+  const o = wholeNumber(outcome);
+  const at = wholeNumber(offset);
+  const bytes = wholeNumber(length);
+  const checksum = crc.length === 8 ? Number.parseInt(crc, 16) : Number.NaN;
+  if (k === null || f === null || o === null || at === null || bytes === null || Number.isNaN(checksum)) return null;
+  if ((file !== 'o' && file !== 'e') || !/^[0-9a-f]{8}$/.test(crc)) return null;
+  return { kind: 'reference', entry: { k, f, o }, reference: { file, offset: at, length: bytes, crc: checksum } };
+}
+
+function parseJsonEntry(text: string): JournalEntry | null {
+  try {
+    const value = JSON.parse(text) as JournalEntry;
+    return typeof value.k === 'string' && typeof value.f === 'string' && typeof value.o === 'number' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function jsonString(text: string): string | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'string' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function wholeNumber(text: string): number | null {
+  if (!/^\d{1,15}$/.test(text)) return null;
+  return Number(text);
+}
+
+/** The hex digits `buffer[from..to)` as a number, or -1 when one is not a lowercase hex digit. */
+function hexValue(buffer: Buffer, from: number, to: number): number {
+  let value = 0;
+  for (let i = from; i < to; i++) {
+    const code = buffer[i]!;
+    const digit = code >= 48 && code <= 57 ? code - 48 : code >= 97 && code <= 102 ? code - 87 : -1;
+    if (digit < 0) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
+}

@@ -1,0 +1,134 @@
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
+import type { RecordLocation } from './journal.js';
+import { type JournalEntry, type RecordFile, type RecordReference, readLine, recordEntry } from './journal-lines.js';
+import { asWriteFailure } from './write-failed.js';
+
+/** A record read back, checked: its bytes (its newline included) and what its journal line says of it. */
+export interface StoredRecord {
+  /** A view valid until the next read from the same store. */
+  bytes: Buffer;
+  entry: JournalEntry;
+  /** CRC-32 of the record's bytes without the newline. */
+  crc: number;
+  /** Where it is in the record files in place, when its journal line refers to it there. */
+  reference: RecordReference | null;
+}
+
+/**
+ * Reads rows' records by the location of their journal line: a record line holds its record; a
+ * reference line (a session's end wrote it) says where in output.jsonl or errors.jsonl the
+ * record is, and with which CRC. Nothing is returned that does not verify: the journal line's
+ * checksum, then, for a reference, the record's own. Reads are synchronous, through one buffer per
+ * file, so the mostly sequential reads of the ordered writer cost a read call per buffer, not
+ * per record (the journal is written synchronously too: see writeFully).
+ */
+export class RecordStore {
+  private readonly journal: BufferedFile;
+  private readonly records: Record<RecordFile, BufferedFile>;
+
+  constructor(files: { journal: string; output: string; errors: string }) {
+    this.journal = new BufferedFile(files.journal, true);
+    this.records = { o: new BufferedFile(files.output, false), e: new BufferedFile(files.errors, false) };
+  }
+
+  get journalFile(): string {
+    return this.journal.path;
+  }
+
+  /** The record of the journal line at `location`, checked; null when it does not verify (or cannot be read). */
+  read(location: RecordLocation): StoredRecord | null {
+    const line = this.journal.read(location.offset, location.length + 1);
+    if (line === null || line[location.length] !== 10) return null;
+    const parsed = readLine(line, 0, location.length);
+    if (parsed?.kind === 'record') {
+      const entry = recordEntry(line, parsed);
+      if (entry === null) return null;
+      const bytes = line.subarray(parsed.recordStart, location.length + 1);
+      return { bytes, entry, crc: crc32(bytes.subarray(0, bytes.length - 1)), reference: null };
+    }
+    if (parsed?.kind !== 'reference') return null;
+    const bytes = this.referenced(parsed.reference);
+    return bytes === null ? null : { bytes, entry: parsed.entry, crc: parsed.reference.crc, reference: parsed.reference };
+  }
+
+  /** The record line at `location` as it is, its newline included (a view), when it verifies; else null. */
+  recordLine(location: RecordLocation): Buffer | null {
+    const line = this.journal.read(location.offset, location.length + 1);
+    if (line === null || line[location.length] !== 10) return null;
+    return readLine(line, 0, location.length)?.kind === 'record' ? line : null;
+  }
+
+  /** The record a reference names (its newline included), when it is there and its CRC agrees; else null. */
+  referenced(reference: RecordReference): Buffer | null {
+    const bytes = this.records[reference.file].read(reference.offset, reference.length + 1);
+    if (bytes === null || bytes[reference.length] !== 10) return null;
+    return crc32(bytes.subarray(0, reference.length)) === reference.crc ? bytes : null;
+  }
+
+  close(): void {
+    this.journal.close();
+    this.records.o.close();
+    this.records.e.close();
+  }
+}
+
+/**
+ * A file read through one reused buffer, opened on the first read. A record file that is not
+ * there (deleted by hand) reads as nothing: its references do not verify. The journal must be
+ * there: a read failure of it is a WriteFailedError (the run's own file failed it).
+ */
+class BufferedFile {
+  private fd: number | null = null;
+  private missing = false;
+  private buffer = Buffer.allocUnsafe(1 << 20);
+  private bufferStart = 0;
+  private bufferLength = 0;
+
+  constructor(
+    readonly path: string,
+    private readonly required: boolean,
+  ) {}
+
+  /** `length` bytes at `offset`, a view valid until the next read; null when the file is shorter (or not there). */
+  read(offset: number, length: number): Buffer | null {
+    if (offset < this.bufferStart || offset + length > this.bufferStart + this.bufferLength) {
+      const fd = this.open();
+      if (fd === null) return null;
+      if (length > this.buffer.length) this.buffer = Buffer.allocUnsafe(length);
+      try {
+        this.bufferLength = readSync(fd, this.buffer, 0, this.buffer.length, offset);
+      } catch (error) {
+        if (this.required) throw asWriteFailure(error, this.path);
+        this.bufferLength = 0;
+      }
+      this.bufferStart = offset;
+      if (this.bufferLength < length) return null;
+    }
+    const at = offset - this.bufferStart;
+    return this.buffer.subarray(at, at + length);
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+  }
+
+  /** Opened only if a regular file (O_NONBLOCK: a FIFO put in its place must not hang the run; see regular-file.ts). */
+  private open(): number | null {
+    if (this.fd !== null || this.missing) return this.fd;
+    try {
+      const fd = openSync(this.path, constants.O_RDONLY | constants.O_NONBLOCK);
+      if (fstatSync(fd).isFile()) this.fd = fd;
+      else {
+        closeSync(fd);
+        if (this.required) throw Object.assign(new Error(`${this.path} is not a regular file`), { code: 'EINVAL' });
+        this.missing = true;
+      }
+    } catch (error) {
+      if (this.required) throw asWriteFailure(error, this.path);
+      this.missing = true;
+    }
+    return this.fd;
+  }
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { headerLineText, readLine, recordEntry, referenceLineText, verifiedRecordStart } from '../../src/state/journal-lines.js';
+
+function parsed(text: string) {
+  const bytes = Buffer.from(text);
+  return readLine(bytes, 0, bytes.indexOf(10));
+}
+
+describe('journal lines', () => {
+  it('reads a reference line back as it was written, whatever the key holds', () => {
+    for (const k of ['r1', 'a\tb', 'ü "quoted" \\ key', 'id\u0000model#2']) {
+      const entry = { k, f: '0123456789abcdef0123456789abcdef+judge', o: 7 };
+      const reference = { file: 'e' as const, offset: 123_456_789_012, length: 733, crc: 0xdeadbeef };
+      const text = referenceLineText(entry, reference);
+      expect(text.split('\n')).toHaveLength(2);
+      expect(parsed(text)).toEqual({ kind: 'reference', entry, reference });
+    }
+  });
+
+  it('writes a fingerprint that is not plain text as JSON, and reads it back', () => {
+    const entry = { k: 'a', f: 'odd\tfingerprint', o: 1 };
+    expect(parsed(referenceLineText(entry, { file: 'o', offset: 0, length: 1, crc: 1 }))).toMatchObject({ entry });
+  });
+
+  it('refuses a reference or header line changed in any field, and one an older reader would take for a record line', () => {
+    const text = referenceLineText({ k: 'r1', f: 'fp', o: 1 }, { file: 'o', offset: 10, length: 20, crc: 30 });
+    expect(parsed(text.replace('\t10\t', '\t11\t'))).toBeNull();
+    expect(parsed(text.replace('\to\t', '\te\t'))).toBeNull();
+    // An older chatbatch reads it as a damaged record line (its mark is not a hex digit); without
+    // the mark, its fields are no record line's entry.
+    expect(verifiedRecordStart(Buffer.from(text), 0, text.length - 1)).toBe(-1);
+    const unmarked = Buffer.from(text.slice(1));
+    const line = readLine(unmarked, 0, unmarked.length - 1);
+    expect(line?.kind === 'record' && recordEntry(unmarked, line)).toBeNull();
+    const header = headerLineText({ journal: 2, output: '.output.jsonl.1.1.0a0b0c0d.tmp' });
+    expect(parsed(header)).toEqual({ kind: 'header', header: { journal: 2, output: '.output.jsonl.1.1.0a0b0c0d.tmp' } });
+    expect(parsed(header.replace('output', 'outpus'))).toBeNull();
+  });
+});
