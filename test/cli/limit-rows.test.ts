@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli-in-process.js';
+import { readJournalView } from '../support/record-files.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 let dir: TempDir;
@@ -46,5 +47,24 @@ describe('--limit N: try a job on its first rows', () => {
     const zero = await runCli([...RUN, '--limit', '0', '--force'], { cwd: dir.path });
     expect(zero.code).toBe(2);
     expect(zero.stderr).toMatch(/--limit/);
+  });
+
+  it('leaves a journal of references at rest; a resume with a smaller limit keeps the later records, and the rest is sent once', async () => {
+    expect((await runCli([...RUN, '--limit', '10', '--quiet'], { cwd: dir.path })).code).toBe(4);
+    // The compacted journal: a reference to each of the 20 records written, no copy of them.
+    const view = await readJournalView(dir.file('out'));
+    expect(view.parsed.filter((line) => line?.kind === 'reference')).toHaveLength(20);
+
+    // Fewer rows than done already: nothing to send, and the records past the limit are not dropped.
+    const smaller = await runCli([...RUN, '--limit', '4', '--resume', '--quiet'], { cwd: dir.path });
+    expect(smaller.code, smaller.stderr).toBe(4);
+    expect(await dir.jsonl('out/output.jsonl')).toHaveLength(20);
+    expect(JSON.parse(await dir.read('out/manifest.json')).sessions.at(-1).rows_settled).toBe(0);
+
+    const rest = await runCli([...RUN, '--resume', '--quiet'], { cwd: dir.path });
+    expect(rest.code, rest.stderr).toBe(0);
+    const output = await dir.jsonl<{ id: string; model: string }>('out/output.jsonl');
+    expect(new Set(output.map((record) => `${record.id} ${record.model}`)).size).toBe(60);
+    expect(JSON.parse(await dir.read('out/manifest.json')).sessions.at(-1).rows_settled).toBe(40);
   });
 });
