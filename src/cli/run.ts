@@ -1,19 +1,19 @@
 import type { Argv, CommandModule } from 'yargs';
 import { NothingSentError } from '../errors.js';
 import { ExpansionInterruptedError } from '../input/errors.js';
-import type { RunConfig, RunFlags } from '../job/config.js';
+import type { RunFlags } from '../job/config.js';
 import type { LoadedJob } from '../job/job-file.js';
 import { flagOptions } from '../job/options.js';
 import type { Redactor } from '../record/redactor.js';
+import type { LogKind } from '../run/run-options.js';
 import type { RunningSimulator } from '../simulator/server.js';
 import { diskFailureOf } from '../state/write-failed.js';
-import { EXIT, EXIT_CODES_HELP, exitCodeFor } from './exit-codes.js';
+import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { groupRunHelp } from './help-groups.js';
 import { reportInternalError } from './internal-error.js';
 import { listenForInterrupts } from './interrupts.js';
-import { invocation, shellQuote } from './invocation.js';
 import type { CliIo, CliSession } from './io.js';
-import { jsonLogLine, LOG_FORMATS, type LogFormat, messageLine, summaryFields } from './log-format.js';
+import { jsonLogLine, LOG_FORMATS, type LogFormat, messageLine, startFields } from './log-format.js';
 import { flagsFromArgs, yargsOption } from './options.js';
 import { paramsFromFlags } from './param-flags.js';
 import type { ProgressReporter } from './progress.js';
@@ -96,16 +96,16 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
   const format: LogFormat = args['log-format'] ?? 'text';
   // Made once the configuration holds, and handed to the run: its lines and the run's records are masked alike.
   let redactor: Redactor | null = null;
-  const log = (line: string): void => {
+  const log = (line: string, kind?: LogKind): void => {
     const redacted = redactor ? redactor.redact(line) : line;
-    const text = messageLine(format, format === 'json' ? redacted : terminalSafe(redacted));
+    const text = messageLine(format, format === 'json' ? redacted : terminalSafe(redacted), kind);
     if (reporter) reporter.writeLine(text.slice(0, -1));
     else io.stderr.write(text);
   };
   let simulator: RunningSimulator | null = null;
   try {
     if (namesStandardInput(argv, (option) => (args as Record<string, unknown>)[option])) {
-      log(STANDARD_INPUT_REFUSAL);
+      log(STANDARD_INPUT_REFUSAL, 'error');
       return EXIT.usage;
     }
     // The engine is loaded here, not at start-up: `--help` and the other commands have no use for it.
@@ -119,16 +119,17 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
       cwd: io.cwd,
       ...(simulator ? { simulatorUrl: simulator.url } : {}),
     });
+    redactor = runRedactor(config);
+    // The first line a log collector reads: what this run is, before anything can go wrong in it.
+    if (format === 'json') io.stderr.write(jsonLogLine(startFields(config, redactor)));
     // Announced once the configuration holds, so a refused one reads as a refusal only.
     if (simulator) log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);
-
-    redactor = runRedactor(config);
     if (config.cacheDir) await (await import('../state/response-cache.js')).ResponseCache.check(config.cacheDir);
-    const [{ runBatch }, { newProgress }, { startProgressReporter }, { formatSummary }] = await Promise.all([
+    const [{ runBatch }, { newProgress }, { startProgressReporter }, { sayHowItEnded }] = await Promise.all([
       import('../run/run.js'),
       import('../run/progress.js'),
       import('./progress.js'),
-      import('./summary.js'),
+      import('./run-ending.js'),
     ]);
 
     const stop = new AbortController();
@@ -139,7 +140,7 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
         log(`${name} received: finishing in-flight requests (press Ctrl-C again to stop at once)`);
         stop.abort();
       } else {
-        log('stopped at once; the journal is consistent, resume with --resume');
+        log('stopped at once; the journal is consistent, resume with --resume', 'warning');
         io.exitNow?.(EXIT.interrupted);
       }
     };
@@ -150,41 +151,23 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
     try {
       const report = await runBatch({ config, stop: stop.signal, log, progress, redactor });
       reporter?.stop();
-      // One stop message per stopped model (several models): each its own line of ours.
-      for (const stop of report.fatalMessage?.split(/\n(?=\S)/) ?? []) log(stop);
-      if (format === 'text') io.stderr.write(`${formatSummary(report)}\n`);
-      if (report.status === 'interrupted') {
-        log(`interrupted; to continue, run:\n  ${resumeCommand(session, config, redactor!)}`);
-      }
-      const resumeWith = (budgetFlag: string[]) => resumeCommand(session, config, redactor!, budgetFlag);
-      if (report.status === 'stopped_at_limit') {
-        const { budgetStopMessage, costStopMessage, rowLimitStopMessage } = await import('./budget-stop.js');
-        if (report.limitReachedBy === 'rows' && config.limit !== null)
-          log(rowLimitStopMessage(config.limit, report.pending, resumeWith(['--limit'])));
-        else if (report.limitReachedBy === 'cost' && report.costBudget) log(costStopMessage(report.costBudget, report.pending, resumeWith));
-        else if (report.budget) log(budgetStopMessage(report.budget, report.pending, resumeWith));
-      }
-      // After a simulated run (npm start), the next step: the same command against a real endpoint.
-      if (simulator && format === 'text') log((await import('./real-endpoint-hint.js')).realEndpointHint(session));
-      // The summary is the last line a log collector reads.
-      if (format === 'json') io.stderr.write(jsonLogLine(summaryFields(report, exitCodeFor(report.status))));
-      return exitCodeFor(report.status);
+      return await sayHowItEnded(report, { session, config, redactor, format, simulated: simulator !== null, log });
     } finally {
       reporter?.stop();
       stopListening();
     }
   } catch (error) {
     if (error instanceof NothingSentError) {
-      log(error.explain());
+      log(error.explain(), 'error');
       return EXIT.usage;
     }
     if (error instanceof ExpansionInterruptedError) {
-      log(error.message);
+      log(error.message, 'warning');
       return EXIT.interrupted;
     }
     const writeFailure = diskFailureOf(error);
     if (writeFailure) {
-      log(writeFailure.explain('rerun with --resume'));
+      log(writeFailure.explain('rerun with --resume'), 'error');
       return EXIT.writeFailed;
     }
     await reportInternalError(error, { resumable: true, argv, stderr: io.stderr, env: io.env, redactor });
@@ -214,37 +197,4 @@ async function dryRunFromCli(args: RunArgs, job: LoadedJob | null, io: CliIo): P
 function flagsFrom(args: RunArgs): RunFlags {
   const flags = flagsFromArgs(args, args.inputs ?? []);
   return args.param === undefined ? flags : { ...flags, params: args.param };
-}
-
-/**
- * The user's own command line with --resume added (and --force removed); `budgetFlag`
- * (`--max-total-tokens N`, `--max-cost USD`) replaces the same flag. The key typed into an
- * argument (`--header "api-key: $KEY"`, the shell having filled it in) is written back as its
- * variable, `"${CHATBATCH_API_KEY}"`: the line is printed, and must neither show the key nor, with
- * it masked, fail when pasted.
- */
-/**
- * The command that resumes this run: the same arguments, `--resume` for `--force`, `--out` named;
- * `budgetFlag` (`--max-cost 2`) in place of the one given, or a flag alone (`--limit`) left out.
- */
-function resumeCommand({ io, argv: given }: CliSession, config: RunConfig, redactor: Redactor, budgetFlag: string[] = []): string {
-  const argv = given.filter((arg) => arg !== '--force' && arg !== '--resume');
-  const [flag] = budgetFlag;
-  if (flag !== undefined) {
-    const at = argv.findIndex((arg) => arg === flag || arg.startsWith(`${flag}=`));
-    if (at >= 0) argv.splice(at, argv[at] === flag ? 2 : 1);
-  }
-  if (!argv.includes('--out') && !argv.some((a) => a.startsWith('--out='))) argv.push('--out', config.outDir);
-  // The redactor decides what is a secret: a placeholder key (`none`) is no secret, and is left as typed.
-  const variable = config.apiKeyFile === null && redactor.redact(config.apiKey) !== config.apiKey ? config.apiKeyEnv : null;
-  const quote = (arg: string) => keyAsVariable(arg, config.apiKey, variable);
-  const added = budgetFlag.length > 1 ? budgetFlag : [];
-  return [invocation(io.script, io.env, io.cwd), ...[...argv, '--resume', ...added].map(quote)].join(' ');
-}
-
-/** `arg` quoted for a POSIX shell, the key in it (when read from `variable`) written as `${variable}` in double quotes. */
-function keyAsVariable(arg: string, key: string, variable: string | null): string {
-  if (variable === null || !arg.includes(key)) return shellQuote(arg);
-  const escaped = arg.split(key).map((part) => part.replace(/[\\"$`]/g, (char) => `\\${char}`));
-  return `"${escaped.join(`\${${variable}}`)}"`;
 }
