@@ -28,7 +28,7 @@ interface LogLine {
   [field: string]: unknown;
 }
 
-async function runJson(...args: string[]): Promise<{ code: number; lines: LogLine[]; stderr: string }> {
+async function runJson(...args: string[]): Promise<{ code: number | null; lines: LogLine[]; stderr: string }> {
   const result = await runCli(['run', 'in.jsonl', '--out', 'out', '--log-format', 'json', ...args], {
     cwd: dir.path,
     env: { CHATBATCH_API_KEY: KEY },
