@@ -9,6 +9,7 @@ import { readJournal } from '../state/journal.js';
 import type { PreviousResults } from '../state/previous-results.js';
 import { resultKeySet } from '../state/result-table.js';
 import { OutDirInUseError } from './errors.js';
+import type { RunOptions } from './run-options.js';
 
 /**
  * `--resume` writes output.jsonl and errors.jsonl anew from this run's inputs: a record there
@@ -26,7 +27,7 @@ export async function refuseDroppedRows(
   files: readonly string[],
   earlier: { previous: PreviousResults | null; previousWritten: { manifest: Manifest } | null },
   journalFile: string,
-  log: (line: string) => void,
+  log: RunOptions['log'],
 ): Promise<string[]> {
   if (!config.resume || !earlier.previous || earlier.previous.byKey.size === 0) return [];
   const { keys: current, nulIds } = await inputKeys(config, files, keyModelOf(config.models, earlier.previousWritten?.manifest ?? null));
@@ -41,7 +42,7 @@ export async function refuseDroppedRows(
       ? `${dropped} record(s) the earlier run wrote in ${config.outDir} are of rows whose id holds a NUL character (U+0000), which a run of several models cannot key, or of rows not in this run's inputs (${describeInputs(earlier.previousWritten?.manifest, files)})`
       : `${dropped} record(s) the earlier run wrote in ${config.outDir} are of rows not in this run's inputs (${describeInputs(earlier.previousWritten?.manifest, files)})`;
   if (config.allowDroppedRows) {
-    log(`${what}: they are dropped from output.jsonl and errors.jsonl (--allow-dropped-rows)`);
+    log(`${what}: they are dropped from output.jsonl and errors.jsonl (--allow-dropped-rows)`, 'warning');
     return droppedKeys(journalFile, earlier.previous, current, counted);
   }
   throw new OutDirInUseError(
