@@ -3,6 +3,7 @@ import { onAbort } from '../async/on-abort.js';
 import { categoryOf, PENDING, SUCCEEDED } from '../record/outcome-code.js';
 import { ERRORS_FILE, OUTPUT_FILE } from '../state/file-names.js';
 import type { RecordLocation } from '../state/journal.js';
+import { journalHeader } from '../state/journal-recovery.js';
 import { RecordStore } from '../state/record-store.js';
 import { WriteFailedError } from '../state/write-failed.js';
 import { AtomicFile } from './atomic-file.js';
@@ -57,6 +58,8 @@ export class OrderedResults {
     private readonly output: NewRecordFile,
     private readonly errors: NewRecordFile,
     private readonly index: JournalIndex,
+    /** The journal this session appends to starts as a compacted one: it refers to records in the files in place. */
+    private readonly journalRefersToFiles: boolean,
     private readonly onProblem: (error: Error) => void,
   ) {}
 
@@ -67,6 +70,8 @@ export class OrderedResults {
   static async open(journalFile: string, outDir: string, onProblem: (error: Error) => void = () => {}): Promise<OrderedResults> {
     const files = { journal: journalFile, output: path.join(outDir, OUTPUT_FILE), errors: path.join(outDir, ERRORS_FILE) };
     const created: AtomicFile[] = [];
+    // Read before JournalIndex.create, which changes nothing in place but must not be confused with it.
+    const journalRefersToFiles = (await journalHeader(journalFile)) !== null;
     try {
       const output = await AtomicFile.create(files.output);
       created.push(output);
@@ -74,7 +79,7 @@ export class OrderedResults {
       created.push(errors);
       const index = await JournalIndex.create(journalFile, { output, errors });
       const newFiles = [new NewRecordFile(output, files.output, 'o'), new NewRecordFile(errors, files.errors, 'e')] as const;
-      return new OrderedResults(new RecordStore(files), ...newFiles, index, onProblem);
+      return new OrderedResults(new RecordStore(files), ...newFiles, index, journalRefersToFiles, onProblem);
     } catch (error) {
       for (const file of created) await file.discard();
       throw error;
@@ -183,14 +188,21 @@ export class OrderedResults {
    * `compact` (the journal took every line it was given) and every record read back whole, the
    * journal that refers to the records in the new files goes in place first, then the files (a
    * crash between is finished on the next start: journal-recovery.ts); else the journal stays as
-   * it was. When a write fails, the temporary files are removed (the files in place stay as they
-   * were) and the WriteFailedError is thrown.
+   * it was, and so do the files in place when it refers to records there (a new file moves them:
+   * every record after the first one this session changed would no longer verify, and its row
+   * would be paid for again). When a write fails, the temporary files are removed (the files in
+   * place stay as they were) and the WriteFailedError is thrown.
    */
   async finish(compact = true): Promise<RowCounts> {
     this.stopCopyTimer();
     this.copyFront(true);
+    const compacting = compact && this.damagedLines === 0;
     try {
       if (this.failure) throw this.failure;
+      if (!compacting && this.journalRefersToFiles) {
+        await this.discard();
+        return this.counts;
+      }
       // A record file that came out as the one in place stays; its temporary file goes before the
       // journal naming it is in place (else a crash after would rename that empty file into place).
       const keep = [this.output, this.errors].filter((file) => file.keepsFileInPlace());
@@ -198,7 +210,7 @@ export class OrderedResults {
       for (const kept of keep) await kept.file.discard();
       const renamed = [this.output, this.errors].filter((file) => !keep.includes(file)).map((file) => file.file);
       for (const file of renamed) await file.seal();
-      if (compact && this.damagedLines === 0) {
+      if (compacting) {
         await this.index.seal();
         await this.index.place();
         // From here on the journal refers to the records in these files: whatever happens, they
