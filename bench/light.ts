@@ -249,7 +249,13 @@ export async function restFigures(
     figure(`resume of the finished ${num(large.rows)}-row run, wall`, 's', one(resume.wallS), quick ? null : 20, 'sends nothing'),
     figure(`resume of the finished ${num(large.rows)}-row run, peak RSS`, 'MB', one(resume.peakRssMb), quick ? null : 200, ''),
     figure(`disk during that resume, ${num(large.rows)} rows`, '×', one(resume.runningRatio), 2.2, ''),
-    figure(`client CPU a row, ${num(large.rows)} rows`, 'ms', one(large.cpuMsPerRow), null, 'against the bare loop: see --guard'),
+    figure(
+      `client CPU a row, ${num(large.rows)} rows`,
+      'ms',
+      one(large.cpuMsPerRow),
+      null,
+      'start-up included; against the bare loop: see above',
+    ),
   ];
 }
 
