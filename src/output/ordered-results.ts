@@ -260,21 +260,25 @@ export class OrderedResults {
         this.keepAwaiting(row);
         continue;
       }
+      const succeeded = row.outcome === SUCCEEDED;
+      const file = succeeded ? this.output : this.errors;
       const stored = this.store.read(row);
       if (stored === null) {
         tallyRows(this.counts, 'pending');
         this.damaged();
         continue;
       }
-      const succeeded = row.outcome === SUCCEEDED;
       tallyRows(this.counts, succeeded ? 'succeeded' : categoryOf(row.outcome)!);
       if (succeeded && isCutAtMaxTokens(stored.bytes)) this.counts.cut_at_max_tokens = (this.counts.cut_at_max_tokens ?? 0) + 1;
-      const file = succeeded ? this.output : this.errors;
       const offset = file.offset;
       file.add(stored.bytes, stored.reference);
       // A row left pending keeps its earlier record in the files; what a later session must find
       // of it is its reply awaiting a judge, when it has one.
-      if (!this.keepAwaiting(row)) this.index.refer(stored.entry, file.name, offset, stored.bytes.length - 1, stored.crc);
+      if (this.keepAwaiting(row)) continue;
+      // A reference to the very place the record is now is kept as it was written (not written anew).
+      const { reference } = stored;
+      if (reference?.file === file.name && reference.offset === offset) this.index.keepLine(stored.line);
+      else this.index.refer(stored.entry, file.name, offset, stored.bytes.length - 1, stored.crc);
     }
   }
 
