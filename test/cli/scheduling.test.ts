@@ -106,9 +106,11 @@ describe('docs/scheduling.md', () => {
       const [night] = await readdir(dir.file('var/nightly'));
       expect(night).toMatch(/^\d{4}-\d\d-\d\d$/);
 
-      // The previous night's run, still holding the lock.
+      // The previous night's run, still holding the lock: flock and its child in a group of their
+      // own, killed together (the child inherits the lock, and would outlive flock alone).
       const holder = spawn(FLOCK, ['-n', dir.file('lock/chatbatch-nightly.lock'), '-c', 'echo held; exec sleep 60'], {
         stdio: ['ignore', 'pipe', 'ignore'],
+        detached: true,
       });
       try {
         await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
@@ -118,7 +120,7 @@ describe('docs/scheduling.md', () => {
         );
         expect((await dir.read('log/nightly.log')).trim().split('\n')).toEqual(log);
       } finally {
-        holder.kill('SIGKILL');
+        process.kill(-holder.pid!, 'SIGKILL');
       }
     },
   );
