@@ -50,6 +50,8 @@ export class OrderedResults {
   private damagedLines = 0;
   /** The journal referring to the new record files is in place (finish). */
   private journalPlaced = false;
+  /** A record was read through a reference to the files in place (a journal whose header was damaged refers to them too). */
+  private referencesRead = false;
   /** Lanes waiting for the window to have room (each model's reader may wait at once). */
   private windowWaiters: Array<() => void> = [];
 
@@ -199,7 +201,7 @@ export class OrderedResults {
     const compacting = compact && this.damagedLines === 0;
     try {
       if (this.failure) throw this.failure;
-      if (!compacting && this.journalRefersToFiles) {
+      if (!compacting && (this.journalRefersToFiles || this.referencesRead)) {
         await this.discard();
         return this.counts;
       }
@@ -268,6 +270,7 @@ export class OrderedResults {
         this.damaged();
         continue;
       }
+      if (stored.reference) this.referencesRead = true;
       tallyRows(this.counts, succeeded ? 'succeeded' : categoryOf(row.outcome)!);
       if (succeeded && isCutAtMaxTokens(stored.bytes)) this.counts.cut_at_max_tokens = (this.counts.cut_at_max_tokens ?? 0) + 1;
       const offset = file.offset;

@@ -64,38 +64,49 @@ describe('a session that keeps its journal as it was', () => {
     expect((await readdir(dir.file('out/.chatbatch'))).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
-  it('a line of a retried row read back changed: output.jsonl stays as the journal refers to it, and the next resume sends nothing', async () => {
-    await dir.write(
-      'in.jsonl',
-      IDS.map((id) => `${JSON.stringify({ id, prompt: FAILS_ONCE.has(id) ? `ask ${id} [[sim:500x1]]` : `ask ${id}` })}\n`).join(''),
-    );
-    const first = await runCli(args('--max-attempts', '1'), { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
-    expect(first.code, first.stderr).toBe(1);
-    const outputBefore = await dir.read('out/output.jsonl');
-    const errorsBefore = await dir.read('out/errors.jsonl');
+  it.each([
+    ['', false],
+    [" (the journal's first line damaged, so nothing says it is one that refers to records)", true],
+  ])(
+    'a line of a retried row read back changed: output.jsonl stays as the journal refers to it, and the next resume sends nothing%s',
+    async (_, damagedHeader) => {
+      await dir.write(
+        'in.jsonl',
+        IDS.map((id) => `${JSON.stringify({ id, prompt: FAILS_ONCE.has(id) ? `ask ${id} [[sim:500x1]]` : `ask ${id}` })}\n`).join(''),
+      );
+      const first = await runCli(args('--max-attempts', '1'), { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
+      expect(first.code, first.stderr).toBe(1);
+      const outputBefore = await dir.read('out/output.jsonl');
+      const errorsBefore = await dir.read('out/errors.jsonl');
+      if (damagedHeader) {
+        const journal = await dir.read('out/.chatbatch/journal.jsonl');
+        expect(journal).toMatch(/^#[0-9a-f]{8}\t\{"journal":2,/);
+        await dir.write('out/.chatbatch/journal.jsonl', journal.replace('{"journal":2,', '{"journal":3,'));
+      }
 
-    // At concurrency 1 this session journals r3's line, then r7's: a byte ~100 bytes into r7's
-    // line reaches the disk changed (r3's line is a record of that size and ~100 bytes of entry).
-    // r7 ends pending; r3 succeeds and goes before r4..r9 in the new output.jsonl.
-    const corruptAt = Buffer.byteLength(outputBefore.split('\n')[0]!) + 200;
-    const env = { CHATBATCH_API_KEY: KEY, NODE_OPTIONS: `--import=${FAULTY_FS}` };
-    const faults = { CHATBATCH_FAULT_PATHS: '.chatbatch/journal.jsonl', CHATBATCH_FAULT_CORRUPT_AT: String(corruptAt) };
-    const retried = await spawnCli(args('--resume', '--retry-failed'), { cwd: dir.path, env: { ...env, ...faults } });
-    expect(retried.code, retried.stderr).toBe(5);
-    expect(sent.slice(IDS.length).map((prompt) => prompt.split(' ')[0])).toEqual(['r3', 'r7']);
-    // The journal still refers to the records where they were: those files are kept.
-    expect(await dir.read('out/output.jsonl')).toBe(outputBefore);
-    expect(await dir.read('out/errors.jsonl')).toBe(errorsBefore);
+      // At concurrency 1 this session journals r3's line, then r7's: a byte ~100 bytes into r7's
+      // line reaches the disk changed (r3's line is a record of that size and ~100 bytes of entry).
+      // r7 ends pending; r3 succeeds and goes before r4..r9 in the new output.jsonl.
+      const corruptAt = Buffer.byteLength(outputBefore.split('\n')[0]!) + 200;
+      const env = { CHATBATCH_API_KEY: KEY, NODE_OPTIONS: `--import=${FAULTY_FS}` };
+      const faults = { CHATBATCH_FAULT_PATHS: '.chatbatch/journal.jsonl', CHATBATCH_FAULT_CORRUPT_AT: String(corruptAt) };
+      const retried = await spawnCli(args('--resume', '--retry-failed'), { cwd: dir.path, env: { ...env, ...faults } });
+      expect(retried.code, retried.stderr).toBe(5);
+      expect(sent.slice(IDS.length).map((prompt) => prompt.split(' ')[0])).toEqual(['r3', 'r7']);
+      // The journal still refers to the records where they were: those files are kept.
+      expect(await dir.read('out/output.jsonl')).toBe(outputBefore);
+      expect(await dir.read('out/errors.jsonl')).toBe(errorsBefore);
 
-    sent.length = 0;
-    const resumed = await runCli(args('--resume'), { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
-    // r7's changed line is dropped: its earlier failure is the line of it that verifies.
-    expect(resumed.code, resumed.stderr).toBe(1);
-    expect(resumed.stderr).toContain('dropped 1 damaged journal line(s)');
-    expect(resumed.stderr).not.toContain('not there as they were written');
-    expect(sent).toEqual([]);
-    const ids = async (file: string) => (await dir.jsonl<{ id: string }>(file)).map((record) => record.id);
-    expect(await ids('out/output.jsonl')).toEqual(IDS.filter((id) => id !== 'r7'));
-    expect(await ids('out/errors.jsonl')).toEqual(['r7']);
-  });
+      sent.length = 0;
+      const resumed = await runCli(args('--resume'), { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
+      // r7's changed line is dropped: its earlier failure is the line of it that verifies.
+      expect(resumed.code, resumed.stderr).toBe(1);
+      expect(resumed.stderr).toContain(`dropped ${damagedHeader ? 2 : 1} damaged journal line(s)`);
+      expect(resumed.stderr).not.toContain('not there as they were written');
+      expect(sent).toEqual([]);
+      const ids = async (file: string) => (await dir.jsonl<{ id: string }>(file)).map((record) => record.id);
+      expect(await ids('out/output.jsonl')).toEqual(IDS.filter((id) => id !== 'r7'));
+      expect(await ids('out/errors.jsonl')).toEqual(['r7']);
+    },
+  );
 });
