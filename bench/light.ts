@@ -9,6 +9,7 @@
  */
 import { readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { cpuPerRow } from './cpu-per-row.js';
 import type { InputCache } from './generate-inputs.js';
 import { BENCH_API_KEY, type ClientRun, runClient, runMeasured } from './measure.js';
 import { bareUndiciScript, cliScript, simScript, usageHook } from './paths.js';
@@ -248,6 +249,30 @@ export async function restFigures(
     figure(`resume of the finished ${num(large.rows)}-row run, wall`, 's', one(resume.wallS), quick ? null : 20, 'sends nothing'),
     figure(`resume of the finished ${num(large.rows)}-row run, peak RSS`, 'MB', one(resume.peakRssMb), quick ? null : 200, ''),
     figure(`disk during that resume, ${num(large.rows)} rows`, '×', one(resume.runningRatio), 2.2, ''),
-    figure(`client CPU a row, ${num(large.rows)} rows`, 'ms', one(large.cpuMsPerRow), null, 'against the bare loop: see --guard'),
+    figure(
+      `client CPU a row, ${num(large.rows)} rows`,
+      'ms',
+      one(large.cpuMsPerRow),
+      null,
+      'start-up included; against the bare loop: see above',
+    ),
+  ];
+}
+
+/** CPU a row at C=64, L=0 against the bare undici loop: 50,000 rows (`quick`: 5,000), `rounds` rounds. */
+export async function cpuFigures(
+  workDir: string,
+  inputs: InputCache,
+  quick: boolean,
+  rounds: number,
+  log: (line: string) => void,
+): Promise<LightFigure[]> {
+  const rows = quick ? 5_000 : 50_000;
+  const cpu = await cpuPerRow(workDir, inputs, rows, rounds, log);
+  const note = `${num(rows)} rows, C=64, L=0, start-up included`;
+  return [
+    figure('CPU a row, chatbatch', 'ms', cpu.chatbatchMs, null, note),
+    figure('CPU a row, bare undici loop', 'ms', cpu.bareMs, null, note),
+    figure('CPU a row, chatbatch / bare loop', '×', cpu.ratios, 1.8, 'ratio within each round'),
   ];
 }

@@ -21,7 +21,7 @@ import { join, relative } from 'node:path';
 import { formatMeasurements, runComparison } from './compare.js';
 import { InputCache } from './generate-inputs.js';
 import { formatGoodput, goodputSituations, runGoodput } from './goodput.js';
-import { formatLight, type LightFigure, restFigures, startUpFigures } from './light.js';
+import { cpuFigures, formatLight, type LightFigure, restFigures, startUpFigures } from './light.js';
 import { countLines, hasGnuTime, killAllClients, runClient } from './measure.js';
 import { formatPaced, runPaced } from './paced.js';
 import { bareUndiciScript, cliScript as cli, repoRoot, simScript, usageHook } from './paths.js';
@@ -433,10 +433,14 @@ async function lightRun({ quick, rounds }: Args): Promise<void> {
   // The start-up figures are medians: more rounds than the comparison's three, as each is short.
   const startUpRounds = quick ? 3 : Math.max(rounds, 7);
   log(`at rest and at the start: ${startUpRounds} rounds of a one-row run, the bare loop and --help`);
-  const figures: LightFigure[] = await withWorkDir(async (workDir) => [
-    ...(await startUpFigures(workDir, startUpRounds, log)),
-    ...(await restFigures(workDir, new InputCache(workDir), quick, log)),
-  ]);
+  const figures: LightFigure[] = await withWorkDir(async (workDir) => {
+    const inputs = new InputCache(workDir);
+    return [
+      ...(await startUpFigures(workDir, startUpRounds, log)),
+      ...(await cpuFigures(workDir, inputs, quick, rounds, log)),
+      ...(await restFigures(workDir, inputs, quick, log)),
+    ];
+  });
   process.stdout.write(
     `\nat rest and at the start, ${startedAt.toISOString().slice(0, 10)}, load ${loadBefore} → ${loadAverage()}:\n${formatLight(figures)}\n\n`,
   );

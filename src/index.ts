@@ -14,6 +14,7 @@ import { type RunFlags, resolveRunConfig } from './job/config.js';
 import { newProgress, type RunProgress } from './run/progress.js';
 import type { RunReport } from './run/report.js';
 import { runBatch } from './run/run.js';
+import type { LogKind } from './run/run-options.js';
 
 export { NothingSentError } from './errors.js';
 export { FAILURE_CATEGORIES } from './record/categories.js';
@@ -21,6 +22,7 @@ export type { FailureCategory, RowRecord } from './record/record.js';
 export type { UsageTotals } from './record/usage-totals.js';
 export type { RunProgress } from './run/progress.js';
 export type { CostReport, RunReport, TokenBudgetReport } from './run/report.js';
+export type { LogKind } from './run/run-options.js';
 export { WriteFailedError } from './state/write-failed.js';
 
 /** Every setting of a job, in camelCase: see the README's job-file table. */
@@ -46,8 +48,12 @@ export interface RunOptions extends Omit<RunFlags, 'inputs' | 'apiKeyEnv' | 'api
   /** Called with a snapshot of the run's progress every `progressEveryMs` (default 1000) and at the end. */
   onProgress?: (progress: Readonly<RunProgress>) => void;
   progressEveryMs?: number;
-  /** Notices the CLI would print on stderr (a resume's repairs, sent-again rows, ...). */
-  onNotice?: (line: string) => void;
+  /**
+   * Notices the CLI would print on stderr (a resume's repairs, sent-again rows, a model's stop
+   * ...), each with its kind: `note`, `warning` (rows pending or sent again), `stop` (the endpoint
+   * stopped a model) or `error`; the CLI's JSON logs give each kind its level.
+   */
+  onNotice?: (line: string, kind: LogKind) => void;
   /**
    * Where to read HTTPS_PROXY, HTTP_PROXY and NO_PROXY (either case) from, as the CLI reads them
    * from its environment (see the README's proxies); `process.env` to follow the shell's. No
@@ -98,7 +104,7 @@ export async function run(options: RunOptions): Promise<RunResult> {
     const report = await runBatch({
       config,
       stop: signal ?? new AbortController().signal,
-      log: onNotice ?? (() => {}),
+      log: (line, kind = 'note') => onNotice?.(line, kind),
       progress,
       ...(dispatcher ? { dispatcher } : {}),
       ...(clock ? { now: () => clock.now(), sleep: (ms: number, abort: AbortSignal) => clock.sleep(ms, abort) } : {}),

@@ -28,6 +28,15 @@ export function costStopMessage(budget: TokenBudgetReport, pending: number, resu
   );
 }
 
+/** What a run stopped by `--limit N` says: the rest are pending, and the command that does them. */
+export function rowLimitStopMessage(limit: number, pending: number, resumeWithout: string): string {
+  return (
+    `stopped after the first ${limit} row(s), as --limit ${limit} asked; ${pending} pending (not sent)\n` +
+    `  to do the rest, resume without --limit:\n` +
+    `  ${resumeWithout}`
+  );
+}
+
 /** 0.0137 -> 0.014, 13.2 -> 14: a budget to type, never below `amount` (a float's noise is not a figure). */
 function roundUpToTwoFigures(amount: number): number {
   const step = 10 ** (Math.floor(Math.log10(amount)) - 1);

@@ -34,6 +34,6 @@ export function exitCodeFor(status: Exclude<RunStatus, 'running'>): number {
 export const EXIT_CODES_HELP =
   'Exit codes: 0 every row succeeded; 1 the run finished and some rows failed; 2 usage or configuration error,\n' +
   'nothing sent; 3 the endpoint refused the run (key, model, base URL, quota, an outage past --max-outage-ms);\n' +
-  '4 stopped at a limit you set (--max-total-tokens), rows pending, resume with a larger one; 5 a write failed\n' +
-  '(disk full, I/O error), resume with --resume once fixed; 70 internal error (please report), resumable;\n' +
-  '130 interrupted (Ctrl-C, SIGTERM), resume with --resume.';
+  '4 stopped at a limit you set (--max-total-tokens, --max-cost, --limit), rows pending, resume with a larger one\n' +
+  '(or without --limit); 5 a write failed (disk full, I/O error), resume with --resume once fixed; 70 internal\n' +
+  'error (please report), resumable; 130 interrupted (Ctrl-C, SIGTERM), resume with --resume.';

@@ -5,7 +5,7 @@ import type { Argv } from 'yargs';
  * one group (a test holds this), so a new flag cannot fall into an unnamed list.
  */
 export const RUN_HELP_GROUPS: ReadonlyArray<readonly [title: string, flags: readonly string[]]> = [
-  ['Input:', ['job', 'template', 'system', 'id-field', 'keep-input', 'row-params', 'repeat', 'shard']],
+  ['Input:', ['job', 'template', 'system', 'id-field', 'keep-input', 'row-params', 'repeat', 'shard', 'limit']],
   ['Endpoint:', ['base-url', 'model', 'api-key-env', 'api-key-file', 'header', 'param', 'allow-param', 'simulate']],
   [
     'Pacing and limits:',

@@ -1,19 +1,19 @@
 import type { Argv, CommandModule } from 'yargs';
 import { NothingSentError } from '../errors.js';
 import { ExpansionInterruptedError } from '../input/errors.js';
-import type { RunConfig, RunFlags } from '../job/config.js';
+import type { RunFlags } from '../job/config.js';
 import type { LoadedJob } from '../job/job-file.js';
 import { flagOptions } from '../job/options.js';
 import type { Redactor } from '../record/redactor.js';
+import type { LogKind } from '../run/run-options.js';
 import type { RunningSimulator } from '../simulator/server.js';
 import { diskFailureOf } from '../state/write-failed.js';
-import { EXIT, EXIT_CODES_HELP, exitCodeFor } from './exit-codes.js';
+import { EXIT, EXIT_CODES_HELP } from './exit-codes.js';
 import { groupRunHelp } from './help-groups.js';
 import { reportInternalError } from './internal-error.js';
 import { listenForInterrupts } from './interrupts.js';
-import { invocation, shellQuote } from './invocation.js';
 import type { CliIo, CliSession } from './io.js';
-import { jsonLogLine, LOG_FORMATS, type LogFormat, messageLine, summaryFields } from './log-format.js';
+import { jsonLogLine, LOG_FORMATS, type LogFormat, messageLine, startFields } from './log-format.js';
 import { flagsFromArgs, yargsOption } from './options.js';
 import { paramsFromFlags } from './param-flags.js';
 import type { ProgressReporter } from './progress.js';
@@ -41,7 +41,7 @@ export const runCommand = (session: CliSession): CommandModule<object, RunArgs> 
     // groups, examples or epilog, so there is nothing to lay out.
     const hidden = !session.helpAsked;
     const built = (session.helpAsked ? groupRunHelp(yargs) : yargs)
-      .positional('inputs', { type: 'string', array: true, describe: 'Input files or glob patterns (JSONL, CSV); quote globs' })
+      .positional('inputs', { type: 'string', array: true, describe: 'Input files or glob patterns (JSONL, CSV, Parquet); quote globs' })
       .option('job', { type: 'string', hidden, describe: 'JSON job file; flags override it' })
       .options(Object.fromEntries(flagOptions().map(([, spec]) => [spec.flag, { ...yargsOption(spec), hidden }])))
       .option('simulate', { type: 'boolean', hidden, describe: 'Start the built-in simulator and send to it (replies are simulated)' })
@@ -76,6 +76,10 @@ function runHelpExtras(yargs: Argv): Argv {
       'Run a glob of CSV files with a template',
     )
     .example('$0 run --job jobs/quickstart.json --simulate', 'Try it against the built-in simulator')
+    .example(
+      '$0 run products.parquet --template "Describe {{name}}" --base-url URL --model NAME --limit 10',
+      'Try the first 10 rows of a Parquet table',
+    )
     .example('$0 run --job jobs/enrich-products.json --out out/2026-11-22 --resume', 'Resume an interrupted run')
     .example(
       "$0 run in.jsonl --base-url https://api.portkey.ai/v1 --header 'x-portkey-provider: openai' --header 'x-portkey-api-key: ${PORTKEY_API_KEY}' ...",
@@ -92,16 +96,16 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
   const format: LogFormat = args['log-format'] ?? 'text';
   // Made once the configuration holds, and handed to the run: its lines and the run's records are masked alike.
   let redactor: Redactor | null = null;
-  const log = (line: string): void => {
+  const log = (line: string, kind?: LogKind): void => {
     const redacted = redactor ? redactor.redact(line) : line;
-    const text = messageLine(format, format === 'json' ? redacted : terminalSafe(redacted));
+    const text = messageLine(format, format === 'json' ? redacted : terminalSafe(redacted), kind);
     if (reporter) reporter.writeLine(text.slice(0, -1));
     else io.stderr.write(text);
   };
   let simulator: RunningSimulator | null = null;
   try {
     if (namesStandardInput(argv, (option) => (args as Record<string, unknown>)[option])) {
-      log(STANDARD_INPUT_REFUSAL);
+      log(STANDARD_INPUT_REFUSAL, 'error');
       return EXIT.usage;
     }
     // The engine is loaded here, not at start-up: `--help` and the other commands have no use for it.
@@ -115,16 +119,17 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
       cwd: io.cwd,
       ...(simulator ? { simulatorUrl: simulator.url } : {}),
     });
+    redactor = runRedactor(config);
+    // The first line a log collector reads: what this run is, before anything can go wrong in it.
+    if (format === 'json') io.stderr.write(jsonLogLine(startFields(config, redactor)));
     // Announced once the configuration holds, so a refused one reads as a refusal only.
     if (simulator) log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);
-
-    redactor = runRedactor(config);
     if (config.cacheDir) await (await import('../state/response-cache.js')).ResponseCache.check(config.cacheDir);
-    const [{ runBatch }, { newProgress }, { startProgressReporter }, { formatSummary }] = await Promise.all([
+    const [{ runBatch }, { newProgress }, { startProgressReporter }, { sayHowItEnded }] = await Promise.all([
       import('../run/run.js'),
       import('../run/progress.js'),
       import('./progress.js'),
-      import('./summary.js'),
+      import('./run-ending.js'),
     ]);
 
     const stop = new AbortController();
@@ -135,7 +140,7 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
         log(`${name} received: finishing in-flight requests (press Ctrl-C again to stop at once)`);
         stop.abort();
       } else {
-        log('stopped at once; the journal is consistent, resume with --resume');
+        log('stopped at once; the journal is consistent, resume with --resume', 'warning');
         io.exitNow?.(EXIT.interrupted);
       }
     };
@@ -146,37 +151,23 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
     try {
       const report = await runBatch({ config, stop: stop.signal, log, progress, redactor });
       reporter?.stop();
-      // One stop message per stopped model (several models): each its own line of ours.
-      for (const stop of report.fatalMessage?.split(/\n(?=\S)/) ?? []) log(stop);
-      if (format === 'text') io.stderr.write(`${formatSummary(report)}\n`);
-      if (report.status === 'interrupted') {
-        log(`interrupted; to continue, run:\n  ${resumeCommand(session, config, redactor!)}`);
-      }
-      const resumeWith = (budgetFlag: string[]) => resumeCommand(session, config, redactor!, budgetFlag);
-      if (report.status === 'stopped_at_limit') {
-        const { budgetStopMessage, costStopMessage } = await import('./budget-stop.js');
-        if (report.limitReachedBy === 'cost' && report.costBudget) log(costStopMessage(report.costBudget, report.pending, resumeWith));
-        else if (report.budget) log(budgetStopMessage(report.budget, report.pending, resumeWith));
-      }
-      // The summary is the last line a log collector reads.
-      if (format === 'json') io.stderr.write(jsonLogLine(summaryFields(report, exitCodeFor(report.status))));
-      return exitCodeFor(report.status);
+      return await sayHowItEnded(report, { session, config, redactor, format, simulated: simulator !== null, log });
     } finally {
       reporter?.stop();
       stopListening();
     }
   } catch (error) {
     if (error instanceof NothingSentError) {
-      log(error.explain());
+      log(error.explain(), 'error');
       return EXIT.usage;
     }
     if (error instanceof ExpansionInterruptedError) {
-      log(error.message);
+      log(error.message, 'warning');
       return EXIT.interrupted;
     }
     const writeFailure = diskFailureOf(error);
     if (writeFailure) {
-      log(writeFailure.explain('rerun with --resume'));
+      log(writeFailure.explain('rerun with --resume'), 'error');
       return EXIT.writeFailed;
     }
     await reportInternalError(error, { resumable: true, argv, stderr: io.stderr, env: io.env, redactor });
@@ -206,32 +197,4 @@ async function dryRunFromCli(args: RunArgs, job: LoadedJob | null, io: CliIo): P
 function flagsFrom(args: RunArgs): RunFlags {
   const flags = flagsFromArgs(args, args.inputs ?? []);
   return args.param === undefined ? flags : { ...flags, params: args.param };
-}
-
-/**
- * The user's own command line with --resume added (and --force removed); `budgetFlag`
- * (`--max-total-tokens N`, `--max-cost USD`) replaces the same flag. The key typed into an
- * argument (`--header "api-key: $KEY"`, the shell having filled it in) is written back as its
- * variable, `"${CHATBATCH_API_KEY}"`: the line is printed, and must neither show the key nor, with
- * it masked, fail when pasted.
- */
-function resumeCommand({ io, argv: given }: CliSession, config: RunConfig, redactor: Redactor, budgetFlag: string[] = []): string {
-  const argv = given.filter((arg) => arg !== '--force' && arg !== '--resume');
-  const [flag] = budgetFlag;
-  if (flag !== undefined) {
-    const at = argv.findIndex((arg) => arg === flag || arg.startsWith(`${flag}=`));
-    if (at >= 0) argv.splice(at, argv[at] === flag ? 2 : 1);
-  }
-  if (!argv.includes('--out') && !argv.some((a) => a.startsWith('--out='))) argv.push('--out', config.outDir);
-  // The redactor decides what is a secret: a placeholder key (`none`) is no secret, and is left as typed.
-  const variable = config.apiKeyFile === null && redactor.redact(config.apiKey) !== config.apiKey ? config.apiKeyEnv : null;
-  const quote = (arg: string) => keyAsVariable(arg, config.apiKey, variable);
-  return [invocation(io.script, io.env, io.cwd), ...[...argv, '--resume', ...budgetFlag].map(quote)].join(' ');
-}
-
-/** `arg` quoted for a POSIX shell, the key in it (when read from `variable`) written as `${variable}` in double quotes. */
-function keyAsVariable(arg: string, key: string, variable: string | null): string {
-  if (variable === null || !arg.includes(key)) return shellQuote(arg);
-  const escaped = arg.split(key).map((part) => part.replace(/[\\"$`]/g, (char) => `\\${char}`));
-  return `"${escaped.join(`\${${variable}}`)}"`;
 }

@@ -419,6 +419,11 @@ export const RUN_OPTIONS = {
     custom: true,
     help: 'K/N: take only the rows whose id hashes to K (0..N-1); join shards with chatbatch merge',
   },
+  limit: {
+    flag: 'limit',
+    kind: 'positive-integer',
+    help: 'Send only the first N rows (of this shard), to try a job on a few before the rest: the others stay pending (exit 4); the same command with --resume instead of --limit does the rest',
+  },
   repeat: {
     flag: 'repeat',
     job: 'repeat',

@@ -3,6 +3,7 @@ import { onAbort } from '../async/on-abort.js';
 import { categoryOf, PENDING, SUCCEEDED } from '../record/outcome-code.js';
 import { ERRORS_FILE, OUTPUT_FILE } from '../state/file-names.js';
 import type { RecordLocation } from '../state/journal.js';
+import { journalHeader } from '../state/journal-recovery.js';
 import { RecordStore } from '../state/record-store.js';
 import { WriteFailedError } from '../state/write-failed.js';
 import { AtomicFile } from './atomic-file.js';
@@ -49,6 +50,8 @@ export class OrderedResults {
   private damagedLines = 0;
   /** The journal referring to the new record files is in place (finish). */
   private journalPlaced = false;
+  /** A record was read through a reference to the files in place (a journal whose header was damaged refers to them too). */
+  private referencesRead = false;
   /** Lanes waiting for the window to have room (each model's reader may wait at once). */
   private windowWaiters: Array<() => void> = [];
 
@@ -57,6 +60,8 @@ export class OrderedResults {
     private readonly output: NewRecordFile,
     private readonly errors: NewRecordFile,
     private readonly index: JournalIndex,
+    /** The journal this session appends to starts as a compacted one: it refers to records in the files in place. */
+    private readonly journalRefersToFiles: boolean,
     private readonly onProblem: (error: Error) => void,
   ) {}
 
@@ -67,6 +72,8 @@ export class OrderedResults {
   static async open(journalFile: string, outDir: string, onProblem: (error: Error) => void = () => {}): Promise<OrderedResults> {
     const files = { journal: journalFile, output: path.join(outDir, OUTPUT_FILE), errors: path.join(outDir, ERRORS_FILE) };
     const created: AtomicFile[] = [];
+    // Read before JournalIndex.create, which changes nothing in place but must not be confused with it.
+    const journalRefersToFiles = (await journalHeader(journalFile)) !== null;
     try {
       const output = await AtomicFile.create(files.output);
       created.push(output);
@@ -74,7 +81,7 @@ export class OrderedResults {
       created.push(errors);
       const index = await JournalIndex.create(journalFile, { output, errors });
       const newFiles = [new NewRecordFile(output, files.output, 'o'), new NewRecordFile(errors, files.errors, 'e')] as const;
-      return new OrderedResults(new RecordStore(files), ...newFiles, index, onProblem);
+      return new OrderedResults(new RecordStore(files), ...newFiles, index, journalRefersToFiles, onProblem);
     } catch (error) {
       for (const file of created) await file.discard();
       throw error;
@@ -183,14 +190,21 @@ export class OrderedResults {
    * `compact` (the journal took every line it was given) and every record read back whole, the
    * journal that refers to the records in the new files goes in place first, then the files (a
    * crash between is finished on the next start: journal-recovery.ts); else the journal stays as
-   * it was. When a write fails, the temporary files are removed (the files in place stay as they
-   * were) and the WriteFailedError is thrown.
+   * it was, and so do the files in place when it refers to records there (a new file moves them:
+   * every record after the first one this session changed would no longer verify, and its row
+   * would be paid for again). When a write fails, the temporary files are removed (the files in
+   * place stay as they were) and the WriteFailedError is thrown.
    */
   async finish(compact = true): Promise<RowCounts> {
     this.stopCopyTimer();
     this.copyFront(true);
+    const compacting = compact && this.damagedLines === 0;
     try {
       if (this.failure) throw this.failure;
+      if (!compacting && (this.journalRefersToFiles || this.referencesRead)) {
+        await this.discard();
+        return this.counts;
+      }
       // A record file that came out as the one in place stays; its temporary file goes before the
       // journal naming it is in place (else a crash after would rename that empty file into place).
       const keep = [this.output, this.errors].filter((file) => file.keepsFileInPlace());
@@ -198,7 +212,7 @@ export class OrderedResults {
       for (const kept of keep) await kept.file.discard();
       const renamed = [this.output, this.errors].filter((file) => !keep.includes(file)).map((file) => file.file);
       for (const file of renamed) await file.seal();
-      if (compact && this.damagedLines === 0) {
+      if (compacting) {
         await this.index.seal();
         await this.index.place();
         // From here on the journal refers to the records in these files: whatever happens, they
@@ -248,21 +262,26 @@ export class OrderedResults {
         this.keepAwaiting(row);
         continue;
       }
+      const succeeded = row.outcome === SUCCEEDED;
+      const file = succeeded ? this.output : this.errors;
       const stored = this.store.read(row);
       if (stored === null) {
         tallyRows(this.counts, 'pending');
         this.damaged();
         continue;
       }
-      const succeeded = row.outcome === SUCCEEDED;
+      if (stored.reference) this.referencesRead = true;
       tallyRows(this.counts, succeeded ? 'succeeded' : categoryOf(row.outcome)!);
       if (succeeded && isCutAtMaxTokens(stored.bytes)) this.counts.cut_at_max_tokens = (this.counts.cut_at_max_tokens ?? 0) + 1;
-      const file = succeeded ? this.output : this.errors;
       const offset = file.offset;
       file.add(stored.bytes, stored.reference);
       // A row left pending keeps its earlier record in the files; what a later session must find
       // of it is its reply awaiting a judge, when it has one.
-      if (!this.keepAwaiting(row)) this.index.refer(stored.entry, file.name, offset, stored.bytes.length - 1, stored.crc);
+      if (this.keepAwaiting(row)) continue;
+      // A reference to the very place the record is now is kept as it was written (not written anew).
+      const { reference } = stored;
+      if (reference?.file === file.name && reference.offset === offset) this.index.keepLine(stored.line);
+      else this.index.refer(stored.entry, file.name, offset, stored.bytes.length - 1, stored.crc);
     }
   }
 

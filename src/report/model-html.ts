@@ -76,7 +76,7 @@ export function modelRowsSection(view: ModelRowsView, cutNote: string): Html | s
 <select id="f-finish" aria-label="finish reason"><option value="">every finish_reason</option></select>
 <label id="f-models-label"><input type="checkbox" id="f-models"> models disagree</label>
 <label id="f-disagree-label"><input type="checkbox" id="f-disagree"> samples disagree</label>
-<label id="f-wrong-label"><input type="checkbox" id="f-wrong"> wrong (--expect, any model)</label>
+<label id="f-wrong-label">wrong (--expect): <select id="f-wrong" aria-label="wrong against the reference"><option value="">right or wrong</option><option value="any">any model wrong</option><option value="all">every model wrong</option>${view.models.map((model, index) => html`<option value="only:${index}">only ${model} wrong</option>`)}</select></label>
 <span id="rows-count"></span>
 </div>
 <table id="rows-table"><colgroup><col style="width:10%">${samples ? html`<col style="width:5%">` : ''}<col style="width:${samples ? 15 : 20}%">${refs ? html`<col style="width:8%">` : ''}${view.models.map(() => html`<col style="width:${width}%">`)}</colgroup>

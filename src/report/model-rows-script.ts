@@ -36,11 +36,18 @@ ${ROWS_VIEW_SHARED}  const columns = 2 + (samples ? 1 : 0) + (refs ? 1 : 0) + da
     if (f.f && !some(row, (m) => m.fr === f.f)) return false;
     if (f.models && row.dis !== true) return false;
     if (f.samples && !some(row, (m) => m.ag < 1)) return false;
-    if (f.w && !some(row, (m) => m.c === false)) return false;
+    if (f.w && !wrongAs(row, f.w)) return false;
     return !f.q || text(row).includes(f.q);
   }
+  // "wrong": any model judged wrong, every model wrong, or only the model at index k wrong (the others right).
+  function wrongAs(row, w) {
+    if (w === 'any') return some(row, (m) => m.c === false);
+    if (w === 'all') return row.ms.every((m) => m !== null && m.c === false);
+    const k = Number(w.slice('only:'.length));
+    return row.ms.every((m, i) => m !== null && m.c === (i === k ? false : true));
+  }
   function apply() {
-    const f = { q: $('f-search').value.trim().toLowerCase(), o: $('f-outcome').value, c: $('f-category').value, f: $('f-finish').value, models: $('f-models').checked, samples: $('f-disagree').checked, w: $('f-wrong').checked };
+    const f = { q: $('f-search').value.trim().toLowerCase(), o: $('f-outcome').value, c: $('f-category').value, f: $('f-finish').value, models: $('f-models').checked, samples: $('f-disagree').checked, w: $('f-wrong').value };
     shown = rows.filter((row) => matches(row, f));
     page = 0;
     render();

@@ -79,19 +79,31 @@ export async function* prepareRows(
   }
 }
 
+/**
+ * Each row's key as `prepareRows` gives it, without building its request (or its kept input): what
+ * a resume's check for dropped rows needs of every input row. A row that would be a task is
+ * `{ kind: 'key' }`; the others are what `prepareRows` makes of them.
+ */
+export async function* prepareRowKeys(
+  files: readonly string[],
+  settings: PrepareSettings,
+  seen: SeenIds = new SeenIds(),
+): AsyncGenerator<Exclude<PreparedRow, { kind: 'task' }> | { kind: 'key'; key: string }> {
+  for await (const batch of readRowBatches(files)) {
+    for (const row of batch) {
+      const origin: RowOrigin = { id: rowId(row, settings.idField ?? undefined), file: row.file, line: row.line };
+      yield rowHead(row, origin, settings, seen) ?? { kind: 'key', key: origin.id };
+    }
+  }
+}
+
 /** One input row, ready: see PreparedRow. */
 function prepareRow(row: InputRow, settings: PrepareSettings, keep: KeepInput, notes: BatchNotes, seen: SeenIds): PreparedRow {
   const input = keptFields(row.fields, keep);
   const origin: RowOrigin = { id: rowId(row, settings.idField ?? undefined), file: row.file, line: row.line, ...(input ? { input } : {}) };
-  if (settings.shard && !inShard(origin.id, settings.shard)) return { kind: 'other-shard', origin };
-  if (!seen.add(origin.id)) {
-    return invalid(origin, `dup:${row.file}:${row.line}`, `duplicate id "${origin.id}": an earlier row has the same id`);
-  }
-  if (row.kind === 'invalid') return invalid(origin, origin.id, row.problem);
-  if ((settings.models?.length ?? 1) > 1 && origin.id.includes('\u0000')) {
-    // The journal keys a row's copies for other models by its id, a NUL and the model (samples.ts).
-    return invalid(origin, origin.id, NUL_ID_PROBLEM);
-  }
+  const head = rowHead(row, origin, settings, seen);
+  // An unreadable line always has its head (its invalid row): the test narrows `row` for what follows.
+  if (head !== null || row.kind === 'invalid') return head!;
   const messages = rowToMessages(row.fields, { system: settings.system, template: settings.template });
   if (!messages.ok) return invalid(origin, origin.id, messages.problem);
   const body = bodyFields(row.fields, settings.rowParams, settings.allowParams ?? []);
@@ -120,11 +132,32 @@ function prepareRow(row: InputRow, settings: PrepareSettings, keep: KeepInput, n
       key: origin.id,
       model: settings.models?.[0] ?? settings.model,
       request,
-      clientRequestIdBase: `cb-${shortHash(origin.id)}`,
       input,
       ...(settings.expect ? { reference: referenceOf(row.fields, settings.expect) } : {}),
     },
   };
+}
+
+/**
+ * What a row is before its request is built, when that decides it: another shard's, a repeated
+ * id, an unreadable line, an id a run of several models cannot key; null for a row to build.
+ */
+function rowHead(
+  row: InputRow,
+  origin: RowOrigin,
+  settings: PrepareSettings,
+  seen: SeenIds,
+): Exclude<PreparedRow, { kind: 'task' }> | null {
+  if (settings.shard && !inShard(origin.id, settings.shard)) return { kind: 'other-shard', origin };
+  if (!seen.add(origin.id)) {
+    return invalid(origin, `dup:${row.file}:${row.line}`, `duplicate id "${origin.id}": an earlier row has the same id`);
+  }
+  if (row.kind === 'invalid') return invalid(origin, origin.id, row.problem);
+  if ((settings.models?.length ?? 1) > 1 && origin.id.includes('\u0000')) {
+    // The journal keys a row's copies for other models by its id, a NUL and the model (samples.ts).
+    return invalid(origin, origin.id, NUL_ID_PROBLEM);
+  }
+  return null;
 }
 
 /** In place of a request a lane's reader does not build (PrepareSettings.onlyModel): never sent, never read. */
@@ -137,7 +170,7 @@ const UNBUILT = Object.freeze({}) as ChatRequest;
 export const NUL_ID_PROBLEM = 'the id holds a NUL character (U+0000), which a run with several models keeps for its own keys';
 
 /** A row that becomes an `invalid_input` record under `key`. */
-function invalid(origin: RowOrigin, key: string, problem: string): PreparedRow {
+function invalid(origin: RowOrigin, key: string, problem: string): Extract<PreparedRow, { kind: 'invalid' }> {
   return { kind: 'invalid', key, fingerprint: `invalid:${shortHash(problem)}`, origin, problem };
 }
 
@@ -173,7 +206,7 @@ export function forTarget(
   const fingerprint = sampleFingerprint(modelRequest.fingerprint, sample);
   const request = { ...modelRequest, fingerprint };
   const { id, file, line, input, reference } = prepared.task;
-  const task: RowTask = { id, file, line, position, key, model, request, clientRequestIdBase: `cb-${shortHash(key)}`, sample, input };
+  const task: RowTask = { id, file, line, position, key, model, request, sample, input };
   if (reference !== undefined) task.reference = reference;
   return { kind: 'task', key, fingerprint, task, requests: prepared.requests };
 }

@@ -13,8 +13,8 @@ export interface RowTask {
   /** The sample index with `--repeat` above 1; `key` and the request's fingerprint include it. */
   sample?: number | undefined;
   request: ChatRequest;
-  /** Stable per row; the attempt number is appended for the X-Client-Request-Id header. */
-  clientRequestIdBase: string;
+  /** The X-Client-Request-Id's stem, when not the one derived from `key` (client-request-id.ts). */
+  clientRequestIdBase?: string;
   /** With --keep-input: the row's fields its record carries as `input`. */
   input?: Record<string, unknown> | undefined;
   /** With --expect: the row's reference answer (null: the row has none), judged when the row settles. */

@@ -18,6 +18,8 @@ export interface Admission {
   rowsPerFile: Map<string, number>;
   /** False when the run stopped admitting before the end of its input. */
   inputExhausted: boolean;
+  /** `--limit N` stopped it: N rows were admitted and the input has more (they stay pending). */
+  rowLimitReached: boolean;
   notes: BatchNotes;
 }
 
@@ -42,6 +44,7 @@ export async function admitRows(run: OpenedRun, sending: Sending): Promise<Admis
   const admission: Admission = {
     rowsPerFile: new Map(),
     inputExhausted: true,
+    rowLimitReached: false,
     notes: new BatchNotes(config.models, run.log),
   };
   const reaches = await Promise.all(config.models.map((_, modelIndex) => readLane(run, sending, admission, modelIndex)));
@@ -69,6 +72,11 @@ async function readLane(run: OpenedRun, sending: Sending, admission: Admission, 
   let read = 0;
   for await (const row of rows) {
     if (sending.stopped || run.tokens.limitReached) return { rows: rowIndex, read, stopped: true };
+    // --limit N: past the first N rows the lane stops as at a budget, the rest pending.
+    if (config.limit !== null && rowIndex >= config.limit) {
+      admission.rowLimitReached = true;
+      return { rows: rowIndex, read, stopped: true };
+    }
     read++;
     if (primary) countRead(admission, row);
     if (row.kind === 'other-shard') continue;

@@ -1,14 +1,13 @@
 import type { RunConfig } from '../job/config.js';
 import type { Manifest } from '../output/manifest.js';
 import { DROPPED, outcomeCode } from '../record/outcome-code.js';
-import { BatchNotes } from '../request/batch-notes.js';
-import { NUL_ID_PROBLEM, prepareRows, prepareSettingsOf } from '../request/prepare.js';
+import { NUL_ID_PROBLEM, prepareRowKeys, prepareSettingsOf } from '../request/prepare.js';
 import { keyModelOf, modelKey, sampleIndexes, sampleKey } from '../request/samples.js';
-import type { HashedKeyTable } from '../state/hashed-key-table.js';
 import { readJournal } from '../state/journal.js';
 import type { PreviousResults } from '../state/previous-results.js';
-import { resultKeySet } from '../state/result-table.js';
+import type { ResultTable } from '../state/result-table.js';
 import { OutDirInUseError } from './errors.js';
+import type { RunOptions } from './run-options.js';
 
 /**
  * `--resume` writes output.jsonl and errors.jsonl anew from this run's inputs: a record there
@@ -18,31 +17,38 @@ import { OutDirInUseError } from './errors.js';
  * record, and go on as before: `invalid_input` records are not counted (a fixed line's record is
  * replaced by its row's), and a record of a row sent once is kept by the row's samples.
  *
- * The inputs' keys go into a compact set of their hashes (`resultKeySet`, ~17 bytes a key), then each
- * key the journal settled (its lines that verify) is looked up in it.
+ * Each key the inputs give marks its slot in the table of the journal's results (one byte a slot:
+ * a second table of the inputs' keys took ~37 MB at a million rows, beside the first); the
+ * journal's keys left unmarked are the dropped ones.
  */
 export async function refuseDroppedRows(
   config: RunConfig,
   files: readonly string[],
   earlier: { previous: PreviousResults | null; previousWritten: { manifest: Manifest } | null },
   journalFile: string,
-  log: (line: string) => void,
+  log: RunOptions['log'],
 ): Promise<string[]> {
   if (!config.resume || !earlier.previous || earlier.previous.byKey.size === 0) return [];
-  const { keys: current, nulIds } = await inputKeys(config, files, keyModelOf(config.models, earlier.previousWritten?.manifest ?? null));
+  const table = earlier.previous.byKey;
+  const found = new Uint8Array(table.capacity);
+  const mark = (key: string) => {
+    const slot = table.slotOf(key);
+    if (slot >= 0) found[slot] = 1;
+  };
+  const nulIds = await markInputKeys(config, files, keyModelOf(config.models, earlier.previousWritten?.manifest ?? null), mark);
   // The journal is the truth: output.jsonl and errors.jsonl may have been cut short or emptied
   // (by hand, or by an older chatbatch's resume that stopped early).
   const invalidInput = outcomeCode('invalid_input');
   const counted = (outcome: number) => outcome !== invalidInput && outcome !== DROPPED;
-  const dropped = earlier.previous.byKey.countMissingFrom(current, counted);
+  const dropped = table.countUnmarked(found, counted);
   if (dropped === 0) return [];
   const what =
     nulIds > 0
       ? `${dropped} record(s) the earlier run wrote in ${config.outDir} are of rows whose id holds a NUL character (U+0000), which a run of several models cannot key, or of rows not in this run's inputs (${describeInputs(earlier.previousWritten?.manifest, files)})`
       : `${dropped} record(s) the earlier run wrote in ${config.outDir} are of rows not in this run's inputs (${describeInputs(earlier.previousWritten?.manifest, files)})`;
   if (config.allowDroppedRows) {
-    log(`${what}: they are dropped from output.jsonl and errors.jsonl (--allow-dropped-rows)`);
-    return droppedKeys(journalFile, earlier.previous, current, counted);
+    log(`${what}: they are dropped from output.jsonl and errors.jsonl (--allow-dropped-rows)`, 'warning');
+    return droppedKeys(journalFile, table, found, counted);
   }
   throw new OutDirInUseError(
     `${what}; resuming would drop them from output.jsonl and errors.jsonl. Nothing was sent or changed.\n` +
@@ -57,30 +63,30 @@ export async function refuseDroppedRows(
  */
 async function droppedKeys(
   journalFile: string,
-  previous: PreviousResults,
-  current: HashedKeyTable,
+  table: ResultTable,
+  found: Uint8Array,
   counted: (outcome: number) => boolean,
 ): Promise<string[]> {
   const keys = new Set<string>();
   await readJournal(journalFile, (entry) => {
-    if (keys.has(entry.k) || current.slotOf(entry.k) >= 0) return;
-    const latest = previous.byKey.get(entry.k);
+    if (keys.has(entry.k) || found[table.slotOf(entry.k)] === 1) return;
+    const latest = table.get(entry.k);
     if (latest && counted(latest.outcome)) keys.add(entry.k);
   });
   return [...keys];
 }
 
 /**
- * Every journal key this run's inputs give (a row's, or each model's and sample's with several
- * models and --repeat), and how many rows have an id this run cannot key: a NUL in a run of
- * several models makes the row invalid_input, so an earlier run's record of it (a paid reply,
- * from a run of one model) is dropped, not kept, and counts as such.
+ * Calls `mark` with every journal key this run's inputs give (a row's, or each model's and
+ * sample's with several models and --repeat); returns how many rows have an id this run cannot
+ * key: a NUL in a run of several models makes the row invalid_input, so an earlier run's record
+ * of it (a paid reply, from a run of one model) is dropped, not kept, and counts as such.
  */
-async function inputKeys(config: RunConfig, files: readonly string[], keyModel: string): Promise<{ keys: HashedKeyTable; nulIds: number }> {
-  const keys = resultKeySet();
+async function markInputKeys(config: RunConfig, files: readonly string[], keyModel: string, mark: (key: string) => void): Promise<number> {
   let nulIds = 0;
   const samples = sampleIndexes(config.repeat);
-  for await (const row of prepareRows(files, prepareSettingsOf(config), new BatchNotes(config.models))) {
+  // Keys only: building and hashing every row's request too was a third of a million-row resume's CPU.
+  for await (const row of prepareRowKeys(files, prepareSettingsOf(config))) {
     if (row.kind === 'other-shard') continue;
     if (row.kind === 'invalid' && row.problem === NUL_ID_PROBLEM) {
       nulIds++;
@@ -88,12 +94,12 @@ async function inputKeys(config: RunConfig, files: readonly string[], keyModel: 
     }
     for (let model = 0; model < config.models.length; model++) {
       const rowKey = modelKey(row.key, config.models[model]!, keyModel);
-      for (const sample of samples) keys.add(sampleKey(rowKey, sample));
+      for (const sample of samples) mark(sampleKey(rowKey, sample));
     }
     // A row sent once before --repeat grew keeps its one record (followed by its samples).
-    if (config.repeat > 1) keys.add(row.key);
+    if (config.repeat > 1) mark(row.key);
   }
-  return { keys, nulIds };
+  return nulIds;
 }
 
 function describeInputs(manifest: Manifest | undefined, files: readonly string[]): string {

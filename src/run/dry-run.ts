@@ -110,6 +110,8 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
   // The same rows a run with this --shard would take, so the counts and estimate are its own.
   for await (const row of prepareRows(files, prepareSettingsOf(config), batchNotes)) {
     if (row.kind === 'other-shard') continue;
+    // --limit N: the rows a run would send, so the estimate is of them.
+    if (config.limit !== null && report.rows >= config.limit) break;
     report.rows++;
     if (row.kind === 'invalid') {
       note(row.origin, row.problem);

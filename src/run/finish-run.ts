@@ -56,7 +56,7 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
   writeFailure ??= results.damage;
   await countUnreadRows(run, admission, tally);
   const derivedFiles = config.format === 'jsonl' || writeFailure ? [] : await derivedFilesOf(run, tally.pending, log);
-  const status = runStatus(run, sending, tally, writeFailure !== null);
+  const status = runStatus(run, sending, tally, writeFailure !== null, admission.rowLimitReached);
   await run.stopCheckpoints();
   run.endSession(status);
   session.rate_limited = sending.lanes.reduce((sum, lane) => sum + lane.controller.rateLimited, 0);
@@ -108,7 +108,7 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
         ? null
         : { limit: limits.maxTotalTokens, spent: tokens.spent, jobLimit: config.maxTotalTokens, shards: config.shard?.count ?? 1 },
     ...costOf(run),
-    limitReachedBy: tokens.limitReachedBy,
+    limitReachedBy: tokens.limitReachedBy ?? (admission.rowLimitReached ? 'rows' : null),
   };
 }
 
@@ -144,13 +144,20 @@ function fatalMessage(sending: Sending, config: OpenedRun['config']): string | n
   return stops.map((stop) => explainStop(stop, config, sending)).join('\n');
 }
 
-function runStatus(run: OpenedRun, sending: Sending, tally: RowCounts, writeFailed: boolean): Exclude<RunStatus, 'running'> {
+function runStatus(
+  run: OpenedRun,
+  sending: Sending,
+  tally: RowCounts,
+  writeFailed: boolean,
+  rowLimit: boolean,
+): Exclude<RunStatus, 'running'> {
   if (writeFailed) return 'write_failed';
   // A model stopped by its refusal leaves its rows pending: the run did not do what was asked.
   if (sending.fatal || sending.stoppedModels.length > 0) return 'aborted';
   // Rows pending decide: a signal (a scheduler's time limit) that came once every row had
   // settled stopped nothing, and the run is complete; unread rows count as pending (countUnreadRows).
-  if (tally.pending > 0) return run.tokens.limitReached && !sending.interrupted ? 'stopped_at_limit' : 'interrupted';
+  // A budget, or --limit N, is a limit the user set: stopped there, resumable.
+  if (tally.pending > 0) return (run.tokens.limitReached || rowLimit) && !sending.interrupted ? 'stopped_at_limit' : 'interrupted';
   return tally.failed > 0 ? 'finished_with_failures' : 'complete';
 }
 

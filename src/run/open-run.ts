@@ -56,7 +56,7 @@ import { runRedactor } from './run-redactor.js';
 /** A run whose inputs are checked, whose output directory is locked, and whose journal, results and manifest are open. */
 export interface OpenedRun {
   readonly config: RunConfig;
-  readonly log: (line: string) => void;
+  readonly log: RunOptions['log'];
   readonly now: () => number;
   readonly random: () => number;
   /** Waits out retry delays and pacing naps (a test's clock may skip ahead instead). */
@@ -172,7 +172,7 @@ async function checkInputs(options: RunOptions, progress: RunProgress): Promise<
   if (!config.shard) {
     void countRows(files).then(
       (total) => {
-        progress.total = total * copiesPerRow(config);
+        progress.total = Math.min(total, config.limit ?? total) * copiesPerRow(config);
         seen.reserve(total);
       },
       () => {},
@@ -427,21 +427,26 @@ async function journalDropped(journal: JournalWriter, keys: readonly string[], p
 /** The fingerprint of a dropped row's journal line: matches no request. */
 const DROPPED_FINGERPRINT = 'dropped';
 
-function reportJournalRepairs(previous: PreviousResults, log: (line: string) => void): void {
+function reportJournalRepairs(previous: PreviousResults, log: RunOptions['log']): void {
   if (previous.repairedBytes > 0) {
-    log(`repaired the journal: cut ${previous.repairedBytes} bytes of a line torn by a crash or a failed write`);
+    log(`repaired the journal: cut ${previous.repairedBytes} bytes of a line torn by a crash or a failed write`, 'warning');
   }
   if (previous.damaged > 0) {
-    log(`dropped ${previous.damaged} damaged journal line(s) (checksum mismatch): rows with no other line that verifies are sent again`);
+    log(
+      `dropped ${previous.damaged} damaged journal line(s) (checksum mismatch): rows with no other line that verifies are sent again`,
+      'warning',
+    );
   }
   if (previous.unverifiable > 0) {
     log(
       `dropped ${previous.unverifiable} journal line(s) written by an older chatbatch without a checksum: rows with no other line that verifies are sent again`,
+      'warning',
     );
   }
   if (previous.changedRecords > 0) {
     log(
       `${previous.changedRecords} record(s) the journal refers to in output.jsonl or errors.jsonl are not there as they were written (the files edited, cut short, replaced or removed): their rows are sent again`,
+      'warning',
     );
   }
 }

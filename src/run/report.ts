@@ -31,8 +31,8 @@ export interface RunReport {
   cost: CostReport;
   /** `--max-cost` (this shard's share), and the dollars it counts as spent; null without one. */
   costBudget: TokenBudgetReport | null;
-  /** Which budget stopped the run (status `stopped_at_limit`); null when none did. */
-  limitReachedBy: 'tokens' | 'cost' | null;
+  /** Which limit stopped the run (status `stopped_at_limit`): a budget, or `--limit N` rows; null when none did. */
+  limitReachedBy: 'tokens' | 'cost' | 'rows' | null;
   /** With --judge: its model, its tokens (this session's and the directory's) and its dollars in the directory (null: unknown); absent without. */
   judge?: { model: string; usage: { session: UsageTotals; total: UsageTotals }; usd: number | null };
 }

@@ -1,5 +1,6 @@
 import type { Answer, AttemptRequest } from '../pace/pacer.js';
 import type { AttemptSummary } from '../record/record.js';
+import { clientRequestIdBase } from '../request/client-request-id.js';
 import type { RowTask } from '../request/row-task.js';
 import type { RetryReason, RowSoFar } from './decide.js';
 import type { AttemptsSoFar } from './record-builders.js';
@@ -23,6 +24,7 @@ export class RowAttempts {
   private outageMark: number | null = null;
   private startedAt: Date | null = null;
   private startedMs = 0;
+  private requestIdBase: string | null = null;
 
   constructor(
     private readonly task: RowTask,
@@ -45,7 +47,8 @@ export class RowAttempts {
 
   /** The X-Client-Request-Id of the attempt about to go out. */
   private get nextRequestId(): string {
-    return `${this.task.clientRequestIdBase}-${this.history.length + 1}`;
+    this.requestIdBase ??= clientRequestIdBase(this.task);
+    return `${this.requestIdBase}-${this.history.length + 1}`;
   }
 
   /** Attempts that count against --max-attempts: all but the rate-limit 429s. */

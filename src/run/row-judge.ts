@@ -6,6 +6,7 @@ import type { TokenAccount } from '../pace/token-account.js';
 import type { RowRecord } from '../record/record.js';
 import type { ReferenceAnswer } from '../reply/reference-answer.js';
 import { buildChatRequest } from '../request/chat-request.js';
+import { clientRequestIdBase } from '../request/client-request-id.js';
 import type { RowTask } from '../request/row-task.js';
 import type { OpenedRun } from './open-run.js';
 import { processRow, type RowServices } from './process-row.js';
@@ -62,7 +63,7 @@ export class RowJudge {
       model: this.judge.model,
       sample: task.sample,
       request: request.request,
-      clientRequestIdBase: `${task.clientRequestIdBase}-judge`,
+      clientRequestIdBase: `${clientRequestIdBase(task)}-judge`,
     };
     let answer: RowRecord | null = null;
     const settled = await processRow(judgeTask, {

@@ -283,6 +283,7 @@ export class Sending {
     const last = this.modelStops.length === this.lanes.length;
     this.run.log(
       `${explainStop(fatal, this.run.config, this)}${last ? '\n  no model is left: the run stops' : '\n  the other models go on'}`,
+      'stop',
     );
     if (last) this.stopDispatch.abort();
   }

@@ -49,7 +49,7 @@ export async function rollForward(paths: OutDirPaths): Promise<void> {
 }
 
 /** The header a compacted journal starts with, when its first line is one that verifies; else null. */
-async function journalHeader(journal: string): Promise<Record<string, unknown> | null> {
+export async function journalHeader(journal: string): Promise<Record<string, unknown> | null> {
   let handle: FileHandle;
   try {
     handle = await openRegularFile(journal);

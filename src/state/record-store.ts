@@ -13,6 +13,8 @@ export interface StoredRecord {
   crc: number;
   /** Where it is in the record files in place, when its journal line refers to it there. */
   reference: RecordReference | null;
+  /** Its journal line as it is (newline included): a view valid until the next read of the journal. */
+  line: Buffer;
 }
 
 /**
@@ -45,11 +47,11 @@ export class RecordStore {
       const entry = recordEntry(line, parsed);
       if (entry === null) return null;
       const bytes = line.subarray(parsed.recordStart, location.length + 1);
-      return { bytes, entry, crc: crc32(bytes.subarray(0, bytes.length - 1)), reference: null };
+      return { bytes, entry, crc: crc32(bytes.subarray(0, bytes.length - 1)), reference: null, line };
     }
     if (parsed?.kind !== 'reference') return null;
     const bytes = this.referenced(parsed.reference);
-    return bytes === null ? null : { bytes, entry: parsed.entry, crc: parsed.reference.crc, reference: parsed.reference };
+    return bytes === null ? null : { bytes, entry: parsed.entry, crc: parsed.reference.crc, reference: parsed.reference, line };
   }
 
   /** The record line at `location` as it is, its newline included (a view), when it verifies; else null. */

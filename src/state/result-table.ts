@@ -12,11 +12,6 @@ export interface StoredResult {
 /** 96-bit hashes, kept to 70% full (linear probing stays short, a few probes on average), doubled. */
 const RESULT_KEYS_SHAPE = { hasher: hashKey96, words: 3, maxLoad: 0.7, growth: 2 } as const;
 
-/** A set of row keys hashed as a `ResultTable` hashes them, for `countMissingFrom`. */
-export function resultKeySet(): HashedKeyTable {
-  return new HashedKeyTable(RESULT_KEYS_SHAPE);
-}
-
 // How a slot's four fingerprint words hold its fingerprint, so that every string comes back
 // exactly as it went in.
 const HEX32 = 1; // 32 lowercase hex digits, a request fingerprint: 4 words
@@ -107,17 +102,28 @@ export class ResultTable {
     };
   }
 
-  /**
-   * How many keys of this table `other` lacks (compared by their hashes), counting only those
-   * whose outcome `counts` accepts. `other` must hash as this table does (`resultKeySet()`).
-   */
-  countMissingFrom(other: HashedKeyTable, counts: (outcome: number) => boolean): number {
-    let missing = 0;
+  /** Number of slots: a slot number (`slotOf`) indexes marks a caller keeps per key, this many of them. */
+  get capacity(): number {
+    return this.keys.capacity;
+  }
+
+  /** The key's slot, or -1 when it is not there; valid until a key is added (the table may grow). */
+  slotOf(key: string): number {
+    return this.keys.slotOf(key);
+  }
+
+  /** Makes room for `keys` keys in all, so the table need not grow (and hold its old arrays and new at once) before then. */
+  reserve(keys: number): void {
+    this.keys.reserve(keys);
+  }
+
+  /** How many keys `marks` (one per slot) leaves unmarked, counting only those whose outcome `counts` accepts. */
+  countUnmarked(marks: Uint8Array, counts: (outcome: number) => boolean): number {
+    let unmarked = 0;
     for (let slot = 0; slot < this.keys.capacity; slot++) {
-      if (!this.keys.isFull(slot) || !counts(this.outcomes[slot]!)) continue;
-      if (!other.hasKeyAt(this.keys, slot)) missing++;
+      if (this.keys.isFull(slot) && marks[slot] !== 1 && counts(this.outcomes[slot]!)) unmarked++;
     }
-    return missing;
+    return unmarked;
   }
 
   /** Makes the per-slot arrays `slots` long; the table moves each key's values across. */

@@ -91,6 +91,24 @@ describe('a session killed with kill -9 while it ends', () => {
     expect(journal.parsed.some((line) => line?.kind === 'record')).toBe(false);
   });
 
+  it('killed again as the next start renames the files the journal names: the start after finishes it, and sends nothing', async () => {
+    await killedAt('/output.jsonl');
+    expect((await temporaries()).filter((name) => name.startsWith('.output.jsonl.'))).toHaveLength(1);
+    const header = (await readJournalView(dir.file('out'))).lines[0];
+    sent.length = 0;
+    // The next start renames output.jsonl's temporary file into place, then is killed renaming
+    // errors.jsonl's: before a session of its own ended (the journal is the one that names them).
+    await killedAt('/errors.jsonl', '--resume');
+    expect((await readJournalView(dir.file('out'))).lines[0]).toBe(header);
+    expect(sent).toEqual([]);
+    expect(await outputIds()).toEqual(IDS);
+    expect((await temporaries()).filter((name) => name.startsWith('.errors.jsonl.'))).toHaveLength(1);
+    await resume();
+    expect(sent).toEqual([]);
+    expect(await outputIds()).toEqual(IDS);
+    expect(await temporaries()).toEqual([]);
+  });
+
   it('a resume that sent rows again, killed once its journal is in place: the old output.jsonl is replaced by its new one, nothing is sent again', async () => {
     await dir.write(
       'in.jsonl',

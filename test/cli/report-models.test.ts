@@ -101,12 +101,12 @@ describe('report of a run of several models', () => {
         '✓ 6',
       ]);
       await page.uncheck('#f-models');
-      await page.check('#f-wrong');
+      await page.selectOption('#f-wrong', 'any');
       // A model wrong: q3, q7, q8, q11, q16-q18 (gamma), q19 (gamma).
       await expect.poll(count).toBe('8 of 20 shown');
       await page.selectOption('#f-category', 'refused');
       await expect.poll(count).toBe('0 of 20 shown');
-      await page.uncheck('#f-wrong');
+      await page.selectOption('#f-wrong', '');
       await expect.poll(count).toBe('1 of 20 shown');
       expect(await ids()).toEqual(['q5']);
       await page.click('#rows-body tr.row');

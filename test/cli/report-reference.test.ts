@@ -89,4 +89,32 @@ describe('the reference answer on screen (--expect)', () => {
     const cells = await page.locator('#rows-body tr.row').nth(1).locator('td').allTextContents();
     expect(cells).toEqual(['r1', '', 'ok, wrong', '200', 'text: review number 1  label: negative', 'negative', 'positive', '1']);
   });
+
+  it.skipIf(!HAVE_BROWSER)('the "wrong" filter: any model wrong, every model wrong, or only one model wrong', async () => {
+    await writeLabelledRun(dir);
+    expect((await runCli(['report', 'out', '--html', 'page.html'], { cwd: dir.path })).code).toBe(0);
+    const page = await browser.page();
+    await page.goto(pathToFileURL(dir.file('page.html')).href);
+    const shown = async () => (await page.locator('#rows-body tr.row td:first-child').allTextContents()).sort();
+    expect(await page.locator('#f-wrong option').allTextContents()).toEqual([
+      'right or wrong',
+      'any model wrong',
+      'every model wrong',
+      'only a wrong',
+      'only b wrong',
+      'only c wrong',
+    ]);
+    // test/support/labelled-run.ts: b alone wrong on r1 and r5, c alone on r2 and r4, all three on r3.
+    for (const [choice, rows] of [
+      ['any', ['r1', 'r2', 'r3', 'r4', 'r5']],
+      ['all', ['r3']],
+      ['only:0', []],
+      ['only:1', ['r1', 'r5']],
+      ['only:2', ['r2', 'r4']],
+      ['', ['r0', 'r1', 'r2', 'r3', 'r4', 'r5']],
+    ] as const) {
+      await page.selectOption('#f-wrong', choice);
+      await expect.poll(shown).toEqual(rows);
+    }
+  });
 });

@@ -1,7 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inShard, parseShard, type Shard } from '../../src/input/shard.js';
 import { BatchNotes } from '../../src/request/batch-notes.js';
-import { forTarget, type PreparedRow, type PrepareSettings, prepareRows } from '../../src/request/prepare.js';
+import { clientRequestIdBase } from '../../src/request/client-request-id.js';
+import {
+  forTarget,
+  NUL_ID_PROBLEM,
+  type PreparedRow,
+  type PrepareSettings,
+  prepareRowKeys,
+  prepareRows,
+} from '../../src/request/prepare.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const settings: PrepareSettings = {
@@ -31,6 +39,32 @@ describe('prepareRows: the one path from rows to requests', () => {
     dir = await makeTempDir();
   });
   afterEach(() => dir.remove());
+
+  it('prepareRowKeys gives each row the key and kind prepareRows does, building no request', async () => {
+    const file = await dir.write(
+      'in.jsonl',
+      [
+        '{"id":"a","prompt":"hi"}',
+        '{"id":"b"',
+        '{"id":"a","prompt":"again"}',
+        '{"id":"c","name":"x"}',
+        '{"id":"n\\u0000x","prompt":"nul"}',
+        '{"id":"d","prompt":"ok"}',
+        ...Array.from({ length: 20 }, (_, i) => `{"id":"s${i}","prompt":"p"}`),
+      ].join('\n'),
+    );
+    const shard = parseShard('1/3');
+    // What a check for dropped rows reads of a row: another shard's, an id it cannot key, or its key.
+    const seenAs = (row: { kind: string; key?: string; problem?: string }) =>
+      row.kind === 'other-shard' ? 'other-shard' : row.problem === NUL_ID_PROBLEM ? 'nul' : `key ${row.key}`;
+    for (const overrides of [{}, { models: ['m', 'n'] }, { shard }] as Partial<PrepareSettings>[]) {
+      const keys: string[] = [];
+      for await (const row of prepareRowKeys([file], { ...settings, ...overrides })) keys.push(seenAs(row));
+      expect(keys).toEqual((await prepared([file], overrides)).map(seenAs));
+      expect(keys).toContain(overrides.shard ? 'other-shard' : `key dup:${file}:3`);
+      if (overrides.models) expect(keys).toContain('nul');
+    }
+  });
 
   it('yields a task per good row and an invalid row, with its file, line and problem, for each bad one', async () => {
     const file = await dir.write(
@@ -99,7 +133,7 @@ describe('prepareRows: the one path from rows to requests', () => {
     expect(new Set([task.fingerprint, s0.fingerprint, s1.fingerprint]).size).toBe(3);
     expect(s0.task.request.fingerprint).toBe(s0.fingerprint);
     expect(s0.task.request.body).toBe(task.kind === 'task' ? task.task.request.body : '');
-    expect(s0.task.clientRequestIdBase).not.toBe(s1.task.clientRequestIdBase);
+    expect(clientRequestIdBase(s0.task)).not.toBe(clientRequestIdBase(s1.task));
     expect(s1.task).toMatchObject({ sample: 1, position: 9 });
     expect(forTarget(invalid, oneModel(1), 10)).toMatchObject({ kind: 'invalid', key: `${invalid.key}#1`, sample: 1 });
   });

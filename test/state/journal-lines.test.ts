@@ -1,5 +1,6 @@
+import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { headerLineText, readLine, recordEntry, referenceLineText, verifiedRecordStart } from '../../src/state/journal-lines.js';
+import { headerLineText, hex8, readLine, recordEntry, referenceLineText, verifiedRecordStart } from '../../src/state/journal-lines.js';
 
 function parsed(text: string) {
   const bytes = Buffer.from(text);
@@ -35,5 +36,27 @@ describe('journal lines', () => {
     const header = headerLineText({ journal: 2, output: '.output.jsonl.1.1.0a0b0c0d.tmp' });
     expect(parsed(header)).toEqual({ kind: 'header', header: { journal: 2, output: '.output.jsonl.1.1.0a0b0c0d.tmp' } });
     expect(parsed(header.replace('output', 'outpus'))).toBeNull();
+  });
+
+  it('refuses a reference line whose checksum agrees but whose fields are not what chatbatch writes', () => {
+    const line = (body: string) => parsed(`@${hex8(crc32(body))}\t${body}\n`);
+    expect(line('"r1"\tfp\t1\to\t10\t20\t0000001e')).toMatchObject({ entry: { k: 'r1', f: 'fp', o: 1 } });
+    expect(line('"r\\"1"\tfp\t1\to\t10\t20\t0000001e')).toMatchObject({ entry: { k: 'r"1' } });
+    for (const body of [
+      'r1\tfp\t1\to\t10\t20\t0000001e', // key not JSON
+      '"r"1"\tfp\t1\to\t10\t20\t0000001e', // a quote inside, unescaped
+      '"r\u00011"\tfp\t1\to\t10\t20\t0000001e', // a raw control character inside
+      '"r1"\t"fp\t1\to\t10\t20\t0000001e', // fingerprint: a quote, no JSON string
+      '"r1"\tfp\t1\to\t10\t20\t0000001e\textra',
+      '"r1"\tfp\t1\to\t10\t0000001e',
+      '"r1"\tfp\t-1\to\t10\t20\t0000001e',
+      '"r1"\tfp\t1\tx\t10\t20\t0000001e',
+      '"r1"\tfp\t1\too\t10\t20\t0000001e',
+      '"r1"\tfp\t1\to\t1234567890123456\t20\t0000001e', // 16 digits
+      '"r1"\tfp\t1\to\t\t20\t0000001e',
+      '"r1"\tfp\t1\to\t10\t20\t0000001E', // upper case
+      '"r1"\tfp\t1\to\t10\t20\t000001e',
+    ])
+      expect(line(body), body).toBeNull();
   });
 });

@@ -187,6 +187,19 @@ describe('ResultTable', () => {
     });
   });
 
+  it('counts the keys a pass of marks by slot left unmarked, by outcome; reserved once, it does not grow', () => {
+    const table = new ResultTable();
+    table.reserve(20_000);
+    const capacity = table.capacity;
+    for (let i = 0; i < 20_000; i++) table.set(`k${i}`, FP_A, i % 2, location(i));
+    expect(table.capacity).toBe(capacity);
+    const marks = new Uint8Array(table.capacity);
+    for (let i = 0; i < 20_000; i += 4) marks[table.slotOf(`k${i}`)] = 1;
+    expect(table.slotOf('absent')).toBe(-1);
+    expect(table.countUnmarked(marks, () => true)).toBe(15_000);
+    expect(table.countUnmarked(marks, (outcome) => outcome === 1)).toBe(10_000);
+  });
+
   it('keeps offsets past 4 GiB and outcomes 0 to 255 exactly', () => {
     const table = new ResultTable();
     const big = { offset: 2 ** 40 + 12345, length: 2 ** 32 - 1 };
