@@ -6,6 +6,12 @@
  */
 export const AUTO_START = 2;
 /**
+ * Up to this many in flight the rounds double whatever the latency does: a run that opened to 8
+ * at once before kept that floor, and the latency of an endpoint answering in a few milliseconds
+ * doubles by chance (a run held at 2 by it waited on two answers the server held back).
+ */
+export const AUTO_FLOOR = 8;
+/**
  * The most requests in flight a run sets itself when not given --concurrency. Enough for
  * 10,000 requests a minute at 1.5 s answers (Little's law: 250 in flight), the top of most
  * providers' tiers for one model; past it a process holds that many sockets and open rows, and
@@ -81,7 +87,7 @@ export class ConcurrencyTarget {
     if (pacePerMs !== null) return this.set(Math.ceil(pacePerMs * this.latencyMs * HEADROOM) + 2);
     if (++this.successesInRound < this.current) return this.value;
     this.successesInRound = 0;
-    const queueing = this.latencyMs > QUEUEING * Math.max(this.fastestMs, 1);
+    const queueing = this.current >= AUTO_FLOOR && this.latencyMs > QUEUEING * Math.max(this.fastestMs, 1);
     return queueing ? this.value : this.set(this.current * 2);
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure, AttemptSuccess } from '../../src/http/attempt.js';
-import { AUTO_CEILING, AUTO_START } from '../../src/pace/concurrency-target.js';
+import { AUTO_CEILING, AUTO_FLOOR, AUTO_START } from '../../src/pace/concurrency-target.js';
 import type { SendMark } from '../../src/pace/mirrored-bucket.js';
 import { RateController, type RateControllerOptions } from '../../src/pace/rate-controller.js';
 
@@ -81,6 +81,20 @@ describe('RateController', () => {
     expect(made.concurrency).toBe(AUTO_START);
     for (let i = 0; i < AUTO_START; i++) made.answered(ok(), send(made), ONE);
     expect(made.concurrency).toBe(AUTO_START * 2);
+  });
+
+  it('doubles up to the floor of 8 even when the latency of a fast endpoint doubles by chance', () => {
+    // judge-resume.test.ts: 1 ms answers then 5 ms ones held the run at 2 in flight, both taken
+    // by requests the server never answered, so the rest of the rows were never sent.
+    const { controller: made } = controller();
+    made.answered(ok({}, 1), send(made), ONE);
+    while (made.concurrency < AUTO_FLOOR) {
+      const before = made.concurrency;
+      for (let i = 0; i < before; i++) made.answered(ok({}, 5), send(made), ONE);
+      expect(made.concurrency).toBe(before * 2);
+    }
+    for (let i = 0; i < 50; i++) made.answered(ok({}, 5), send(made), ONE);
+    expect(made.concurrency).toBe(AUTO_FLOOR);
   });
 
   it('stops growing where latency climbs: the endpoint is queueing', () => {
