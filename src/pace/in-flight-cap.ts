@@ -24,7 +24,7 @@ const PROBE_AFTER_ROUNDS = 20;
  *
  * Our count of requests out runs ahead of the server's (answers on their way back, requests on
  * theirs), never behind it, so holding ours under the cap holds the server's under it too; the
- * same lag lets a success come at a few more out than the server counted: TOLERANCE.
+ * same lag lets a success come at a few more out than the server counted (`tolerance`).
  */
 export class InFlightCapWatch {
   private fewestRefused = Number.POSITIVE_INFINITY;
@@ -66,5 +66,7 @@ export class InFlightCapWatch {
 
 /** How many more out than a 429 came at a success may come at and the cap still hold: the lag between our count and the server's. */
 function tolerance(refusedAt: number): number {
-  return Math.max(2, Math.ceil(refusedAt / 16));
+  // Under load answers wait in the socket for the event loop: behind nginx's limit_conn 4, a
+  // tolerance of 2 ruled the cap out during the test suite.
+  return Math.max(4, Math.ceil(refusedAt / 4));
 }

@@ -33,10 +33,12 @@ describe('chatbatch behind a cap on requests in flight: Debian nginx limit_conn'
       expect(run.output).toHaveLength(ROWS);
       expect(run.output.reduce((sum, record) => sum + record.attempts, 0)).toBe(log.length);
       // The first round after the probe opens to --concurrency at once: up to ASKED - CAP of it
-      // is refused, which shows where the cap is; after that at most a few (15 logged in all,
-      // twice; 14-21 before the cap was learned from the counts out: this small a cap was held
-      // either way, test/pace/in-flight-cap.test.ts shows where the two differ).
-      expect(limited).toBeLessThanOrEqual(ASKED - CAP + 3);
+      // is refused, which shows where the cap is; after that a few (12 logged in all, quiet or
+      // beside three CPU hogs; 28 once in the full suite before the watch allowed for answers
+      // waiting on a busy event loop). This small a cap was held nearly as well before the cap
+      // was learned from the counts out (14-21): test/pace/in-flight-cap.test.ts shows where
+      // the two differ. Hammering the cap would log hundreds.
+      expect(limited).toBeLessThanOrEqual(2 * (ASKED - CAP));
     },
   );
 });
