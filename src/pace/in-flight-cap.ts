@@ -14,20 +14,22 @@ const PROBE_AFTER_ROUNDS = 20;
  * LiteLLM's proxy 429 "Max parallel request limit reached" past a key's `max_parallel_requests`
  * (BerriAI/litellm, litellm/proxy/hooks/parallel_request_limiter.py), and nginx's `limit_conn`
  * with `limit_conn_status 429` (https://nginx.org/en/docs/http/ngx_http_limit_conn_module.html).
- * None says its number in a header. Such a cap shows in what we
- * send: every 429 came to a request that went with at least N out, every success to one that
- * went with fewer. While that holds, the run keeps one fewer than the fewest a 429 came at, and
- * those 429s are not taken for a rate limit (cutting the pace for them held a 64-request cap to
- * 0.81-0.90 of what it allows). Once a success comes to a request that went with clearly more
- * out than a 429 did, the 429s are a rate limit or something else; the run says no more about
- * caps and the pace finds the limit from the 429s.
+ * None says its number in a header. Such a cap shows in our own count of requests out: a 429
+ * comes while at least N others are out (counted when it comes back: the requests of a burst
+ * reach the server in any order, so the count each went with says nothing), and a request sent
+ * once we hold under a cap succeeds. While that holds, the run keeps one fewer than the fewest
+ * out at a 429 and those 429s are not taken for a rate limit (cutting the pace for them held a
+ * 64-request cap to 0.92 of what it allows). Once a request that went with clearly more out
+ * than that succeeds, or a 429 comes to a request that was out alone, the 429s are a rate limit
+ * or something else; the run says no more about caps and the pace finds the limit from them.
  *
  * Our count of requests out runs ahead of the server's (answers on their way back, requests on
- * theirs), never behind it, so holding ours under the cap holds the server's under it too; the
- * same lag lets a success come at a few more out than the server counted (`tolerance`).
+ * theirs), so holding ours under the cap holds the server's under it too; the same lag lets a
+ * success come at a few more out than the server counted (`tolerance`).
  */
 export class InFlightCapWatch {
   private fewestRefused = Number.POSITIVE_INFINITY;
+  private firstRefusedAt = Number.POSITIVE_INFINITY;
   private mostAdmitted = 0;
   private ruledOut = false;
   private successesAtCap = 0;
@@ -37,9 +39,10 @@ export class InFlightCapWatch {
     return this.ruledOut || this.fewestRefused === Number.POSITIVE_INFINITY ? null : this.fewestRefused - 1;
   }
 
-  /** A success to a request that went with `inFlight` out (itself included). */
-  admitted(inFlight: number): void {
-    if (this.ruledOut) return;
+  /** A success to a request that went at `sentAt` with `inFlight` out (itself included). */
+  admitted(inFlight: number, sentAt: number): void {
+    // Before the first 429 (a burst, say) the count a request went with says nothing of the cap.
+    if (this.ruledOut || sentAt < this.firstRefusedAt) return;
     this.mostAdmitted = Math.max(this.mostAdmitted, inFlight);
     this.check();
     const cap = this.cap;
@@ -48,9 +51,10 @@ export class InFlightCapWatch {
     this.fewestRefused++;
   }
 
-  /** A 429 no advertised limit explains, to a request that went with `inFlight` out: whether a cap explains it. */
-  refused(inFlight: number): boolean {
+  /** A 429 no advertised limit explains, come back at `now` with `inFlight` out (itself included): whether a cap explains it. */
+  refused(inFlight: number, now: number): boolean {
     if (this.ruledOut) return false;
+    this.firstRefusedAt = Math.min(this.firstRefusedAt, now);
     if (inFlight < this.fewestRefused) this.successesAtCap = 0;
     this.fewestRefused = Math.min(this.fewestRefused, inFlight);
     this.check();
@@ -58,8 +62,8 @@ export class InFlightCapWatch {
   }
 
   private check(): void {
-    // A 429 to a request that went alone cannot be a cap that let requests through.
-    const alone = this.fewestRefused <= 1 && this.mostAdmitted > 0;
+    // A 429 with nothing else out is no cap a run can hold under (its probe got through alone).
+    const alone = this.fewestRefused <= 1;
     if (alone || this.mostAdmitted > this.fewestRefused + tolerance(this.fewestRefused)) this.ruledOut = true;
   }
 }

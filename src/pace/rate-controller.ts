@@ -146,7 +146,7 @@ export class RateController {
     if (reading.limits.length > 0) this.lastSaid = outcome;
     if (outcome.ok) {
       this.rateLimitedSince = null;
-      this.inFlightCap.admitted(mark.inFlight ?? 0);
+      this.inFlightCap.admitted(mark.inFlight ?? 0, mark.at);
       this.backoff.accepted(now, outcome.durationMs);
       // The cap may have grown by a probe, or been ruled out by this success.
       this.target.heldUnder(this.inFlightCap.cap);
@@ -177,7 +177,7 @@ export class RateController {
     if (Math.max(reading.retryAfterMs ?? 0, refillMs) > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'quota' };
     if (now - this.rateLimitedSince > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'streak' };
     // A 429 no advertised limit explains: a cap on requests in flight, or a pace to find.
-    if (refillMs === 0) this.unexplained(mark, now, outcome.durationMs);
+    if (refillMs === 0) this.unexplained(now, outcome.durationMs);
     // Nothing gets through (no success since this streak began): the whole run waits as asked,
     // instead of every row trying again on its own.
     if (reading.retryAfterMs !== null && this.rateLimitedSince < now - (this.target.latency ?? 0)) {
@@ -187,8 +187,9 @@ export class RateController {
   }
 
   /** A 429 no advertised limit explains: held under a cap on requests in flight when the 429s show one, else a pace to find. */
-  private unexplained(mark: SendMark, now: number, roundTripMs: number): void {
-    if (this.inFlightCap.refused(mark.inFlight ?? 0)) {
+  private unexplained(now: number, roundTripMs: number): void {
+    // Counted as it came back, itself included (this.inFlight no longer holds it).
+    if (this.inFlightCap.refused(this.inFlight + 1, now)) {
       this.setConcurrency(this.target.heldUnder(this.inFlightCap.cap));
       return;
     }

@@ -7,42 +7,46 @@ import { RateController } from '../../src/pace/rate-controller.js';
 const ONE = { requests: 1, tokens: 100 };
 
 describe('InFlightCapWatch', () => {
-  it('learns the cap from the counts 429s and successes went at: one fewer than the fewest refused', () => {
+  it('learns the cap from the counts out when 429s come back: one fewer than the fewest', () => {
     const watch = new InFlightCapWatch();
-    for (let count = 1; count <= 64; count++) watch.admitted(count);
-    expect(watch.cap).toBeNull();
-    for (let count = 65; count <= 256; count++) expect(watch.refused(count)).toBe(true);
+    // The first round of 256 at a 64-request cap: 192 429s come back at once, each with one fewer out.
+    for (let count = 256; count >= 65; count--) expect(watch.refused(count, 10)).toBe(true);
     expect(watch.cap).toBe(64);
     // Our count runs ahead of the server's (answers on their way): a success at a few more is no contradiction.
-    watch.admitted(67);
+    watch.admitted(70, 20);
     expect(watch.cap).toBe(64);
   });
 
-  it('rules the cap out for good when a success comes at clearly more out than a 429 did (a rate limit, not a cap)', () => {
+  it('takes no count from successes sent before the first 429: a burst reaches the server in any order', () => {
     const watch = new InFlightCapWatch();
-    for (let count = 1; count <= 50; count++) watch.admitted(count);
-    expect(watch.refused(52)).toBe(true);
-    expect(watch.refused(30)).toBe(false);
-    expect(watch.cap).toBeNull();
-    expect(watch.refused(80)).toBe(false);
+    watch.admitted(200, 5);
+    expect(watch.refused(5, 10)).toBe(true);
+    expect(watch.cap).toBe(4);
   });
 
-  it('rules it out when a request that went alone is refused after a success (a limiter with no burst)', () => {
+  it('rules the cap out for good when a request sent with clearly more out succeeds (a rate limit, not a cap)', () => {
     const watch = new InFlightCapWatch();
-    watch.admitted(1);
-    expect(watch.refused(2)).toBe(true);
-    expect(watch.refused(1)).toBe(false);
+    expect(watch.refused(52, 0)).toBe(true);
+    watch.admitted(70, 1);
+    expect(watch.cap).toBeNull();
+    expect(watch.refused(80, 2)).toBe(false);
+  });
+
+  it('rules it out at a 429 with nothing else out (a limiter with no burst)', () => {
+    const watch = new InFlightCapWatch();
+    expect(watch.refused(2, 0)).toBe(true);
+    expect(watch.refused(1, 1)).toBe(false);
     expect(watch.cap).toBeNull();
   });
 
   it('lets one more out after twenty rounds of successes at the cap, in case the cap grew', () => {
     const watch = new InFlightCapWatch();
-    watch.refused(9);
-    for (let i = 0; i < 20 * 8 - 1; i++) watch.admitted(8);
+    watch.refused(9, 0);
+    for (let i = 0; i < 20 * 8 - 1; i++) watch.admitted(8, 1);
     expect(watch.cap).toBe(8);
-    watch.admitted(8);
+    watch.admitted(8, 1);
     expect(watch.cap).toBe(9);
-    watch.refused(10);
+    watch.refused(10, 2);
     expect(watch.cap).toBe(9);
   });
 });
