@@ -153,17 +153,11 @@ export class RateController {
       this.setConcurrency(this.target.succeeded(outcome.durationMs, this.pacePerMs()));
       return null;
     }
-    return slowDown ? this.rateLimitedBy(outcome, reading, mark, cost, now) : null;
+    return slowDown ? this.rateLimitedBy(outcome, reading, cost, now) : null;
   }
 
   /** A rate-limit 429: the row waits again, or the run stops when the limit will not come back in time. */
-  private rateLimitedBy(
-    outcome: AttemptFailure,
-    reading: RateLimitReading,
-    mark: SendMark,
-    cost: RequestCost,
-    now: number,
-  ): RateLimitVerdict {
+  private rateLimitedBy(outcome: AttemptFailure, reading: RateLimitReading, cost: RequestCost, now: number): RateLimitVerdict {
     // OpenAI answers a request larger than the whole TPM limit with an ordinary-looking 429
     // ("Request too large ... must be reduced": https://github.com/TheR1D/shell_gpt/issues/653);
     // its limit headers say so without reading the message. Not a sign about the endpoint.
