@@ -137,14 +137,7 @@ export class BackoffRate {
    * one; nor, until about two round trips after a cut, do the others. True when it cut the pace.
    */
   rejected(now: number, roundTripMs: number): boolean {
-    this.rejectedMeter.add(now);
-    this.recent.add(true);
-    this.latest.add(true);
-    const sentAtThisPace = now - roundTripMs >= this.cutAt;
-    if (sentAtThisPace) {
-      this.answeredSinceCut++;
-      this.rejectedSinceCut++;
-    }
+    const sentAtThisPace = this.counted(now, roundTripMs);
     if (now < this.cutAllowedAt || !this.saturated() || (this.perMs !== null && !sentAtThisPace)) return false;
     // What the endpoint let through: answered or still in flight, all but the 429s.
     const admitting = Math.max(0, this.perMsOver(this.sentMeter, now) - this.perMsOver(this.rejectedMeter, now));
@@ -169,6 +162,23 @@ export class BackoffRate {
     this.cutAllowedAt = now + Math.max(2 * roundTripMs, 20);
     this.next = Math.max(this.next, now + 1 / this.perMs);
     return true;
+  }
+
+  /**
+   * A 429 counted, not acted on (a cap on requests in flight explains it, InFlightCapWatch): if
+   * the cap is ruled out later, the 429s before are still known. Whether its request went at the
+   * pace set now.
+   */
+  counted(now: number, roundTripMs: number): boolean {
+    this.rejectedMeter.add(now);
+    this.recent.add(true);
+    this.latest.add(true);
+    const sentAtThisPace = now - roundTripMs >= this.cutAt;
+    if (sentAtThisPace) {
+      this.answeredSinceCut++;
+      this.rejectedSinceCut++;
+    }
+    return sentAtThisPace;
   }
 
   /**

@@ -184,6 +184,7 @@ export class RateController {
   private unexplained(now: number, roundTripMs: number): void {
     // Counted as it came back, itself included (this.inFlight no longer holds it).
     if (this.inFlightCap.refused(this.inFlight + 1, now)) {
+      this.backoff.counted(now, roundTripMs);
       this.setConcurrency(this.target.heldUnder(this.inFlightCap.cap));
       return;
     }
