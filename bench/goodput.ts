@@ -40,6 +40,7 @@ export function goodputSituations(quick: boolean): GoodputSituation[] {
   const tpmRows = rows(1_000);
   const inFlightRows = rows(3_000);
   const nginxRows = quick ? 16 : 38;
+  const strictRows = quick ? 80 : 200;
   // The three situations at 3,000 requests a minute share all but the headers, flags and target.
   const rpm3000 = {
     rows: rpmRows,
@@ -88,6 +89,18 @@ export function goodputSituations(quick: boolean): GoodputSituation[] {
       chatbatchArgs: ['--concurrency', '256'],
       sdkConcurrency: 256,
       idealMs: () => (inFlightRows * 500) / 64,
+      target: { share: 0.85, rejected: 0.1 },
+    },
+    {
+      // The same limiter at a size where finding its rate (5 to 8 429s whatever the run's
+      // length) is not most of the run.
+      name: '10 r/s, no burst, bare 429s (nginx limit_req), 200 rows',
+      rows: strictRows,
+      latencyMs: 5,
+      provider: { rpm: 600, burstMs: 100, limitHeaders: 'none' },
+      chatbatchArgs: [],
+      sdkConcurrency: 8,
+      idealMs: rpmIdeal(strictRows, 600),
       target: { share: 0.85, rejected: 0.1 },
     },
     {
