@@ -1,8 +1,14 @@
 import { invocation, shellQuote } from './invocation.js';
 import type { CliSession } from './io.js';
 
-/** Flags of a simulated run that a run against an endpoint leaves out: the simulator, and the model it played. */
-const SIMULATED_ONLY = new Set(['--simulate', '--force']);
+/**
+ * Flags of a simulated run that a run against an endpoint leaves out: the simulator, the model it
+ * played, and carrying on the simulated run (`--force` replaces it; with `--resume` as well the
+ * command failed).
+ */
+const SIMULATED_ONLY = new Set(['--simulate', '--force', '--resume', '--allow-dropped-rows']);
+/** Left out with the values that follow them (`--retry-failed` takes categories, or none). */
+const RETRY_FLAG = '--retry-failed';
 const WITH_VALUE = new Set(['--model', '--base-url']);
 
 /**
@@ -17,6 +23,10 @@ export function realEndpointHint({ io, argv }: CliSession): string {
     const arg = argv[i]!;
     const flag = arg.split('=')[0]!;
     if (SIMULATED_ONLY.has(flag)) continue;
+    if (flag === RETRY_FLAG) {
+      while (!arg.includes('=') && argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('-')) i++;
+      continue;
+    }
     if (WITH_VALUE.has(flag)) {
       if (!arg.includes('=')) i++;
       continue;

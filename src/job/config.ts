@@ -112,6 +112,11 @@ export function resolveRunConfig(flags: RunFlags, job: LoadedJob | null, context
   if (!out && !context.dryRun) problems.push('no output directory: give --out DIR or "out" in the job file');
 
   const retryFailed = parseRetryFailed(flags.retryFailed, problems);
+  // --force deletes the journal a resume reads: together they ended in "journal.jsonl: does not exist".
+  if (plain.force && (flags.resume || flags.retryFailed !== undefined)) {
+    const carryOn = flags.resume ? '--resume' : '--retry-failed';
+    problems.push(`${carryOn} carries on the earlier run in --out and --force discards it: give one of them`);
+  }
   problems.push(...keepInputProblems(flags.keepInput));
 
   if (flags.cache !== undefined && flags.cache.trim() === '') {

@@ -82,4 +82,25 @@ describe('npm start', () => {
     expect(lines.at(-1)).toMatch(/ run --job \S+quickstart\.json --out out\/quickstart --base-url URL --model NAME --force$/);
     expect(lines.at(-1)).not.toContain('--simulate');
   });
+
+  it('after a resumed simulated run, the real-endpoint command starts afresh: no --resume beside --force, and that pair is refused by name', async () => {
+    const job = path.join(REPO, 'jobs/quickstart.json');
+    const first = await runCli(['run', '--job', job, '--simulate', '--limit', '3', '--out', 'o'], { cwd: dir.path });
+    expect(first.code, first.stderr).toBe(4);
+    const resumed = await runCli(['run', '--job', job, '--simulate', '--resume', '--retry-failed', '--out', 'o'], { cwd: dir.path });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const hint = resumed.stderr.trimEnd().split('\n').at(-1)!;
+    // Before, the hint kept --resume: pasted, --force deleted the journal the resume then failed to read.
+    expect(hint).toMatch(/ run --job \S+quickstart\.json --out o --base-url URL --model NAME --force$/);
+    const both = await runCli(
+      ['run', '--job', job, '--out', 'o', '--base-url', 'http://127.0.0.1:9/v1', '--model', 'x', '--resume', '--force'],
+      {
+        cwd: dir.path,
+        env: { CHATBATCH_API_KEY: 'sk-test-0123456789' },
+      },
+    );
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--resume carries on the earlier run in --out and --force discards it: give one of them');
+    expect(both.stderr).not.toContain('does not exist');
+  });
 });
