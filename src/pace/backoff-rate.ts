@@ -164,12 +164,8 @@ export class BackoffRate {
     return true;
   }
 
-  /**
-   * A 429 counted, not acted on (a cap on requests in flight explains it, InFlightCapWatch): if
-   * the cap is ruled out later, the 429s before are still known. Whether its request went at the
-   * pace set now.
-   */
-  counted(now: number, roundTripMs: number): boolean {
+  /** A 429 counted in the meters and shares; whether its request went at the pace set now. */
+  private counted(now: number, roundTripMs: number): boolean {
     this.rejectedMeter.add(now);
     this.recent.add(true);
     this.latest.add(true);

@@ -54,19 +54,11 @@ export class ConcurrencyTarget {
   /** Set by saturation: at most this many in flight, growing by one per round of successes. */
   private cap: number | null = null;
   private successesAtCap = 0;
-  /** A cap on requests in flight the endpoint's 429s showed (InFlightCapWatch): held, not grown. */
-  private held: number | null = null;
 
   constructor(private readonly options: ConcurrencyOptions) {}
 
   get value(): number {
-    return Math.min(this.current, this.cap ?? this.current, this.held ?? this.current);
-  }
-
-  /** The endpoint takes at most `held` requests in flight (null: no such cap is known, or it was ruled out). */
-  heldUnder(held: number | null): number {
-    this.held = held === null ? null : Math.max(1, held);
-    return this.value;
+    return this.cap === null ? this.current : Math.min(this.current, this.cap);
   }
 
   /** How long answers take now (a moving average of successes); null before the first. */

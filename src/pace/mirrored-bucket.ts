@@ -6,8 +6,6 @@ export interface SendMark {
   /** Requests and tokens sent by this process up to and including this request. */
   requests: number;
   tokens: number;
-  /** On the mark a permit returns: the requests in flight when it went, itself included. */
-  inFlight?: number;
 }
 
 /**

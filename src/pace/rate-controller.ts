@@ -2,7 +2,6 @@ import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import { type RateLimitReading, readRateLimits } from '../http/rate-limit-headers.js';
 import { BackoffRate } from './backoff-rate.js';
 import { ConcurrencyTarget } from './concurrency-target.js';
-import { InFlightCapWatch } from './in-flight-cap.js';
 import { type LearnedLimit, LearnedLimits, type RequestCost } from './learned-limits.js';
 import { exhaustedLimitAnswer, waitWords } from './long-wait.js';
 import type { SendMark } from './mirrored-bucket.js';
@@ -65,7 +64,6 @@ export class RateController {
   private readonly target: ConcurrencyTarget;
   private readonly learned = new LearnedLimits();
   private readonly backoff = new BackoffRate();
-  private readonly inFlightCap = new InFlightCapWatch();
   private readonly requestBudget: RefillingBucket | null;
   private readonly tokenBudget: RefillingBucket | null;
   private readonly sentSoFar: SendMark = { at: 0, requests: 0, tokens: 0 };
@@ -128,7 +126,7 @@ export class RateController {
     sent.at = now;
     sent.requests += cost.requests;
     sent.tokens += cost.tokens;
-    return { ...sent, inFlight: this.inFlight };
+    return { ...sent };
   }
 
   /** An answer to the request sent at `mark`. For a rate-limit 429, what the row does next. */
@@ -146,10 +144,7 @@ export class RateController {
     if (reading.limits.length > 0) this.lastSaid = outcome;
     if (outcome.ok) {
       this.rateLimitedSince = null;
-      this.inFlightCap.admitted(mark.inFlight ?? 0, mark.at);
       this.backoff.accepted(now, outcome.durationMs);
-      // The cap may have grown by a probe, or been ruled out by this success.
-      this.target.heldUnder(this.inFlightCap.cap);
       this.setConcurrency(this.target.succeeded(outcome.durationMs, this.pacePerMs()));
       return null;
     }
@@ -170,8 +165,8 @@ export class RateController {
     // Past this wait the limit does not come back in time: a daily quota, hours from its reset.
     if (Math.max(reading.retryAfterMs ?? 0, refillMs) > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'quota' };
     if (now - this.rateLimitedSince > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'streak' };
-    // A 429 no advertised limit explains: a cap on requests in flight, or a pace to find.
-    if (refillMs === 0) this.unexplained(now, outcome.durationMs);
+    // A 429 no advertised limit explains: find the pace the endpoint takes.
+    if (refillMs === 0) this.backoffFrom(now, outcome.durationMs);
     // Nothing gets through (no success since this streak began): the whole run waits as asked,
     // instead of every row trying again on its own.
     if (reading.retryAfterMs !== null && this.rateLimitedSince < now - (this.target.latency ?? 0)) {
@@ -180,20 +175,8 @@ export class RateController {
     return { kind: 'again', delayMs: Math.min(reading.retryAfterMs ?? 0, this.options.maxPauseMs), rejectedShare: this.recent.share };
   }
 
-  /** A 429 no advertised limit explains: held under a cap on requests in flight when the 429s show one, else a pace to find. */
-  private unexplained(now: number, roundTripMs: number): void {
-    // Counted as it came back, itself included (this.inFlight no longer holds it).
-    if (this.inFlightCap.refused(this.inFlight + 1, now)) {
-      this.backoff.counted(now, roundTripMs);
-      this.setConcurrency(this.target.heldUnder(this.inFlightCap.cap));
-      return;
-    }
-    this.setConcurrency(this.target.heldUnder(null));
-    this.backoffFrom(now, roundTripMs);
-  }
-
   /**
-   * Find the pace the endpoint takes. While 429s saturate
+   * A 429 no advertised limit explains: find the pace the endpoint takes. While 429s saturate
    * the answers, each one also caps the requests in flight below those still out (the 429s of
    * a burst arrive one by one, each leaving fewer out), so a server capped at N in flight is
    * met at about N before the next burst.

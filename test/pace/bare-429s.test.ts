@@ -1,55 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure, AttemptSuccess } from '../../src/http/attempt.js';
-import { InFlightCapWatch } from '../../src/pace/in-flight-cap.js';
 import type { SendMark } from '../../src/pace/mirrored-bucket.js';
 import { RateController } from '../../src/pace/rate-controller.js';
 
 const ONE = { requests: 1, tokens: 100 };
-
-describe('InFlightCapWatch', () => {
-  it('learns the cap from the counts out when 429s come back: one fewer than the fewest', () => {
-    const watch = new InFlightCapWatch();
-    // The first round of 256 at a 64-request cap: 192 429s come back at once, each with one fewer out.
-    for (let count = 256; count >= 65; count--) expect(watch.refused(count, 10)).toBe(true);
-    expect(watch.cap).toBe(64);
-    // Our count runs ahead of the server's (answers on their way): a success at a few more is no contradiction.
-    watch.admitted(70, 20);
-    expect(watch.cap).toBe(64);
-  });
-
-  it('takes no count from successes sent before the first 429: a burst reaches the server in any order', () => {
-    const watch = new InFlightCapWatch();
-    watch.admitted(200, 5);
-    expect(watch.refused(5, 10)).toBe(true);
-    expect(watch.cap).toBe(4);
-  });
-
-  it('rules the cap out for good when a request sent with clearly more out succeeds (a rate limit, not a cap)', () => {
-    const watch = new InFlightCapWatch();
-    expect(watch.refused(52, 0)).toBe(true);
-    watch.admitted(70, 1);
-    expect(watch.cap).toBeNull();
-    expect(watch.refused(80, 2)).toBe(false);
-  });
-
-  it('rules it out at a 429 with nothing else out (a limiter with no burst)', () => {
-    const watch = new InFlightCapWatch();
-    expect(watch.refused(2, 0)).toBe(true);
-    expect(watch.refused(1, 1)).toBe(false);
-    expect(watch.cap).toBeNull();
-  });
-
-  it('lets one more out after twenty rounds of successes at the cap, in case the cap grew', () => {
-    const watch = new InFlightCapWatch();
-    watch.refused(9, 0);
-    for (let i = 0; i < 20 * 8 - 1; i++) watch.admitted(8, 1);
-    expect(watch.cap).toBe(8);
-    watch.admitted(8, 1);
-    expect(watch.cap).toBe(9);
-    watch.refused(10, 2);
-    expect(watch.cap).toBe(9);
-  });
-});
 
 /** Whether a server takes a request arriving `now` with `busy` of ours in progress. */
 type Admits = (now: number, busy: number) => boolean;
@@ -112,22 +66,17 @@ function runAgainst(admits: Admits, latencyMs: number, rows: number, concurrency
 }
 
 describe('RateController against bare 429s, in virtual time', () => {
-  it('fills a 64-request cap to at least 0.97 of what it allows, 429s only from the first round past it', () => {
-    // 3,000 rows, 500 ms answers, --concurrency 256 (the goodput bench's situation): 0.977, with
-    // 6.1% refused, 192 of them the first round past the cap (the probe's 500 ms is the rest).
-    // Before the cap was learned from the counts out: 0.917 with 7.2%, its 429s cutting a pace
-    // for a rate that was never there and the pool cut to 0.9 of those out, grown back by one a
-    // round into the next 429.
+  it('holds a 64-request cap at about 0.93 of what it allows, 429s mostly from the first round past it', () => {
+    // 3,000 rows, 500 ms answers, --concurrency 256 (the goodput bench's situation): 0.926 with
+    // 6.6% refused (49d2542: 0.917, 7.2%).
     const { wallMs, rejected } = runAgainst((_, busy) => busy < 64, 500, 3_000, 256);
-    expect((3_000 * 500) / 64 / wallMs).toBeGreaterThanOrEqual(0.97);
-    expect(rejected).toBeLessThanOrEqual(0.07);
+    expect((3_000 * 500) / 64 / wallMs).toBeGreaterThanOrEqual(0.9);
+    expect(rejected).toBeLessThanOrEqual(0.08);
   });
 
-  it('finds a strict limiter (2 r/s, no burst) with few 429s, the cap watch ruling itself out on the way', () => {
+  it('finds a strict limiter (2 r/s, no burst) in a 38-row run with at most 10 429s', () => {
     // nginx limit_req burst=0: a request closer than 500 ms after the last one taken is refused.
-    // The watch takes the first 429 of the round after the probe for a cap of 1 and is ruled out
-    // at the next; the 429 it took must still count for the pace, or finding the pace costs
-    // more 429s (13-14 of 52 requests in the goodput bench, against 8 of 46 without the watch).
+    // 10 refused, 0.86 of the ideal time.
     let lastTaken = Number.NEGATIVE_INFINITY;
     const strict: Admits = (now) => {
       if (now - lastTaken < 500) return false;
@@ -135,8 +84,30 @@ describe('RateController against bare 429s, in virtual time', () => {
       return true;
     };
     const { wallMs, refused } = runAgainst(strict, 5, 38, null);
-    expect(refused).toBeLessThanOrEqual(8);
+    expect(refused).toBeLessThanOrEqual(10);
     expect((38 * 500) / wallMs).toBeGreaterThanOrEqual(0.85);
+  });
+
+  it('does not take a bucket with a burst for a cap on requests in flight when answers are slow', () => {
+    // A cap learned from the count out when the first 429s came (tried, not kept) took the
+    // bucket's burst of 20 for a cap of 20 and held it: 0.31 of a 20 r/s limit at 3 s answers,
+    // and 0.50-0.62 of a 1 r/s one at 2 s. The pace found from the 429s: 0.50 and 0.87.
+    for (const [perSecond, latencyMs, rows, least] of [
+      [20, 3_000, 1_200, 0.45],
+      [1, 2_000, 120, 0.8],
+    ] as const) {
+      let tokens = 1;
+      let last = 0;
+      const bucket: Admits = (now) => {
+        tokens = Math.min(perSecond, tokens + ((now - last) / 1000) * perSecond);
+        last = now;
+        if (tokens < 1) return false;
+        tokens -= 1;
+        return true;
+      };
+      const { wallMs } = runAgainst(bucket, latencyMs, rows, null);
+      expect(((rows / perSecond) * 1000) / wallMs, `${perSecond} r/s`).toBeGreaterThanOrEqual(least);
+    }
   });
 });
 
