@@ -30,10 +30,10 @@ const RECOVER_MS = 1_000;
 const PROBE_AFTER_MS = 10_000;
 const PROBE_AFTER_REQUESTS = 100;
 const GROWTH_LINEAR = 0.05;
+const GROWTH_SQUARE = 0.01;
 /** After a flood, until a 429 says where the limit is, the pace doubles with each this many successes. */
 const SLOW_START_DOUBLING = 8;
 const SLOW_START_STEP = 2 ** (1 / SLOW_START_DOUBLING);
-const GROWTH_SQUARE = 0.01;
 /** The span over which sent, accepted and rejected requests are counted... */
 const METER_MS = 5_000;
 /** ...and the shortest a rate is measured over, early in a run (one bin of the meter). */
@@ -63,7 +63,8 @@ const SLOWEST_PER_MS = 1 / 10_000;
  * The pace for an endpoint that answers 429 without saying its limit (nginx's `limit_req`, a
  * server capped at N requests in flight, a gateway's queue): increase slowly, decrease at once,
  * on the request rate, as TCP does on its window. Until the endpoint is saturated (429s at least
- * a tenth of the last hundred answers) there is no pace: the pool's concurrency alone limits.
+ * a tenth of the last hundred answers, or three of the last eight) there is no pace: the pool's
+ * concurrency alone limits.
  * Then the pace is cut to a little under what the endpoint was admitting (sent, less rejected,
  * over the last five seconds), at most once per two 429 round trips, since the 429s of requests
  * sent before the cut are still arriving; and it grows again while successes come, until 429s
@@ -137,7 +138,14 @@ export class BackoffRate {
    * one; nor, until about two round trips after a cut, do the others. True when it cut the pace.
    */
   rejected(now: number, roundTripMs: number): boolean {
-    const sentAtThisPace = this.counted(now, roundTripMs);
+    this.rejectedMeter.add(now);
+    this.recent.add(true);
+    this.latest.add(true);
+    const sentAtThisPace = now - roundTripMs >= this.cutAt;
+    if (sentAtThisPace) {
+      this.answeredSinceCut++;
+      this.rejectedSinceCut++;
+    }
     if (now < this.cutAllowedAt || !this.saturated() || (this.perMs !== null && !sentAtThisPace)) return false;
     // What the endpoint let through: answered or still in flight, all but the 429s.
     const admitting = Math.max(0, this.perMsOver(this.sentMeter, now) - this.perMsOver(this.rejectedMeter, now));
@@ -164,23 +172,9 @@ export class BackoffRate {
     return true;
   }
 
-  /** A 429 counted in the meters and shares; whether its request went at the pace set now. */
-  private counted(now: number, roundTripMs: number): boolean {
-    this.rejectedMeter.add(now);
-    this.recent.add(true);
-    this.latest.add(true);
-    const sentAtThisPace = now - roundTripMs >= this.cutAt;
-    if (sentAtThisPace) {
-      this.answeredSinceCut++;
-      this.rejectedSinceCut++;
-    }
-    return sentAtThisPace;
-  }
-
   /**
-   * The pace grown back since the last cut: after a 429 among successes, as CUBIC grows (see
-   * PLATEAU); after a flood, from the cut at once (what the flood taught is a floor, not the
-   * limit).
+   * The pace grown back since a cut that followed a 429 among successes, as CUBIC grows (see
+   * PLATEAU); after a flood the pace grows by slow start instead (`accepted`).
    */
   private grownBy(now: number): number {
     const sinceCut = Math.max(0, now - this.cutAt);
