@@ -120,10 +120,14 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
       ...(simulator ? { simulatorUrl: simulator.url } : {}),
     });
     redactor = runRedactor(config);
-    // The first line a log collector reads: what this run is, before anything can go wrong in it.
-    if (format === 'json') io.stderr.write(jsonLogLine(startFields(config, redactor)));
-    // Announced once the configuration holds, so a refused one reads as a refusal only.
-    if (simulator) log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);
+    const runRedactsWith = redactor;
+    // Once the output directory is locked: a second copy the lock refuses (exit 2) starts nothing.
+    const onLocked = (): void => {
+      // The first line a log collector reads of a run: what it is, where to, by which version.
+      if (format === 'json') io.stderr.write(jsonLogLine(startFields(config, runRedactsWith)));
+      // Announced once the run is ours, so a refused one reads as a refusal only.
+      if (simulator) log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);
+    };
     if (config.cacheDir) await (await import('../state/response-cache.js')).ResponseCache.check(config.cacheDir);
     const [{ runBatch }, { newProgress }, { startProgressReporter }, { sayHowItEnded }] = await Promise.all([
       import('../run/run.js'),
@@ -149,7 +153,7 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
     const progress = newProgress(performance.now());
     reporter = args.quiet ? null : startProgressReporter(progress, io.stderr, io.env, format);
     try {
-      const report = await runBatch({ config, stop: stop.signal, log, progress, redactor });
+      const report = await runBatch({ config, stop: stop.signal, log, progress, redactor, onLocked });
       reporter?.stop();
       return await sayHowItEnded(report, { session, config, redactor, format, simulated: simulator !== null, log });
     } finally {
