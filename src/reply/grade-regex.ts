@@ -1,4 +1,5 @@
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { re2 } from './re2.js';
 
 /**
  * `--grade regex:PATTERN`: the part of the reply the pattern picks out, against the reference.
@@ -28,7 +29,8 @@ export function compileAnswerPattern(pattern: string): AnswerPattern | string {
   if (pattern === '') return 'regex: needs a pattern after the colon, e.g. regex:ANSWER: (\\w+)';
   let compiled: RE2JS;
   try {
-    compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
+    const RE2 = re2();
+    compiled = RE2.compile(RE2.translateRegExp(pattern));
   } catch (error) {
     return `regex:${pattern}: not a pattern chatbatch can match in linear time (${(error as Error).message}); backreferences and lookarounds are not supported`;
   }

@@ -1,4 +1,5 @@
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
+import { re2 } from './re2.js';
 
 /**
  * A schema's `pattern` (and `patternProperties`) is the user's, the string it is matched against
@@ -15,7 +16,8 @@ export class UnsupportedPatternError extends Error {
 export function linearRegExp(pattern: string, _flags: string): { test(text: string): boolean; toString(): string } {
   let compiled: RE2JS;
   try {
-    compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
+    const RE2 = re2();
+    compiled = RE2.compile(RE2.translateRegExp(pattern));
   } catch (error) {
     throw new UnsupportedPatternError(
       `pattern ${JSON.stringify(pattern)} cannot be checked in linear time (${(error as Error).message}); chatbatch matches patterns without backtracking, so backreferences and lookarounds are not supported`,

@@ -1,0 +1,63 @@
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
+import { CLI, runCli } from '../support/cli.js';
+import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+
+// Issue 44: a one-row run loads what it uses. Every module costs its start (~0.3 ms each of ours;
+// re2js ~12 ms and ~3 MB), so what only some runs use is loaded when they use it
+// (docs/benchmarks.md). Spawned: what a process loaded is the process's.
+
+const LIST = fileURLToPath(new URL('../support/loaded-modules.mjs', import.meta.url));
+let dir: TempDir;
+let simulator: RunningSimulator;
+beforeAll(async () => {
+  dir = await makeTempDir();
+  simulator = await startSimulator({});
+  await dir.write('one.jsonl', jsonlOf([{ id: 'r1', prompt: 'name one colour' }]));
+});
+afterAll(async () => {
+  await simulator.close();
+  await dir.remove();
+});
+
+async function loadedBy(...args: string[]): Promise<string[]> {
+  const name = `loaded-${args[args.indexOf('--out') + 1]}.txt`;
+  const result = await runCli(['--import', LIST, CLI, ...args], {
+    command: process.execPath,
+    cwd: dir.path,
+    env: { CHATBATCH_API_KEY: 'none', CHATBATCH_LOADED_MODULES: dir.file(name) },
+  });
+  expect(result.code, result.stderr).toBe(0);
+  return (await dir.read(name)).split('\n').filter(Boolean);
+}
+
+describe('a one-row run loads what it uses', () => {
+  it('no regular-expression engine without a regex: grade or a schema pattern', async () => {
+    const loaded = await loadedBy('run', 'one.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--quiet');
+    // The run did run: its engine and HTTP client were loaded.
+    expect(loaded.some((path) => path.includes('/dist/run/run.js'))).toBe(true);
+    expect(loaded.some((path) => path.includes('/node_modules/undici/'))).toBe(true);
+    expect(loaded.filter((path) => path.includes('/node_modules/re2js/'))).toEqual([]);
+  });
+
+  it('a regex: grade loads it', async () => {
+    await dir.write('graded.jsonl', jsonlOf([{ id: 'r1', prompt: 'name one colour', answer: 'nothing like it' }]));
+    const loaded = await loadedBy(
+      'run',
+      'graded.jsonl',
+      '--base-url',
+      simulator.url,
+      '--model',
+      'm',
+      '--out',
+      'graded',
+      '--expect',
+      'answer',
+      '--grade',
+      'regex:(\\w+)',
+      '--quiet',
+    );
+    expect(loaded.some((path) => path.includes('/node_modules/re2js/'))).toBe(true);
+  });
+});
