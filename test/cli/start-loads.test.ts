@@ -33,12 +33,15 @@ async function loadedBy(...args: string[]): Promise<string[]> {
 }
 
 describe('a one-row run loads what it uses', () => {
-  it('no regular-expression engine without a regex: grade or a schema pattern', async () => {
+  it('no regular-expression engine without a regex: grade or a schema pattern; one copy of yargs'\''s string-width', async () => {
     const loaded = await loadedBy('run', 'one.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--quiet');
     // The run did run: its engine and HTTP client were loaded.
     expect(loaded.some((path) => path.includes('/dist/run/run.js'))).toBe(true);
     expect(loaded.some((path) => path.includes('/node_modules/undici/'))).toBe(true);
     expect(loaded.filter((path) => path.includes('/node_modules/re2js/'))).toEqual([]);
+    // yargs's text-width package once, not three copies (package.json's overrides): each copy
+    // built its Unicode tables and an Intl.Segmenter again at start, ~20 ms of CPU.
+    expect(loaded.filter((path) => /\/string-width\/index\.js$/.test(path))).toHaveLength(1);
   });
 
   it('a regex: grade loads it', async () => {
