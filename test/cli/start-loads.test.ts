@@ -33,7 +33,7 @@ async function loadedBy(...args: string[]): Promise<string[]> {
 }
 
 describe('a one-row run loads what it uses', () => {
-  it('no regular-expression engine without a regex: grade or a schema pattern; one copy of yargs'\''s string-width', async () => {
+  it('no regular-expression engine without a regex: grade or a schema pattern; one copy of string-width', async () => {
     const loaded = await loadedBy('run', 'one.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--quiet');
     // The run did run: its engine and HTTP client were loaded.
     expect(loaded.some((path) => path.includes('/dist/run/run.js'))).toBe(true);
