@@ -1,5 +1,4 @@
-import type { RE2JS } from 're2js';
-import { re2 } from './re2.js';
+import { RE2JS } from 're2js';
 
 /**
  * `--grade regex:PATTERN`: the part of the reply the pattern picks out, against the reference.
@@ -29,8 +28,7 @@ export function compileAnswerPattern(pattern: string): AnswerPattern | string {
   if (pattern === '') return 'regex: needs a pattern after the colon, e.g. regex:ANSWER: (\\w+)';
   let compiled: RE2JS;
   try {
-    const RE2 = re2();
-    compiled = RE2.compile(RE2.translateRegExp(pattern));
+    compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
   } catch (error) {
     return `regex:${pattern}: not a pattern chatbatch can match in linear time (${(error as Error).message}); backreferences and lookarounds are not supported`;
   }

@@ -1,5 +1,4 @@
-import type { RE2JS } from 're2js';
-import { re2 } from './re2.js';
+import { RE2JS } from 're2js';
 
 /**
  * A schema's `pattern` (and `patternProperties`) is the user's, the string it is matched against
@@ -16,8 +15,7 @@ export class UnsupportedPatternError extends Error {
 export function linearRegExp(pattern: string, _flags: string): { test(text: string): boolean; toString(): string } {
   let compiled: RE2JS;
   try {
-    const RE2 = re2();
-    compiled = RE2.compile(RE2.translateRegExp(pattern));
+    compiled = RE2JS.compile(RE2JS.translateRegExp(pattern));
   } catch (error) {
     throw new UnsupportedPatternError(
       `pattern ${JSON.stringify(pattern)} cannot be checked in linear time (${(error as Error).message}); chatbatch matches patterns without backtracking, so backreferences and lookarounds are not supported`,

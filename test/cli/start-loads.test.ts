@@ -5,7 +5,7 @@ import { CLI, runCli } from '../support/cli.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 // Issue 44: a one-row run loads what it uses. Every module costs its start (~0.3 ms each of ours;
-// re2js ~12 ms and ~3 MB), so what only some runs use is loaded when they use it
+// a copy of string-width ~10 ms), so what only some runs use is loaded when they use it
 // (docs/benchmarks.md). Spawned: what a process loaded is the process's.
 
 const LIST = fileURLToPath(new URL('../support/loaded-modules.mjs', import.meta.url));
@@ -33,34 +33,13 @@ async function loadedBy(...args: string[]): Promise<string[]> {
 }
 
 describe('a one-row run loads what it uses', () => {
-  it('no regular-expression engine without a regex: grade or a schema pattern; one copy of string-width', async () => {
+  it('one copy of string-width', async () => {
     const loaded = await loadedBy('run', 'one.jsonl', '--base-url', simulator.url, '--model', 'm', '--out', 'out', '--quiet');
     // The run did run: its engine and HTTP client were loaded.
     expect(loaded.some((path) => path.includes('/dist/run/run.js'))).toBe(true);
     expect(loaded.some((path) => path.includes('/node_modules/undici/'))).toBe(true);
-    expect(loaded.filter((path) => path.includes('/node_modules/re2js/'))).toEqual([]);
     // yargs's text-width package once, not three copies (package.json's overrides): each copy
     // built its Unicode tables and an Intl.Segmenter again at start, ~20 ms of CPU.
     expect(loaded.filter((path) => /\/string-width\/index\.js$/.test(path))).toHaveLength(1);
-  });
-
-  it('a regex: grade loads it', async () => {
-    await dir.write('graded.jsonl', jsonlOf([{ id: 'r1', prompt: 'name one colour', answer: 'nothing like it' }]));
-    const loaded = await loadedBy(
-      'run',
-      'graded.jsonl',
-      '--base-url',
-      simulator.url,
-      '--model',
-      'm',
-      '--out',
-      'graded',
-      '--expect',
-      'answer',
-      '--grade',
-      'regex:(\\w+)',
-      '--quiet',
-    );
-    expect(loaded.some((path) => path.includes('/node_modules/re2js/'))).toBe(true);
   });
 });
