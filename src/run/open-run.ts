@@ -144,6 +144,7 @@ export async function openRun(options: RunOptions): Promise<OpenedRun> {
   });
   const closed = new AbortController();
   try {
+    options.onLocked?.();
     const earlier = await readEarlierRun(options, paths);
     refuseChangedRowSet(options.config, earlier.previousWritten?.manifest ?? null);
     const dropped = await refuseDroppedRows(options.config, inputs.files, earlier, paths.journal, options.log, inputs.seen);
