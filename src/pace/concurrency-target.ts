@@ -24,6 +24,8 @@ const HEADROOM = 1.5;
 const CAP_TO = 0.9;
 /** How much slower answers may get before growing stops: past it the endpoint is queueing our requests. */
 const QUEUEING = 2;
+/** How fast the most requests out that successes went with is forgotten, a success at a time: a cap may come down (another client takes its share). */
+const OUT_OK_DECAY = 0.999;
 
 export interface ConcurrencyOptions {
   /** The most requests in flight: --concurrency, or AUTO_CEILING. */
@@ -54,6 +56,10 @@ export class ConcurrencyTarget {
   /** Set by saturation: at most this many in flight, growing by one per round of successes. */
   private cap: number | null = null;
   private successesAtCap = 0;
+  /** The requests out when the 429 that set the cap went: a success with as many out disproves it. */
+  private capEvidence = 0;
+  /** The most requests out that recent successes went with (decaying: about the last thousand). */
+  private mostOutOk = 0;
 
   constructor(private readonly options: ConcurrencyOptions) {}
 
@@ -66,8 +72,13 @@ export class ConcurrencyTarget {
     return this.latencyMs;
   }
 
-  /** A success in `latencyMs`; `pacePerMs` the requests per ms the run is paced to, null when unpaced. Returns the new value. */
-  succeeded(latencyMs: number, pacePerMs: number | null): number {
+  /**
+   * A success in `latencyMs`, whose request went with `out` requests in flight (itself included);
+   * `pacePerMs` the requests per ms the run is paced to, null when unpaced. Returns the new value.
+   */
+  succeeded(latencyMs: number, pacePerMs: number | null, out: number): number {
+    this.mostOutOk = Math.max(out, this.mostOutOk * OUT_OK_DECAY);
+    if (this.cap !== null && out >= this.capEvidence) this.cap = null;
     this.latencyMs = this.latencyMs === null ? latencyMs : this.latencyMs * 0.9 + latencyMs * 0.1;
     this.fastestMs = Math.min(this.fastestMs, latencyMs);
     if (this.probing) {
@@ -84,15 +95,21 @@ export class ConcurrencyTarget {
   }
 
   /**
-   * The endpoint is saturated with `inFlight` requests out: it may be capped at about that many
-   * (a self-hosted server, a gateway's queue), so no more go out than a little under it, whatever
-   * the ceiling; the cap grows by one per round of successes, as TCP's window does.
+   * The endpoint is saturated with `inFlight` requests out, and the 429 that said so went with
+   * `out`: it may be capped at about that many (a self-hosted server, a gateway's queue), so no
+   * more go out than a little under it, whatever the ceiling; the cap grows by one per round of
+   * successes, as TCP's window does.
+   * Unless successes went with as many out lately, or do later: a cap refuses every request past
+   * it and none under it, and 429s at a count that also gets through come at random (an
+   * endpoint refusing 1% at random, each such 429 read as a cap, held a 3,000-row run at 200 ms
+   * to a quarter of its speed) or from a limit on the rate, which the pace meets.
    */
-  saturated(inFlight: number): number {
-    if (this.probing) return this.value;
+  saturated(inFlight: number, out: number): number {
+    if (this.probing || out <= this.mostOutOk) return this.value;
     const cap = Math.max(1, Math.min(this.value, Math.floor(inFlight * CAP_TO)));
     if (this.cap !== null && cap >= this.cap) return this.value;
     this.cap = cap;
+    this.capEvidence = out;
     this.successesAtCap = 0;
     return this.value;
   }
