@@ -32,9 +32,13 @@ export interface RateLimitStop {
   cause: 'rate-quota' | 'rate-limited';
 }
 
-/** A request's leave to go: the mark of its sending, and the requests in flight as it went, itself included. */
+/**
+ * A request's leave to go: the mark of its sending, the requests in flight as it went (itself
+ * included), and the successes answered by then.
+ */
 export interface SendPermit extends SendMark {
   out: number;
+  successesBefore: number;
 }
 
 /** What a rate-limit 429 means for the run: the row goes back to wait, or the run stops. */
@@ -89,6 +93,8 @@ export class RateController {
   private announced = 1;
   /** Requests sent and not yet answered. */
   private inFlight = 0;
+  /** Successes answered so far. */
+  private successes = 0;
 
   constructor(private readonly options: RateControllerOptions) {
     this.target = new ConcurrencyTarget({ ceiling: options.maxConcurrency, fixed: options.fixedConcurrency });
@@ -131,7 +137,7 @@ export class RateController {
     sent.at = now;
     sent.requests += cost.requests;
     sent.tokens += cost.tokens;
-    return { ...sent, out: this.inFlight };
+    return { ...sent, out: this.inFlight, successesBefore: this.successes };
   }
 
   /** An answer to the request sent at `mark`. For a rate-limit 429, what the row does next. */
@@ -150,10 +156,24 @@ export class RateController {
     if (outcome.ok) {
       this.rateLimitedSince = null;
       this.backoff.accepted(now, outcome.durationMs);
-      this.setConcurrency(this.target.succeeded(outcome.durationMs, this.pacePerMs(), mark.out));
+      this.successes++;
+      this.setConcurrency(this.target.succeeded(outcome.durationMs, this.pacePerMs(), this.admittedDuring(outcome.durationMs, mark)));
       return null;
     }
     return slowDown ? this.rateLimitedBy(outcome, reading, { cost, out: mark.out }, now) : null;
+  }
+
+  /**
+   * How many requests the endpoint held at once while a success that took `durationMs` was out,
+   * by Little's law: the successes answered meanwhile over its flight, times how long successes
+   * take. Not the count out when it went: that counts the 429s of the same burst still on their
+   * way back (a server capped at 4 let one through that went with 32 out), and with answers of
+   * different lengths the successes answered during a long one are more than were ever held.
+   */
+  private admittedDuring(durationMs: number, mark: SendPermit): number {
+    const answeredMeanwhile = this.successes - mark.successesBefore;
+    const latency = this.target.latency ?? durationMs;
+    return durationMs <= 0 ? answeredMeanwhile : (answeredMeanwhile * latency) / durationMs;
   }
 
   /** A rate-limit 429: the row waits again, or the run stops when the limit will not come back in time. */

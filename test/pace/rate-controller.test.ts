@@ -236,15 +236,21 @@ describe('RateController', () => {
   it('stops the run after nothing but 429s for the limit; any success starts the count again', () => {
     const { controller: made, time } = controller({ maxRateLimitedMs: 10_000 });
     // The answers are what counts here, not the pace the 429s set: each comes with its own mark.
-    made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100, out: 1 }, ONE);
+    made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100, out: 1, successesBefore: 0 }, ONE);
     time.now += 9_000;
-    made.answered(ok(), { at: time.now, requests: 1, tokens: 100, out: 1 }, ONE);
+    made.answered(ok(), { at: time.now, requests: 1, tokens: 100, out: 1, successesBefore: 0 }, ONE);
     time.now += 1;
-    expect(made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100, out: 1 }, ONE)).toMatchObject({ kind: 'again', delayMs: 0 });
+    expect(made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100, out: 1, successesBefore: 0 }, ONE)).toMatchObject({
+      kind: 'again',
+      delayMs: 0,
+    });
     time.now += 9_999;
-    expect(made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100, out: 1 }, ONE)?.kind).toBe('again');
+    expect(made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100, out: 1, successesBefore: 0 }, ONE)?.kind).toBe('again');
     time.now += 2;
-    expect(made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100, out: 1 }, ONE)).toEqual({ kind: 'give-up', why: 'streak' });
+    expect(made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100, out: 1, successesBefore: 0 }, ONE)).toEqual({
+      kind: 'give-up',
+      why: 'streak',
+    });
   });
 
   it('keeps to the --rpm the user chose', () => {
