@@ -24,21 +24,6 @@ const HEADROOM = 1.5;
 const CAP_TO = 0.9;
 /** How much slower answers may get before growing stops: past it the endpoint is queueing our requests. */
 const QUEUEING = 2;
-/**
- * A 429 sets no cap at a count of requests out this share of the most that successes were held
- * with lately, or under: that most is an estimate (Little's law over each success's flight),
- * which answers of different lengths push up; without the margin a 64-request cap went unseen
- * past 70 and 11% of requests were refused (7% with it, in virtual time).
- */
-const HELD_LATELY = 0.9;
-/**
- * A success held with this much more out than the 429 that set the cap lifts it: not with as
- * many, the estimate being what it is (lifting at as many sent the next burst into a 64-request
- * cap behind the simulator: 0.78-0.82 of it, against 0.89-0.90 before the rule).
- */
-const LIFTED_PAST = 1.1;
-/** How fast the most requests held at once is forgotten, a success at a time: a cap may come down (another client takes its share). */
-const HELD_DECAY = 0.999;
 
 export interface ConcurrencyOptions {
   /** The most requests in flight: --concurrency, or AUTO_CEILING. */
@@ -69,10 +54,6 @@ export class ConcurrencyTarget {
   /** Set by saturation: at most this many in flight, growing by one per round of successes. */
   private cap: number | null = null;
   private successesAtCap = 0;
-  /** The requests out when the 429 that set the cap went: a success held with more disproves it. */
-  private capEvidence = 0;
-  /** The most requests the endpoint held at once lately, as successes measured it (decaying: about the last thousand). */
-  private mostHeld = 0;
 
   constructor(private readonly options: ConcurrencyOptions) {}
 
@@ -85,13 +66,8 @@ export class ConcurrencyTarget {
     return this.latencyMs;
   }
 
-  /**
-   * A success in `latencyMs`, while the endpoint held about `held` requests of ours at once;
-   * `pacePerMs` the requests per ms the run is paced to, null when unpaced. Returns the new value.
-   */
-  succeeded(latencyMs: number, pacePerMs: number | null, held: number): number {
-    this.mostHeld = Math.max(held, this.mostHeld * HELD_DECAY);
-    if (this.cap !== null && held >= Math.max(this.capEvidence + 1, Math.floor(this.capEvidence * LIFTED_PAST))) this.cap = null;
+  /** A success in `latencyMs`; `pacePerMs` the requests per ms the run is paced to, null when unpaced. Returns the new value. */
+  succeeded(latencyMs: number, pacePerMs: number | null): number {
     this.latencyMs = this.latencyMs === null ? latencyMs : this.latencyMs * 0.9 + latencyMs * 0.1;
     this.fastestMs = Math.min(this.fastestMs, latencyMs);
     if (this.probing) {
@@ -108,21 +84,15 @@ export class ConcurrencyTarget {
   }
 
   /**
-   * The endpoint is saturated with `inFlight` requests out, and the 429 that said so went with
-   * `out`: it may be capped at about that many (a self-hosted server, a gateway's queue), so no
-   * more go out than a little under it, whatever the ceiling; the cap grows by one per round of
-   * successes, as TCP's window does.
-   * Unless the endpoint held as many of ours lately, or does later: a cap refuses every request
-   * past it and none under it, and 429s at a count it also takes come at random (an endpoint
-   * refusing 1% at random, each such 429 read as a cap, held a 3,000-row run at 200 ms to a
-   * quarter of its speed) or from a limit on the rate, which the pace meets.
+   * The endpoint is saturated with `inFlight` requests out: it may be capped at about that many
+   * (a self-hosted server, a gateway's queue), so no more go out than a little under it, whatever
+   * the ceiling; the cap grows by one per round of successes, as TCP's window does.
    */
-  saturated(inFlight: number, out: number): number {
-    if (this.probing || out <= this.mostHeld * HELD_LATELY) return this.value;
+  saturated(inFlight: number): number {
+    if (this.probing) return this.value;
     const cap = Math.max(1, Math.min(this.value, Math.floor(inFlight * CAP_TO)));
     if (this.cap !== null && cap >= this.cap) return this.value;
     this.cap = cap;
-    this.capEvidence = out;
     this.successesAtCap = 0;
     return this.value;
   }
