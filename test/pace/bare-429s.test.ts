@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure, AttemptSuccess } from '../../src/http/attempt.js';
-
 import type { SendMark } from '../../src/pace/mirrored-bucket.js';
 import { RateController } from '../../src/pace/rate-controller.js';
 
