@@ -24,8 +24,9 @@ export interface RunEnding {
 export async function sayHowItEnded(report: RunReport, ending: RunEnding): Promise<number> {
   const { session, config, redactor, format, log } = ending;
   const exitCode = exitCodeFor(report.status);
-  // One stop message per stopped model (several models): each its own line of ours.
-  for (const stop of report.fatalMessage?.split(/\n(?=\S)/) ?? []) log(stop, 'stop');
+  // The run's stop, said once: a model's own stop (several models) was said as it happened, and
+  // is in the summary's `fatal`; said again here it read as a second error.
+  if (report.runStopMessage) log(report.runStopMessage, 'stop');
   if (format === 'text') session.io.stderr.write(`${(await import('./summary.js')).formatSummary(report)}\n`);
   const resumeWith = (budgetFlag: string[] = []) => resumeCommand(session, config, redactor, budgetFlag);
   if (report.status === 'interrupted') log(`interrupted; to continue, run:\n  ${resumeWith()}`, 'warning');

@@ -92,7 +92,8 @@ function runHelpExtras(yargs: Argv): Argv {
 
 async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
   const { io, argv } = session;
-  let reporter: ProgressReporter | null = null;
+  // Started once the run holds its lock (onLocked below); written as a cast so TypeScript does not take it for null after.
+  let reporter = null as ProgressReporter | null;
   const format: LogFormat = args['log-format'] ?? 'text';
   // Made once the configuration holds, and handed to the run: its lines and the run's records are masked alike.
   let redactor: Redactor | null = null;
@@ -120,10 +121,6 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
       ...(simulator ? { simulatorUrl: simulator.url } : {}),
     });
     redactor = runRedactor(config);
-    // The first line a log collector reads: what this run is, before anything can go wrong in it.
-    if (format === 'json') io.stderr.write(jsonLogLine(startFields(config, redactor)));
-    // Announced once the configuration holds, so a refused one reads as a refusal only.
-    if (simulator) log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);
     if (config.cacheDir) await (await import('../state/response-cache.js')).ResponseCache.check(config.cacheDir);
     const [{ runBatch }, { newProgress }, { startProgressReporter }, { sayHowItEnded }] = await Promise.all([
       import('../run/run.js'),
@@ -147,9 +144,18 @@ async function runFromCli(args: RunArgs, session: CliSession): Promise<number> {
     const stopListening = listenForInterrupts(io, onInterrupt);
 
     const progress = newProgress(performance.now());
-    reporter = args.quiet ? null : startProgressReporter(progress, io.stderr, io.env, format);
+    const runRedactsWith = redactor;
+    // Once the output directory is locked: a second copy the lock refuses (exit 2) starts nothing.
+    // So is the progress line: drawn below these, for a run that is this process's.
+    const onLocked = (): void => {
+      // The first line a log collector reads of a run: what it is, where to, by which version.
+      if (format === 'json') io.stderr.write(jsonLogLine(startFields(config, runRedactsWith)));
+      // Announced once the run is ours, so a refused one reads as a refusal only.
+      if (simulator) log(`started the built-in simulator at ${simulator.url}: replies are SIMULATED, nothing leaves this machine`);
+      reporter = args.quiet ? null : startProgressReporter(progress, io.stderr, io.env, format);
+    };
     try {
-      const report = await runBatch({ config, stop: stop.signal, log, progress, redactor });
+      const report = await runBatch({ config, stop: stop.signal, log, progress, redactor, onLocked });
       reporter?.stop();
       return await sayHowItEnded(report, { session, config, redactor, format, simulated: simulator !== null, log });
     } finally {

@@ -91,6 +91,7 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
     durationMs: Date.parse(session.ended_at!) - run.startedAt.getTime(),
     rowsSettledNow: session.rows_settled,
     fatalMessage: fatalMessage(sending, config),
+    runStopMessage: sending.fatal ? explainStop(sending.fatal, config, sending) : null,
     paths,
     derivedFiles,
     usage: { session: tokens.session, total: tokens.total },

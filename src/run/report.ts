@@ -19,7 +19,13 @@ export interface RunReport {
   durationMs: number;
   /** Rows answered by the endpoint in this session (not reused from an earlier one). */
   rowsSettledNow: number;
+  /** Why answers stopped the run, or each stopped model (one paragraph each): the summary's `fatal`. */
   fatalMessage: string | null;
+  /**
+   * Why an answer stopped the whole run, to be said when the run ends; null when none did. A
+   * model's own stop (several models) is said by the run as it happens, so not again here.
+   */
+  runStopMessage: string | null;
   paths: ReturnType<typeof outDirPaths>;
   /** Files written by --format csv / openai-batch. */
   derivedFiles: string[];

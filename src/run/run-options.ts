@@ -17,6 +17,11 @@ export interface RunOptions {
   /** Notices for the operator (stderr); `kind` is `note` when not given. */
   log(line: string, kind?: LogKind): void;
   progress?: RunProgress;
+  /**
+   * Called once the output directory is locked, before it is read: from here the run is this
+   * process's (a second copy refused by the lock never gets here). The CLI's JSON `start`.
+   */
+  onLocked?(): void;
   /** The run's redactor (runRedactor), when the caller masks its own lines with it too; else the run makes one. */
   redactor?: Redactor;
   /** The run's clock (milliseconds, monotonic); default performance.now. */

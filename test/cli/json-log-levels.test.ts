@@ -2,6 +2,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TOOL_VERSION } from '../../src/http/tool-version.js';
 import { type RunningSimulator, startSimulator } from '../../src/simulator/server.js';
+import { acquireLock } from '../../src/state/lock.js';
 import { runCli } from '../support/cli-in-process.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -76,13 +77,19 @@ describe('--log-format json: levels and the start event', () => {
     expect(stderr).not.toContain(KEY);
   });
 
-  it('one model of two refused: its stop is an error as it happens; a --limit stop is a warning, its summary too', async () => {
+  it('one model of two refused: its stop is one error, as it happens; a --limit stop is a warning, its summary too', async () => {
     simulator = await startSimulator({ models: ['good'] });
     const refused = await runJson('--base-url', simulator.url, '--model', 'good', '--model', 'missing', '--quiet');
     expect(refused.code, refused.stderr).toBe(3);
+    // Said once: as it happens (the other model goes on), not again at the end; the summary's `fatal` keeps it.
     const stops = refused.lines.filter((line) => line.event === 'stop');
-    expect(stops.length).toBeGreaterThan(0);
-    for (const stop of stops) expect(stop).toMatchObject({ level: 'error', message: expect.stringContaining('missing') });
+    expect(stops).toEqual([
+      expect.objectContaining({
+        level: 'error',
+        message: expect.stringMatching(/missing's rows stopped early[\s\S]*the other models go on/),
+      }),
+    ]);
+    expect(refused.lines.at(-1)).toMatchObject({ event: 'summary', fatal: expect.stringContaining('missing') });
     expect(refused.lines[0]).toMatchObject({ event: 'start', models: ['good', 'missing'] });
 
     const limited = await runJson('--base-url', simulator.url, '--model', 'good', '--limit', '2', '--force', '--quiet');
@@ -90,6 +97,23 @@ describe('--log-format json: levels and the start event', () => {
     expect(limited.lines[0]).toMatchObject({ event: 'start', limit: 2 });
     expect(limited.lines.find((line) => /--limit 2 asked/.test(String(line.message)))).toMatchObject({ level: 'warn', event: 'message' });
     expect(limited.lines.at(-1)).toMatchObject({ event: 'summary', level: 'warn', exit_code: 4 });
+  });
+
+  it('a second copy refused by the lock on its output directory (exit 2) logs no start: it started nothing', async () => {
+    simulator = await startSimulator({});
+    const first = await runJson('--base-url', simulator.url, '--model', 'm', '--quiet');
+    expect(first.code, first.stderr).toBe(0);
+    // The running copy: its lock, held by this process (so not taken for a leftover of a dead one).
+    const release = await acquireLock(dir.file('out/.chatbatch/lock'));
+    try {
+      const second = await runJson('--base-url', simulator.url, '--model', 'm', '--resume', '--quiet');
+      expect(second.code, second.stderr).toBe(2);
+      expect(second.lines).toEqual([
+        expect.objectContaining({ level: 'error', event: 'message', message: expect.stringContaining('another chatbatch process') }),
+      ]);
+    } finally {
+      await release();
+    }
   });
 
   it('a configuration refused (exit 2) is an error; a complete run is info from start to summary', async () => {
