@@ -118,7 +118,13 @@ function checkReply(outcome: AttemptOutcome, row: RowServices): CheckedReply | n
  * failed the check after its retries (not cached: a later run sends it again rather than being
  * served this reply). Not an async function: without a cache nothing here waits but the journal.
  */
-function settle(task: RowTask, outcome: AttemptOutcome, checked: CheckedReply | null, soFar: AttemptsSoFar, row: RowServices): Promise<void> {
+function settle(
+  task: RowTask,
+  outcome: AttemptOutcome,
+  checked: CheckedReply | null,
+  soFar: AttemptsSoFar,
+  row: RowServices,
+): Promise<void> {
   row.promptShortfall?.observe(task, outcome);
   if (!outcome.ok) return row.settle(task, failureRecord(task, outcome, soFar, row.recordContext));
   const base = successRecord(task, outcome, soFar, row.recordContext);
@@ -127,7 +133,13 @@ function settle(task: RowTask, outcome: AttemptOutcome, checked: CheckedReply | 
   return row.settle(task, record);
 }
 
-async function cacheThenSettle(task: RowTask, reply: AttemptSuccess, cache: ResponseCache, record: RowRecord, row: RowServices): Promise<void> {
+async function cacheThenSettle(
+  task: RowTask,
+  reply: AttemptSuccess,
+  cache: ResponseCache,
+  record: RowRecord,
+  row: RowServices,
+): Promise<void> {
   await cache.put(task.request.fingerprint, reply);
   return row.settle(task, record);
 }
