@@ -23,13 +23,6 @@ const DEEPEST_CUT = 0.5;
 const PLATEAU = 0.95;
 const RECOVER_MS = 1_000;
 /**
- * ...or this many requests at the plateau's pace, if that is longer: the pace is used only as
- * requests go, and at 2 a second it jumped a third of the way up between two of them, past a
- * strict limiter's rate each time on its way down to it (a 429 each: 9.1% of a 120-row run's
- * requests refused in virtual time, 6.5% with this).
- */
-const RECOVER_REQUESTS = 8;
-/**
  * Probing past the plateau starts after PROBE_AFTER_MS, or after PROBE_AFTER_REQUESTS sent at
  * the plateau's pace if that is longer: each probe costs a 429 or two, and at 2 requests a
  * second a probe every 10 s was one request in twenty refused, at 50 one in five hundred.
@@ -198,7 +191,7 @@ export class BackoffRate {
     const sinceCut = Math.max(0, now - this.cutAt);
     const plateau = this.badPerMs * PLATEAU;
     if (plateau <= this.cutPerMs) return this.cutPerMs * growth(sinceCut);
-    const recovered = plateau - (plateau - this.cutPerMs) * Math.exp(-sinceCut / Math.max(RECOVER_MS, RECOVER_REQUESTS / plateau));
+    const recovered = plateau - (plateau - this.cutPerMs) * Math.exp(-sinceCut / RECOVER_MS);
     const probeAfterMs = Math.max(PROBE_AFTER_MS, PROBE_AFTER_REQUESTS / plateau);
     return recovered * growth(Math.max(0, sinceCut - probeAfterMs));
   }
