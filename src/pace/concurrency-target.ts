@@ -24,7 +24,7 @@ const HEADROOM = 1.5;
 const CAP_TO = 0.9;
 /** How much slower answers may get before growing stops: past it the endpoint is queueing our requests. */
 const QUEUEING = 2;
-/** How many recent answers say whether 429s come past a count of requests out or anywhere (see `refusedPast`). */
+/** How many recent answers say whether 429s come past a count of requests out or anywhere (see `mostlyRefusedFrom`). */
 const CAP_EVIDENCE = 128;
 
 export interface ConcurrencyOptions {
@@ -92,7 +92,9 @@ export class ConcurrencyTarget {
   /**
    * The endpoint is saturated with `inFlight` requests out: it may be capped at about that many
    * (a self-hosted server, a gateway's queue), so no more go out than a little under it, whatever
-   * the ceiling; the cap grows by one per round of successes, as TCP's window does.
+   * the ceiling; the cap grows by one per round of successes, as TCP's window does. `out`: the
+   * requests in flight as the 429's request went; no cap unless the answers from that count up
+   * were mostly 429s.
    */
   saturated(inFlight: number, out: number): number {
     if (this.probing || !this.mostlyRefusedFrom(out)) return this.value;
