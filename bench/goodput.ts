@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { FaultRates } from '../src/simulator/server.js';
 import { BENCH_API_KEY } from './measure.js';
 import { baselineClientsScript, cliScript, simScript } from './paths.js';
 import { type ProviderLimits, SimProcess, type SimStats } from './sim-control.js';
@@ -19,6 +20,8 @@ export interface GoodputSituation {
   rows: number;
   latencyMs: number;
   provider: ProviderLimits;
+  /** Answers refused at random whatever the pace (bare 429s with `retry-after: 0`: a noisy gateway). */
+  faults?: Partial<FaultRates>;
   /** chatbatch's flags beyond input, base URL, model and out. */
   chatbatchArgs: string[];
   /** The SDK's concurrency (p-limit), and what the cookbook is told (it is always told the limits). */
@@ -103,6 +106,7 @@ export function goodputSituations(quick: boolean): GoodputSituation[] {
       idealMs: rpmIdeal(strictRows, 600),
       target: { share: 0.85, rejected: 0.1 },
     },
+    ...refusedAtRandom(rows(3_000)),
     {
       name: '2 r/s, no burst, bare 429s (nginx limit_req)',
       rows: nginxRows,
@@ -113,6 +117,32 @@ export function goodputSituations(quick: boolean): GoodputSituation[] {
       idealMs: rpmIdeal(nginxRows, 120),
       target: { share: 0.85, rejected: 0.1 },
     },
+  ];
+}
+
+/**
+ * No limit, 200 ms answers, and 429s at random: the same rows with none, 1% and 5% of requests
+ * refused. The ideal is what the concurrency allows (the automatic ceiling of 256, or 64), so
+ * the share without 429s is what the automatic concurrency's start costs; the others read
+ * against it.
+ */
+function refusedAtRandom(rows: number): GoodputSituation[] {
+  const situation = (name: string, share: number, concurrency: number | null): GoodputSituation => ({
+    name,
+    rows,
+    latencyMs: 200,
+    provider: {},
+    ...(share > 0 ? { faults: { rateLimit: share } } : {}),
+    chatbatchArgs: concurrency === null ? [] : ['--concurrency', String(concurrency)],
+    sdkConcurrency: concurrency ?? 256,
+    idealMs: () => (rows * 200) / (concurrency ?? 256),
+    target: null,
+  });
+  return [
+    situation('no limit, no 429s, no flags', 0, null),
+    situation('no limit, 1% refused at random, no flags', 0.01, null),
+    situation('no limit, 5% refused at random, no flags', 0.05, null),
+    situation('no limit, 5% refused at random, --concurrency 64', 0.05, 64),
   ];
 }
 
@@ -146,7 +176,8 @@ export async function runGoodput(quick: boolean, only: string[] | null, chatbatc
 
 async function runOne(situation: GoodputSituation, client: (typeof CLIENTS)[number]): Promise<GoodputResult> {
   const dir = await mkdtemp(join(tmpdir(), 'chatbatch-goodput-'));
-  const sim = await SimProcess.start(simScript, { latencyMs: situation.latencyMs, provider: situation.provider });
+  const faults = situation.faults ? { faults: situation.faults, retryAfterMs: 0, seed: 1 } : {};
+  const sim = await SimProcess.start(simScript, { latencyMs: situation.latencyMs, provider: situation.provider, ...faults });
   try {
     const input = join(dir, 'in.jsonl');
     const lines = Array.from({ length: situation.rows }, (_, i) =>
@@ -159,7 +190,8 @@ async function runOne(situation: GoodputSituation, client: (typeof CLIENTS)[numb
     const { failedRows } = await runClient(client, situation, input, sim.url, dir);
     const wallMs = performance.now() - started;
     const stats = await sim.stats();
-    const rejected = Object.values(stats.limited).reduce((sum, count) => sum + count, 0);
+    // Every 429, the limits' and those at random alike.
+    const rejected = stats.byStatus['429'] ?? 0;
     return {
       situation: situation.name,
       client,

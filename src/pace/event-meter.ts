@@ -24,6 +24,14 @@ export class EventMeter {
     this.bins[index]!++;
   }
 
+  /** Events since `from` (at most `spanMs` back), the bin it falls in whole. */
+  countSince(from: number): number {
+    const first = Math.floor(from / BIN_MS) * BIN_MS;
+    let total = 0;
+    for (let i = 0; i < this.bins.length; i++) if (this.starts[i]! >= first) total += this.bins[i]!;
+    return total;
+  }
+
   /** Events in the last `spanMs` (the current bin included). */
   count(now: number): number {
     let total = 0;

@@ -5,11 +5,10 @@ import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import type { ChatClient } from '../http/chat-client.js';
 import { CLIENT_CODES } from '../record/client-codes.js';
 import type { LearnedLimit, RequestCost } from './learned-limits.js';
-import type { SendMark } from './mirrored-bucket.js';
 import { NotACompletionWatch } from './not-a-completion.js';
 import type { OutageBreaker } from './outage-breaker.js';
 import { type GrantAnswer, PermitQueue } from './permit-queue.js';
-import type { RateController, RateLimitVerdict } from './rate-controller.js';
+import type { RateController, RateLimitVerdict, SendPermit } from './rate-controller.js';
 import { RefusalStreakWatch } from './refusal-streak.js';
 import type { TokenAccount } from './token-account.js';
 import type { SizedRequest } from './token-estimator.js';
@@ -72,7 +71,7 @@ function neverFits(outcome: AttemptFailure, verdict: { limit: LearnedLimit; cost
 /** What a request waiting in the permit queue is granted: whether it goes as the outage's probe, and its mark. */
 interface Permit {
   probe: boolean;
-  mark: SendMark;
+  mark: SendPermit;
 }
 
 /** One attempt a row asks to send: only what the gates and watches need, not the row. */
@@ -176,7 +175,7 @@ export class Pacer {
     }
   }
 
-  private async sendNow(attempt: AttemptRequest, probe: boolean, sent: { mark: SendMark; cost: RequestCost }): Promise<Answer> {
+  private async sendNow(attempt: AttemptRequest, probe: boolean, sent: { mark: SendPermit; cost: RequestCost }): Promise<Answer> {
     const { client, outage, abortInFlight } = this.options;
     const sentAt = this.options.now();
     const sentWall = new Date();
@@ -205,7 +204,7 @@ export class Pacer {
   }
 
   /** Tells the rate controller the answer; a rate limit that will not come back in time stops the run. */
-  private paceBy(outcome: AttemptOutcome, mark: SendMark, cost: RequestCost): RateLimitVerdict | null {
+  private paceBy(outcome: AttemptOutcome, mark: SendPermit, cost: RequestCost): RateLimitVerdict | null {
     const verdict = this.options.controller.answered(outcome, mark, cost);
     if (verdict?.kind === 'give-up' && !outcome.ok) this.options.onFatal(outcome, verdict.why === 'quota' ? 'rate-quota' : 'rate-limited');
     return verdict;

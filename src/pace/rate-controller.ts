@@ -32,6 +32,11 @@ export interface RateLimitStop {
   cause: 'rate-quota' | 'rate-limited';
 }
 
+/** A request's leave to go: the mark of its sending, and the requests in flight as it went, itself included. */
+export interface SendPermit extends SendMark {
+  out: number;
+}
+
 /** What a rate-limit 429 means for the run: the row goes back to wait, or the run stops. */
 export type RateLimitVerdict =
   /** `rejectedShare`: the share of the lane's recent answers that were 429s (a row's own 429s stand out against it). */
@@ -103,7 +108,7 @@ export class RateController {
    * A request of `cost` asks to go: the milliseconds to wait before asking again, or, when it may
    * go now, the mark of its sending (the pace has counted it).
    */
-  permit(cost: RequestCost): number | SendMark {
+  permit(cost: RequestCost): number | SendPermit {
     const now = this.options.now();
     const learnedWait = this.learned.waitFor(cost, now);
     // What held it is remembered as the cost, not in words: the words are made only when shown.
@@ -126,11 +131,11 @@ export class RateController {
     sent.at = now;
     sent.requests += cost.requests;
     sent.tokens += cost.tokens;
-    return { ...sent };
+    return { ...sent, out: this.inFlight };
   }
 
   /** An answer to the request sent at `mark`. For a rate-limit 429, what the row does next. */
-  answered(outcome: AttemptOutcome, mark: SendMark, cost: RequestCost): RateLimitVerdict | null {
+  answered(outcome: AttemptOutcome, mark: SendPermit, cost: RequestCost): RateLimitVerdict | null {
     const now = this.options.now();
     this.inFlight--;
     const slowDown = isSlowDown(outcome);
@@ -145,14 +150,20 @@ export class RateController {
     if (outcome.ok) {
       this.rateLimitedSince = null;
       this.backoff.accepted(now, outcome.durationMs);
+      this.target.answered(mark.out, false);
       this.setConcurrency(this.target.succeeded(outcome.durationMs, this.pacePerMs()));
       return null;
     }
-    return slowDown ? this.rateLimitedBy(outcome, reading, cost, now) : null;
+    return slowDown ? this.rateLimitedBy(outcome, reading, { cost, out: mark.out }, now) : null;
   }
 
   /** A rate-limit 429: the row waits again, or the run stops when the limit will not come back in time. */
-  private rateLimitedBy(outcome: AttemptFailure, reading: RateLimitReading, cost: RequestCost, now: number): RateLimitVerdict {
+  private rateLimitedBy(
+    outcome: AttemptFailure,
+    reading: RateLimitReading,
+    { cost, out }: { cost: RequestCost; out: number },
+    now: number,
+  ): RateLimitVerdict {
     // OpenAI answers a request larger than the whole TPM limit with an ordinary-looking 429
     // ("Request too large ... must be reduced": https://github.com/TheR1D/shell_gpt/issues/653);
     // its limit headers say so without reading the message. Not a sign about the endpoint.
@@ -166,7 +177,7 @@ export class RateController {
     if (Math.max(reading.retryAfterMs ?? 0, refillMs) > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'quota' };
     if (now - this.rateLimitedSince > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'streak' };
     // A 429 no advertised limit explains: find the pace the endpoint takes.
-    if (refillMs === 0) this.backoffFrom(now, outcome.durationMs);
+    if (refillMs === 0) this.backoffFrom(now, outcome.durationMs, out);
     // Nothing gets through (no success since this streak began): the whole run waits as asked,
     // instead of every row trying again on its own.
     if (reading.retryAfterMs !== null && this.rateLimitedSince < now - (this.target.latency ?? 0)) {
@@ -179,12 +190,13 @@ export class RateController {
    * A 429 no advertised limit explains: find the pace the endpoint takes. While 429s saturate
    * the answers, each one also caps the requests in flight below those still out (the 429s of
    * a burst arrive one by one, each leaving fewer out), so a server capped at N in flight is
-   * met at about N before the next burst.
+   * met at about N before the next burst. `out`: the requests in flight as the 429's request went.
    */
-  private backoffFrom(now: number, roundTripMs: number): void {
+  private backoffFrom(now: number, roundTripMs: number, out: number): void {
     const cut = this.backoff.rejected(now, roundTripMs);
+    this.target.answered(out, true);
     if (!this.backoff.saturated()) return;
-    this.target.saturated(this.inFlight + 1);
+    this.target.saturated(this.inFlight + 1, out);
     this.setConcurrency(cut ? this.target.paced(this.pacePerMs()!) : this.target.value);
   }
 

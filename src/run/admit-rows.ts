@@ -176,7 +176,9 @@ function admitSample(run: OpenedRun, sending: Sending, prepared: Prepared, posit
     );
   }
   const earlier = found && keptWithoutJudge(found, prepared.fingerprint);
-  if (earlier && prepared.kind === 'task') {
+  // Checked here, not only in settledByRecheck: an async call for every reused row was a promise,
+  // a closure and an await a row for nothing.
+  if (earlier && prepared.kind === 'task' && mayRecheck(earlier, prepared.fingerprint)) {
     return settledByRecheck(run, sending, earlier, prepared, position).then((done) =>
       done ? undefined : placeSample(run, sending, prepared, position, earlier),
     );
@@ -203,7 +205,7 @@ function placeSample(
   if (earlier) {
     // Sent again: its earlier record stays the row's until this session gives it another.
     results.keepEarlier(position, earlier.location, earlier.outcome);
-    if (earlier.fingerprint !== prepared.fingerprint) session.rows_rerun_changed++;
+    if (!earlier.hasFingerprint(prepared.fingerprint)) session.rows_rerun_changed++;
     else {
       session.rows_rerun_failed++;
       if (prepared.kind === 'task') prepared.task.failedBefore = true;
@@ -225,7 +227,12 @@ async function sendWhenRoom(run: OpenedRun, sending: Sending, task: RowTask): Pr
   sending.send(task);
 }
 
-/** An earlier invalid_reply of the same request, checked again against the current schema without sending. */
+/** Whether the earlier record is an invalid_reply of the same request: one `settledByRecheck` checks again. */
+function mayRecheck(earlier: PreviousResult, fingerprint: string): boolean {
+  return categoryOf(earlier.outcome) === 'invalid_reply' && earlier.hasFingerprint(fingerprint);
+}
+
+/** An earlier invalid_reply of the same request (`mayRecheck`), checked again against the current schema without sending. */
 async function settledByRecheck(
   run: OpenedRun,
   sending: Sending,
@@ -233,7 +240,6 @@ async function settledByRecheck(
   prepared: { key: string; fingerprint: string; task: RowTask },
   position: number,
 ): Promise<boolean> {
-  if (earlier.fingerprint !== prepared.fingerprint || categoryOf(earlier.outcome) !== 'invalid_reply') return false;
   const rechecked = await run.earlierReplies.recheck(earlier.location, run.replyCheck);
   if (!rechecked || (rechecked.code !== null && rerunsFailed(run.config, 'invalid_reply'))) return false;
   sending.settleNow(position, prepared.key, prepared.fingerprint, rechecked, prepared.task.reference, prepared.task);

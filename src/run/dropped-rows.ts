@@ -2,10 +2,11 @@ import type { RunConfig } from '../job/config.js';
 import type { Manifest } from '../output/manifest.js';
 import { DROPPED, outcomeCode } from '../record/outcome-code.js';
 import { NUL_ID_PROBLEM, prepareRowKeys, prepareSettingsOf } from '../request/prepare.js';
-import { keyModelOf, modelKey, sampleIndexes, sampleKey } from '../request/samples.js';
+import { copiesPerRow, keyModelOf, modelKey, sampleIndexes, sampleKey } from '../request/samples.js';
 import { readJournal } from '../state/journal.js';
 import type { PreviousResults } from '../state/previous-results.js';
 import type { ResultTable } from '../state/result-table.js';
+import type { SeenIds } from '../state/seen-ids.js';
 import { OutDirInUseError } from './errors.js';
 import type { RunOptions } from './run-options.js';
 
@@ -27,6 +28,8 @@ export async function refuseDroppedRows(
   earlier: { previous: PreviousResults | null; previousWritten: { manifest: Manifest } | null },
   journalFile: string,
   log: RunOptions['log'],
+  /** The run's table of ids seen, empty: used for the inputs' ids here, and left empty. */
+  seen: SeenIds,
 ): Promise<string[]> {
   if (!config.resume || !earlier.previous || earlier.previous.byKey.size === 0) return [];
   const table = earlier.previous.byKey;
@@ -35,7 +38,17 @@ export async function refuseDroppedRows(
     const slot = table.slotOf(key);
     if (slot >= 0) found[slot] = 1;
   };
-  const nulIds = await markInputKeys(config, files, keyModelOf(config.models, earlier.previousWritten?.manifest ?? null), mark);
+  // The run's own table of ids, emptied after: a table of their own grew by half again each time
+  // up to a million ids (~25 MB of arrays in all, garbage once read), beside the run's 8.5 MB.
+  // Sized for the rows the journal holds (its keys, one a copy of a row).
+  seen.reserve(Math.ceil(table.size / copiesPerRow(config)));
+  const keyModel = keyModelOf(config.models, earlier.previousWritten?.manifest ?? null);
+  let nulIds: number;
+  try {
+    nulIds = await markInputKeys(config, files, keyModel, seen, mark);
+  } finally {
+    seen.clear();
+  }
   // The journal is the truth: output.jsonl and errors.jsonl may have been cut short or emptied
   // (by hand, or by an older chatbatch's resume that stopped early).
   const invalidInput = outcomeCode('invalid_input');
@@ -82,11 +95,17 @@ async function droppedKeys(
  * key: a NUL in a run of several models makes the row invalid_input, so an earlier run's record
  * of it (a paid reply, from a run of one model) is dropped, not kept, and counts as such.
  */
-async function markInputKeys(config: RunConfig, files: readonly string[], keyModel: string, mark: (key: string) => void): Promise<number> {
+async function markInputKeys(
+  config: RunConfig,
+  files: readonly string[],
+  keyModel: string,
+  seen: SeenIds,
+  mark: (key: string) => void,
+): Promise<number> {
   let nulIds = 0;
   const samples = sampleIndexes(config.repeat);
   // Keys only: building and hashing every row's request too was a third of a million-row resume's CPU.
-  for await (const row of prepareRowKeys(files, prepareSettingsOf(config))) {
+  for await (const row of prepareRowKeys(files, prepareSettingsOf(config), seen)) {
     if (row.kind === 'other-shard') continue;
     if (row.kind === 'invalid' && row.problem === NUL_ID_PROBLEM) {
       nulIds++;

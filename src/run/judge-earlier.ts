@@ -6,7 +6,7 @@ import type { Sending } from './sending.js';
 
 /** Whether an earlier session journaled this request's reply and stopped before its judge answered. */
 export function awaitsJudge(earlier: PreviousResult, fingerprint: string): boolean {
-  return earlier.fingerprint === awaitingJudge(fingerprint);
+  return earlier.hasFingerprint(awaitingJudge(fingerprint));
 }
 
 /**
@@ -14,7 +14,7 @@ export function awaitsJudge(earlier: PreviousResult, fingerprint: string): boole
  * paid for; it has no verdict), as any settled record of the same request is.
  */
 export function keptWithoutJudge(earlier: PreviousResult, fingerprint: string): PreviousResult {
-  return awaitsJudge(earlier, fingerprint) ? { ...earlier, fingerprint } : earlier;
+  return awaitsJudge(earlier, fingerprint) ? earlier.withFingerprint(fingerprint) : earlier;
 }
 
 /**

@@ -147,7 +147,7 @@ export async function openRun(options: RunOptions): Promise<OpenedRun> {
     options.onLocked?.();
     const earlier = await readEarlierRun(options, paths);
     refuseChangedRowSet(options.config, earlier.previousWritten?.manifest ?? null);
-    const dropped = await refuseDroppedRows(options.config, inputs.files, earlier, paths.journal, options.log);
+    const dropped = await refuseDroppedRows(options.config, inputs.files, earlier, paths.journal, options.log, inputs.seen);
     return await startSession({ options, now, progress, startedAt, inputs, paths, earlier, releaseLock, closed, dropped });
   } catch (error) {
     closed.abort();

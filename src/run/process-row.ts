@@ -33,7 +33,8 @@ export interface RowServices {
  * row is left pending.
  */
 export async function processRow(task: RowTask, row: RowServices): Promise<boolean> {
-  const cached = await fromCache(task, row);
+  // Without a cache, no await: each is a turn of the microtask queue a row, for nothing.
+  const cached = row.cache ? await fromCache(task, row.cache, row) : null;
   if (cached) {
     await row.settle(task, cached);
     return true;
@@ -115,9 +116,9 @@ function checkReply(outcome: AttemptOutcome, row: RowServices): CheckedReply | n
 /**
  * The row's record, made durable: a failure, a reply (cached for later runs), or a reply that
  * failed the check after its retries (not cached: a later run sends it again rather than being
- * served this reply).
+ * served this reply). Not an async function: without a cache nothing here waits but the journal.
  */
-async function settle(
+function settle(
   task: RowTask,
   outcome: AttemptOutcome,
   checked: CheckedReply | null,
@@ -126,21 +127,29 @@ async function settle(
 ): Promise<void> {
   row.promptShortfall?.observe(task, outcome);
   if (!outcome.ok) return row.settle(task, failureRecord(task, outcome, soFar, row.recordContext));
-  const record = successRecord(task, outcome, soFar, row.recordContext);
-  if (checked === null || checked.ok) await cacheReply(task, outcome, row);
-  return row.settle(task, checked ? withCheckedReply(record, checked) : record);
+  const base = successRecord(task, outcome, soFar, row.recordContext);
+  const record = checked ? withCheckedReply(base, checked) : base;
+  if (row.cache && (checked === null || checked.ok)) return cacheThenSettle(task, outcome, row.cache, record, row);
+  return row.settle(task, record);
 }
 
-async function cacheReply(task: RowTask, reply: AttemptSuccess, row: RowServices): Promise<void> {
-  if (row.cache) await row.cache.put(task.request.fingerprint, reply);
+async function cacheThenSettle(
+  task: RowTask,
+  reply: AttemptSuccess,
+  cache: ResponseCache,
+  record: RowRecord,
+  row: RowServices,
+): Promise<void> {
+  await cache.put(task.request.fingerprint, reply);
+  return row.settle(task, record);
 }
 
 /**
  * A cached reply, checked again (the schema may have changed since): one that no longer passes
  * is a miss, since a new sample may pass.
  */
-async function fromCache(task: RowTask, row: RowServices): Promise<RowRecord | null> {
-  const cached = row.cache ? await row.cache.get(task.request.fingerprint) : null;
+async function fromCache(task: RowTask, cache: ResponseCache, row: RowServices): Promise<RowRecord | null> {
+  const cached = await cache.get(task.request.fingerprint);
   if (!cached) return null;
   const checked = row.replyCheck?.check(cached.reply, cached.finish_reason) ?? null;
   if (checked?.ok === false) return null;

@@ -8,7 +8,7 @@ import { OutDirInUseError } from './errors.js';
 
 /** Whether a row settled in an earlier session is kept as it is on --resume (not sent again). */
 export function reusable(earlier: PreviousResult, fingerprint: string, config: Pick<RunConfig, 'retryFailed'>): boolean {
-  if (earlier.fingerprint !== fingerprint || earlier.outcome === DROPPED) return false;
+  if (earlier.outcome === DROPPED || !earlier.hasFingerprint(fingerprint)) return false;
   if (earlier.outcome === SUCCEEDED) return true;
   const category = categoryOf(earlier.outcome);
   if (config.retryFailed === 'all') return category === 'invalid_input';

@@ -213,11 +213,16 @@ export class Sending {
    * awaiting its judge (a kill from here on never pays for the reply again), then judged and
    * settled with the verdict. Left pending when the judge is (the run stops).
    */
-  private async settleRow(task: RowTask, record: RowRecord): Promise<void> {
+  private settleRow(task: RowTask, record: RowRecord): Promise<void> {
     const graded = this.judged(record, task.reference);
     if (!this.judge?.rows.wants(graded, task.reference)) {
       return this.settle(task.position, task.key, task.request.fingerprint, this.unjudged(graded));
     }
+    return this.awaitJudge(task, graded);
+  }
+
+  /** The reply journaled as awaiting its judge, then judged and settled (settleRow). */
+  private async awaitJudge(task: RowTask, graded: RowRecord): Promise<void> {
     const outcome = outcomeCode(graded.category ?? null);
     const awaiting = await this.run.journal.append(
       { k: task.key, f: awaitingJudge(task.request.fingerprint), o: outcome },

@@ -77,6 +77,12 @@ export class HashedKeyTable {
     return ~slot;
   }
 
+  /** Removes every key; the slots stay (the owner's values in them are stale until set again). */
+  clear(): void {
+    this.keys.fill(0);
+    this.count = 0;
+  }
+
   /** Makes room for `keys` keys in all, so the table need not grow again before then. */
   reserve(keys: number): void {
     const slots = Math.ceil(keys / this.shape.maxLoad) + 1;

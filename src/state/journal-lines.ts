@@ -61,9 +61,15 @@ export function writeChecksum(buffer: Buffer, at: number, checksum: number): voi
   buffer[at + 8] = TAB;
 }
 
-/** `value` as 8 lowercase hex digits. */
+/** Each byte as 2 lowercase hex digits. */
+const HEX_PAIRS = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
+
+/**
+ * `value` as 8 lowercase hex digits, a byte at a time: twice a row (a reference line and its
+ * record's CRC), where `toString(16).padStart(8, '0')` took ~0.7 µs a call against ~0.1.
+ */
 export function hex8(value: number): string {
-  return (value >>> 0).toString(16).padStart(8, '0');
+  return HEX_PAIRS[value >>> 24]! + HEX_PAIRS[(value >>> 16) & 255]! + HEX_PAIRS[(value >>> 8) & 255]! + HEX_PAIRS[value & 255]!;
 }
 
 /**

@@ -32,8 +32,8 @@ export interface PreviousResults {
 export async function loadPreviousResults(files: { journal: string; output: string; errors: string }): Promise<PreviousResults> {
   const byKey = new ResultTable();
   // A finished session's journal holds a short line a row: counted first (a pass over ~75 bytes a
-  // row), the table is made once at its size, instead of doubling its way there (at a million
-  // rows, 88 MB with 44 MB more for a moment, against 60 MB).
+  // row), the table is made once at its size (36 MB at a million rows), instead of doubling its
+  // way there (up to twice that, with the old arrays beside the new for a moment).
   if ((await journalHeader(files.journal)) !== null) byKey.reserve(await jsonlRowCount(files.journal));
   const records = new RecordStore(files);
   let changedRecords = 0;

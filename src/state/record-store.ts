@@ -75,6 +75,10 @@ export class RecordStore {
   }
 }
 
+/** Bytes read at a time (more when one record is longer). */
+const READ_BYTES = 1 << 20;
+const EMPTY = Buffer.alloc(0);
+
 /**
  * A file read through one reused buffer, opened on the first read. A record file that is not
  * there (deleted by hand) reads as nothing: its references do not verify. The journal must be
@@ -83,7 +87,8 @@ export class RecordStore {
 class BufferedFile {
   private fd: number | null = null;
   private missing = false;
-  private buffer = Buffer.allocUnsafe(1 << 20);
+  /** Made on the first read: a store's errors.jsonl is often never read, nor its journal when a resume checks references. */
+  private buffer = EMPTY;
   private bufferStart = 0;
   private bufferLength = 0;
 
@@ -97,7 +102,7 @@ class BufferedFile {
     if (offset < this.bufferStart || offset + length > this.bufferStart + this.bufferLength) {
       const fd = this.open();
       if (fd === null) return null;
-      if (length > this.buffer.length) this.buffer = Buffer.allocUnsafe(length);
+      if (length > this.buffer.length) this.buffer = Buffer.allocUnsafe(Math.max(length, READ_BYTES));
       try {
         this.bufferLength = readSync(fd, this.buffer, 0, this.buffer.length, offset);
       } catch (error) {

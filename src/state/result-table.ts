@@ -1,32 +1,55 @@
 import { HashedKeyTable } from './hashed-key-table.js';
 import type { RecordLocation } from './journal.js';
-import { hashKey96, type KeyHasher } from './key-hash.js';
+import { hashKey64, hashKey96, type KeyHasher } from './key-hash.js';
 
-/** What a run keeps of a row settled earlier: enough to reuse its record or to send it again. */
-export interface StoredResult {
-  fingerprint: string;
-  outcome: number;
-  location: RecordLocation;
+/**
+ * What a run keeps of a row settled earlier: enough to reuse its record or to send it again. Its
+ * request fingerprint is kept as a 64-bit hash, so it can only be compared (`hasFingerprint`).
+ */
+export class StoredResult {
+  constructor(
+    readonly outcome: number,
+    readonly location: RecordLocation,
+    private readonly print0: number,
+    private readonly print1: number,
+  ) {}
+
+  /** Whether the result's fingerprint is `fingerprint` (their 64-bit hashes agree: see ResultTable). */
+  hasFingerprint(fingerprint: string): boolean {
+    hashKey64(fingerprint, printProbe, 0);
+    return printProbe[0] === this.print0 && printProbe[1] === this.print1;
+  }
+
+  /** The same result under another fingerprint. */
+  withFingerprint(fingerprint: string): StoredResult {
+    hashKey64(fingerprint, printProbe, 0);
+    return new StoredResult(this.outcome, this.location, printProbe[0]!, printProbe[1]!);
+  }
 }
 
-/** 96-bit hashes, kept to 70% full (linear probing stays short, a few probes on average), doubled. */
-const RESULT_KEYS_SHAPE = { hasher: hashKey96, words: 3, maxLoad: 0.7, growth: 2 } as const;
+/** A fingerprint being hashed: one array reused, so a comparison allocates nothing. */
+const printProbe = new Uint32Array(2);
 
-// How a slot's four fingerprint words hold its fingerprint, so that every string comes back
-// exactly as it went in.
-const HEX32 = 1; // 32 lowercase hex digits, a request fingerprint: 4 words
-const INVALID = 2; // `invalid:` + 16 lowercase hex digits, an input problem's: words 0-1
-const OTHER = 3; // anything else (a journal from another version): word 0 indexes `others`
-const INVALID_PREFIX = 'invalid:';
+/**
+ * 96-bit hashes, kept to 85% full, doubled. Linear probing then takes ~4 probes on average to find
+ * a key (a resume's lookups almost all find theirs) and ~20 to miss one (a row added since), in
+ * adjacent slots; 70% full took 2 and 6, and 8 MB more at a million rows.
+ */
+const RESULT_KEYS_SHAPE = { hasher: hashKey96, words: 3, maxLoad: 0.85, growth: 2 } as const;
+
+/** Journal offsets are kept in 48 bits (a low Uint32 and a high Uint16): a journal of up to 256 TiB. */
+const OFFSET_HIGH = 2 ** 32;
+const MAX_OFFSET = 2 ** 48;
 
 /**
  * The latest result of every row key of an earlier run, for `--resume`, without one JS object
- * or string per row: a `HashedKeyTable` of 96-bit key hashes (doubled when 70% full) and
- * parallel typed arrays indexed by its slots. A slot takes 42 bytes: the key's 96-bit hash (3 × Uint32, not the
- * key), the fingerprint (4 × Uint32), the fingerprint's kind and the outcome (2 × Uint8), and
- * the record's offset (Float64) and length (Uint32). 300,000 rows fill 2^19 slots = 21 MiB
- * (~73 bytes a row; 32 MiB for a moment while doubling), against ~580 bytes a row for a Map
- * of objects and strings.
+ * or string per row: a `HashedKeyTable` of 96-bit key hashes (doubled when 85% full) and
+ * parallel typed arrays indexed by its slots. A slot takes 31 bytes: the key's 96-bit hash (3 ×
+ * Uint32, not the key), a 64-bit hash of the request fingerprint (2 × Uint32), the outcome
+ * (Uint8), and where the journal line is: its offset (48 bits: Uint32 + Uint16) and length
+ * (Uint32). A resume of a finished million-row run reserves 1.18 million slots: 36 MB (60 MB
+ * when a slot took 42 bytes, the fingerprint kept whole with a byte for its kind and the offset
+ * a Float64, and the table was 70% full).
  *
  * Collisions. Two different keys are taken for one when all 96 bits agree: odds about n²/2^97
  * over n keys, 6 in 10^18 for a million rows. (64 bits, as in `SeenIds`, would give n²/2^65,
@@ -40,24 +63,27 @@ const INVALID_PREFIX = 'invalid:';
  * row's record, so that record appears twice and the row's own is missing. The hashes are not
  * cryptographic: ids crafted to collide could do that on purpose, to the output of the input
  * file that holds them.
+ *
+ * A fingerprint is only ever compared with the one a row's request has now, one comparison a
+ * row (no birthday bound): a changed request is taken for the earlier one when the two 64-bit
+ * hashes agree, odds 2^-64 a changed row (5 in 10^14 if every row of a million changed), and
+ * its earlier record is then kept instead of sending it again.
  */
 export class ResultTable {
   private readonly keys: HashedKeyTable;
   private prints: Uint32Array;
-  private kinds: Uint8Array;
   private outcomes: Uint8Array;
-  private offsets: Float64Array;
+  private offsetsLow: Uint32Array;
+  private offsetsHigh: Uint16Array;
   private lengths: Uint32Array;
-  /** Fingerprints of kind OTHER; a superseded one stays here (such journals are rare). */
-  private readonly others: string[] = [];
 
   constructor(hasher: KeyHasher = hashKey96) {
     this.keys = new HashedKeyTable({ ...RESULT_KEYS_SHAPE, hasher }, (slots) => this.grow(slots));
     const slots = this.keys.capacity;
-    this.prints = new Uint32Array(slots * 4);
-    this.kinds = new Uint8Array(slots);
+    this.prints = new Uint32Array(slots * 2);
     this.outcomes = new Uint8Array(slots);
-    this.offsets = new Float64Array(slots);
+    this.offsetsLow = new Uint32Array(slots);
+    this.offsetsHigh = new Uint16Array(slots);
     this.lengths = new Uint32Array(slots);
   }
 
@@ -71,9 +97,9 @@ export class ResultTable {
     return (
       this.keys.bytes +
       this.prints.byteLength +
-      this.kinds.byteLength +
       this.outcomes.byteLength +
-      this.offsets.byteLength +
+      this.offsetsLow.byteLength +
+      this.offsetsHigh.byteLength +
       this.lengths.byteLength
     );
   }
@@ -83,11 +109,15 @@ export class ResultTable {
     if (!Number.isInteger(outcome) || outcome < 0 || outcome > 255) {
       throw new RangeError(`outcome must be an integer from 0 to 255: current value is ${outcome}`);
     }
+    if (!(location.offset >= 0 && location.offset < MAX_OFFSET)) {
+      throw new RangeError(`a journal offset must be from 0 to 2^48: current value is ${location.offset}`);
+    }
     let slot = this.keys.add(key);
     if (slot < 0) slot = ~slot;
-    this.kinds[slot] = this.encodeFingerprint(fingerprint, slot * 4);
+    hashKey64(fingerprint, this.prints, slot * 2);
     this.outcomes[slot] = outcome;
-    this.offsets[slot] = location.offset;
+    this.offsetsLow[slot] = location.offset % OFFSET_HIGH;
+    this.offsetsHigh[slot] = Math.floor(location.offset / OFFSET_HIGH);
     this.lengths[slot] = location.length;
   }
 
@@ -95,11 +125,13 @@ export class ResultTable {
   get(key: string): StoredResult | undefined {
     const slot = this.keys.slotOf(key);
     if (slot < 0) return undefined;
-    return {
-      fingerprint: this.decodeFingerprint(slot),
-      outcome: this.outcomes[slot]!,
-      location: { offset: this.offsets[slot]!, length: this.lengths[slot]! },
-    };
+    const offset = this.offsetsHigh[slot]! * OFFSET_HIGH + this.offsetsLow[slot]!;
+    return new StoredResult(
+      this.outcomes[slot]!,
+      { offset, length: this.lengths[slot]! },
+      this.prints[slot * 2]!,
+      this.prints[slot * 2 + 1]!,
+    );
   }
 
   /** Number of slots: a slot number (`slotOf`) indexes marks a caller keeps per key, this many of them. */
@@ -128,85 +160,19 @@ export class ResultTable {
 
   /** Makes the per-slot arrays `slots` long; the table moves each key's values across. */
   private grow(slots: number): (from: number, to: number) => void {
-    const { prints, kinds, outcomes, offsets, lengths } = this;
-    this.prints = new Uint32Array(slots * 4);
-    this.kinds = new Uint8Array(slots);
+    const { prints, outcomes, offsetsLow, offsetsHigh, lengths } = this;
+    this.prints = new Uint32Array(slots * 2);
     this.outcomes = new Uint8Array(slots);
-    this.offsets = new Float64Array(slots);
+    this.offsetsLow = new Uint32Array(slots);
+    this.offsetsHigh = new Uint16Array(slots);
     this.lengths = new Uint32Array(slots);
     return (from, to) => {
-      this.prints.set(prints.subarray(from * 4, from * 4 + 4), to * 4);
-      this.kinds[to] = kinds[from]!;
+      this.prints[to * 2] = prints[from * 2]!;
+      this.prints[to * 2 + 1] = prints[from * 2 + 1]!;
       this.outcomes[to] = outcomes[from]!;
-      this.offsets[to] = offsets[from]!;
+      this.offsetsLow[to] = offsetsLow[from]!;
+      this.offsetsHigh[to] = offsetsHigh[from]!;
       this.lengths[to] = lengths[from]!;
     };
   }
-
-  private encodeFingerprint(fingerprint: string, at: number): number {
-    const prints = this.prints;
-    if (fingerprint.length === 32) {
-      const w0 = hexWord(fingerprint, 0);
-      const w1 = hexWord(fingerprint, 8);
-      const w2 = hexWord(fingerprint, 16);
-      const w3 = hexWord(fingerprint, 24);
-      if (w0 >= 0 && w1 >= 0 && w2 >= 0 && w3 >= 0) {
-        prints[at] = w0;
-        prints[at + 1] = w1;
-        prints[at + 2] = w2;
-        prints[at + 3] = w3;
-        return HEX32;
-      }
-    } else if (fingerprint.length === INVALID_PREFIX.length + 16 && fingerprint.startsWith(INVALID_PREFIX)) {
-      const w0 = hexWord(fingerprint, INVALID_PREFIX.length);
-      const w1 = hexWord(fingerprint, INVALID_PREFIX.length + 8);
-      if (w0 >= 0 && w1 >= 0) {
-        prints[at] = w0;
-        prints[at + 1] = w1;
-        return INVALID;
-      }
-    }
-    prints[at] = this.others.push(fingerprint) - 1;
-    return OTHER;
-  }
-
-  private decodeFingerprint(slot: number): string {
-    const prints = this.prints;
-    const at = slot * 4;
-    switch (this.kinds[slot]) {
-      case HEX32:
-        for (let i = 0; i < 4; i++) writeHexWord(prints[at + i]!, i * 8);
-        return hexText.toString('latin1', 0, 32);
-      case INVALID:
-        writeHexWord(prints[at]!, 0);
-        writeHexWord(prints[at + 1]!, 8);
-        return INVALID_PREFIX + hexText.toString('latin1', 0, 16);
-      default:
-        return this.others[prints[at]!]!;
-    }
-  }
-}
-
-// Fingerprints are spelled out in one reused buffer and read back as one flat string, as
-// there is a lookup per input row.
-const hexText = Buffer.alloc(32);
-const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
-
-function writeHexWord(word: number, at: number): void {
-  for (let i = at + 7; i >= at; i--) {
-    hexText[i] = HEX_DIGITS[word & 15]!;
-    word >>>= 4;
-  }
-}
-
-/** The 8 lowercase hex digits at `start` as a number, or -1 if any is not one. */
-function hexWord(text: string, start: number): number {
-  let value = 0;
-  for (let i = start; i < start + 8; i++) {
-    const code = text.charCodeAt(i);
-    const digit = code >= 48 && code <= 57 ? code - 48 : code >= 97 && code <= 102 ? code - 87 : -1;
-    if (digit < 0) return -1;
-    value = value * 16 + digit;
-  }
-  return value;
 }

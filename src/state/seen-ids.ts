@@ -31,6 +31,11 @@ export class SeenIds {
     return this.ids.add(id) >= 0;
   }
 
+  /** Forgets every id (the table keeps its size). */
+  clear(): void {
+    this.ids.clear();
+  }
+
   /** Makes room for `ids` ids in all, so the table need not grow again before then. */
   reserve(ids: number): void {
     this.ids.reserve(ids);

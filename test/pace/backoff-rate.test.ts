@@ -60,4 +60,30 @@ describe('BackoffRate', () => {
       expect(rejected, `${perSecond} r/s`).toBeLessThanOrEqual(mostRefused);
     }
   });
+
+  it('sends at its pace when the pace is not a whole number of milliseconds apart', () => {
+    // Timers count whole milliseconds; a wait rounded up made every gap a whole one past the pace
+    // (here 1.15 ms apart, sent every 2 ms: 0.58 of it). Rounded to the nearest: 0.92, each gap
+    // still at least the pace's less half a millisecond (a strict limiter refuses a shorter one).
+    const backoff = new BackoffRate();
+    let now = 0;
+    for (; now < 100; now++) {
+      backoff.sent(now);
+      backoff.accepted(now, 0);
+    }
+    for (let i = 0; i < 3; i++) backoff.rejected(now, 0);
+    const perMs = backoff.perMinute! / 60_000;
+    expect((1 / perMs) % 1).not.toBe(0);
+    let sent = 0;
+    const until = now + 1_000;
+    while (now < until) {
+      const wait = backoff.waitFor(now);
+      if (wait > 0) now += wait;
+      else {
+        backoff.sent(now);
+        sent++;
+      }
+    }
+    expect(sent / (perMs * 1_000)).toBeGreaterThanOrEqual(0.9);
+  });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure, AttemptSuccess } from '../../src/http/attempt.js';
 import { AUTO_CEILING, AUTO_FLOOR, AUTO_START } from '../../src/pace/concurrency-target.js';
-import type { SendMark } from '../../src/pace/mirrored-bucket.js';
-import { RateController, type RateControllerOptions } from '../../src/pace/rate-controller.js';
+
+import { RateController, type RateControllerOptions, type SendPermit } from '../../src/pace/rate-controller.js';
 
 const ONE = { requests: 1, tokens: 100 };
 
@@ -46,14 +46,14 @@ function tooMany(headers: Record<string, string> = {}): AttemptFailure {
 }
 
 /** Sends one request now; fails the test when the controller makes it wait. */
-function send(made: RateController, cost = ONE): SendMark {
+function send(made: RateController, cost = ONE): SendPermit {
   const permit = made.permit(cost);
   if (typeof permit === 'number') throw new Error(`expected to send now, was told to wait ${permit} ms`);
   return permit;
 }
 
 /** Sends one request as soon as the controller allows, moving the clock on by the wait. */
-function sendWhenAllowed(made: RateController, time: { now: number }, cost = ONE): SendMark {
+function sendWhenAllowed(made: RateController, time: { now: number }, cost = ONE): SendPermit {
   for (;;) {
     const permit = made.permit(cost);
     if (typeof permit !== 'number') return permit;
@@ -236,15 +236,15 @@ describe('RateController', () => {
   it('stops the run after nothing but 429s for the limit; any success starts the count again', () => {
     const { controller: made, time } = controller({ maxRateLimitedMs: 10_000 });
     // The answers are what counts here, not the pace the 429s set: each comes with its own mark.
-    made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100 }, ONE);
+    made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100, out: 1 }, ONE);
     time.now += 9_000;
-    made.answered(ok(), { at: time.now, requests: 1, tokens: 100 }, ONE);
+    made.answered(ok(), { at: time.now, requests: 1, tokens: 100, out: 1 }, ONE);
     time.now += 1;
-    expect(made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100 }, ONE)).toMatchObject({ kind: 'again', delayMs: 0 });
+    expect(made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100, out: 1 }, ONE)).toMatchObject({ kind: 'again', delayMs: 0 });
     time.now += 9_999;
-    expect(made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100 }, ONE)?.kind).toBe('again');
+    expect(made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100, out: 1 }, ONE)?.kind).toBe('again');
     time.now += 2;
-    expect(made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100 }, ONE)).toEqual({ kind: 'give-up', why: 'streak' });
+    expect(made.answered(tooMany(), { at: time.now, requests: 1, tokens: 100, out: 1 }, ONE)).toEqual({ kind: 'give-up', why: 'streak' });
   });
 
   it('keeps to the --rpm the user chose', () => {

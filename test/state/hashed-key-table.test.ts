@@ -15,6 +15,19 @@ describe('HashedKeyTable', () => {
     expect(table.size).toBe(1);
   });
 
+  it('forgets every key when cleared, keeping its size', () => {
+    const table = new HashedKeyTable(shape);
+    table.reserve(10_000);
+    for (let i = 0; i < 10_000; i++) table.add(`k${i}`);
+    const capacity = table.capacity;
+    table.clear();
+    expect(table.size).toBe(0);
+    expect(table.capacity).toBe(capacity);
+    expect(table.slotOf('k1')).toBe(-1);
+    expect(table.add('k1')).toBeGreaterThanOrEqual(0);
+    expect(table.size).toBe(1);
+  });
+
   it('moves its owner values with the keys as it grows', () => {
     let values = new Int32Array(0);
     const table = new HashedKeyTable(shape, (slots) => {

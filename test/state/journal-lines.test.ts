@@ -8,6 +8,16 @@ function parsed(text: string) {
 }
 
 describe('journal lines', () => {
+  it.each([
+    [0, '00000000'],
+    [0x0a0b0c0d, '0a0b0c0d'],
+    [0x80000000, '80000000'],
+    [0xdeadbeef, 'deadbeef'],
+    [0xffffffff, 'ffffffff'],
+  ])('writes %i as 8 lowercase hex digits', (value, hex) => {
+    expect(hex8(value)).toBe(hex);
+  });
+
   it('reads a reference line back as it was written, whatever the key holds', () => {
     for (const k of ['r1', 'a\tb', 'ü "quoted" \\ key', 'id\u0000model#2']) {
       const entry = { k, f: '0123456789abcdef0123456789abcdef+judge', o: 7 };
