@@ -55,7 +55,8 @@ const RECENT = 100;
  * ...or LATEST_REJECTED of the last LATEST answers: a pace probing past a limit meets it at once
  * (past a strict limiter's rate, every other request is refused), and waiting for a tenth of a
  * hundred answers let twenty through at a 429's pace. Random 429s at 5% come three in eight
- * once in two hundred answers: a small cut, soon grown back.
+ * once in about 170 answers: a cut of the pace (not of the requests in flight: ConcurrencyTarget
+ * asks for 429s past a count, not at any).
  */
 const LATEST = 8;
 const LATEST_REJECTED = 3;
@@ -204,14 +205,18 @@ export class BackoffRate {
 
   /** Events per ms over the meter's span (or since the first request, early in a run). */
   private perMsOver(meter: EventMeter, now: number): number {
-    const span = Math.min(METER_MS, Math.max(SHORTEST_SPAN_MS, now - (this.firstAt ?? now)));
-    return meter.count(now) / span;
+    return meter.count(now) / this.spanUpTo(METER_MS, now);
   }
 
   /** Requests sent per ms lately: over `spanMs`, or since the first request if that is shorter. */
   private sentPerMsLately(now: number, spanMs: number): number {
-    const span = Math.min(spanMs, METER_MS, Math.max(SHORTEST_SPAN_MS, now - (this.firstAt ?? now)));
+    const span = this.spanUpTo(Math.min(spanMs, METER_MS), now);
     return this.sentMeter.countSince(now - span) / span;
+  }
+
+  /** `spanMs`, or the time since the first request if that is shorter (at least SHORTEST_SPAN_MS). */
+  private spanUpTo(spanMs: number, now: number): number {
+    return Math.min(spanMs, Math.max(SHORTEST_SPAN_MS, now - (this.firstAt ?? now)));
   }
 }
 
