@@ -1,6 +1,7 @@
 import { type FileHandle, open, stat, truncate } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { CHECKSUM_BYTES, type JournalEntry, type RecordReference, readLine, recordEntry, writeChecksum } from './journal-lines.js';
+import type { RecentBytes } from './recent-bytes.js';
 import { asWriteFailure, writeFully } from './write-failed.js';
 
 /**
@@ -49,6 +50,8 @@ export class JournalWriter {
   private syncing: Promise<void> | null = null;
   private failure: Error | null = null;
   private readonly syncTimer: NodeJS.Timeout;
+  /** Given what is written, as it is written (keepWrittenIn). */
+  private recent: RecentBytes | null = null;
 
   private constructor(
     private readonly file: string,
@@ -113,6 +116,14 @@ export class JournalWriter {
     });
   }
 
+  /**
+   * From now on, every line written is also copied into `recent` once the OS has taken it (the
+   * output's writer reads its records from there: OrderedResults).
+   */
+  keepWrittenIn(recent: RecentBytes): void {
+    this.recent = recent;
+  }
+
   /** Waits until everything appended so far is written and fsynced. */
   async drain(): Promise<void> {
     this.write();
@@ -147,8 +158,10 @@ export class JournalWriter {
     // damage in the middle of the file instead of at its end, where a resume cuts it off.
     if (!this.failure) {
       try {
-        writeFully(this.handle.fd, this.staging.subarray(0, this.filled), this.file);
+        const written = this.staging.subarray(0, this.filled);
+        writeFully(this.handle.fd, written, this.file);
         this.dirty = true;
+        this.recent?.wrote(this.size - this.filled, written);
       } catch (error) {
         this.failure = asWriteFailure(error, this.file) as Error;
       }
