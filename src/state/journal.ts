@@ -76,21 +76,27 @@ export class JournalWriter {
   }
 
   /**
-   * Appends one settled row; resolves with its line's location once the OS has the whole line.
+   * Appends one settled row (its record's JSON: `recordJson` then `recordTail`, see
+   * recordJsonParts); resolves with its line's location once the OS has the whole line.
    * After a write fails (disk full, I/O error) every append rejects with that WriteFailedError.
    */
-  append(entry: JournalEntry, recordJson: string): Promise<RecordLocation> {
+  append(entry: JournalEntry, recordJson: string, recordTail = ''): Promise<RecordLocation> {
     if (this.failure) return Promise.reject(this.failure);
     const head = `${JSON.stringify(entry)}\t`;
     // Room for the line without measuring it first (a pass over each string): a UTF-16 code
     // unit never takes more than 3 bytes of UTF-8. Long records are measured instead, so the
     // buffer does not grow to three times their size.
-    const chars = head.length + recordJson.length;
-    this.reserve(CHECKSUM_BYTES + 1 + (chars <= EXACT_SIZE_ABOVE ? 3 * chars : Buffer.byteLength(head) + Buffer.byteLength(recordJson)));
+    const chars = head.length + recordJson.length + recordTail.length;
+    this.reserve(
+      CHECKSUM_BYTES +
+        1 +
+        (chars <= EXACT_SIZE_ABOVE ? 3 * chars : Buffer.byteLength(head) + Buffer.byteLength(recordJson) + Buffer.byteLength(recordTail)),
+    );
     const line = this.filled;
     const body = line + CHECKSUM_BYTES;
-    const headBytes = this.staging.write(head, body);
-    const end = body + headBytes + this.staging.write(recordJson, body + headBytes);
+    let end = body + this.staging.write(head, body);
+    end += this.staging.write(recordJson, end);
+    if (recordTail !== '') end += this.staging.write(recordTail, end);
     const lineBytes = end + 1 - line;
     writeChecksum(this.staging, line, crc32(this.staging.subarray(body, end)));
     this.staging[end] = 0x0a;

@@ -115,6 +115,16 @@ describe('journal checksums', () => {
     expect(results.damage).toMatchObject({ code: 'EBADMSG', path: file });
   });
 
+  it('writes a record given in two parts as one, under one checksum', async () => {
+    const writer = await JournalWriter.open(file);
+    await writer.append({ k: 'a', f: 'fp', o: 1 }, '{"id":"a","key_mask":"sk', '-…z"}');
+    await writer.close();
+    expect(await journalLines()).toEqual([
+      expect.stringMatching(/^[0-9a-f]{8}\t\{"k":"a","f":"fp","o":1\}\t\{"id":"a","key_mask":"sk-…z"\}$/),
+    ]);
+    expect(await keysRead()).toMatchObject({ keys: ['a'], damaged: 0 });
+  });
+
   it('copies the lines this session wrote from the bytes it wrote: one changed on the disk after is copied as written, one too large to keep in memory is read back and checked', async () => {
     const writer = await JournalWriter.open(file);
     const results = await OrderedResults.open(file, dir, () => {}, writer);
