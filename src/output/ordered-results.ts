@@ -46,9 +46,11 @@ const COPY_EVERY_MS = 20;
  * (JournalIndex): a line referring to each record where it now is, so the finished directory
  * keeps every record once (issue 44: the journal held a second copy of every record).
  *
- * A record is copied only from a journal line (and a record) that verifies, checked as it is read
- * back. One that does not (the disk or another process changed it after it was written) leaves
- * its row pending and is reported as `damage`; a resume sends that row again.
+ * A record this session journaled is copied from the bytes it wrote, while the journal's last
+ * RECENT_JOURNAL_BYTES still hold them (RecordStore.read: no disk read to check). Any other is
+ * copied only from a journal line (and a record) that verifies, checked as it is read back. One
+ * that does not (the disk or another process changed it after it was written) leaves its row
+ * pending and is reported as `damage`; a resume sends that row again.
  */
 export class OrderedResults {
   private readonly window = new ReorderWindow();
