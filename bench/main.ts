@@ -6,7 +6,7 @@
  * Prints figures; asserts nothing.
  *
  *   npm run bench -- [--quick] [--cold] [--rounds N]                   goodput, then the guard
- *   npm run bench -- --goodput [--quick]                               goodput only
+ *   npm run bench -- --goodput [--quick] [--chatbatch-only] [--only TEXT[,TEXT...]]  goodput only (situations whose names contain a TEXT)
  *   npm run bench -- --guard [--quick] [--cold] [--rounds N]           the guard only
  *   npm run bench -- --points [--quick] [--cold] [--only NAME[,NAME...]]   the points
  *   npm run bench -- --light [--quick] [--rounds N]                    at rest and at the start (light.ts)
@@ -72,7 +72,7 @@ interface PointResult {
 }
 
 const USAGE = `usage: npm run bench -- [--quick] [--cold] [--rounds N]     goodput against limiting endpoints, then the guard
-       npm run bench -- --goodput [--quick] [--chatbatch-only]   goodput only: chatbatch, the openai SDK, the cookbook
+       npm run bench -- --goodput [--quick] [--chatbatch-only] [--only TEXT[,TEXT...]]   goodput only: chatbatch, the openai SDK, the cookbook
        npm run bench -- --guard [--quick] [--cold] [--rounds N]  the guard only: chatbatch against a bare undici loop
        npm run bench -- --points [--quick] [--cold] [--only NAME[,NAME...]]   chatbatch alone at each point
        npm run bench -- --paced [--quick] [--rounds N]              the paced path: CPU paced vs by concurrency, three models' limits
@@ -134,8 +134,8 @@ function parseArgs(argv: string[]): Args {
       process.exit(0);
     } else usageError(`unknown argument ${arg}`);
   }
-  // --only names points, so it asks for them.
-  if (only) points = true;
+  // --only names points, so it asks for them (with --goodput, it names situations instead).
+  if (only && !goodput) points = true;
   if (points && compare) usageError('--compare and --points (or --only) are two different runs: choose one');
   if (points && rounds !== null) usageError('--rounds is for the comparison; the points run once each');
   if (goodput && (points || compare)) usageError('--goodput runs alone; without a mode flag the bench runs the goodput and then the guard');
@@ -301,12 +301,16 @@ async function writeReport(prefix: string, startedAt: Date, report: Record<strin
   process.stdout.write(`results written to ${relative(process.cwd(), file) || file}\n`);
 }
 
-async function goodputRun({ quick, chatbatchOnly }: Args): Promise<void> {
+async function goodputRun({ quick, chatbatchOnly, only }: Args): Promise<void> {
+  const names = goodputSituations(quick).map((situation) => situation.name);
+  if (only && !names.some((name) => only.some((text) => name.includes(text)))) {
+    usageError(`no goodput situation matches --only ${only.join(',')}; the situations: ${names.join(', ')}`);
+  }
   const startedAt = new Date();
   log(
     `${quick ? 'quick' : 'full'} goodput: chatbatch, the openai SDK with p-limit and the cookbook's approach against a simulator playing a provider`,
   );
-  const results = await runGoodput(quick, null, chatbatchOnly);
+  const results = await runGoodput(quick, only, chatbatchOnly);
   process.stdout.write(`\ngoodput against a limiting endpoint, ${startedAt.toISOString().slice(0, 10)}:\n${formatGoodput(results)}\n\n`);
   await writeReport('goodput', startedAt, {
     mode: 'goodput',

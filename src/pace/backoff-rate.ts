@@ -62,6 +62,21 @@ const LATEST = 8;
 const LATEST_REJECTED = 3;
 /** The slowest pace a cut leaves: one request every 10 s. */
 const SLOWEST_PER_MS = 1 / 10_000;
+/**
+ * A 429 to a request that went alone (nothing else in flight), g ms after the latest request
+ * the endpoint took, bounds its rate: a token bucket (nginx's limit_req, GCRA, OpenAI's
+ * continuous refill) that refuses a request g ms after it took one refilled less than one
+ * request in g ms, so its rate is under 1/g; refused requests take nothing from it
+ * (https://nginx.org/en/docs/http/ngx_http_limit_req_module.html: "excessive requests are ...
+ * terminated"). The send times of this many latest successes are kept to find that one.
+ */
+const ACCEPTED_KEPT = 16;
+/**
+ * In a flood (no success at the pace yet), such a 429 spaces the next requests twice its gap
+ * apart, as exponential backoff doubles its wait: 0.9 of 1/g left a 2 r/s limiter's probing at
+ * gaps of 380-470 ms, each one more 429.
+ */
+const FLOOD_GAP_CUT = 0.5;
 
 /**
  * The pace for an endpoint that answers 429 without saying its limit (nginx's `limit_req`, a
@@ -98,6 +113,13 @@ export class BackoffRate {
   /** Answers to requests sent since the last cut (at its pace), and how many were 429s. */
   private answeredSinceCut = 0;
   private rejectedSinceCut = 0;
+  /** When the latest successes went (a ring): the gap from one to a 429 that followed bounds a bucket's rate. */
+  private readonly acceptedSentAt = new Float64Array(ACCEPTED_KEPT).fill(Number.NEGATIVE_INFINITY);
+  private acceptedCount = 0;
+  /** The shortest gap from a success to the next request taken, of those that went alone. */
+  private shortestAcceptedGap = Number.POSITIVE_INFINITY;
+  /** The pace grown back to after a cut that followed a 429 among successes (see PLATEAU). */
+  private plateauPerMs = 0;
 
   /** The pace in requests per minute; null when there is none. */
   get perMinute(): number | null {
@@ -124,12 +146,17 @@ export class BackoffRate {
     if (this.perMs !== null) this.next = Math.max(this.next, now) + 1 / this.perMs;
   }
 
-  /** A success that took `roundTripMs`. */
-  accepted(now: number, roundTripMs: number): void {
+  /** A success that took `roundTripMs`; `sentAlone`: when it went, if nothing else was in flight then. */
+  accepted(now: number, roundTripMs: number, sentAlone: number | null = null): void {
     this.recent.add(false);
     this.latest.add(false);
     const sentAtThisPace = now - roundTripMs >= this.cutAt;
     if (sentAtThisPace) this.answeredSinceCut++;
+    if (sentAlone !== null) {
+      const gap = this.sinceAccepted(sentAlone);
+      if (gap > 0) this.shortestAcceptedGap = Math.min(this.shortestAcceptedGap, gap);
+    }
+    this.acceptedSentAt[this.acceptedCount++ % ACCEPTED_KEPT] = sentAlone ?? now - roundTripMs;
     if (this.perMs === null) return;
     // After a flood the pace is a floor, measured early on from as little as one success: the
     // limit may be many times it (growing by CUBIC's probe took 18 s from a ninth of a 50 r/s
@@ -147,9 +174,10 @@ export class BackoffRate {
   /**
    * A 429 that no advertised limit explains; `roundTripMs`: how long it took to come. A 429 to a
    * request sent before the last cut came at the pace before it and says nothing about the new
-   * one; nor, until about two round trips after a cut, do the others. True when it cut the pace.
+   * one; nor, until about two round trips after a cut, do the others. `sentAlone`: when its
+   * request went, if nothing else was in flight then (see ACCEPTED_KEPT). True when it cut the pace.
    */
-  rejected(now: number, roundTripMs: number): boolean {
+  rejected(now: number, roundTripMs: number, sentAlone: number | null = null): boolean {
     this.rejectedMeter.add(now);
     this.recent.add(true);
     this.latest.add(true);
@@ -168,12 +196,22 @@ export class BackoffRate {
     const flood = this.perMs === null || this.answeredSinceCut === this.rejectedSinceCut;
     // The pace a 429 came at is the pace its request went at, or the latest request's if that is
     // lower: the pace grows between two requests far apart (half a second at 2 r/s). Not the
-    // gap measured between two requests: a request's way to the wire varies by milliseconds
+    // gap measured between any two requests: a request's way to the wire varies by milliseconds
     // (a new connection, a collection), and one short gap would set the limit low for good.
-    this.badPerMs = flood ? 0 : Math.min(this.perMs!, this.lastSentPerMs ?? this.perMs!);
+    // But a 429 to a request that went alone, g ms after the last success, bounds the rate
+    // under 1/g (ACCEPTED_KEPT): a short gap only makes that bound loose.
+    const gap = sentAlone === null ? 0 : this.sinceAccepted(sentAlone);
+    const bound = gap > 0 ? 1 / gap : Number.POSITIVE_INFINITY;
+    this.badPerMs = flood ? 0 : Math.min(this.perMs!, this.lastSentPerMs ?? this.perMs!, bound);
+    // A limiter with no burst took every request at least its interval after the last and
+    // refused the rest: that interval is between the longest gap refused and the shortest taken,
+    // and the pace is held under their midpoint, as a bisection halves what is unknown. A bucket
+    // with a burst takes short gaps, so the midpoint is above 1/g and the plateau rules.
+    const between = gap > 0 ? 2 / (gap + this.shortestAcceptedGap) : Number.POSITIVE_INFINITY;
+    this.plateauPerMs = Math.min(this.badPerMs * PLATEAU, between);
     const rejectedShare = flood ? 1 : this.rejectedSinceCut / this.answeredSinceCut;
     const floor = flood ? 0 : Math.max(DEEPEST_CUT, Math.min(CUT_FLOOR, 1 - rejectedShare));
-    const cut = Math.max(admitting * CUT_TO, (this.perMs ?? 0) * floor, SLOWEST_PER_MS);
+    const cut = Math.max(Math.min(admitting * CUT_TO, bound * (flood ? FLOOD_GAP_CUT : CUT_TO)), (this.perMs ?? 0) * floor, SLOWEST_PER_MS);
     this.perMs = this.perMs === null ? cut : Math.min(this.perMs, cut);
     this.cutPerMs = this.perMs;
     this.cutAt = now;
@@ -190,11 +228,18 @@ export class BackoffRate {
    */
   private grownBy(now: number): number {
     const sinceCut = Math.max(0, now - this.cutAt);
-    const plateau = this.badPerMs * PLATEAU;
+    const plateau = this.plateauPerMs;
     if (plateau <= this.cutPerMs) return this.cutPerMs * growth(sinceCut);
     const recovered = plateau - (plateau - this.cutPerMs) * Math.exp(-sinceCut / RECOVER_MS);
     const probeAfterMs = Math.max(PROBE_AFTER_MS, PROBE_AFTER_REQUESTS / plateau);
     return recovered * growth(Math.max(0, sinceCut - probeAfterMs));
+  }
+
+  /** Ms from the latest success sent before `sentAt` to it; 0 when none is known. */
+  private sinceAccepted(sentAt: number): number {
+    let latest = Number.NEGATIVE_INFINITY;
+    for (const at of this.acceptedSentAt) if (at < sentAt && at > latest) latest = at;
+    return latest === Number.NEGATIVE_INFINITY ? 0 : sentAt - latest;
   }
 
   /** Whether 429s are a saturating share of the recent answers (see SATURATED_SHARE). */

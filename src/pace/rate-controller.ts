@@ -149,19 +149,19 @@ export class RateController {
     if (reading.limits.length > 0) this.lastSaid = outcome;
     if (outcome.ok) {
       this.rateLimitedSince = null;
-      this.backoff.accepted(now, outcome.durationMs);
+      this.backoff.accepted(now, outcome.durationMs, sentAlone(mark));
       this.target.answered(mark.out, false);
       this.setConcurrency(this.target.succeeded(outcome.durationMs, this.pacePerMs()));
       return null;
     }
-    return slowDown ? this.rateLimitedBy(outcome, reading, { cost, out: mark.out }, now) : null;
+    return slowDown ? this.rateLimitedBy(outcome, reading, { cost, mark }, now) : null;
   }
 
   /** A rate-limit 429: the row waits again, or the run stops when the limit will not come back in time. */
   private rateLimitedBy(
     outcome: AttemptFailure,
     reading: RateLimitReading,
-    { cost, out }: { cost: RequestCost; out: number },
+    { cost, mark }: { cost: RequestCost; mark: SendPermit },
     now: number,
   ): RateLimitVerdict {
     // OpenAI answers a request larger than the whole TPM limit with an ordinary-looking 429
@@ -177,7 +177,7 @@ export class RateController {
     if (Math.max(reading.retryAfterMs ?? 0, refillMs) > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'quota' };
     if (now - this.rateLimitedSince > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'streak' };
     // A 429 no advertised limit explains: find the pace the endpoint takes.
-    if (refillMs === 0) this.backoffFrom(now, outcome.durationMs, out);
+    if (refillMs === 0) this.backoffFrom(now, outcome.durationMs, mark);
     // Nothing gets through (no success since this streak began): the whole run waits as asked,
     // instead of every row trying again on its own.
     if (reading.retryAfterMs !== null && this.rateLimitedSince < now - (this.target.latency ?? 0)) {
@@ -190,10 +190,12 @@ export class RateController {
    * A 429 no advertised limit explains: find the pace the endpoint takes. While 429s saturate
    * the answers, each one also caps the requests in flight below those still out (the 429s of
    * a burst arrive one by one, each leaving fewer out), so a server capped at N in flight is
-   * met at about N before the next burst. `out`: the requests in flight as the 429's request went.
+   * met at about N before the next burst. `mark`: the 429's request's, with the requests in
+   * flight as it went.
    */
-  private backoffFrom(now: number, roundTripMs: number, out: number): void {
-    const cut = this.backoff.rejected(now, roundTripMs);
+  private backoffFrom(now: number, roundTripMs: number, mark: SendPermit): void {
+    const { out } = mark;
+    const cut = this.backoff.rejected(now, roundTripMs, sentAlone(mark));
     this.target.answered(out, true);
     if (!this.backoff.saturated()) return;
     this.target.saturated(this.inFlight + 1, out);
@@ -296,6 +298,14 @@ export class RateController {
 function userCeiling(perMinute: number, now: number): RefillingBucket {
   const capacity = Math.max(1, perMinute / 60);
   return new RefillingBucket(capacity, now, capacity / (perMinute / 60_000));
+}
+
+/**
+ * When a request went, if it went alone (nothing else in flight): every request before it had
+ * its answer, so the gap from the last success to it is known (BackoffRate's bound on the rate).
+ */
+function sentAlone(mark: SendPermit): number | null {
+  return mark.out === 1 ? mark.at : null;
 }
 
 /**

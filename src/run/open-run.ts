@@ -383,6 +383,7 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
       parts.closed.abort();
       await stopBackgroundWrites();
       await earlierReplies.close().catch(() => {});
+      earlier.previous?.byKey.close();
       // A run that failed before finishing still holds the journal and the results' files
       // open: closed here, not left to the garbage collector (a long-lived process calling
       // run() again and again would run out of descriptors). After a finish both do nothing.

@@ -291,18 +291,39 @@ function readOneLine(
   result: JournalReadResult,
   onEntry: (entry: JournalEntry, location: RecordLocation, reference: RecordReference | null) => void,
 ): void {
-  const line = readLine(buffer, start, newline);
-  if (line?.kind === 'header') {
+  const line = entryOfLine(buffer, start, newline);
+  if (line.kind === 'header') {
     if (location.offset === 0) result.header = line.header;
     return;
   }
-  const entry = line?.kind === 'record' ? recordEntry(buffer, line) : (line?.entry ?? null);
-  if (entry) {
-    onEntry(entry, location, line?.kind === 'reference' ? line.reference : null);
+  if (line.kind === 'entry') {
+    onEntry(line.entry, location, line.reference);
     result.lines++;
     return;
   }
   const tab = buffer.indexOf(9, start);
-  if (line === null && buffer[start] === 0x7b /* { */ && tab !== -1 && tab < newline) result.unverifiable++;
+  if (line.kind === 'unverified' && buffer[start] === 0x7b /* { */ && tab !== -1 && tab < newline) result.unverifiable++;
   else result.damaged++;
+}
+
+/** What a journal line gives a reader: an entry (a record or reference line that verifies), the header, or nothing. */
+export type LineEntry =
+  | { kind: 'entry'; entry: JournalEntry; reference: RecordReference | null }
+  | { kind: 'header'; header: Record<string, unknown> }
+  /** No checksum that verifies (damaged, or an older chatbatch's line). */
+  | { kind: 'unverified' }
+  /** It verifies, but its entry is not one chatbatch writes. */
+  | { kind: 'foreign' };
+
+/**
+ * The line `buffer[start..newline)` as `readJournal` counts it: every reader of entries (the
+ * resume's passes too, journal-cursor.ts) numbers the same lines as entries, in the same order.
+ */
+export function entryOfLine(buffer: Buffer, start: number, newline: number): LineEntry {
+  const line = readLine(buffer, start, newline);
+  if (line === null) return { kind: 'unverified' };
+  if (line.kind === 'header') return line;
+  const entry = line.kind === 'record' ? recordEntry(buffer, line) : line.entry;
+  if (entry === null) return { kind: 'foreign' };
+  return { kind: 'entry', entry, reference: line.kind === 'reference' ? line.reference : null };
 }

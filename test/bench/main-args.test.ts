@@ -19,10 +19,14 @@ describe('npm run bench arguments', () => {
     [['--compare', '--only', 'mem'], 'bench: --compare and --points (or --only) are two different runs: choose one'],
     [['--rounds', '0'], 'bench: --rounds needs a positive integer, got "0"'],
     [['--fast'], 'bench: unknown argument --fast'],
+    [
+      ['--goodput', '--only', 'no such'],
+      expect.stringMatching(/^bench: no goodput situation matches --only no such; the situations: RPM limit, headers, no flags, /),
+    ],
   ])('%j exits 2 naming the problem', async (args, message) => {
     const result = await runBench(args);
     expect(result.code).toBe(2);
-    expect(result.stderr.split('\n')[0]).toBe(message);
+    expect(result.stderr.split('\n')[0]).toEqual(message);
     expect(result.stdout).toBe('');
   });
 });
