@@ -42,6 +42,22 @@ function record(origin: RowOrigin, outcome: Outcome): RowRecord {
   const { model } = origin;
   if (origin.sample !== undefined)
     return withSample(record({ id: origin.id, file: origin.file, line: origin.line, input: origin.input, model }, outcome), origin.sample);
+  if (origin.input === undefined && outcome.message === undefined) {
+    // Most rows: one literal, which V8 makes from a template, where spreads copy field by field.
+    return {
+      id: origin.id,
+      file: origin.file,
+      line: origin.line,
+      model,
+      reply: outcome.reply,
+      status: outcome.status,
+      code: outcome.code,
+      trace_id: outcome.trace_id,
+      attempts: outcome.attempts,
+      started_at: outcome.started_at,
+      duration_ms: outcome.duration_ms,
+    };
+  }
   return {
     id: origin.id,
     file: origin.file,
