@@ -1,3 +1,5 @@
+const EMPTY = Buffer.alloc(0);
+
 /**
  * The last bytes written to a file, kept in memory as they were handed to the OS: the journal's
  * most recent lines, so a record is copied to output.jsonl from the bytes it was written from
@@ -6,18 +8,18 @@
  * are not here are read from the file (and checked there) as before.
  */
 export class RecentBytes {
-  private readonly buffer: Buffer;
+  /** Made on the first write: a resume that sends nothing writes no line, and keeps none. */
+  private buffer = EMPTY;
   /** File offset of buffer[0]. */
   private start = 0;
   private length = 0;
 
-  constructor(capacity: number) {
-    this.buffer = Buffer.allocUnsafe(capacity);
-  }
+  constructor(private readonly capacity: number) {}
 
   /** `bytes` were written at `offset`: kept when they follow what is kept (else nothing older is). */
   wrote(offset: number, bytes: Uint8Array): void {
-    const capacity = this.buffer.length;
+    const { capacity } = this;
+    if (this.buffer === EMPTY) this.buffer = Buffer.allocUnsafe(capacity);
     if (this.length === 0) this.start = offset;
     if (offset !== this.start + this.length || bytes.length > capacity / 2) {
       // Not next to what is kept (one writer appends, so only after a write too large to keep),
