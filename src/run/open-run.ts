@@ -284,7 +284,7 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
   const shardRows = countShardRowsBeside(parts);
   const journal = await JournalWriter.open(paths.journal);
   await journalDropped(journal, parts.dropped, earlier.previous);
-  const results = await OrderedResults.open(paths.journal, paths.outDir, () => opened.onWriteFailure());
+  const results = await OrderedResults.open(paths.journal, paths.outDir, () => opened.onWriteFailure(), journal);
   await writeManifest(paths.manifest, manifest);
   const judging = judge && judgeTokens ? { setup: judge, tokens: judgeTokens } : null;
   if (judging) manifest.judge = judgeManifest(judging.setup, judging.tokens, cost);
