@@ -51,9 +51,10 @@ export async function refuseDroppedRows(
   }
   const table = previous.table();
   const found = new Uint8Array(table.capacity);
-  const mark = (key: string) => {
+  const mark = (key: string): boolean => {
     const slot = table.slotOf(key);
     if (slot >= 0) found[slot] = 1;
+    return true;
   };
   const { nulIds } = await withSeen(seen, () => markInputKeys(config, files, keyModel, seen, mark));
   // The journal is the truth: output.jsonl and errors.jsonl may have been cut short or emptied
@@ -107,18 +108,18 @@ async function droppedKeys(
 
 /**
  * Calls `mark` with every journal key this run's inputs give (a row's, or each model's and
- * sample's with several models and --repeat), in the order the run asks for them; returns how
- * many rows have an id this run cannot key (a NUL in a run of several models makes the row
- * invalid_input, so an earlier run's record of it, a paid reply from a run of one model, is
- * dropped, not kept, and counts as such), and whether every key is sure to be given once: a
- * repeated id's key (`dup:` and where it is) could be another row's id.
+ * sample's with several models and --repeat), in the order the run asks for them, until `mark`
+ * returns false; returns how many rows have an id this run cannot key (a NUL in a run of several
+ * models makes the row invalid_input, so an earlier run's record of it, a paid reply from a run of
+ * one model, is dropped, not kept, and counts as such), and whether every key is sure to have been
+ * given once: a repeated id's key (`dup:` and where it is) could be another row's id.
  */
 async function markInputKeys(
   config: RunConfig,
   files: readonly string[],
   keyModel: string,
   seen: SeenIds,
-  mark: (key: string) => void,
+  mark: (key: string) => boolean,
 ): Promise<{ nulIds: number; distinct: boolean }> {
   let nulIds = 0;
   let distinct = true;
@@ -131,12 +132,14 @@ async function markInputKeys(
       continue;
     }
     if (row.kind === 'invalid' && row.key !== row.origin.id) distinct = false;
+    let goOn = true;
     for (let model = 0; model < config.models.length; model++) {
       const rowKey = modelKey(row.key, config.models[model]!, keyModel);
-      for (const sample of samples) mark(sampleKey(rowKey, sample));
+      for (const sample of samples) goOn = mark(sampleKey(rowKey, sample)) && goOn;
     }
     // A row sent once before --repeat grew keeps its one record (followed by its samples).
-    if (config.repeat > 1) mark(row.key);
+    if (config.repeat > 1) goOn = mark(row.key) && goOn;
+    if (!goOn) return { nulIds, distinct: false };
   }
   return { nulIds, distinct };
 }

@@ -75,6 +75,25 @@ describe('earlier results answered in journal order', () => {
     expect(previous.byKey.answeredInOrder).toBe(false);
   });
 
+  it("stops the walk as soon as the journal's next line is of a row asked already (a journal in completion order)", async () => {
+    await writeJournal(['r1', 'r0', 'r3', 'r2', ...rows(20, 4)].map(entryOf));
+    const previous = await load();
+    const answers: boolean[] = [];
+    const checked = await previous.byKey.checkOrder(async (ask) => {
+      for (const key of rows(24)) {
+        const goOn = ask(key);
+        answers.push(goOn);
+        if (!goOn) break;
+      }
+      return true;
+    });
+    expect(checked).toBe(false);
+    // r0 (the journal's next is r1: not asked yet), r1 (taken), r2: the next line, r0, was asked.
+    expect(answers).toEqual([true, true, false]);
+    expect(previous.byKey.get('r0')).toBeDefined();
+    expect(previous.byKey.answeredInOrder).toBe(false);
+  });
+
   it('is not in order when the asker cannot vouch that no key comes twice', async () => {
     await writeJournal(rows(3).map(entryOf));
     const previous = await load();
