@@ -26,14 +26,6 @@ const CAP_TO = 0.9;
 const QUEUEING = 2;
 /** How many recent answers say whether 429s come past a count of requests out or anywhere (see `mostlyRefusedFrom`). */
 const CAP_EVIDENCE = 128;
-/**
- * ...and how many of them, at least, from the 429's count up: the run's first answers are too
- * few to tell a cap from chance (a probe refused at random took 1 answer of 1 for a cap, and the
- * cap grew back by one a round: 5% refused at random held a run at --concurrency 64 to 0.86 of
- * what 64 allow in virtual time, 0.94 with this). A server capped at N refuses a whole round
- * past it, so the evidence comes within a round trip.
- */
-const CAP_EVIDENCE_LEAST = 8;
 
 export interface ConcurrencyOptions {
   /** The most requests in flight: --concurrency, or AUTO_CEILING. */
@@ -137,7 +129,7 @@ export class ConcurrencyTarget {
       from++;
       refused += this.answeredRefused[i]!;
     }
-    return from >= CAP_EVIDENCE_LEAST && refused * 2 >= from;
+    return refused * 2 >= from;
   }
 
   private growCap(): void {
