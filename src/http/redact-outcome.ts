@@ -36,9 +36,27 @@ export function redactOutcome(outcome: AttemptOutcome, redactor: Redactor): Atte
   for (const name of Object.keys(fields)) if (!USER_DATA_FIELDS.has(name)) cutDeepValues(fields[name]);
   if (!redactor.hasSecrets) return outcome;
   for (const name of Object.keys(fields)) {
-    fields[name] = USER_DATA_FIELDS.has(name) ? redactUserData(fields[name], redactor) : redactStrings(fields[name], redactor);
+    if (USER_DATA_FIELDS.has(name)) fields[name] = redactUserData(fields[name], redactor);
+    else if (name !== 'headers' || !plainlyClean(fields[name], redactor)) fields[name] = redactStrings(fields[name], redactor);
   }
   return outcome;
+}
+
+/**
+ * Whether no header name or value can hold a secret in any form, decided by one search of them
+ * all joined: each is part of the joined text, so a text that holds no secret, no part of one
+ * and no character an escape starts with (Redactor.absentFrom) has none of them hold one either,
+ * and the walk (a redaction of each of a response's dozen or more names and values) is skipped.
+ * None is cut either: the joined text is shorter than MAX_SERVER_STRING.
+ */
+function plainlyClean(headers: unknown, redactor: Redactor): boolean {
+  if (typeof headers !== 'object' || headers === null) return false;
+  let joined = '';
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value !== 'string') return false;
+    joined += `${name}\n${value}\n`;
+  }
+  return joined.length <= MAX_SERVER_STRING && redactor.absentFrom(joined);
 }
 
 /**

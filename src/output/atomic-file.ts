@@ -49,6 +49,14 @@ export class AtomicFile {
 
   /** Appends `data`; it is written (synchronously, see writeFully) once the staging buffer is full. */
   write(data: Buffer | string): void {
+    // A short text (a journal's reference line, one a row) is encoded where it goes, not into a
+    // Buffer of its own first: a UTF-16 code unit takes at most 3 bytes of UTF-8.
+    if (typeof data === 'string' && this.staged + 3 * data.length <= this.staging.length) {
+      const bytes = this.staging.write(data, this.staged);
+      this.staged += bytes;
+      this.written += bytes;
+      return;
+    }
     const buffer = typeof data === 'string' ? Buffer.from(data) : data;
     this.written += buffer.length;
     if (this.staged + buffer.length > this.staging.length) this.flush();

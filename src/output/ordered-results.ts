@@ -2,8 +2,9 @@ import path from 'node:path';
 import { onAbort } from '../async/on-abort.js';
 import { categoryOf, PENDING, SUCCEEDED } from '../record/outcome-code.js';
 import { ERRORS_FILE, OUTPUT_FILE } from '../state/file-names.js';
-import type { RecordLocation } from '../state/journal.js';
+import type { JournalWriter, RecordLocation } from '../state/journal.js';
 import { journalHeader } from '../state/journal-recovery.js';
+import { RecentBytes } from '../state/recent-bytes.js';
 import { RecordStore } from '../state/record-store.js';
 import { WriteFailedError } from '../state/write-failed.js';
 import { AtomicFile } from './atomic-file.js';
@@ -18,6 +19,13 @@ import { isCutAtMaxTokens, noRows, type RowCounts, tallyRows } from './row-count
  * memory grow with the input.
  */
 export const MAX_REORDER_ROWS = 1 << 19;
+
+/**
+ * The journal's last bytes kept in memory: the lines of the rows settled in the last
+ * COPY_EVERY_MS are ~100 kB at 5,000 rows a second; a row that settles long before the rows in
+ * front of it (a retry wait) is read back from the disk when its turn comes.
+ */
+const RECENT_JOURNAL_BYTES = 2 << 20;
 
 /**
  * How long settled rows gather before they are copied: each copy reads its records back from
@@ -38,9 +46,11 @@ const COPY_EVERY_MS = 20;
  * (JournalIndex): a line referring to each record where it now is, so the finished directory
  * keeps every record once (issue 44: the journal held a second copy of every record).
  *
- * A record is copied only from a journal line (and a record) that verifies, checked as it is read
- * back. One that does not (the disk or another process changed it after it was written) leaves
- * its row pending and is reported as `damage`; a resume sends that row again.
+ * A record this session journaled is copied from the bytes it wrote, while the journal's last
+ * RECENT_JOURNAL_BYTES still hold them (RecordStore.read: no disk read to check). Any other is
+ * copied only from a journal line (and a record) that verifies, checked as it is read back. One
+ * that does not (the disk or another process changed it after it was written) leaves its row
+ * pending and is reported as `damage`; a resume sends that row again.
  */
 export class OrderedResults {
   private readonly window = new ReorderWindow();
@@ -69,7 +79,12 @@ export class OrderedResults {
    * `onProblem` is called once, on the first write that fails or the first journal line that
    * does not verify: the run should stop admitting rows.
    */
-  static async open(journalFile: string, outDir: string, onProblem: (error: Error) => void = () => {}): Promise<OrderedResults> {
+  static async open(
+    journalFile: string,
+    outDir: string,
+    onProblem: (error: Error) => void = () => {},
+    writer: JournalWriter | null = null,
+  ): Promise<OrderedResults> {
     const files = { journal: journalFile, output: path.join(outDir, OUTPUT_FILE), errors: path.join(outDir, ERRORS_FILE) };
     const created: AtomicFile[] = [];
     // Read before JournalIndex.create, which changes nothing in place but must not be confused with it.
@@ -81,7 +96,10 @@ export class OrderedResults {
       created.push(errors);
       const index = await JournalIndex.create(journalFile, { output, errors });
       const newFiles = [new NewRecordFile(output, files.output, 'o'), new NewRecordFile(errors, files.errors, 'e')] as const;
-      return new OrderedResults(new RecordStore(files), ...newFiles, index, journalRefersToFiles, onProblem);
+      // The records this session journals are copied from the bytes it wrote (RecordStore.read).
+      const recent = writer ? new RecentBytes(RECENT_JOURNAL_BYTES) : null;
+      if (writer && recent) writer.keepWrittenIn(recent);
+      return new OrderedResults(new RecordStore(files, recent), ...newFiles, index, journalRefersToFiles, onProblem);
     } catch (error) {
       for (const file of created) await file.discard();
       throw error;

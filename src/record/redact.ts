@@ -115,6 +115,14 @@ export class SecretRedactor {
   }
 
   /**
+   * Whether `redact(text, true)` would find nothing in `text` without decoding it (too short, or
+   * no escape and no secret as it is or lower-cased): what is true of a text is true of each of its parts.
+   */
+  plainlyLacksSecrets(text: string): boolean {
+    return text.length < this.shortest || this.plainlyAbsent(text, true);
+  }
+
+  /**
    * The first `limit` characters of `text`, redacted, without reading all of a huge text: the
    * cut moves past any secret that straddles it, so no secret's first characters are kept.
    */

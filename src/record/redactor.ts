@@ -65,6 +65,14 @@ export class Redactor {
     return this.text.size > 0;
   }
 
+  /**
+   * Whether `text` holds no secret in any form, whether looked for as text or as a name (its
+   * ASCII letters lower-cased too), nor any part of one that is masked: then neither does any part of `text`.
+   */
+  absentFrom(text: string): boolean {
+    return this.names.plainlyLacksSecrets(text);
+  }
+
   /** `text` with every secret, in any form a server may echo it, replaced by its mask. */
   redact(text: string): string {
     return this.text.redact(text);

@@ -284,7 +284,7 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
   const shardRows = countShardRowsBeside(parts);
   const journal = await JournalWriter.open(paths.journal);
   await journalDropped(journal, parts.dropped, earlier.previous);
-  const results = await OrderedResults.open(paths.journal, paths.outDir, () => opened.onWriteFailure());
+  const results = await OrderedResults.open(paths.journal, paths.outDir, () => opened.onWriteFailure(), journal);
   await writeManifest(paths.manifest, manifest);
   const judging = judge && judgeTokens ? { setup: judge, tokens: judgeTokens } : null;
   if (judging) manifest.judge = judgeManifest(judging.setup, judging.tokens, cost);
@@ -383,6 +383,7 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
       parts.closed.abort();
       await stopBackgroundWrites();
       await earlierReplies.close().catch(() => {});
+      earlier.previous?.byKey.close();
       // A run that failed before finishing still holds the journal and the results' files
       // open: closed here, not left to the garbage collector (a long-lived process calling
       // run() again and again would run out of descriptors). After a finish both do nothing.

@@ -1,5 +1,6 @@
 import type { AttemptFailure, AttemptSuccess, CompletionFacts } from '../http/attempt.js';
 import { CLIENT_CODES, type ClientCode } from '../record/client-codes.js';
+import { isoTime } from '../record/iso-time.js';
 import type { AttemptSummary, RowRecord, Usage } from '../record/record.js';
 import type { CachedResponse } from '../state/response-cache.js';
 
@@ -41,6 +42,22 @@ function record(origin: RowOrigin, outcome: Outcome): RowRecord {
   const { model } = origin;
   if (origin.sample !== undefined)
     return withSample(record({ id: origin.id, file: origin.file, line: origin.line, input: origin.input, model }, outcome), origin.sample);
+  if (origin.input === undefined && outcome.message === undefined) {
+    // Most rows: one literal, which V8 makes from a template, where spreads copy field by field.
+    return {
+      id: origin.id,
+      file: origin.file,
+      line: origin.line,
+      model,
+      reply: outcome.reply,
+      status: outcome.status,
+      code: outcome.code,
+      trace_id: outcome.trace_id,
+      attempts: outcome.attempts,
+      started_at: outcome.started_at,
+      duration_ms: outcome.duration_ms,
+    };
+  }
   return {
     id: origin.id,
     file: origin.file,
@@ -65,7 +82,7 @@ export function successRecord(origin: RowOrigin, outcome: AttemptSuccess, run: A
     code: null,
     trace_id: outcome.traceId,
     attempts: run.history.length,
-    started_at: run.startedAt.toISOString(),
+    started_at: isoTime(run.startedAt),
     duration_ms: run.durationMs,
   });
   withResponseDetails(result, completionDetails(outcome, outcome.replies), context);
@@ -82,7 +99,7 @@ export function failureRecord(origin: RowOrigin, outcome: AttemptFailure, run: A
     message: outcome.message,
     trace_id: outcome.traceId,
     attempts: run.history.length,
-    started_at: run.startedAt.toISOString(),
+    started_at: isoTime(run.startedAt),
     duration_ms: run.durationMs,
   });
   result.category = outcome.category;
@@ -101,7 +118,7 @@ export function cachedRecord(origin: RowOrigin, cached: CachedResponse, startedA
     code: null,
     trace_id: cached.trace_id,
     attempts: 0,
-    started_at: startedAt.toISOString(),
+    started_at: isoTime(startedAt),
     duration_ms: 0,
   });
   withResponseDetails(result, cached, context);
@@ -119,7 +136,7 @@ export function invalidInputRecord(origin: RowOrigin, problem: string): RowRecor
     message: `${origin.file}:${origin.line}: ${problem}`,
     trace_id: null,
     attempts: 0,
-    started_at: new Date().toISOString(),
+    started_at: isoTime(new Date()),
     duration_ms: 0,
   });
   result.category = CLIENT_CODES.invalid_input.category;

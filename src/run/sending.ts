@@ -8,7 +8,7 @@ import { AUTO_CEILING } from '../pace/concurrency-target.js';
 import { maskKey } from '../record/key-mask.js';
 import { outcomeCode, SUCCEEDED } from '../record/outcome-code.js';
 import type { RowRecord } from '../record/record.js';
-import { recordJson } from '../record/record-json.js';
+import { recordJson, recordJsonParts } from '../record/record-json.js';
 import { graderFor } from '../reply/grader.js';
 import { judgeRecord, type ReferenceAnswer, withCorrect } from '../reply/reference-answer.js';
 import type { RowTask } from '../request/row-task.js';
@@ -264,7 +264,7 @@ export class Sending {
   private async settle(position: number, key: string, fingerprint: string, record: RowRecord): Promise<void> {
     const { journal, results, progress, session } = this.run;
     const outcome = outcomeCode(record.category ?? null);
-    const location = await journal.append({ k: key, f: fingerprint, o: outcome }, recordJson(record));
+    const location = await journal.append({ k: key, f: fingerprint, o: outcome }, ...recordJsonParts(record));
     results.settled(position, location, outcome);
     progress.settled++;
     session.rows_settled++;

@@ -91,7 +91,52 @@ export function readLine(buffer: Buffer, start: number, end: number): JournalLin
 
 /** A record line's entry; null when it is not one chatbatch writes (the line verified: written by something else). */
 export function recordEntry(buffer: Buffer, line: { entryStart: number; recordStart: number }): JournalEntry | null {
-  return parseJsonEntry(buffer.toString('utf8', line.entryStart, line.recordStart - 1));
+  return (
+    entryAt(buffer, line.entryStart, line.recordStart - 1) ?? parseJsonEntry(buffer.toString('utf8', line.entryStart, line.recordStart - 1))
+  );
+}
+
+const ENTRY_KEY = Buffer.from('{"k":');
+const ENTRY_PRINT = Buffer.from(',"f":');
+const ENTRY_OUTCOME = Buffer.from(',"o":');
+const CLOSE_BRACE = 0x7d;
+
+/**
+ * The entry `buffer[from..to)` read from its bytes when it is the shape JournalWriter.append
+ * writes (`{"k":"…","f":"…","o":N}`, strings without escapes), else null (JSON.parse decides:
+ * parseJsonEntry). Every row's line is read once as it is copied to the output, and JSON.parse
+ * of the entry was ~1.4 µs of a row's ~93.
+ */
+function entryAt(buffer: Buffer, from: number, to: number): JournalEntry | null {
+  if (!startsWith(buffer, from, ENTRY_KEY) || buffer[to - 1] !== CLOSE_BRACE) return null;
+  const keyStart = from + ENTRY_KEY.length;
+  const keyEnd = plainStringEnd(buffer, keyStart, to);
+  if (keyEnd === -1 || !startsWith(buffer, keyEnd, ENTRY_PRINT)) return null;
+  const printStart = keyEnd + ENTRY_PRINT.length;
+  const printEnd = plainStringEnd(buffer, printStart, to);
+  if (printEnd === -1 || !startsWith(buffer, printEnd, ENTRY_OUTCOME)) return null;
+  const outcomeStart = printEnd + ENTRY_OUTCOME.length;
+  const o = wholeNumberAt(buffer, outcomeStart, to - 1);
+  // JSON has no leading zeros: such an entry is left to JSON.parse, which refuses it.
+  if (o === null || (buffer[outcomeStart] === 48 && to - 1 - outcomeStart > 1)) return null;
+  return { k: buffer.toString('utf8', keyStart + 1, keyEnd - 1), f: buffer.toString('utf8', printStart + 1, printEnd - 1), o };
+}
+
+function startsWith(buffer: Buffer, at: number, prefix: Buffer): boolean {
+  if (at + prefix.length > buffer.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (buffer[at + i] !== prefix[i]) return false;
+  return true;
+}
+
+/** One past the closing quote of the JSON string at `from` when it holds no backslash or control character; else -1. */
+function plainStringEnd(buffer: Buffer, from: number, to: number): number {
+  if (buffer[from] !== QUOTE) return -1;
+  for (let i = from + 1; i < to; i++) {
+    const byte = buffer[i]!;
+    if (byte === QUOTE) return i + 1;
+    if (byte === BACKSLASH || byte < 0x20) return -1;
+  }
+  return -1;
 }
 
 /**

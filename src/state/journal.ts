@@ -1,6 +1,7 @@
 import { type FileHandle, open, stat, truncate } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
 import { CHECKSUM_BYTES, type JournalEntry, type RecordReference, readLine, recordEntry, writeChecksum } from './journal-lines.js';
+import type { RecentBytes } from './recent-bytes.js';
 import { asWriteFailure, writeFully } from './write-failed.js';
 
 /**
@@ -49,6 +50,8 @@ export class JournalWriter {
   private syncing: Promise<void> | null = null;
   private failure: Error | null = null;
   private readonly syncTimer: NodeJS.Timeout;
+  /** Given what is written, as it is written (keepWrittenIn). */
+  private recent: RecentBytes | null = null;
 
   private constructor(
     private readonly file: string,
@@ -73,21 +76,27 @@ export class JournalWriter {
   }
 
   /**
-   * Appends one settled row; resolves with its line's location once the OS has the whole line.
+   * Appends one settled row (its record's JSON: `recordJson` then `recordTail`, see
+   * recordJsonParts); resolves with its line's location once the OS has the whole line.
    * After a write fails (disk full, I/O error) every append rejects with that WriteFailedError.
    */
-  append(entry: JournalEntry, recordJson: string): Promise<RecordLocation> {
+  append(entry: JournalEntry, recordJson: string, recordTail = ''): Promise<RecordLocation> {
     if (this.failure) return Promise.reject(this.failure);
     const head = `${JSON.stringify(entry)}\t`;
     // Room for the line without measuring it first (a pass over each string): a UTF-16 code
     // unit never takes more than 3 bytes of UTF-8. Long records are measured instead, so the
     // buffer does not grow to three times their size.
-    const chars = head.length + recordJson.length;
-    this.reserve(CHECKSUM_BYTES + 1 + (chars <= EXACT_SIZE_ABOVE ? 3 * chars : Buffer.byteLength(head) + Buffer.byteLength(recordJson)));
+    const chars = head.length + recordJson.length + recordTail.length;
+    this.reserve(
+      CHECKSUM_BYTES +
+        1 +
+        (chars <= EXACT_SIZE_ABOVE ? 3 * chars : Buffer.byteLength(head) + Buffer.byteLength(recordJson) + Buffer.byteLength(recordTail)),
+    );
     const line = this.filled;
     const body = line + CHECKSUM_BYTES;
-    const headBytes = this.staging.write(head, body);
-    const end = body + headBytes + this.staging.write(recordJson, body + headBytes);
+    let end = body + this.staging.write(head, body);
+    end += this.staging.write(recordJson, end);
+    if (recordTail !== '') end += this.staging.write(recordTail, end);
     const lineBytes = end + 1 - line;
     writeChecksum(this.staging, line, crc32(this.staging.subarray(body, end)));
     this.staging[end] = 0x0a;
@@ -111,6 +120,14 @@ export class JournalWriter {
       this.gathering = false;
       this.write();
     });
+  }
+
+  /**
+   * From now on, every line written is also copied into `recent` once the OS has taken it (the
+   * output's writer reads its records from there: OrderedResults).
+   */
+  keepWrittenIn(recent: RecentBytes): void {
+    this.recent = recent;
   }
 
   /** Waits until everything appended so far is written and fsynced. */
@@ -147,8 +164,10 @@ export class JournalWriter {
     // damage in the middle of the file instead of at its end, where a resume cuts it off.
     if (!this.failure) {
       try {
-        writeFully(this.handle.fd, this.staging.subarray(0, this.filled), this.file);
+        const written = this.staging.subarray(0, this.filled);
+        writeFully(this.handle.fd, written, this.file);
         this.dirty = true;
+        this.recent?.wrote(this.size - this.filled, written);
       } catch (error) {
         this.failure = asWriteFailure(error, this.file) as Error;
       }
@@ -272,18 +291,39 @@ function readOneLine(
   result: JournalReadResult,
   onEntry: (entry: JournalEntry, location: RecordLocation, reference: RecordReference | null) => void,
 ): void {
-  const line = readLine(buffer, start, newline);
-  if (line?.kind === 'header') {
+  const line = entryOfLine(buffer, start, newline);
+  if (line.kind === 'header') {
     if (location.offset === 0) result.header = line.header;
     return;
   }
-  const entry = line?.kind === 'record' ? recordEntry(buffer, line) : (line?.entry ?? null);
-  if (entry) {
-    onEntry(entry, location, line?.kind === 'reference' ? line.reference : null);
+  if (line.kind === 'entry') {
+    onEntry(line.entry, location, line.reference);
     result.lines++;
     return;
   }
   const tab = buffer.indexOf(9, start);
-  if (line === null && buffer[start] === 0x7b /* { */ && tab !== -1 && tab < newline) result.unverifiable++;
+  if (line.kind === 'unverified' && buffer[start] === 0x7b /* { */ && tab !== -1 && tab < newline) result.unverifiable++;
   else result.damaged++;
+}
+
+/** What a journal line gives a reader: an entry (a record or reference line that verifies), the header, or nothing. */
+export type LineEntry =
+  | { kind: 'entry'; entry: JournalEntry; reference: RecordReference | null }
+  | { kind: 'header'; header: Record<string, unknown> }
+  /** No checksum that verifies (damaged, or an older chatbatch's line). */
+  | { kind: 'unverified' }
+  /** It verifies, but its entry is not one chatbatch writes. */
+  | { kind: 'foreign' };
+
+/**
+ * The line `buffer[start..newline)` as `readJournal` counts it: every reader of entries (the
+ * resume's passes too, journal-cursor.ts) numbers the same lines as entries, in the same order.
+ */
+export function entryOfLine(buffer: Buffer, start: number, newline: number): LineEntry {
+  const line = readLine(buffer, start, newline);
+  if (line === null) return { kind: 'unverified' };
+  if (line.kind === 'header') return line;
+  const entry = line.kind === 'record' ? recordEntry(buffer, line) : line.entry;
+  if (entry === null) return { kind: 'foreign' };
+  return { kind: 'entry', entry, reference: line.kind === 'reference' ? line.reference : null };
 }

@@ -1,15 +1,14 @@
-import { jsonlRowCount } from '../input/jsonl-count.js';
+import { stat } from 'node:fs/promises';
+import { EarlierResults, KeptEntries } from './earlier-results.js';
 import type { JournalEntry } from './journal.js';
 import { readJournal } from './journal.js';
-import { journalHeader } from './journal-recovery.js';
 import { RecordStore } from './record-store.js';
-import { ResultTable, type StoredResult } from './result-table.js';
 
-export type PreviousResult = StoredResult;
+export type { PreviousResult } from './previous-result.js';
 
 export interface PreviousResults {
-  /** `byKey.get(key)`: the key's latest result, or undefined. Compact: see `ResultTable`. */
-  byKey: ResultTable;
+  /** `byKey.get(key)`: the key's latest result, or undefined. Held in journal order or as a table: see `EarlierResults`. */
+  byKey: EarlierResults;
   repairedBytes: number;
   /** Journal lines dropped because they do not verify: their rows are sent again. */
   damaged: number;
@@ -27,22 +26,23 @@ export interface PreviousResults {
  * key supersedes an earlier one). Only lines that verify count, and of a line that refers to a
  * record file, only one whose record there still verifies (read in the files' order, as a
  * finished session wrote its journal). An entry whose outcome is not a byte was never written by
- * us: it is skipped, like a line that does not parse.
+ * us: it is skipped, like a line that does not parse. What is kept is a bit a line (which lines
+ * count): the results are read from the journal again when asked (see `EarlierResults`).
  */
 export async function loadPreviousResults(files: { journal: string; output: string; errors: string }): Promise<PreviousResults> {
-  const byKey = new ResultTable();
-  // A finished session's journal holds a short line a row: counted first (a pass over ~75 bytes a
-  // row), the table is made once at its size (36 MB at a million rows), instead of doubling its
-  // way there (up to twice that, with the old arrays beside the new for a moment).
-  if ((await journalHeader(files.journal)) !== null) byKey.reserve(await jsonlRowCount(files.journal));
+  const kept = new KeptEntries();
   const records = new RecordStore(files);
   let changedRecords = 0;
   try {
-    const read = await readJournal(files.journal, (entry: JournalEntry, location, reference) => {
-      if (!Number.isInteger(entry.o) || entry.o < 0 || entry.o > 255) return;
-      if (reference && records.referenced(reference) === null) changedRecords++;
-      else byKey.set(entry.k, entry.f, entry.o, location);
+    const read = await readJournal(files.journal, (entry: JournalEntry, _location, reference) => {
+      if (!Number.isInteger(entry.o) || entry.o < 0 || entry.o > 255) return kept.push(false);
+      const changed = reference !== null && records.referenced(reference) === null;
+      if (changed) changedRecords++;
+      kept.push(!changed);
     });
+    // The journal as read (a torn end cut off): lines appended after this are this session's.
+    const { size } = await stat(files.journal);
+    const byKey = new EarlierResults(files.journal, size, kept);
     return { byKey, repairedBytes: read.repairedBytes, damaged: read.damaged, unverifiable: read.unverifiable, changedRecords };
   } finally {
     records.close();

@@ -1,7 +1,8 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import type { RecordLocation } from './journal.js';
-import { type JournalEntry, type RecordFile, type RecordReference, readLine, recordEntry } from './journal-lines.js';
+import { CHECKSUM_BYTES, type JournalEntry, type RecordFile, type RecordReference, readLine, recordEntry } from './journal-lines.js';
+import type { RecentBytes } from './recent-bytes.js';
 import { asWriteFailure } from './write-failed.js';
 
 /** A record read back, checked: its bytes (its newline included) and what its journal line says of it. */
@@ -29,7 +30,14 @@ export class RecordStore {
   private readonly journal: BufferedFile;
   private readonly records: Record<RecordFile, BufferedFile>;
 
-  constructor(files: { journal: string; output: string; errors: string }) {
+  /**
+   * `recent`: the journal's last lines as this process wrote them (JournalWriter.keepWrittenIn),
+   * read from memory instead of the disk.
+   */
+  constructor(
+    files: { journal: string; output: string; errors: string },
+    private readonly recent: RecentBytes | null = null,
+  ) {
     this.journal = new BufferedFile(files.journal, true);
     this.records = { o: new BufferedFile(files.output, false), e: new BufferedFile(files.errors, false) };
   }
@@ -40,6 +48,8 @@ export class RecordStore {
 
   /** The record of the journal line at `location`, checked; null when it does not verify (or cannot be read). */
   read(location: RecordLocation): StoredRecord | null {
+    const written = this.recent?.read(location.offset, location.length + 1);
+    if (written) return ownRecordLine(written, location.length);
     const line = this.journal.read(location.offset, location.length + 1);
     if (line === null || line[location.length] !== 10) return null;
     const parsed = readLine(line, 0, location.length);
@@ -56,6 +66,8 @@ export class RecordStore {
 
   /** The record line at `location` as it is, its newline included (a view), when it verifies; else null. */
   recordLine(location: RecordLocation): Buffer | null {
+    const written = this.recent?.read(location.offset, location.length + 1);
+    if (written) return written;
     const line = this.journal.read(location.offset, location.length + 1);
     if (line === null || line[location.length] !== 10) return null;
     return readLine(line, 0, location.length)?.kind === 'record' ? line : null;
@@ -73,6 +85,21 @@ export class RecordStore {
     this.records.o.close();
     this.records.e.close();
   }
+}
+
+/**
+ * A record line as this process wrote it (`<crc>\t<entry>\t<record>\n`, `length` bytes and its
+ * newline), taken from memory: its checksum is not checked again, since these bytes are the very
+ * ones the checksum was computed over and handed to the OS, not a read of the disk that could
+ * have been damaged. (A line damaged on its way to the disk is found by the next start that
+ * reads the journal, should it still be the run's journal then; a session that ends well
+ * replaces it by one referring to the records in output.jsonl, which got them undamaged.)
+ */
+function ownRecordLine(line: Buffer, length: number): StoredRecord | null {
+  const tab = line.indexOf(9, CHECKSUM_BYTES);
+  const entry = tab === -1 ? null : recordEntry(line, { entryStart: CHECKSUM_BYTES, recordStart: tab + 1 });
+  if (entry === null) return null;
+  return { bytes: line.subarray(tab + 1, length + 1), entry, crc: crc32(line.subarray(tab + 1, length)), reference: null, line };
 }
 
 /** Bytes read at a time (more when one record is longer). */

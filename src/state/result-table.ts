@@ -1,12 +1,13 @@
 import { HashedKeyTable } from './hashed-key-table.js';
 import type { RecordLocation } from './journal.js';
 import { hashKey64, hashKey96, type KeyHasher } from './key-hash.js';
+import type { PreviousResult } from './previous-result.js';
 
 /**
  * What a run keeps of a row settled earlier: enough to reuse its record or to send it again. Its
  * request fingerprint is kept as a 64-bit hash, so it can only be compared (`hasFingerprint`).
  */
-export class StoredResult {
+export class StoredResult implements PreviousResult {
   constructor(
     readonly outcome: number,
     readonly location: RecordLocation,

@@ -11,6 +11,31 @@ function deferred() {
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('AdmissionGate', () => {
+  it('starts a row with room at once, and frees its slot however it ends: resolved, rejected, or thrown before its first await', async () => {
+    const gate = new AdmissionGate({ working: () => 1, total: 100 });
+    let started = false;
+    const work = deferred();
+    const running = gate.run(async () => {
+      started = true;
+      await work.done;
+      return 'done';
+    });
+    expect(started).toBe(true); // no turn of the queue first
+    expect(gate.hasRoom).toBe(false);
+    work.finish();
+    await expect(running).resolves.toBe('done');
+    expect(gate.size).toBe(0);
+    await expect(gate.run(() => Promise.reject(new Error('failed')))).rejects.toThrow('failed');
+    expect(gate.size).toBe(0);
+    await expect(
+      gate.run(() => {
+        throw new Error('thrown');
+      }),
+    ).rejects.toThrow('thrown');
+    expect(gate.size).toBe(0);
+    expect(gate.hasRoom).toBe(true);
+  });
+
   it('starts at most `working` rows, then has no room until one of them ends', async () => {
     const gate = new AdmissionGate({ working: () => 2, total: 100 });
     const started: number[] = [];

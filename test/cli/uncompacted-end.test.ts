@@ -70,11 +70,16 @@ describe('a session that keeps its journal as it was', () => {
   ])(
     'a line of a retried row read back changed: output.jsonl stays as the journal refers to it, and the next resume sends nothing%s',
     async (_, damagedHeader) => {
-      await dir.write(
-        'in.jsonl',
-        IDS.map((id) => `${JSON.stringify({ id, prompt: FAILS_ONCE.has(id) ? `ask ${id} [[sim:500x1]]` : `ask ${id}` })}\n`).join(''),
-      );
-      const first = await runCli(args('--max-attempts', '1'), { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
+      // A record line this session writes is copied to the output from the bytes it wrote, kept
+      // in memory, unless it is too large to keep there (over 1 MiB): then it is read back from the
+      // disk and checked. r7 keeps a field that makes its record that large (--keep-input).
+      const row = (id: string) => ({
+        id,
+        prompt: FAILS_ONCE.has(id) ? `ask ${id} [[sim:500x1]]` : `ask ${id}`,
+        ...(id === 'r7' ? { pad: 'x'.repeat(1_100_000) } : {}),
+      });
+      await dir.write('in.jsonl', IDS.map((id) => `${JSON.stringify(row(id))}\n`).join(''));
+      const first = await runCli(args('--max-attempts', '1', '--keep-input'), { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
       expect(first.code, first.stderr).toBe(1);
       const outputBefore = await dir.read('out/output.jsonl');
       const errorsBefore = await dir.read('out/errors.jsonl');
@@ -90,7 +95,7 @@ describe('a session that keeps its journal as it was', () => {
       const corruptAt = Buffer.byteLength(outputBefore.split('\n')[0]!) + 200;
       const env = { CHATBATCH_API_KEY: KEY, NODE_OPTIONS: `--import=${FAULTY_FS}` };
       const faults = { CHATBATCH_FAULT_PATHS: '.chatbatch/journal.jsonl', CHATBATCH_FAULT_CORRUPT_AT: String(corruptAt) };
-      const retried = await spawnCli(args('--resume', '--retry-failed'), { cwd: dir.path, env: { ...env, ...faults } });
+      const retried = await spawnCli(args('--resume', '--retry-failed', '--keep-input'), { cwd: dir.path, env: { ...env, ...faults } });
       expect(retried.code, retried.stderr).toBe(5);
       expect(sent.slice(IDS.length).map((prompt) => prompt.split(' ')[0])).toEqual(['r3', 'r7']);
       // The journal still refers to the records where they were: those files are kept.
@@ -98,7 +103,7 @@ describe('a session that keeps its journal as it was', () => {
       expect(await dir.read('out/errors.jsonl')).toBe(errorsBefore);
 
       sent.length = 0;
-      const resumed = await runCli(args('--resume'), { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
+      const resumed = await runCli(args('--resume', '--keep-input'), { cwd: dir.path, env: { CHATBATCH_API_KEY: KEY } });
       // r7's changed line is dropped: its earlier failure is the line of it that verifies.
       expect(resumed.code, resumed.stderr).toBe(1);
       expect(resumed.stderr).toContain(`dropped ${damagedHeader ? 2 : 1} damaged journal line(s)`);

@@ -143,30 +143,26 @@ describe('a file system that takes short writes and fills up', () => {
     expect(await outputIds()).toEqual(ALL_IDS);
   });
 
-  it('a journal line changed on its way to the disk is never copied: exit 5 naming the journal; --resume drops it and sends its row again', async () => {
+  it('a journal line changed on its way to the disk is not what is copied: output.jsonl gets the record as written, the journal that replaces it verifies, --resume sends nothing', async () => {
+    // Records this session wrote are copied to output.jsonl from the bytes it wrote, kept in
+    // memory (issue 44), not read back from the disk: a byte the disk changed never reaches the
+    // output, and the session's end replaces the damaged journal by one referring to output.jsonl.
+    // (A session that ends before that leaves the damaged line to the next start, which drops it
+    // and sends its row again: journal-damage.test.ts.)
     const corrupted = await run([], { CHATBATCH_FAULT_PATHS: 'journal.jsonl', CHATBATCH_FAULT_CORRUPT_AT: '5000' });
-    expect(corrupted.code, corrupted.stderr).toBe(5);
-    expectOneLineAndNoStack(
-      corrupted.stderr,
-      /^chatbatch: entries of .*journal\.jsonl changed after they were written \(checksum mismatch\); check the disk and rerun with --resume$/,
-    );
-    const manifest = JSON.parse(await dir.read('out/manifest.json'));
-    expect(manifest.status).toBe('write_failed');
-    const output = (await dir.read('out/output.jsonl')).split('\n').slice(0, -1);
-    expect(output.length).toBe(manifest.counts.succeeded);
-    const { keys, records } = await verifiedRecords();
-    for (const line of output) expect(records.has(line)).toBe(true);
-    // The changed line's row is in the journal's lines but not among the verified ones, nor in the output.
-    const missing = ALL_IDS.filter((id) => !keys.includes(id) && sent.includes(id));
-    expect(missing.length).toBeGreaterThan(0);
-    for (const id of missing) expect(output.some((line) => JSON.parse(line).id === id)).toBe(false);
+    expect(corrupted.code, corrupted.stderr).toBe(0);
+    const output = await dir.jsonl<{ id: string; reply: string }>('out/output.jsonl');
+    expect(output.map((record) => record.id)).toEqual(ALL_IDS);
+    for (const record of output) expect(record.reply).toContain(`ask ${record.id}"`);
+    const { keys } = await verifiedRecords();
+    expect(keys).toEqual(ALL_IDS);
 
     sent.length = 0;
     const resumed = await run(['--resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    expect(resumed.stderr).toContain('dropped 1 damaged journal line(s)');
+    expect(resumed.stderr).not.toContain('dropped');
+    expect(sent).toEqual([]);
     expect(await outputIds()).toEqual(ALL_IDS);
-    for (const id of missing) expect(sent).toContain(id);
   });
 
   it.skipIf(!existsSync('/dev/full'))('report --html to a full device: exit 5 and one line, no stack trace', async () => {

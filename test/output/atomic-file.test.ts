@@ -9,6 +9,26 @@ let dir: TempDir;
 perTestDir((fresh) => (dir = fresh));
 
 describe('complete writes', () => {
+  it('writes texts and bytes in the order given, whatever their size, and counts their bytes', async () => {
+    const file = await AtomicFile.create(dir.file('out.txt'));
+    const parts = [
+      'ü…😀 short\n',
+      Buffer.from('bytes\n'),
+      `${'é'.repeat(100_000)}\n`,
+      'x'.repeat(300_000),
+      Buffer.alloc(300_000, 'b'),
+      'end',
+    ];
+    let size = 0;
+    for (const part of parts) {
+      file.write(part);
+      size += Buffer.byteLength(part);
+      expect(file.size).toBe(size);
+    }
+    await file.commit();
+    expect(await dir.read('out.txt')).toBe(parts.map(String).join(''));
+  });
+
   it('lets two writes of one file in one process overlap (a manifest checkpoint and an error mark): the last commit wins', async () => {
     const target = dir.file('manifest.json');
     const first = await AtomicFile.create(target);

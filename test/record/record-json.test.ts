@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RECORD_FIELDS, type RowRecord } from '../../src/record/record.js';
-import { recordJson } from '../../src/record/record-json.js';
+import { recordJson, recordJsonParts } from '../../src/record/record-json.js';
 import { withCorrect } from '../../src/reply/reference-answer.js';
 import { withCheckedReply } from '../../src/reply/reply-records.js';
 import { failureRecord, successRecord, withSample } from '../../src/run/record-builders.js';
@@ -89,5 +89,25 @@ describe('recordJson', () => {
     expect(names(written).slice(-2)).toEqual(['future', '__proto__']);
     expect(written).not.toContain('"sample"');
     expect(written.endsWith(',"future":1,"__proto__":{"x":2}}')).toBe(true);
+  });
+});
+
+describe('recordJsonParts', () => {
+  it('gives the same line as recordJson in two parts, the second one the key mask and what follows it when the mask is beyond Latin-1', () => {
+    const built = withCorrect(withSample(withCheckedReply(success, { ok: true, data: { v: 1 } }), 2), true);
+    const { key_mask: _, ...unmasked } = success;
+    for (const record of [success, built, reversed(built), { ...success, key_mask: 'sk-a...wxyz' }, unmasked]) {
+      const [rest, tail] = recordJsonParts(record);
+      expect(rest + tail).toBe(recordJson(record));
+    }
+    const [rest, tail] = recordJsonParts(success);
+    expect(tail).toBe(`,"key_mask":"sk-…wxyz","fingerprint":"${'f'.repeat(32)}"}`);
+    expect(/[^\u0000-\u00ff]/.test(rest)).toBe(false);
+    // The record is left as it was.
+    expect(success.key_mask).toBe('sk-…wxyz');
+    expect(Object.keys(success).slice(-2)).toEqual(['key_mask', 'fingerprint']);
+    // A Latin-1 mask, or a record out of order, is one string.
+    expect(recordJsonParts({ ...success, key_mask: 'sk-a...wxyz' })[1]).toBe('');
+    expect(recordJsonParts(reversed(built))[1]).toBe('');
   });
 });

@@ -115,6 +115,43 @@ describe('journal checksums', () => {
     expect(results.damage).toMatchObject({ code: 'EBADMSG', path: file });
   });
 
+  it('writes a record given in two parts as one, under one checksum', async () => {
+    const writer = await JournalWriter.open(file);
+    await writer.append({ k: 'a', f: 'fp', o: 1 }, '{"id":"a","key_mask":"sk', '-…z"}');
+    await writer.close();
+    expect(await journalLines()).toEqual([
+      expect.stringMatching(/^[0-9a-f]{8}\t\{"k":"a","f":"fp","o":1\}\t\{"id":"a","key_mask":"sk-…z"\}$/),
+    ]);
+    expect(await keysRead()).toMatchObject({ keys: ['a'], damaged: 0 });
+  });
+
+  it('copies the lines this session wrote from the bytes it wrote: one changed on the disk after is copied as written, one too large to keep in memory is read back and checked', async () => {
+    const writer = await JournalWriter.open(file);
+    const results = await OrderedResults.open(file, dir, () => {}, writer);
+    const records = [
+      JSON.stringify({ id: 'r0', reply: 'x'.repeat(1_100_000) }), // over half of the 2 MiB kept: not kept
+      JSON.stringify({ id: 'r1', reply: 'reply 1' }),
+      JSON.stringify({ id: 'r2', reply: 'reply 2' }),
+    ];
+    const locations = [];
+    for (const [i, record] of records.entries()) {
+      results.admit(i);
+      locations.push(await writer.append({ k: `r${i}`, f: 'fp', o: SUCCEEDED }, record));
+    }
+    await writer.close();
+    // Rows 0 and 1 change on the disk after they were written (the disk, or another process).
+    const handle = await open(file, 'r+');
+    for (const i of [0, 1]) await handle.write('X', locations[i]!.offset + locations[i]!.length - 3);
+    await handle.close();
+    for (const [i, location] of locations.entries()) results.settled(i, location, SUCCEEDED);
+    const counts = await results.finish();
+    // Row 0's line was too large to keep: read back, it does not verify, and its row stays pending.
+    // Row 1's is copied from memory as it was written.
+    expect(counts).toMatchObject({ rows: 3, succeeded: 2, pending: 1 });
+    expect((await readFile(path.join(dir, 'output.jsonl'), 'utf8')).split('\n').slice(0, -1)).toEqual([records[1], records[2]]);
+    expect(results.damage).toMatchObject({ code: 'EBADMSG', path: file });
+  });
+
   it.skipIf(!existsSync('/dev/full'))(
     'rejects the append the disk refuses, and every later one, with a WriteFailedError naming the file',
     async () => {

@@ -33,6 +33,27 @@ describe('journal lines', () => {
     expect(parsed(referenceLineText(entry, { file: 'o', offset: 0, length: 1, crc: 1 }))).toMatchObject({ entry });
   });
 
+  it("reads a record line's entry as JSON.parse would, whatever its key and fingerprint hold, and refuses one chatbatch does not write", () => {
+    const entryOf = (head: string) => {
+      const bytes = Buffer.from(`${head}\t{}`);
+      return recordEntry(bytes, { entryStart: 0, recordStart: Buffer.byteLength(head) + 1 });
+    };
+    for (const k of ['r1', 'in.jsonl:12', 'ü "quoted" \\ key', 'id\u0000model#2', '']) {
+      for (const f of ['0123456789abcdef0123456789abcdef', 'odd\tfingerprint', '']) {
+        const entry = { k, f, o: 12 };
+        expect(entryOf(JSON.stringify(entry))).toEqual(entry);
+      }
+    }
+    expect(entryOf('{"k":"a","f":"b","o":0}')).toEqual({ k: 'a', f: 'b', o: 0 });
+    for (const head of ['{"k":"a","f":"b","o":01}', '{"k":"a","f":"b"}', '{"k":1,"f":"b","o":1}', '{"k":"a","f":"b","o":1']) {
+      expect(entryOf(head)).toBeNull();
+    }
+    // Not the shape chatbatch writes, yet an entry all the same: JSON.parse reads it.
+    expect(entryOf('{ "k": "a", "f": "b", "o": 1 }')).toEqual({ k: 'a', f: 'b', o: 1 });
+    expect(entryOf('{"k":"a","f":"b","o":-1}')).toEqual({ k: 'a', f: 'b', o: -1 });
+    expect(entryOf('{"k":"a","o":1,"f":"b"}')).toEqual({ k: 'a', f: 'b', o: 1 });
+  });
+
   it('refuses a reference or header line changed in any field, and one an older reader would take for a record line', () => {
     const text = referenceLineText({ k: 'r1', f: 'fp', o: 1 }, { file: 'o', offset: 10, length: 20, crc: 30 });
     expect(parsed(text.replace('\t10\t', '\t11\t'))).toBeNull();
