@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { exceedsJsonDepth, TOO_DEEP } from '../record/json-depth.js';
 import { fileChunks } from './file-chunks.js';
+import { parseFlatObject } from './flat-json.js';
 import type { InputRow } from './row.js';
 import { keepSourceText } from './source-text.js';
 import { describeReadError, unreadableRest } from './unreadable.js';
@@ -139,7 +140,8 @@ function parseLine(file: string, line: number, bytes: Buffer): InputRow | null {
   let value: unknown;
   const text = content.toString('utf8');
   try {
-    value = JSON.parse(text);
+    // A flat row is read without JSON.parse, which interns short string values (flat-json.ts).
+    value = parseFlatObject(text) ?? JSON.parse(text);
   } catch (error) {
     return { kind: 'invalid', file, line, format: 'jsonl', problem: `not valid JSON: ${(error as Error).message}` };
   }
