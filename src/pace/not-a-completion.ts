@@ -1,3 +1,4 @@
+import { clearSet } from '../clear-set.js';
 import type { AttemptOutcome } from '../http/attempt.js';
 
 /**
@@ -30,13 +31,13 @@ export class NotACompletionWatch {
   observe(outcome: AttemptOutcome, row?: string): AttemptOutcome {
     if (outcome.ok || outcome.finishReason !== undefined) {
       this.needed = NOT_A_COMPLETION_ROWS_AFTER_SUCCESS;
-      this.rows.clear();
+      clearSet(this.rows);
       return outcome;
     }
     if (outcome.code !== 'bad_response' || outcome.status === null || outcome.status < 200 || outcome.status > 299) return outcome;
     const type = outcome.headers['content-type']?.trim() || 'none';
     const kind = `${outcome.status} ${type}`;
-    if (kind !== this.last) this.rows.clear();
+    if (kind !== this.last) clearSet(this.rows);
     this.last = kind;
     this.rows.add(row ?? `\u0000${this.unnamed++}`);
     if (this.rows.size < this.needed) return outcome;

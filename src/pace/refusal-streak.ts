@@ -1,3 +1,4 @@
+import { clearSet } from '../clear-set.js';
 import type { AttemptOutcome } from '../http/attempt.js';
 
 /**
@@ -44,7 +45,7 @@ export class RefusalStreakWatch {
     if (outcome.ok) {
       // A success between refusals: they were not every row's.
       this.needed = REFUSAL_STREAK_AFTER_SUCCESS;
-      this.rows.clear();
+      clearSet(this.rows);
       this.last = '';
       return false;
     }
@@ -53,7 +54,7 @@ export class RefusalStreakWatch {
       return false;
     }
     const kind = `${outcome.status} ${outcome.code}`;
-    if (kind !== this.last) this.rows.clear();
+    if (kind !== this.last) clearSet(this.rows);
     this.last = kind;
     this.rows.add(row ?? `\u0000${this.unnamed++}`);
     return this.rows.size >= this.needed;
