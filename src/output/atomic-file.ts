@@ -64,6 +64,22 @@ export class AtomicFile {
     else this.staged += buffer.copy(this.staging, this.staged);
   }
 
+  /**
+   * Appends what `encode` writes, given room for at most `maxBytes` (journal-index.ts's reference
+   * lines, encoded straight into the staging buffer: no string or Buffer of their own).
+   */
+  writeEncoded(maxBytes: number, encode: (buffer: Buffer, at: number) => number): void {
+    if (maxBytes > this.staging.length) {
+      const buffer = Buffer.allocUnsafe(maxBytes);
+      this.write(buffer.subarray(0, encode(buffer, 0)));
+      return;
+    }
+    if (this.staged + maxBytes > this.staging.length) this.flush();
+    const bytes = encode(this.staging, this.staged);
+    this.staged += bytes;
+    this.written += bytes;
+  }
+
   async commit(): Promise<void> {
     await this.seal();
     await this.place();

@@ -1,5 +1,6 @@
 import type { JournalEntry, RecordFile } from '../state/journal-lines.js';
-import { headerLineText, referenceLineText } from '../state/journal-lines.js';
+import { headerLineText } from '../state/journal-lines.js';
+import { writeReferenceLine } from '../state/reference-line.js';
 import { AtomicFile } from './atomic-file.js';
 
 /** The version of the header a compacted journal starts with. */
@@ -25,7 +26,7 @@ export class JournalIndex {
 
   /** The record of `entry` was written to `file` at `offset`: `length` bytes and a newline, with this CRC. */
   refer(entry: JournalEntry, file: RecordFile, offset: number, length: number, crc: number): void {
-    this.file.write(referenceLineText(entry, { file, offset, length, crc }));
+    writeReferenceLine(this.file, entry, { file, offset, length, crc });
   }
 
   /** Keeps a journal line as it is (`line`: its bytes, newline included). */

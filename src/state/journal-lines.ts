@@ -153,18 +153,6 @@ export function isPlainField(text: string): boolean {
   return text.length > 0 && text[0] !== '"' && !/[\u0000-\u001f\u007f]/.test(text);
 }
 
-/** The fields of a reference line after its checksum: the entry's, then where its record is. */
-export function referenceBody(entry: JournalEntry, reference: RecordReference): string {
-  const fingerprint = isPlainField(entry.f) ? entry.f : JSON.stringify(entry.f);
-  return `${JSON.stringify(entry.k)}\t${fingerprint}\t${entry.o}\t${reference.file}\t${reference.offset}\t${reference.length}\t${hex8(reference.crc)}`;
-}
-
-/** A whole reference line, newline included. */
-export function referenceLineText(entry: JournalEntry, reference: RecordReference): string {
-  const body = referenceBody(entry, reference);
-  return `@${hex8(crc32(body))}\t${body}\n`;
-}
-
 /** A whole header line, newline included. */
 export function headerLineText(header: Record<string, unknown>): string {
   const body = JSON.stringify(header);

@@ -1,6 +1,7 @@
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { headerLineText, hex8, readLine, recordEntry, referenceLineText, verifiedRecordStart } from '../../src/state/journal-lines.js';
+import { headerLineText, hex8, readLine, recordEntry, verifiedRecordStart } from '../../src/state/journal-lines.js';
+import { referenceLineText } from '../../src/state/reference-line.js';
 
 function parsed(text: string) {
   const bytes = Buffer.from(text);

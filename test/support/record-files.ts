@@ -1,7 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { crc32 } from 'node:zlib';
-import { type JournalEntry, type RecordFile, readLine, referenceLineText } from '../../src/state/journal-lines.js';
+import { type JournalEntry, type RecordFile, readLine } from '../../src/state/journal-lines.js';
+import { referenceLineText } from '../../src/state/reference-line.js';
 
 /** A finished run's journal, read line by line: the header, then what each line says. */
 export interface JournalView {
