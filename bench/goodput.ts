@@ -85,6 +85,18 @@ export function goodputSituations(quick: boolean): GoodputSituation[] {
       target: { share: 0.85, rejected: 0.1 },
     },
     {
+      // What a provider without limit headers looks like to a run nobody tuned: answers of
+      // seconds, so the automatic concurrency must reach 100 in flight, past the bucket's burst.
+      name: 'RPM limit, bare 429s, no flags, 2 s answers',
+      rows: rpmRows,
+      latencyMs: 2_000,
+      provider: { rpm: 3_000, burstMs: BURST_MS, limitHeaders: 'none' },
+      chatbatchArgs: [],
+      sdkConcurrency: 64,
+      idealMs: rpmIdeal(rpmRows, 3_000),
+      target: null,
+    },
+    {
       name: '64 in flight at most, --concurrency 256',
       rows: inFlightRows,
       latencyMs: 500,

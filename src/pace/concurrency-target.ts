@@ -26,6 +26,17 @@ const CAP_TO = 0.9;
 const QUEUEING = 2;
 /** How many recent answers say whether 429s come past a count of requests out or anywhere (see `mostlyRefusedFrom`). */
 const CAP_EVIDENCE = 128;
+/**
+ * A cap is taken back after this many successes in a row to requests that went with more out
+ * than any success before it: an endpoint capped at N in flight refuses every request past N, so
+ * those successes say the 429s came from something else. A token bucket's burst looks like a
+ * cap when it is spent (a bucket of 20 refuses the 21st request of a round however slowly it
+ * refills, https://nginx.org/en/docs/http/ngx_http_limit_req_module.html, `burst`), and the cap
+ * then grew back by one a round: at 3 s answers, a 20 r/s bucket was held to half its rate for
+ * a minute. One success past it is not enough: the count out when a request went includes 429s
+ * still on their way back, so a capped endpoint takes one past its count now and then.
+ */
+const DISPROOF = 4;
 
 export interface ConcurrencyOptions {
   /** The most requests in flight: --concurrency, or AUTO_CEILING. */
@@ -60,6 +71,9 @@ export class ConcurrencyTarget {
   private readonly answeredOut = new Uint16Array(CAP_EVIDENCE);
   private readonly answeredRefused = new Uint8Array(CAP_EVIDENCE);
   private answeredCount = 0;
+  /** The most requests out a success went with when the cap was set, and the successes in a row since past it (see DISPROOF). */
+  private mostTakenAtCap = 0;
+  private takenPastCap = 0;
 
   constructor(private readonly options: ConcurrencyOptions) {}
 
@@ -94,13 +108,19 @@ export class ConcurrencyTarget {
    * (a self-hosted server, a gateway's queue), so no more go out than a little under it, whatever
    * the ceiling; the cap grows by one per round of successes, as TCP's window does. `out`: the
    * requests in flight as the 429's request went; no cap unless the answers from that count up
-   * were mostly 429s.
+   * were mostly 429s. Successes past the most the endpoint took until then take the cap back
+   * (DISPROOF).
    */
   saturated(inFlight: number, out: number): number {
     if (this.probing || !this.mostlyRefusedFrom(out)) return this.value;
     const cap = Math.max(1, Math.min(this.value, Math.floor(inFlight * CAP_TO)));
     if (this.cap !== null && cap >= this.cap) return this.value;
+    // The most the endpoint is known to take: what a success went with, or under the fewest out a
+    // 429 of these came at (429s come back before the successes sent beside them).
+    const refusedFrom = this.cap === null ? out : Math.min(out, this.mostTakenAtCap + 1);
+    this.mostTakenAtCap = Math.max(this.mostTakenOut(), refusedFrom - 1);
     this.cap = cap;
+    this.takenPastCap = 0;
     this.successesAtCap = 0;
     return this.value;
   }
@@ -110,6 +130,9 @@ export class ConcurrencyTarget {
     const slot = this.answeredCount++ % CAP_EVIDENCE;
     this.answeredOut[slot] = Math.min(out, 0xffff);
     this.answeredRefused[slot] = refused ? 1 : 0;
+    if (this.cap === null || out <= this.mostTakenAtCap) return;
+    this.takenPastCap = refused ? 0 : this.takenPastCap + 1;
+    if (this.takenPastCap >= DISPROOF) this.cap = null;
   }
 
   /**
@@ -130,6 +153,15 @@ export class ConcurrencyTarget {
       refused += this.answeredRefused[i]!;
     }
     return refused * 2 >= from;
+  }
+
+  /** The most requests out that a recent success went with: a cap, if there is one, is at least that. */
+  private mostTakenOut(): number {
+    let most = 0;
+    for (let i = Math.min(this.answeredCount, CAP_EVIDENCE) - 1; i >= 0; i--) {
+      if (this.answeredRefused[i] === 0) most = Math.max(most, this.answeredOut[i]!);
+    }
+    return most;
   }
 
   private growCap(): void {

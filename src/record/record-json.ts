@@ -53,17 +53,19 @@ export function recordJsonParts(record: RowRecord): [string, string] {
   const { fingerprint } = record;
   const fields = record as { key_mask?: string | undefined; fingerprint?: string | undefined };
   // Fields set to undefined are left out by JSON.stringify; deleting them would slow the object down.
+  // A record without a fingerprint is not given one (set to undefined, it would stay an own field).
+  const hasFingerprint = fingerprint !== undefined;
   fields.key_mask = undefined;
-  fields.fingerprint = undefined;
+  if (hasFingerprint) fields.fingerprint = undefined;
   let rest: string;
   try {
     rest = JSON.stringify(record);
   } finally {
     fields.key_mask = mask;
-    fields.fingerprint = fingerprint;
+    if (hasFingerprint) fields.fingerprint = fingerprint;
   }
   if (rest === '{}') return [recordJson(record), ''];
-  const tail = fingerprint === undefined ? '' : `,"fingerprint":${JSON.stringify(fingerprint)}`;
+  const tail = hasFingerprint ? `,"fingerprint":${JSON.stringify(fingerprint)}` : '';
   return [rest.slice(0, -1), `,"key_mask":${JSON.stringify(mask)}${tail}}`];
 }
 

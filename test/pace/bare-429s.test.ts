@@ -92,9 +92,13 @@ describe('RateController against bare 429s, in virtual time', () => {
   it('does not take a bucket with a burst for a cap on requests in flight when answers are slow', () => {
     // A cap learned from the count out when the first 429s came (tried, not kept) took the
     // bucket's burst of 20 for a cap of 20 and held it: 0.31 of a 20 r/s limit at 3 s answers,
-    // and 0.50-0.62 of a 1 r/s one at 2 s. The pace found from the 429s: 0.50 and 0.87.
+    // and 0.50-0.62 of a 1 r/s one at 2 s. The pace found from the 429s: 0.50 and 0.87. A cap
+    // set only when the 429s past the count out were mostly 429s, growing back by one a round,
+    // still held 20 and 50 r/s buckets at 2-3 s answers to 0.50 and 0.59; taken back once
+    // requests past the most taken succeed (concurrency-target.ts, DISPROOF): 0.66 and 0.73.
     for (const [perSecond, latencyMs, rows, least] of [
-      [20, 3_000, 1_200, 0.45],
+      [20, 3_000, 1_200, 0.62],
+      [50, 2_000, 3_000, 0.7],
       [1, 2_000, 120, 0.8],
     ] as const) {
       let tokens = 1;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RecentBytes } from '../../src/state/recent-bytes.js';
+import { seededRandom } from '../input/helpers.js';
 
 const bytes = (text: string) => Buffer.from(text);
 const read = (recent: RecentBytes, offset: number, length: number) => recent.read(offset, length)?.toString() ?? null;
@@ -37,5 +38,38 @@ describe('the last bytes written, kept in memory', () => {
     expect(read(recent, 10, 4)).toBeNull();
     recent.wrote(14, bytes('op'));
     expect(read(recent, 14, 2)).toBe('op');
+  });
+});
+
+describe('the last bytes written, against the file they were written to (seeded)', () => {
+  // Whatever the sizes (past half the capacity, the whole of it, a gap in the offsets), a read
+  // gives the very bytes at that offset of the file, or null: never bytes of another place.
+  it('gives the file bytes or null', () => {
+    const random = seededRandom(44);
+    let kept = 0;
+    for (let round = 0; round < 200; round++) {
+      const capacity = 8 * (1 + Math.floor(random() * 8));
+      const recent = new RecentBytes(capacity);
+      const file: number[] = [];
+      for (let write = 0; write < 40; write++) {
+        // Sometimes bytes this writer was not told of (another writer's, a write that failed).
+        if (random() < 0.1) for (let gap = Math.floor(random() * 5); gap > 0; gap--) file.push(0);
+        const size = Math.floor(random() * (capacity + 2));
+        const chunk = Buffer.from(Array.from({ length: size }, () => Math.floor(random() * 256)));
+        recent.wrote(file.length, chunk);
+        file.push(...chunk);
+        for (let probe = 0; probe < 8; probe++) {
+          const offset = Math.floor(random() * (file.length + 4));
+          const length = Math.floor(random() * (capacity + 2));
+          const got = recent.read(offset, length);
+          if (got === null) continue;
+          kept++;
+          expect([...got]).toEqual(file.slice(offset, offset + length));
+          expect(got.length).toBe(length);
+        }
+      }
+    }
+    // Many reads are answered from memory: the test reads what it claims to.
+    expect(kept).toBeGreaterThan(500);
   });
 });
