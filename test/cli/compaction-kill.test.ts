@@ -6,6 +6,7 @@ import { runCli as spawnCli } from '../support/cli.js';
 import { runCli } from '../support/cli-in-process.js';
 import { readJournalView } from '../support/record-files.js';
 import { perTestRecordedRun } from '../support/recorded-run.js';
+import { runArgs } from '../support/run-args.js';
 import type { TempDir } from '../support/temp-dir.js';
 
 // A session ends by putting its compacted journal (references to the records) in place, then
@@ -35,18 +36,7 @@ fs.promises.rename = async (from, to) => {
 syncBuiltinESMExports();
 `;
 
-const args = (...extra: string[]) => [
-  'run',
-  'in.jsonl',
-  '--base-url',
-  simulator.url,
-  '--model',
-  'sim',
-  '--out',
-  'out',
-  '--quiet',
-  ...extra,
-];
+const args = (...extra: string[]) => runArgs(simulator.url, ...extra);
 
 async function killedAt(target: string, ...extra: string[]) {
   const preload = await dir.write('kill.mjs', KILL_PRELOAD);

@@ -4,6 +4,7 @@ import { loadPreviousResults } from '../../src/state/previous-results.js';
 import { startCli } from '../support/cli.js';
 import { runCli } from '../support/cli-in-process.js';
 import { closeBoth, perTest } from '../support/per-test.js';
+import { runArgs } from '../support/run-args.js';
 import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -31,18 +32,7 @@ perTest(
 );
 
 const env = { CHATBATCH_API_KEY: 'sk-in-order-test-key-0000' };
-const args = (...extra: string[]) => [
-  'run',
-  'in.jsonl',
-  '--base-url',
-  simulator.url,
-  '--model',
-  'sim',
-  '--out',
-  'out',
-  '--quiet',
-  ...extra,
-];
+const args = (...extra: string[]) => runArgs(simulator.url, ...extra);
 
 async function writeRows(ids: readonly string[], prompt = (id: string) => `prompt ${id}`): Promise<void> {
   await dir.write('in.jsonl', jsonlOf(ids.map((id) => ({ id, prompt: prompt(id) }))));

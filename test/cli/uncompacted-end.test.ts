@@ -6,6 +6,7 @@ import { runCli as spawnCli } from '../support/cli.js';
 import { runCli } from '../support/cli-in-process.js';
 import { readJournalView } from '../support/record-files.js';
 import { perTestRecordedRun } from '../support/recorded-run.js';
+import { runArgs } from '../support/run-args.js';
 import type { TempDir } from '../support/temp-dir.js';
 
 // A session that cannot put its compacted journal in place (a write failed, or a line it wrote
@@ -26,20 +27,7 @@ let simulator: RunningSimulator;
 let sent: string[];
 perTestRecordedRun(IDS, (fresh) => ({ dir, simulator, sent } = fresh));
 
-const args = (...extra: string[]) => [
-  'run',
-  'in.jsonl',
-  '--base-url',
-  simulator.url,
-  '--model',
-  'sim',
-  '--out',
-  'out',
-  '--quiet',
-  '--concurrency',
-  '1',
-  ...extra,
-];
+const args = (...extra: string[]) => runArgs(simulator.url, '--concurrency', '1', ...extra);
 
 describe('a session that keeps its journal as it was', () => {
   it('the disk fills up as the compacted journal is written: exit 5 naming the journal; --resume sends nothing and compacts', async () => {
