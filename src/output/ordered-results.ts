@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import { onAbort } from '../async/on-abort.js';
 import { categoryOf, PENDING, SUCCEEDED } from '../record/outcome-code.js';
 import { ERRORS_FILE, OUTPUT_FILE } from '../state/file-names.js';
@@ -10,11 +11,12 @@ import { WriteFailedError } from '../state/write-failed.js';
 import { AtomicFile } from './atomic-file.js';
 import { JournalIndex } from './journal-index.js';
 import { NewRecordFile } from './new-record-file.js';
+import { placedRecord, type RecordPlace } from './record-place.js';
 import { ReorderWindow, type WindowRow } from './reorder-window.js';
 import { isCutAtMaxTokens, noRows, type RowCounts, tallyRows } from './row-counts.js';
 
 /**
- * Most rows the reorder window holds (~26 bytes each). A row that stays unsettled this long
+ * Most rows the reorder window holds (~38 bytes each). A row that stays unsettled this long
  * behind the others (a long retry wait) pauses admission until it settles, instead of letting
  * memory grow with the input.
  */
@@ -134,8 +136,8 @@ export class OrderedResults {
    * if this session ends without a record of its own, so a resume that stops early (a signal,
    * an exit 3, the token budget) replaces the files only by a superset.
    */
-  keepEarlier(position: number, location: RecordLocation, outcome: number): void {
-    if (!this.failure) this.window.setEarlier(position, location, outcome);
+  keepEarlier(position: number, location: RecordLocation, outcome: number, place: RecordPlace): void {
+    if (!this.failure) this.window.setEarlier(position, location, outcome, place);
   }
 
   /**
@@ -185,10 +187,13 @@ export class OrderedResults {
     if (!this.failure) this.window.setAwaiting(position, location);
   }
 
-  /** Row `position` has its record in the journal at `location` (a no-op once a write failed). */
-  settled(position: number, location: RecordLocation, outcome: number): void {
+  /**
+   * Row `position` has its record in the journal at `location` (a no-op once a write failed);
+   * `earlierAt`: the record is an earlier session's, kept for the row now at that place.
+   */
+  settled(position: number, location: RecordLocation, outcome: number, earlierAt: RecordPlace | null = null): void {
     if (this.failure) return;
-    this.window.set(position, location, outcome);
+    this.window.set(position, location, outcome, earlierAt);
     this.scheduleCopy();
   }
 
@@ -292,14 +297,17 @@ export class OrderedResults {
       tallyRows(this.counts, succeeded ? 'succeeded' : categoryOf(row.outcome)!);
       if (succeeded && isCutAtMaxTokens(stored.bytes)) this.counts.cut_at_max_tokens = (this.counts.cut_at_max_tokens ?? 0) + 1;
       const offset = file.offset;
-      file.add(stored.bytes, stored.reference);
+      // An earlier session's record says where its row is now (the row may have moved).
+      const bytes = row.place === null ? stored.bytes : placedRecord(stored.bytes, row.place);
+      const moved = bytes !== stored.bytes;
+      file.add(bytes, moved ? null : stored.reference);
       // A row left pending keeps its earlier record in the files; what a later session must find
       // of it is its reply awaiting a judge, when it has one.
       if (this.keepAwaiting(row)) continue;
       // A reference to the very place the record is now is kept as it was written (not written anew).
       const { reference } = stored;
-      if (reference?.file === file.name && reference.offset === offset) this.index.keepLine(stored.line);
-      else this.index.refer(stored.entry, file.name, offset, stored.bytes.length - 1, stored.crc);
+      if (!moved && reference?.file === file.name && reference.offset === offset) this.index.keepLine(stored.line);
+      else this.index.refer(stored.entry, file.name, offset, bytes.length - 1, moved ? crc32(bytes.subarray(0, -1)) : stored.crc);
     }
   }
 

@@ -1,5 +1,6 @@
 import { PENDING } from '../record/outcome-code.js';
 import type { RecordLocation } from '../state/journal.js';
+import type { RecordPlace } from './record-place.js';
 
 /**
  * A row this session leaves pending while the run goes on (its model stopped): its place in the
@@ -18,11 +19,13 @@ export interface WindowRow {
   /** Where this session journaled the row's reply as awaiting its judge (a row left pending); length -1: nowhere. */
   awaitingOffset: number;
   awaitingLength: number;
+  /** Where the row is in this run's input, for a record an earlier session wrote (null: a record of this session's). */
+  place: RecordPlace | null;
 }
 
 /**
  * The rows between the oldest one not yet written out and the newest one admitted: where each
- * settled row's record sits in the journal, and how it ended. A ring of typed arrays (~26 bytes
+ * settled row's record sits in the journal, and how it ended. A ring of typed arrays (~38 bytes
  * a row) that grows only while a slow row holds the front back, so its size follows how far
  * out of order rows settle, not how many rows the input has.
  */
@@ -38,6 +41,11 @@ export class ReorderWindow {
   /** Where a reply of the row awaiting its judge was journaled (length -1: none); see `setAwaiting`. */
   private awaitingOffsets = new Float64Array(this.capacity);
   private awaitingLengths = new Int32Array(this.capacity);
+  /** The row's line (-1: none) and file (an index into `files`), when its record is an earlier session's: see `RecordPlace`. */
+  private placeLines = new Float64Array(this.capacity);
+  private placeFiles = new Uint32Array(this.capacity);
+  private readonly files: string[] = [];
+  private readonly fileIndexes = new Map<string, number>();
 
   /** Rows held: the front row through the newest one. */
   get size(): number {
@@ -57,30 +65,48 @@ export class ReorderWindow {
       this.outcomes[p % this.capacity] = PENDING;
       this.earlierOutcomes[p % this.capacity] = PENDING;
       this.awaitingLengths[p % this.capacity] = -1;
+      this.placeLines[p % this.capacity] = -1;
     }
     this.end = position + 1;
   }
 
-  set(position: number, location: RecordLocation, outcome: number): void {
+  /** Row `position` settled, its record at `location`; `earlierAt`: the record is an earlier session's, kept for the row now at that place. */
+  set(position: number, location: RecordLocation, outcome: number, earlierAt: RecordPlace | null = null): void {
     if (position < this.start) throw new RangeError(`row ${position} was already written out`);
     this.touch(position);
     const slot = position % this.capacity;
     this.offsets[slot] = location.offset;
     this.lengths[slot] = location.length;
     this.outcomes[slot] = outcome;
+    this.setPlace(slot, earlierAt);
   }
 
   /**
    * Row `position` has a record from an earlier session (`--resume`): written for it if the row
    * ends this session without one of its own, so a session that stops early never loses it.
    */
-  setEarlier(position: number, location: RecordLocation, outcome: number): void {
+  setEarlier(position: number, location: RecordLocation, outcome: number, place: RecordPlace): void {
     this.touch(position);
     const slot = position % this.capacity;
     if (this.outcomes[slot] !== PENDING && this.outcomes[slot] !== LEFT_PENDING) return;
     this.offsets[slot] = location.offset;
     this.lengths[slot] = location.length;
     this.earlierOutcomes[slot] = outcome;
+    this.setPlace(slot, place);
+  }
+
+  private setPlace(slot: number, place: RecordPlace | null): void {
+    if (place === null) {
+      this.placeLines[slot] = -1;
+      return;
+    }
+    let file = this.fileIndexes.get(place.file);
+    if (file === undefined) {
+      file = this.files.push(place.file) - 1;
+      this.fileIndexes.set(place.file, file);
+    }
+    this.placeLines[slot] = place.line;
+    this.placeFiles[slot] = file;
   }
 
   /**
@@ -123,6 +149,7 @@ export class ReorderWindow {
       pending,
       awaitingOffset: this.awaitingOffsets[slot]!,
       awaitingLength: this.awaitingLengths[slot]!,
+      place: this.placeLines[slot]! < 0 ? null : { file: this.files[this.placeFiles[slot]!]!, line: this.placeLines[slot]! },
     };
   }
 
@@ -136,6 +163,8 @@ export class ReorderWindow {
     const earlierOutcomes = new Uint8Array(capacity);
     const awaitingOffsets = new Float64Array(capacity);
     const awaitingLengths = new Int32Array(capacity);
+    const placeLines = new Float64Array(capacity);
+    const placeFiles = new Uint32Array(capacity);
     for (let p = this.start; p < this.end; p++) {
       const from = p % this.capacity;
       const to = p % capacity;
@@ -145,6 +174,8 @@ export class ReorderWindow {
       earlierOutcomes[to] = this.earlierOutcomes[from]!;
       awaitingOffsets[to] = this.awaitingOffsets[from]!;
       awaitingLengths[to] = this.awaitingLengths[from]!;
+      placeLines[to] = this.placeLines[from]!;
+      placeFiles[to] = this.placeFiles[from]!;
     }
     this.capacity = capacity;
     this.offsets = offsets;
@@ -153,5 +184,7 @@ export class ReorderWindow {
     this.earlierOutcomes = earlierOutcomes;
     this.awaitingOffsets = awaitingOffsets;
     this.awaitingLengths = awaitingLengths;
+    this.placeLines = placeLines;
+    this.placeFiles = placeFiles;
   }
 }

@@ -1,3 +1,4 @@
+import type { RecordPlace } from '../output/record-place.js';
 import { categoryOf, DROPPED, SUCCEEDED } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
 import { forTarget, type PreparedRow, prepareRows, prepareSettingsOf, type RowTarget } from '../request/prepare.js';
@@ -7,7 +8,7 @@ import type { PreviousResult } from '../state/previous-results.js';
 import { SeenIds } from '../state/seen-ids.js';
 import { awaitsJudge, judgeEarlier, keptWithoutJudge } from './judge-earlier.js';
 import type { OpenedRun } from './open-run.js';
-import { invalidInputRecord } from './record-builders.js';
+import { atPlace, invalidInputRecord } from './record-builders.js';
 import { rerunsFailed, reusable } from './resume-rules.js';
 import type { Sending } from './sending.js';
 
@@ -135,7 +136,7 @@ async function keepEarlierRecords(run: OpenedRun, sending: Sending, admission: A
       for (let sampleIndex = 0; sampleIndex < places.samples.length; sampleIndex++) {
         const position = places.position(rowIndex, modelIndex, sampleIndex);
         results.admit(position);
-        keepEarlierOnly(run, forTarget(row, places.target(modelIndex, sampleIndex), position).key, position);
+        keepEarlierOnly(run, forTarget(row, places.target(modelIndex, sampleIndex), position), position);
       }
     }
     rowIndex++;
@@ -158,9 +159,14 @@ function earlierOf(run: OpenedRun, key: string): PreviousResult | undefined {
   return earlier?.outcome === DROPPED ? undefined : earlier;
 }
 
-function keepEarlierOnly(run: OpenedRun, key: string, position: number): void {
-  const earlier = earlierOf(run, key);
-  if (earlier) run.results.keepEarlier(position, earlier.location, earlier.outcome);
+function keepEarlierOnly(run: OpenedRun, prepared: Prepared, position: number): void {
+  const earlier = earlierOf(run, prepared.key);
+  if (earlier) run.results.keepEarlier(position, earlier.location, earlier.outcome, placeOf(prepared));
+}
+
+/** Where the row is in this run's input: what a record kept for it must say (it may have moved since). */
+function placeOf(prepared: Prepared): RecordPlace {
+  return prepared.kind === 'task' ? prepared.task : prepared.origin;
 }
 
 /**
@@ -195,7 +201,7 @@ function placeSample(
 ): Promise<void> | undefined {
   const { config, progress, session, results } = run;
   if (earlier && reusable(earlier, prepared.fingerprint, config)) {
-    results.settled(position, earlier.location, earlier.outcome);
+    results.settled(position, earlier.location, earlier.outcome, placeOf(prepared));
     progress.reused++;
     session.rows_reused++;
     if (earlier.outcome === SUCCEEDED) progress.succeeded++;
@@ -204,7 +210,7 @@ function placeSample(
   }
   if (earlier) {
     // Sent again: its earlier record stays the row's until this session gives it another.
-    results.keepEarlier(position, earlier.location, earlier.outcome);
+    results.keepEarlier(position, earlier.location, earlier.outcome, placeOf(prepared));
     if (!earlier.hasFingerprint(prepared.fingerprint)) session.rows_rerun_changed++;
     else {
       session.rows_rerun_failed++;
@@ -242,6 +248,7 @@ async function settledByRecheck(
 ): Promise<boolean> {
   const rechecked = await run.earlierReplies.recheck(earlier.location, run.replyCheck);
   if (!rechecked || (rechecked.code !== null && rerunsFailed(run.config, 'invalid_reply'))) return false;
-  sending.settleNow(position, prepared.key, prepared.fingerprint, rechecked, prepared.task.reference, prepared.task);
+  const placed = atPlace(rechecked, prepared.task);
+  sending.settleNow(position, prepared.key, prepared.fingerprint, placed, prepared.task.reference, prepared.task);
   return true;
 }

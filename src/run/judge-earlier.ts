@@ -1,6 +1,7 @@
 import type { RowTask } from '../request/row-task.js';
 import type { PreviousResult } from '../state/previous-results.js';
 import type { OpenedRun } from './open-run.js';
+import { atPlace } from './record-builders.js';
 import { awaitingJudge } from './row-judge.js';
 import type { Sending } from './sending.js';
 
@@ -26,7 +27,7 @@ export function keptWithoutJudge(earlier: PreviousResult, fingerprint: string): 
 export async function judgeEarlier(run: OpenedRun, sending: Sending, earlier: PreviousResult, task: RowTask): Promise<boolean> {
   const record = await run.earlierReplies.read(earlier.location);
   if (record === null || record.code !== null || typeof record.reply !== 'string') return false;
-  run.results.keepEarlier(task.position, earlier.location, earlier.outcome);
-  sending.judgeEarlier(task, record);
+  run.results.keepEarlier(task.position, earlier.location, earlier.outcome, task);
+  sending.judgeEarlier(task, atPlace(record, task));
   return true;
 }

@@ -188,6 +188,14 @@ export function withSample(record: RowRecord, sample: number | undefined): RowRe
   return { id, file, line, sample, ...rest };
 }
 
+/**
+ * An earlier session's record for a row now at `place` (an edited input can move a row with an
+ * id): the record contract's `file` and `line` are where the row starts in this run's input.
+ */
+export function atPlace(record: RowRecord, place: { file: string; line: number }): RowRecord {
+  return record.file === place.file && record.line === place.line ? record : { ...record, file: place.file, line: place.line };
+}
+
 function withAttemptDetails(result: RowRecord, run: AttemptsSoFar, context: RecordContext): RowRecord {
   result.client_request_id = run.clientRequestId;
   result.history = run.history;

@@ -110,9 +110,10 @@ describe('--judge, killed with kill -9 and resumed', () => {
     expect(manifest.sessions[1].usage.total_tokens).toBe(0);
   });
 
-  it('stopped by a signal whose grace ends before the judge answers: its journal keeps the replies awaiting their judge, and the resume pays for none again', async () => {
+  it('stopped by a signal whose grace ends before the judge answers: its journal keeps the replies awaiting their judge, and the resume (of the rows reversed) pays for none again', async () => {
     const { dir, server } = fresh;
-    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 8 }, (_, i) => ({ id: `r${i}`, prompt: `r${i}`, gold: `answer r${i}` }))));
+    const rows = Array.from({ length: 8 }, (_, i) => ({ id: `r${i}`, prompt: `r${i}`, gold: `answer r${i}` }));
+    await dir.write('in.jsonl', jsonlOf(rows));
     const args = [
       'run',
       'in.jsonl',
@@ -141,21 +142,23 @@ describe('--judge, killed with kill -9 and resumed', () => {
     expect(journal.split('\n').filter((line) => /^[0-9a-f]{8}\t/.test(line) && line.includes('+judge'))).toHaveLength(4);
 
     answerAll = true;
+    // The rows reversed: each record, judged before or judged now, says where its row is now.
+    await dir.write('in.jsonl', jsonlOf(rows.reverse()));
     const resumed = await runCli([...args, '--resume'], { cwd: dir.path, env });
     expect(resumed.code, resumed.stderr).toBe(0);
     const second = sent.filter((request) => request.session === 2);
     expect(second.filter((request) => !request.judge)).toEqual([]);
     expect(second.map((request) => request.row).sort()).toEqual(['r4', 'r5', 'r6', 'r7']);
-    const records = await dir.jsonl<Judged>('out/output.jsonl');
-    expect(records.map((record) => [record.id, record.judge?.verdict])).toEqual([
-      ['r0', true],
-      ['r1', false],
-      ['r2', true],
-      ['r3', true],
-      ['r4', true],
-      ['r5', null],
-      ['r6', true],
-      ['r7', true],
+    const records = await dir.jsonl<Judged & { line: number }>('out/output.jsonl');
+    expect(records.map((record) => [record.id, record.line, record.judge?.verdict])).toEqual([
+      ['r7', 1, true],
+      ['r6', 2, true],
+      ['r5', 3, null],
+      ['r4', 4, true],
+      ['r3', 5, true],
+      ['r2', 6, true],
+      ['r1', 7, false],
+      ['r0', 8, true],
     ]);
   });
 });

@@ -47,4 +47,19 @@ describe('ReorderWindow', () => {
     window.shift();
     expect(() => window.set(0, at(0), SUCCEEDED)).toThrow(RangeError);
   });
+
+  it("carries a kept record's place through growth, and drops it once the row has a record of its own", () => {
+    const window = new ReorderWindow();
+    window.setEarlier(0, at(0), 5, { file: 'a.jsonl', line: 7 });
+    for (let p = 1; p < 3000; p++) window.set(p, at(p), SUCCEEDED, p % 2 ? { file: p % 3 ? 'a.jsonl' : 'b.jsonl', line: p } : null);
+    window.set(0, at(1), SUCCEEDED);
+    const rows = Array.from({ length: 3000 }, () => window.shift()!);
+    expect(rows[0]!.place).toBeNull();
+    expect(rows[0]!.offset).toBe(1);
+    expect(rows.slice(1).every((row) => (row.position % 2 ? row.place?.line === row.position : row.place === null))).toBe(true);
+    expect(rows[3]!.place).toEqual({ file: 'b.jsonl', line: 3 });
+    expect(rows[5]!.place).toEqual({ file: 'a.jsonl', line: 5 });
+    window.setEarlier(3000, at(0), 5, { file: 'c.jsonl', line: 1 });
+    expect(window.shift(true)).toMatchObject({ pending: true, outcome: 5, place: { file: 'c.jsonl', line: 1 } });
+  });
 });
