@@ -1,9 +1,8 @@
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
+import { BufferedFile } from './buffered-file.js';
 import type { RecordLocation } from './journal.js';
 import { CHECKSUM_BYTES, type JournalEntry, type RecordFile, type RecordReference, readLine, recordEntry } from './journal-lines.js';
 import type { RecentBytes } from './recent-bytes.js';
-import { asWriteFailure } from './write-failed.js';
 
 /** A record read back, checked: its bytes (its newline included) and what its journal line says of it. */
 export interface StoredRecord {
@@ -100,69 +99,4 @@ function ownRecordLine(line: Buffer, length: number): StoredRecord | null {
   const entry = tab === -1 ? null : recordEntry(line, { entryStart: CHECKSUM_BYTES, recordStart: tab + 1 });
   if (entry === null) return null;
   return { bytes: line.subarray(tab + 1, length + 1), entry, crc: crc32(line.subarray(tab + 1, length)), reference: null, line };
-}
-
-/** Bytes read at a time (more when one record is longer). */
-const READ_BYTES = 1 << 20;
-const EMPTY = Buffer.alloc(0);
-
-/**
- * A file read through one reused buffer, opened on the first read. A record file that is not
- * there (deleted by hand) reads as nothing: its references do not verify. The journal must be
- * there: a read failure of it is a WriteFailedError (the run's own file failed it).
- */
-class BufferedFile {
-  private fd: number | null = null;
-  private missing = false;
-  /** Made on the first read: a store's errors.jsonl is often never read, nor its journal when a resume checks references. */
-  private buffer = EMPTY;
-  private bufferStart = 0;
-  private bufferLength = 0;
-
-  constructor(
-    readonly path: string,
-    private readonly required: boolean,
-  ) {}
-
-  /** `length` bytes at `offset`, a view valid until the next read; null when the file is shorter (or not there). */
-  read(offset: number, length: number): Buffer | null {
-    if (offset < this.bufferStart || offset + length > this.bufferStart + this.bufferLength) {
-      const fd = this.open();
-      if (fd === null) return null;
-      if (length > this.buffer.length) this.buffer = Buffer.allocUnsafe(Math.max(length, READ_BYTES));
-      try {
-        this.bufferLength = readSync(fd, this.buffer, 0, this.buffer.length, offset);
-      } catch (error) {
-        if (this.required) throw asWriteFailure(error, this.path);
-        this.bufferLength = 0;
-      }
-      this.bufferStart = offset;
-      if (this.bufferLength < length) return null;
-    }
-    const at = offset - this.bufferStart;
-    return this.buffer.subarray(at, at + length);
-  }
-
-  close(): void {
-    if (this.fd !== null) closeSync(this.fd);
-    this.fd = null;
-  }
-
-  /** Opened only if a regular file (O_NONBLOCK: a FIFO put in its place must not hang the run; see regular-file.ts). */
-  private open(): number | null {
-    if (this.fd !== null || this.missing) return this.fd;
-    try {
-      const fd = openSync(this.path, constants.O_RDONLY | constants.O_NONBLOCK);
-      if (fstatSync(fd).isFile()) this.fd = fd;
-      else {
-        closeSync(fd);
-        if (this.required) throw Object.assign(new Error(`${this.path} is not a regular file`), { code: 'EINVAL' });
-        this.missing = true;
-      }
-    } catch (error) {
-      if (this.required) throw asWriteFailure(error, this.path);
-      this.missing = true;
-    }
-    return this.fd;
-  }
 }
