@@ -64,6 +64,8 @@ export class OrderedResults {
   private journalPlaced = false;
   /** A record was read through a reference to the files in place (a journal whose header was damaged refers to them too). */
   private referencesRead = false;
+  /** Earlier sessions' records written with their row's new place (`placedRecord`): rows moved, or the file renamed. */
+  movedRecords = 0;
   /** Lanes waiting for the window to have room (each model's reader may wait at once). */
   private windowWaiters: Array<() => void> = [];
 
@@ -300,6 +302,7 @@ export class OrderedResults {
       // An earlier session's record says where its row is now (the row may have moved).
       const bytes = row.place === null ? stored.bytes : placedRecord(stored.bytes, row.place);
       const moved = bytes !== stored.bytes;
+      if (moved) this.movedRecords++;
       file.add(bytes, moved ? null : stored.reference);
       // A row left pending keeps its earlier record in the files; what a later session must find
       // of it is its reply awaiting a judge, when it has one.

@@ -54,6 +54,11 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
     throw writeFailure ?? error;
   });
   writeFailure ??= results.damage;
+  if (results.movedRecords > 0) {
+    log(
+      `${results.movedRecords} record(s) kept from an earlier session now say where their row is in this input (file, line): the rows moved, or the file was renamed, since they settled`,
+    );
+  }
   await countUnreadRows(run, admission, tally);
   const derivedFiles = config.format === 'jsonl' || writeFailure ? [] : await derivedFilesOf(run, tally.pending, log);
   const status = runStatus(run, sending, tally, writeFailure !== null, admission.rowLimitReached);
