@@ -31,32 +31,49 @@ const USER_DATA_FIELDS: ReadonlySet<string> = new Set(['reply', 'replies', 'reas
  */
 export function redactOutcome(outcome: AttemptOutcome, redactor: Redactor): AttemptOutcome {
   const fields = outcome as unknown as Record<string, unknown>;
-  // What a server nests beside the reply (usage details, a kept body) is written with the record:
-  // bounded here, so that writing it cannot overflow the stack (see MAX_JSON_DEPTH).
-  for (const name of Object.keys(fields)) if (!USER_DATA_FIELDS.has(name)) cutDeepValues(fields[name]);
-  if (!redactor.hasSecrets) return outcome;
+  const secrets = redactor.hasSecrets;
+  // One pass over the outcome's fields (it runs for every response): each field is bounded in
+  // depth and redacted where it stands.
   for (const name of Object.keys(fields)) {
-    if (USER_DATA_FIELDS.has(name)) fields[name] = redactUserData(fields[name], redactor);
-    else if (name !== 'headers' || !plainlyClean(fields[name], redactor)) fields[name] = redactStrings(fields[name], redactor);
+    const value = fields[name];
+    if (USER_DATA_FIELDS.has(name)) {
+      if (secrets) fields[name] = redactUserData(value, redactor);
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) {
+      if (secrets && typeof value === 'string') fields[name] = redactServerString(value, redactor);
+      continue;
+    }
+    // Headers whose values are all strings (as the client joins them) nest nothing: no depth to
+    // bound, and one search of them joined may clear them all (flatHeaders).
+    const flat = name === 'headers' ? flatHeaders(value, secrets ? redactor : null) : 'nested';
+    // What a server nests beside the reply (usage details, a kept body) is written with the
+    // record: bounded here, so that writing it cannot overflow the stack (see MAX_JSON_DEPTH).
+    if (flat === 'nested') cutDeepValues(value);
+    if (secrets && flat !== 'clean') fields[name] = redactStrings(value, redactor);
   }
   return outcome;
 }
 
 /**
- * Whether no header name or value can hold a secret in any form, decided by one search of them
- * all joined: each is part of the joined text, so a text that holds no secret, no part of one
- * and no character an escape starts with (Redactor.absentFrom) has none of them hold one either,
- * and the walk (a redaction of each of a response's dozen or more names and values) is skipped.
- * None is cut either: the joined text is shorter than MAX_SERVER_STRING.
+ * Headers as the client keeps them (names to string values): `clean` when no name or value can
+ * hold a secret in any form, decided by one search of them all joined: each is part of the joined
+ * text, so a text that holds no secret, no part of one and no character an escape starts with
+ * (Redactor.absentFrom) has none of them hold one either, and the walk (a redaction of each of a
+ * response's dozen or more names and values) is skipped. None is cut either: the joined text is
+ * shorter than MAX_SERVER_STRING. `strings` when every value is a string but the search did not
+ * clear them (each is then redacted); `nested` when some value is not a string.
  */
-function plainlyClean(headers: unknown, redactor: Redactor): boolean {
-  if (typeof headers !== 'object' || headers === null) return false;
+function flatHeaders(headers: object, redactor: Redactor | null): 'clean' | 'strings' | 'nested' {
   let joined = '';
-  for (const [name, value] of Object.entries(headers)) {
-    if (typeof value !== 'string') return false;
-    joined += `${name}\n${value}\n`;
+  const named = headers as Record<string, unknown>;
+  for (const name of Object.keys(named)) {
+    const value = named[name];
+    if (typeof value !== 'string') return 'nested';
+    // Without secrets there is nothing to search for: the names and values are only checked.
+    if (redactor) joined += `${name}\n${value}\n`;
   }
-  return joined.length <= MAX_SERVER_STRING && redactor.absentFrom(joined);
+  return redactor !== null && joined.length <= MAX_SERVER_STRING && redactor.absentFrom(joined) ? 'clean' : 'strings';
 }
 
 /**
