@@ -1,6 +1,6 @@
-import pLimit, { type LimitFunction } from 'p-limit';
 import { type OneTimer, realTimer } from '../async/one-timer.js';
 import { sleep } from '../async/sleep.js';
+import { SlotPool } from '../async/slot-pool.js';
 import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import type { ChatClient } from '../http/chat-client.js';
 import { CLIENT_CODES } from '../record/client-codes.js';
@@ -109,13 +109,13 @@ export interface Answer {
 /**
  * The run's pace and its stopping rules, behind the questions a row asks: may my next attempt
  * go (and send it), what now after this failure, may I still go after my wait. It holds the
- * pool (p-limit, sized by the rate controller), the rate controller, the outage breaker, the
+ * pool (SlotPool, sized by the rate controller), the rate controller, the outage breaker, the
  * watches for a base URL where nobody answers and for a refusal every row gets, and the token
  * account. A pool slot is held only while an attempt is on the wire: a row waiting out a retry
  * delay holds none.
  */
 export class Pacer {
-  private readonly pool: LimitFunction;
+  private readonly pool: SlotPool;
   private readonly unreachable = new UnreachableEndpointWatch();
   private readonly refusals = new RefusalStreakWatch();
   private readonly notCompletions = new NotACompletionWatch();
@@ -124,7 +124,7 @@ export class Pacer {
 
   constructor(private readonly options: PacerOptions) {
     const { controller } = options;
-    this.pool = pLimit(controller.concurrency);
+    this.pool = new SlotPool(controller.concurrency);
     this.permits = new PermitQueue({
       tryGrant: (cost) => this.tryGrant(cost),
       stop: options.stopDispatch,
@@ -152,7 +152,7 @@ export class Pacer {
    * budget refused a new row.
    */
   send(attempt: AttemptRequest): Promise<Answer | null> {
-    return this.pool(() => this.sendInSlot(attempt));
+    return this.pool.run(() => this.sendInSlot(attempt));
   }
 
   private async sendInSlot(attempt: AttemptRequest): Promise<Answer | null> {

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import { SlotPool } from '../../src/async/slot-pool.js';
+import { seededRandom } from '../input/helpers.js';
+
+/** A piece of work the test settles when it wants. */
+function deferred() {
+  let finish!: () => void;
+  let fail!: (error: Error) => void;
+  const done = new Promise<void>((resolve, reject) => {
+    finish = resolve;
+    fail = reject;
+  });
+  return { done, finish, fail };
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('SlotPool', () => {
+  it('starts work with a slot free at once, and frees the slot however it ends: resolved, rejected, or thrown before its first await', async () => {
+    const pool = new SlotPool(1);
+    let started = false;
+    const work = deferred();
+    const running = pool.run(async () => {
+      started = true;
+      await work.done;
+      return 'done';
+    });
+    expect(started).toBe(true); // no turn of the queue first
+    expect(pool.activeCount).toBe(1);
+    work.finish();
+    await expect(running).resolves.toBe('done');
+    expect(pool.activeCount).toBe(0);
+    await expect(pool.run(() => Promise.reject(new Error('failed')))).rejects.toThrow('failed');
+    expect(pool.activeCount).toBe(0);
+    await expect(
+      pool.run(() => {
+        throw new Error('thrown');
+      }),
+    ).rejects.toThrow('thrown');
+    expect(pool.activeCount).toBe(0);
+    expect(() => new SlotPool(0)).toThrow(TypeError);
+    expect(() => {
+      pool.concurrency = 1.5;
+    }).toThrow(TypeError);
+  });
+
+  it('a seeded random schedule: never more than the limit at work, work starts in the order it was asked for, and all of it', async () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const random = seededRandom(seed);
+      const pool = new SlotPool(1 + Math.floor(random() * 3));
+      const started: number[] = [];
+      const open = new Map<number, ReturnType<typeof deferred>>();
+      const runs: Array<Promise<unknown>> = [];
+      let asked = 0;
+      let atWork = 0;
+      let overLimit = 0;
+      for (let step = 0; step < 300; step++) {
+        const choice = random();
+        if (choice < 0.45 && asked < 120) {
+          const id = asked++;
+          const work = deferred();
+          runs.push(
+            pool
+              .run(async () => {
+                started.push(id);
+                // Work starts only below the limit as it is now (lowering it stops nothing at work).
+                if (atWork >= pool.concurrency) overLimit++;
+                atWork++;
+                open.set(id, work);
+                try {
+                  await work.done;
+                } finally {
+                  atWork--;
+                }
+              })
+              .catch(() => {}),
+          );
+        } else if (choice < 0.85 && open.size > 0) {
+          const ids = [...open.keys()];
+          const id = ids[Math.floor(random() * ids.length)]!;
+          const work = open.get(id)!;
+          open.delete(id);
+          if (random() < 0.2) work.fail(new Error('failed'));
+          else work.finish();
+        } else if (choice < 0.92) {
+          pool.concurrency = 1 + Math.floor(random() * 4);
+        }
+        await turn();
+      }
+      // Everything still open ends, on a pool wide enough for what waits.
+      pool.concurrency = 200;
+      while (started.length < asked || open.size > 0) {
+        for (const [id, work] of open) {
+          open.delete(id);
+          work.finish();
+        }
+        await turn();
+      }
+      await Promise.all(runs);
+      expect(overLimit).toBe(0);
+      expect(started).toEqual([...Array(asked).keys()]);
+      expect(pool.activeCount).toBe(0);
+      expect(pool.pendingCount).toBe(0);
+    }
+  });
+});
