@@ -2,6 +2,7 @@ import { type Dispatcher, Pool, ProxyAgent } from 'undici';
 import { Redactor } from '../record/redactor.js';
 import type { AttemptFailure, AttemptOutcome } from './attempt.js';
 import { ACCEPTED_ENCODINGS } from './body-decoder.js';
+import { Deadlines } from './deadlines.js';
 import { Exchange, type ExchangeSettings } from './exchange.js';
 import { failure } from './failure.js';
 import type { ProxyChoice } from './proxy-env.js';
@@ -96,6 +97,7 @@ export class ChatClient {
       headersTimeoutMs,
       maxBodyBytes,
       answers: { keepBody: options.keepResponseBody === true, sentParams: new Set(options.sentParams ?? []), redactor: this.redactor },
+      deadlines: new Deadlines(options.timeoutMs),
     };
     const pool = poolOptions(options.maxSockets, connectTimeoutMs, headersTimeoutMs);
     this.ownsDispatcher = options.dispatcher === undefined;

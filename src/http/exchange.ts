@@ -3,6 +3,7 @@ import { onAbort } from '../async/on-abort.js';
 import type { ClientCode } from '../record/client-codes.js';
 import type { AttemptOutcome } from './attempt.js';
 import { BodyDecoder, type DecodeEnd, type DecodeListener, parseContentEncoding } from './body-decoder.js';
+import type { Deadline, Deadlines } from './deadlines.js';
 import { failure } from './failure.js';
 import { type InterpretContext, interpret } from './interpret.js';
 import { redactOutcome } from './redact-outcome.js';
@@ -15,6 +16,8 @@ export interface ExchangeSettings extends RequestTarget {
   maxBodyBytes: number;
   /** What answers are read against (the params every request carries; keep bodies for `--format openai-batch`). */
   answers: InterpretContext;
+  /** The client's attempts' deadlines, `timeoutMs` after each starts (one timer for them all). */
+  deadlines: Deadlines;
 }
 
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -25,8 +28,8 @@ const ENDED_BY_US = new Error('attempt ended by chatbatch');
 /**
  * One attempt on the wire, as an undici dispatch handler: the request's events go straight to
  * this object's methods, with no stream, promise or closure per event. Every way the attempt can
- * end settles `promise` once with an outcome; nothing is thrown. One timer, set when the attempt
- * starts, bounds connecting, the headers and the whole body (decoding included), so a server
+ * end settles `promise` once with an outcome; nothing is thrown. One deadline, set when the attempt
+ * starts (deadlines.ts), bounds connecting, the headers and the whole body (decoding included), so a server
  * that trickles bytes cannot hold a slot forever. The outcome is redacted (redactOutcome) before
  * `promise` settles with it: nobody sees the server's raw text.
  */
@@ -40,7 +43,7 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
   private chunks = NO_CHUNKS;
   private size = 0;
   private decoder: BodyDecoder | null = null;
-  private readonly timer: NodeJS.Timeout;
+  private readonly deadline: Deadline;
   private stopWatching: (() => void) | undefined;
 
   constructor(
@@ -51,7 +54,7 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
     this.promise = new Promise<AttemptOutcome>((resolve) => {
       this.resolve = resolve;
     });
-    this.timer = setTimeout(timeOut, settings.timeoutMs, this);
+    this.deadline = settings.deadlines.add(this);
     if (signal) this.stopWatching = onAbort(signal, () => this.fail('aborted', 'the request was cancelled because the run is stopping'));
   }
 
@@ -148,15 +151,11 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
   private finish(outcome: AttemptOutcome): void {
     if (this.settled) return;
     this.settled = true;
-    clearTimeout(this.timer);
+    this.settings.deadlines.remove(this.deadline);
     this.stopWatching?.();
     this.chunks = NO_CHUNKS;
     this.resolve(redactOutcome(outcome, this.settings.answers.redactor));
   }
-}
-
-function timeOut(exchange: Exchange): void {
-  exchange.onTimeout();
 }
 
 /**
