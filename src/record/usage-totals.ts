@@ -84,6 +84,11 @@ export function addResponse(totals: UsageTotals, usage: CountedUsage | null, est
   }
 }
 
+/** Adds `part` to `totals` (`sign` -1: takes it away). */
+export function addUsage(totals: UsageTotals, part: Readonly<UsageTotals>, sign: 1 | -1): void {
+  for (const key of Object.keys(totals) as Array<keyof UsageTotals>) totals[key] += sign * part[key];
+}
+
 /** The sum of several totals; a missing one (a manifest written before usage was kept) adds nothing. */
 export function sumUsage(parts: ReadonlyArray<Partial<UsageTotals> | undefined>): UsageTotals {
   const sum = emptyUsage();
