@@ -167,7 +167,13 @@ export class CostAccount {
     const tokens = paid === 'estimate' ? estimate.tokens : paid;
     // A part's (the judge's) dollars are kept under a key no model name can be: out of sessionByModel, in sessionUsd.
     const key = estimate.part === undefined ? book.model : partKey(estimate.part);
-    const piece = { key, usd: book.usd(tokens) ?? 0, prompt: tokens.prompt, cached: Math.min(tokens.cached, tokens.prompt), completion: tokens.completion };
+    const piece = {
+      key,
+      usd: book.usd(tokens) ?? 0,
+      prompt: tokens.prompt,
+      cached: Math.min(tokens.cached, tokens.prompt),
+      completion: tokens.completion,
+    };
     if (count) addPiece(this.session, piece, 1);
     else {
       addPiece(this.live, piece, 1);
@@ -186,7 +192,11 @@ export class CostAccount {
   /** Counts every piece released uncounted: the session ends, and what it paid is in its figures whether journaled or not. */
   countLive(): void {
     for (const [key, part] of this.live) {
-      addPiece(this.session, { key, usd: part.usd ?? 0, prompt: part.prompt_tokens, cached: part.cached_tokens, completion: part.completion_tokens }, 1);
+      addPiece(
+        this.session,
+        { key, usd: part.usd ?? 0, prompt: part.prompt_tokens, cached: part.cached_tokens, completion: part.completion_tokens },
+        1,
+      );
     }
     this.live.clear();
     this.liveUsd = 0;

@@ -32,7 +32,7 @@ export async function countKilledSession(manifest: Manifest, journal: string): P
   const marked = manifest.sessions.findLast((session) => session.usage_journal !== undefined);
   const mark = marked?.usage_journal;
   for (const session of manifest.sessions) delete session.usage_journal;
-  if (!marked || marked.status !== 'running' || !isMark(mark)) return 0;
+  if (marked?.status !== 'running' || !isMark(mark)) return 0;
   if (journalGeneration(await journalHeader(journal)) !== mark.journal) return 0;
   const { lines, parts } = await paidAfter(journal, mark.bytes);
   for (const part of parts) addPart(manifest, marked, part);

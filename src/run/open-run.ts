@@ -304,9 +304,10 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
   const results = await OrderedResults.open(paths.journal, paths.outDir, () => opened.onWriteFailure(), journal);
   const journalName = journalGeneration(await journalHeader(paths.journal));
   session.usage_journal = { journal: journalName, bytes: journal.bytes };
-  await writeManifest(paths.manifest, manifest);
+  // The judge's figures are in every write: a resume after a kill -9 adds to them (killed-session.ts).
   const judging = judge && judgeTokens ? { setup: judge, tokens: judgeTokens } : null;
   if (judging) manifest.judge = judgeManifest(judging.setup, judging.tokens, cost);
+  await writeManifest(paths.manifest, manifest);
   const opened = assembleRun(
     parts,
     { limits, tokens, judge: judging, session, manifest, earlierReplies, journal, results, shardRows },

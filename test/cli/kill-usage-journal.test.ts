@@ -53,10 +53,17 @@ let waiting: Array<{ request: ReceivedRequest; response: ServerResponse }> = [];
 /** Requests answered (paid); a request waiting when its session is killed is sent again, and paid once. */
 let answered = 0;
 
+/** The judge's usage (`--judge judge`): the same for every verdict. */
+const JUDGE_USAGE = { prompt_tokens: 40, completion_tokens: 4, total_tokens: 44 };
+
 function answer(request: ReceivedRequest, response: ServerResponse): void {
   const prompt = request.json?.messages?.at(-1)?.content ?? '';
   const model = request.json?.model ?? '';
   answered++;
+  if (model === 'judge') {
+    const choices = [{ index: 0, message: { role: 'assistant', content: 'GRADE: C' }, finish_reason: 'stop' }];
+    return sendJson(response, 200, { id: `chatcmpl-judge-${answered}`, choices, usage: JUDGE_USAGE });
+  }
   sendJson(response, 200, {
     id: `chatcmpl-${model}-${prompt}`,
     choices: [{ index: 0, message: { role: 'assistant', content: `${model} says ${prompt}` }, finish_reason: 'stop' }],
@@ -79,7 +86,7 @@ perTestServedDir(
     answered = 0;
   },
   (request, response) => {
-    if (allowed.has(request.json?.messages?.at(-1)?.content ?? '')) answer(request, response);
+    if (request.json?.model === 'judge' || allowed.has(request.json?.messages?.at(-1)?.content ?? '')) answer(request, response);
     else waiting.push({ request, response });
   },
 );
@@ -197,5 +204,27 @@ describe('usage a killed session journaled after its last manifest write', () =>
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(answered).toBe(ROWS * MODELS.length);
     await expectManifestMatchesRecords();
+  });
+
+  it("counts the judge's requests (--judge) a killed session journaled after its last manifest write", async () => {
+    const rows = Array.from({ length: 3 }, (_, i) => ({ id: `r${i}`, prompt: `r${i}`, answer: `a says r${i}` }));
+    await fresh.dir.write('in.jsonl', jsonlOf(rows));
+    allow(0, 1, 2);
+    const judged = ['--expect', 'answer', '--judge', 'judge', '--price', 'judge=10/20'];
+    const killed = await start({ CHATBATCH_TEST_MANIFEST_WRITES: '1' }, ...judged);
+    // Each row's reply (both models), then its verdict: two lines a row and model.
+    await waitFor(async () => (await journalLines()) === 2 * rows.length * MODELS.length);
+    killed.child.kill('SIGKILL');
+    await killed.done;
+    const resumed = await runCli([...args(), ...judged, '--resume'], { cwd: fresh.dir.path, env: { CHATBATCH_API_KEY: KEY } });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(answered).toBe(2 * rows.length * MODELS.length);
+    const records = await fresh.dir.jsonl<{ judge: { usage: UsageFigures } }>('out/output.jsonl');
+    expect(records.map((record) => record.judge.usage)).toEqual(Array(rows.length * MODELS.length).fill(JUDGE_USAGE));
+    const written = await manifest();
+    expect(written.judge.usage).toMatchObject({ total_tokens: records.length * 44, responses_with_usage: records.length });
+    expect(written.judge.cost.usd).toBeCloseTo((records.length * (40 * 10 + 4 * 20)) / 1e6, 9);
+    const models = (await recordsSay()).usd;
+    expect(written.cost.usd).toBeCloseTo(models.a! + models.b! + written.judge.cost.usd, 9);
   });
 });

@@ -81,7 +81,10 @@ describe('countKilledSession', () => {
   });
 
   it('keeps an unknown price unknown, and skips a line that does not verify', async () => {
-    const { file, mark } = await journalOf([null, paidField('m', usage(7, 3), priced(0, 7, 3)), paidField('m', usage(9, 1), priced(0, 9, 1))], 1);
+    const { file, mark } = await journalOf(
+      [null, paidField('m', usage(7, 3), priced(0, 7, 3)), paidField('m', usage(9, 1), priced(0, 9, 1))],
+      1,
+    );
     const text = await dir.read('journal.jsonl');
     await writeFile(file, text.replace('"m",9,1,10,', '"m",9,2,10,'));
     const manifest = killedManifest(mark, null, null);
