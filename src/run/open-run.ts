@@ -343,26 +343,7 @@ type SessionState = Pick<
 function assembleRun(parts: SessionParts, state: SessionState, journalName: string | null): OpenedRun {
   const { options, paths, inputs, earlier } = parts;
   const { session, manifest, tokens, earlierReplies, journal, results } = state;
-  const attemptsBefore = manifest.attempts_total;
-  // Every write while the session runs says which journal lines its figures cover: the figures
-  // count a row's payments in the same turn as its line is appended (Sending.settle).
-  const countAttempts = (): void => {
-    if (manifest.status === 'running') session.usage_journal = { journal: journalName, bytes: journal.bytes };
-    session.attempts = opened.attempts;
-    manifest.attempts_total = attemptsBefore + opened.attempts;
-    // The dollars follow the usage into every write of the manifest.
-    if (tokens.cost) {
-      session.cost_usd = roundUsd(tokens.cost.sessionUsd);
-      session.cost_by_model = sessionCostByModel(tokens.cost);
-      manifest.cost = manifestCost(tokens.cost);
-    }
-    if (state.judge) manifest.judge = judgeManifest(state.judge.setup, state.judge.tokens, tokens.cost);
-  };
-  // What the session paid and journaled no line for (a row left pending after a paid answer) is in its figures.
-  const countUnjournaled = (): void => {
-    tokens.countUnjournaled();
-    state.judge?.tokens.countUnjournaled();
-  };
+  const { countAttempts, countUnjournaled } = sessionFigures(state, journalName, () => opened.attempts);
   const endSession = (status: RunSession['status']): void => {
     session.ended_at = new Date().toISOString();
     session.status = manifest.status = status;
@@ -445,6 +426,34 @@ function assembleRun(parts: SessionParts, state: SessionState, journalName: stri
   );
   learnJobIdentity(opened, identity.signal, () => checkpoints.writeNow());
   return opened;
+}
+
+/**
+ * How the session's figures reach the manifest (in memory) before each write: its attempts, its
+ * dollars, and while it runs which journal lines they cover (the figures count a row's payments
+ * in the same turn as its line is appended: Sending.settle); and how what it paid and journaled
+ * no line for (a row left pending after a paid answer) enters them.
+ */
+function sessionFigures(state: SessionState, journalName: string | null, attempts: () => number) {
+  const { session, manifest, tokens, journal } = state;
+  const attemptsBefore = manifest.attempts_total;
+  const countAttempts = (): void => {
+    if (manifest.status === 'running') session.usage_journal = { journal: journalName, bytes: journal.bytes };
+    session.attempts = attempts();
+    manifest.attempts_total = attemptsBefore + attempts();
+    // The dollars follow the usage into every write of the manifest.
+    if (tokens.cost) {
+      session.cost_usd = roundUsd(tokens.cost.sessionUsd);
+      session.cost_by_model = sessionCostByModel(tokens.cost);
+      manifest.cost = manifestCost(tokens.cost);
+    }
+    if (state.judge) manifest.judge = judgeManifest(state.judge.setup, state.judge.tokens, tokens.cost);
+  };
+  const countUnjournaled = (): void => {
+    tokens.countUnjournaled();
+    state.judge?.tokens.countUnjournaled();
+  };
+  return { countAttempts, countUnjournaled };
 }
 
 /**

@@ -131,8 +131,8 @@ describe('TokenAccount counting when journaled', () => {
   it("keeps a row's payments out of the manifest's figures until its line is journaled, the budget counting them at once", () => {
     const cost = new CostAccount({ books: [book], limit: null, before: [] });
     const account = new TokenAccount({ limit: 1000, before: undefined, estimator: new TokenEstimator(), cost, countWhenJournaled: true });
-    const row = { promptChars: 40, model: 'm' };
-    const other = { promptChars: 40, model: 'm' };
+    const row = { promptChars: 40, estimatedTokens: 14, model: 'm' };
+    const other = { promptChars: 40, estimatedTokens: 14, model: 'm' };
     // A paid answer retried (a reply failing its schema), then the answer that settles the row.
     for (const [sized, [prompt, completion]] of [
       [row, [100, 10]],
