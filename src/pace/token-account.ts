@@ -31,6 +31,11 @@ export interface RowPaid {
   cost: PricedPiece | null;
   /** countUnjournaled's count when it was made: one made before was counted by it. */
   epoch: number;
+  /**
+   * The `usage` its one paid response reported, as received, when that is all it paid: a line
+   * whose record carries this very `usage` needs to say only the dollars (journal-usage.ts).
+   */
+  only: unknown;
 }
 
 /**
@@ -131,7 +136,7 @@ export class TokenAccount {
     if (outcome === null || (!paid && usage === null)) return;
     if (later) {
       addResponse(this.live, usage, reserved);
-      this.unpaidOf(request, piece, usage, reserved);
+      this.unpaidOf(request, piece, usage, reserved, outcome.usage);
     } else {
       addResponse(this.session, usage, reserved);
       addResponse(this.total, usage, reserved);
@@ -140,20 +145,31 @@ export class TokenAccount {
   }
 
   /** Adds a paid answer to its row's uncounted payments. */
-  private unpaidOf(request: object, piece: PricedPiece | null, usage: ReturnType<typeof countedUsage>, reserved: number): void {
+  private unpaidOf(
+    request: object,
+    piece: PricedPiece | null,
+    usage: ReturnType<typeof countedUsage>,
+    reserved: number,
+    reported: unknown,
+  ): void {
     let row = this.unpaid.get(request);
     if (row === undefined || row.epoch !== this.epoch) {
       const key = piece?.key ?? (this.options.costPart ? `\u0000${this.options.costPart}` : ((request as { model?: string }).model ?? ''));
-      row = { key, usage: emptyUsage(), cost: null, epoch: this.epoch };
+      // The row's first payment: its piece is the row's until a second one comes.
+      row = { key, usage: emptyUsage(), cost: piece, epoch: this.epoch, only: usage ? reported : null };
+      addResponse(row.usage, usage, reserved);
       this.unpaid.set(request, row);
+      return;
     }
+    row.only = null;
     addResponse(row.usage, usage, reserved);
     if (piece) {
-      const cost = (row.cost ??= { key: piece.key, usd: 0, prompt: 0, cached: 0, completion: 0 });
+      const cost = row.cost ? { ...row.cost } : { key: piece.key, usd: 0, prompt: 0, cached: 0, completion: 0 };
       cost.usd += piece.usd;
       cost.prompt += piece.prompt;
       cost.cached += piece.cached;
       cost.completion += piece.completion;
+      row.cost = cost;
     }
   }
 

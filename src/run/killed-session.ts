@@ -5,7 +5,7 @@ import type { Manifest, RunSession, UsageJournalMark } from '../output/manifest.
 import { sumUsage, tokenCount } from '../record/usage-totals.js';
 import { readLine } from '../state/journal-lines.js';
 import { journalHeader } from '../state/journal-recovery.js';
-import { type PaidPart, paidParts } from '../state/journal-usage.js';
+import { type PaidPart, paidParts, recordPaid } from '../state/journal-usage.js';
 
 /**
  * Which journal a mark is in. A session's end replaces the journal by a compacted one whose
@@ -87,7 +87,11 @@ function linePaid(buffer: Buffer, start: number, newline: number): PaidPart[] {
   if (line?.kind !== 'record') return [];
   try {
     const entry: unknown = JSON.parse(buffer.toString('utf8', line.entryStart, line.recordStart - 1));
-    return typeof entry === 'object' && entry !== null ? paidParts((entry as { u?: unknown }).u) : [];
+    const paid = typeof entry === 'object' && entry !== null ? (entry as { u?: unknown }).u : undefined;
+    if (typeof paid !== 'number') return paidParts(paid);
+    // One response, the record's usage: read from the record.
+    const record: unknown = JSON.parse(buffer.toString('utf8', line.recordStart, newline));
+    return typeof record === 'object' && record !== null ? recordPaid(paid, record) : [];
   } catch {
     return [];
   }

@@ -37,10 +37,16 @@ interface RowPaidBy {
  * in the manifest's figures now: in the same turn as the line is appended, so a manifest written
  * at any moment covers exactly the lines before the journal's length it names.
  */
-function withPaid(entry: JournalEntry, paid: readonly RowPaidBy[]): JournalEntry {
+function withPaid(entry: JournalEntry, paid: readonly RowPaidBy[], record: RowRecord): JournalEntry {
   if (paid.length === 0) return entry;
-  const parts = paid.filter(({ account, row }) => account.count(row)).map(({ row }) => paidField(row.key, row.usage, row.cost));
-  return parts.length === 0 ? entry : { ...entry, u: parts };
+  const counted = paid.filter(({ account, row }) => account.count(row)).map(({ row }) => row);
+  if (counted.length === 0) return entry;
+  const [only] = counted;
+  // The usual line: one response, whose usage the record carries: its dollars say the rest.
+  if (counted.length === 1 && only!.only !== null && only!.only === record.usage && only!.key === record.model) {
+    return { k: entry.k, f: entry.f, o: entry.o, u: only!.cost?.usd ?? 0 };
+  }
+  return { ...entry, u: counted.map((row) => paidField(row.key, row.usage, row.cost)) };
 }
 
 /**
@@ -245,7 +251,7 @@ export class Sending {
   private async awaitJudge(task: RowTask, graded: RowRecord): Promise<void> {
     const outcome = outcomeCode(graded.category ?? null);
     const awaiting = await this.run.journal.append(
-      withPaid({ k: task.key, f: awaitingJudge(task.request.fingerprint), o: outcome }, this.paidFor(task)),
+      withPaid({ k: task.key, f: awaitingJudge(task.request.fingerprint), o: outcome }, this.paidFor(task), graded),
       recordJson(graded),
     );
     this.run.results.awaitingJudge(task.position, awaiting);
@@ -291,7 +297,7 @@ export class Sending {
   private async settle(position: number, key: string, fingerprint: string, record: RowRecord, paid: RowPaidBy[] = []): Promise<void> {
     const { journal, results, progress, session } = this.run;
     const outcome = outcomeCode(record.category ?? null);
-    const location = await journal.append(withPaid({ k: key, f: fingerprint, o: outcome }, paid), ...recordJsonParts(record));
+    const location = await journal.append(withPaid({ k: key, f: fingerprint, o: outcome }, paid, record), ...recordJsonParts(record));
     results.settled(position, location, outcome);
     progress.settled++;
     session.rows_settled++;

@@ -26,7 +26,7 @@ export interface JournalEntry {
   /** Outcome code: see `outcomeCode`. */
   o: number;
   /** What the row paid since its previous line, as journal-usage.ts writes it; absent: nothing. */
-  u?: unknown[];
+  u?: unknown[] | number;
 }
 
 /** Where a reference line's record is: a record file, and the record's bytes there (without its newline). */
@@ -101,7 +101,7 @@ export function recordEntry(buffer: Buffer, line: { entryStart: number; recordSt
 const ENTRY_KEY = Buffer.from('{"k":');
 const ENTRY_PRINT = Buffer.from(',"f":');
 const ENTRY_OUTCOME = Buffer.from(',"o":');
-const ENTRY_PAID = Buffer.from(',"u":[');
+const ENTRY_PAID = Buffer.from(',"u":');
 const CLOSE_BRACE = 0x7d;
 
 /**
@@ -119,7 +119,7 @@ function entryAt(buffer: Buffer, from: number, to: number): JournalEntry | null 
   const printEnd = plainStringEnd(buffer, printStart, to);
   if (printEnd === -1 || !startsWith(buffer, printEnd, ENTRY_OUTCOME)) return null;
   const outcomeStart = printEnd + ENTRY_OUTCOME.length;
-  // What the row paid (`"u":[...]`, journal-usage.ts) may follow: its readers parse the entry whole.
+  // What the row paid (`"u":...`, journal-usage.ts) may follow: its readers parse the entry whole.
   let outcomeEnd = outcomeStart;
   while (outcomeEnd < to - 1 && buffer[outcomeEnd]! >= 48 && buffer[outcomeEnd]! <= 57) outcomeEnd++;
   if (outcomeEnd !== to - 1 && !startsWith(buffer, outcomeEnd, ENTRY_PAID)) return null;

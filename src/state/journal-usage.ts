@@ -1,12 +1,16 @@
-import { tokenCount, type UsageTotals } from '../record/usage-totals.js';
+import { countedUsage, emptyUsage, tokenCount, type UsageTotals } from '../record/usage-totals.js';
 
 /**
  * What a journal line's row paid since its previous line, as the line carries it (its entry's
- * `u`): one part a token book (the row's model, or the judge's requests), each
+ * `u`). Most lines paid for one response, whose `usage` the line's record carries: `u` is then
+ * its dollars alone (a number; the tokens are the record's `usage`, the model the record's).
+ * Any other payment (several paid attempts, an answer without usage, the judge's requests) is
+ * written out: one part a token book (the row's model, or the judge's requests), each
  * `[key, prompt, completion, total, reasoning, cached, responses with usage, responses without,
- * estimated, usd, priced prompt, priced cached, priced completion]`. The manifest's figures
- * written while a session runs cover the journal up to a byte (RunSession.usage_journal); a
- * resume after a kill -9 adds the parts of the lines after it (run/killed-session.ts).
+ * estimated, usd, priced prompt, priced cached, priced completion]`. No `u`: nothing paid. The
+ * manifest's figures written while a session runs cover the journal up to a byte
+ * (RunSession.usage_journal); a resume after a kill -9 adds the lines after it
+ * (run/killed-session.ts).
  */
 export interface PaidPart {
   /** The model the dollars are kept under, or null for the judge's requests (`--judge`). */
@@ -38,7 +42,22 @@ export function paidField(
   usage: Readonly<UsageTotals>,
   cost: { usd: number; prompt: number; cached: number; completion: number } | null,
 ): unknown[] {
-  return [key, ...USAGE_FIELDS.map((field) => usage[field]), cost?.usd ?? 0, cost?.prompt ?? 0, cost?.cached ?? 0, cost?.completion ?? 0];
+  // In USAGE_FIELDS' order, as one literal: written for every paid row.
+  return [
+    key,
+    usage.prompt_tokens,
+    usage.completion_tokens,
+    usage.total_tokens,
+    usage.reasoning_tokens,
+    usage.cached_tokens,
+    usage.responses_with_usage,
+    usage.responses_without_usage,
+    usage.estimated_tokens,
+    cost?.usd ?? 0,
+    cost?.prompt ?? 0,
+    cost?.cached ?? 0,
+    cost?.completion ?? 0,
+  ];
 }
 
 /**
@@ -59,4 +78,22 @@ export function paidParts(field: unknown): PaidPart[] {
     parts.push({ model, usage, usd, prompt: priced[0]!, cached: priced[1]!, completion: priced[2]! });
   }
   return parts;
+}
+
+/**
+ * What a line whose `u` is a number paid: one response, the record's `usage`, at those dollars;
+ * nothing when the record has no usage that counts.
+ */
+export function recordPaid(usd: number, record: { model?: unknown; usage?: unknown }): PaidPart[] {
+  const usage = countedUsage(record.usage);
+  if (usage === null || typeof record.model !== 'string' || !Number.isFinite(usd) || usd < 0) return [];
+  const totals = emptyUsage();
+  totals.prompt_tokens = usage.prompt;
+  totals.completion_tokens = usage.completion;
+  totals.total_tokens = usage.total;
+  totals.reasoning_tokens = usage.reasoning;
+  totals.cached_tokens = usage.cached;
+  totals.responses_with_usage = 1;
+  const cached = Math.min(usage.cached, usage.prompt);
+  return [{ model: record.model, usage: totals, usd, prompt: usage.prompt, cached, completion: usage.completion }];
 }

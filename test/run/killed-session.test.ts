@@ -39,13 +39,18 @@ function killedManifest(bytes: number, journal: string | null = null, usd: numbe
   } as unknown as Manifest;
 }
 
-/** A journal whose lines paid what `paid` says, a line each (null: a line that paid nothing); the offset after the first `upTo`. */
-async function journalOf(paid: Array<unknown[] | null>, upTo: number): Promise<{ file: string; mark: number }> {
+/**
+ * A journal whose lines paid what `paid` says, a line each (null: a line that paid nothing; a
+ * number: the dollars of the usage its record carries); the offset after the first `upTo`.
+ */
+async function journalOf(paid: Array<unknown[] | number | null>, upTo: number): Promise<{ file: string; mark: number }> {
   const file = dir.file('journal.jsonl');
   const writer = await JournalWriter.open(file);
   let mark = 0;
   for (const [index, part] of paid.entries()) {
-    await writer.append({ k: `r${index}`, f: 'fp', o: 1, ...(part ? { u: [part] } : {}) }, '{"id":"x"}');
+    const u = part === null ? {} : { u: typeof part === 'number' ? part : [part] };
+    const record = { id: 'x', model: 'm', usage: { prompt_tokens: 7, completion_tokens: 3, prompt_tokens_details: { cached_tokens: 2 } } };
+    await writer.append({ k: `r${index}`, f: 'fp', o: 1, ...u }, JSON.stringify(record));
     if (index + 1 === upTo) mark = writer.bytes;
   }
   await writer.close();
@@ -78,6 +83,16 @@ describe('countKilledSession', () => {
     expect(session.usage_journal).toBeUndefined();
     expect(await countKilledSession(manifest, file)).toBe(0);
     expect(manifest.usage!.total_tokens).toBe(122);
+  });
+
+  it("reads a line's one response from its record's usage when the line gives only its dollars", async () => {
+    const { file, mark } = await journalOf([null, 0.002, 0.002], 1);
+    const manifest = killedManifest(mark);
+    expect(await countKilledSession(manifest, file)).toBe(2);
+    expect(manifest.sessions[1]!.usage).toMatchObject({ prompt_tokens: 114, completion_tokens: 16, total_tokens: 130, cached_tokens: 4 });
+    expect(manifest.sessions[1]!.usage!.responses_with_usage).toBe(3);
+    expect(manifest.sessions[1]!.cost_by_model!.m).toEqual({ usd: 0.014, prompt_tokens: 114, cached_tokens: 4, completion_tokens: 16 });
+    expect(manifest.cost!.usd).toBeCloseTo(0.514, 12);
   });
 
   it('keeps an unknown price unknown, and skips a line that does not verify', async () => {
