@@ -30,6 +30,11 @@ export interface CostAccountOptions {
    * earlier sessions (null: unknown), which the sessions' `cost_by_model` does not hold.
    */
   parts?: ReadonlyArray<{ name: string; book: PriceBook; earlierUsd: number | null }>;
+  /**
+   * Dollars of earlier sessions' requests priced apart that this session makes none of (the
+   * judge's, resumed without --judge): still the directory's (null: unknown).
+   */
+  earlierApartUsd?: number | null;
 }
 
 /**
@@ -119,6 +124,8 @@ export class CostAccount {
     const session = this.sessionUsd;
     let earlierParts = 0;
     for (const part of this.parts.values()) earlierParts = part.earlierUsd === null ? Number.NaN : earlierParts + part.earlierUsd;
+    const apart = this.options.earlierApartUsd ?? 0;
+    earlierParts = apart === null ? Number.NaN : earlierParts + apart;
     if (session === null || this.earlier.total === null || Number.isNaN(earlierParts)) return null;
     return this.earlier.total + earlierParts + session;
   }

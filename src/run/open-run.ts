@@ -255,6 +255,8 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
     earlierByModel: earlierManifest?.cost?.by_model ?? null,
     earlierModels: earlierManifest ? manifestModels(earlierManifest.config) : null,
     parts: judge ? [{ name: 'judge', book: judge.book, earlierUsd: earlierJudgeUsd(earlierManifest) }] : [],
+    // Resumed without --judge: the judge's earlier dollars are still the directory's.
+    earlierApartUsd: judge ? 0 : earlierJudgeUsd(earlierManifest),
   });
   const tokens = new TokenAccount({
     limit: limits.maxTotalTokens,
@@ -532,6 +534,8 @@ function initialManifest(
     counts: previous?.counts ?? noRows(),
     usage,
     cost,
+    // An earlier session's judge (this one may have none): its tokens and dollars stay the directory's.
+    ...(previous?.judge ? { judge: previous.judge } : {}),
     started_at: previous?.started_at ?? startedAt.toISOString(),
     ended_at: null,
     attempts_total: previous?.attempts_total ?? 0,
