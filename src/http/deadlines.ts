@@ -42,7 +42,8 @@ export class Deadlines {
     if (this.tail) this.tail.next = deadline;
     else this.head = deadline;
     this.tail = deadline;
-    if (this.timer === null) this.arm(deadline.at);
+    // Set for the head's deadline, the next to pass (an attempt added while others expire is not the first).
+    if (this.timer === null) this.arm(this.head!.at);
     return deadline;
   }
 
