@@ -62,7 +62,8 @@ function answer(request: ReceivedRequest, response: ServerResponse): void {
   answered++;
   if (model === 'judge') {
     const choices = [{ index: 0, message: { role: 'assistant', content: 'GRADE: C' }, finish_reason: 'stop' }];
-    return sendJson(response, 200, { id: `chatcmpl-judge-${answered}`, choices, usage: JUDGE_USAGE });
+    sendJson(response, 200, { id: `chatcmpl-judge-${answered}`, choices, usage: JUDGE_USAGE });
+    return;
   }
   sendJson(response, 200, {
     id: `chatcmpl-${model}-${prompt}`,
