@@ -2,6 +2,15 @@ import { type EarlierCost, type EarlierSession, earlierCost, type SessionModelCo
 import type { PriceBook, PricedTokens } from './price-book.js';
 import { UnknownPriceError } from './run-prices.js';
 
+/** One paid attempt's dollars and tokens, under the key its dollars are kept by (a model, or a part's key). */
+export interface PricedPiece {
+  key: string;
+  usd: number;
+  prompt: number;
+  cached: number;
+  completion: number;
+}
+
 export interface CostAccountOptions {
   /** One price book per model of the run, in the models' order (the first prices a request naming none). */
   books: readonly PriceBook[];
@@ -21,6 +30,11 @@ export interface CostAccountOptions {
    * earlier sessions (null: unknown), which the sessions' `cost_by_model` does not hold.
    */
   parts?: ReadonlyArray<{ name: string; book: PriceBook; earlierUsd: number | null }>;
+  /**
+   * Dollars of earlier sessions' requests priced apart that this session makes none of (the
+   * judge's, resumed without --judge): still the directory's (null: unknown).
+   */
+  earlierApartUsd?: number | null;
 }
 
 /**
@@ -34,6 +48,12 @@ export class CostAccount {
   /** This session's dollars and tokens, by model. */
   private readonly session = new Map<string, SessionModelCost>();
   private inFlight = 0;
+  /**
+   * Dollars paid but not counted yet (release with count false): the limit counts them, the
+   * manifest's figures not until their row's journal line is written (TokenAccount).
+   */
+  private readonly live = new Map<string, SessionModelCost>();
+  private liveUsd = 0;
   private readonly earlier: EarlierCost;
   private readonly books: ReadonlyMap<string, PriceBook>;
   /**
@@ -104,6 +124,8 @@ export class CostAccount {
     const session = this.sessionUsd;
     let earlierParts = 0;
     for (const part of this.parts.values()) earlierParts = part.earlierUsd === null ? Number.NaN : earlierParts + part.earlierUsd;
+    const apart = this.options.earlierApartUsd ?? 0;
+    earlierParts = apart === null ? Number.NaN : earlierParts + apart;
     if (session === null || this.earlier.total === null || Number.isNaN(earlierParts)) return null;
     return this.earlier.total + earlierParts + session;
   }
@@ -127,7 +149,7 @@ export class CostAccount {
     // Every attempt is checked, a row's retries too: a paid answer no row can use (an empty
     // completion, a reply failing its schema) retried under --max-attempts would otherwise spend
     // past the budget one row's attempts at a time.
-    if (limit !== null && (this.totalUsd ?? 0) + this.inFlight + usd > limit) return false;
+    if (limit !== null && (this.totalUsd ?? 0) + this.liveUsd + this.inFlight + usd > limit) return false;
     this.inFlight += usd;
     const queue = this.held.get(request) ?? [];
     queue.push({ usd, tokens, book, ...(part === undefined ? {} : { part }) });
@@ -135,24 +157,56 @@ export class CostAccount {
     return true;
   }
 
-  /** The attempt held for `request` ended: paid by `tokens` (its usage), by its estimate (`'estimate'`), or not at all (null). */
-  release(request: object, paid: PricedTokens | 'estimate' | null): void {
+  /**
+   * The attempt held for `request` ended: paid by `tokens` (its usage), by its estimate
+   * (`'estimate'`), or not at all (null). Returns what it cost (null: not paid). Counted at once,
+   * or with `count` false kept apart until `count(piece)` (the row's line is journaled) or
+   * `countLive()` (the session ends).
+   */
+  release(request: object, paid: PricedTokens | 'estimate' | null, count = true): PricedPiece | null {
     const queue = this.held.get(request);
     const estimate = queue?.shift();
     if (queue?.length === 0) this.held.delete(request);
-    if (!estimate) return;
+    if (!estimate) return null;
     this.inFlight -= estimate.usd;
-    if (paid === null) return;
+    if (paid === null) return null;
     const { book } = estimate;
     const tokens = paid === 'estimate' ? estimate.tokens : paid;
     // A part's (the judge's) dollars are kept under a key no model name can be: out of sessionByModel, in sessionUsd.
     const key = estimate.part === undefined ? book.model : partKey(estimate.part);
-    const part = this.session.get(key) ?? emptyPart();
-    part.usd = (part.usd ?? 0) + (book.usd(tokens) ?? 0);
-    part.prompt_tokens += tokens.prompt;
-    part.cached_tokens += Math.min(tokens.cached, tokens.prompt);
-    part.completion_tokens += tokens.completion;
-    this.session.set(key, part);
+    const piece = {
+      key,
+      usd: book.usd(tokens) ?? 0,
+      prompt: tokens.prompt,
+      cached: Math.min(tokens.cached, tokens.prompt),
+      completion: tokens.completion,
+    };
+    if (count) addPiece(this.session, piece, 1);
+    else {
+      addPiece(this.live, piece, 1);
+      this.liveUsd += piece.usd;
+    }
+    return piece;
+  }
+
+  /** A piece released uncounted is counted now: its row's journal line is being written. */
+  count(piece: PricedPiece): void {
+    addPiece(this.live, piece, -1);
+    this.liveUsd -= piece.usd;
+    addPiece(this.session, piece, 1);
+  }
+
+  /** Counts every piece released uncounted: the session ends, and what it paid is in its figures whether journaled or not. */
+  countLive(): void {
+    for (const [key, part] of this.live) {
+      addPiece(
+        this.session,
+        { key, usd: part.usd ?? 0, prompt: part.prompt_tokens, cached: part.cached_tokens, completion: part.completion_tokens },
+        1,
+      );
+    }
+    this.live.clear();
+    this.liveUsd = 0;
   }
 
   /** A part's dollars in the directory (earlier sessions' and this one's); null when its price, or its earlier dollars, are unknown. */
@@ -165,6 +219,15 @@ export class CostAccount {
   private bookOf(request: { model?: string }): PriceBook {
     return (request.model !== undefined && this.books.get(request.model)) || this.book;
   }
+}
+
+function addPiece(parts: Map<string, SessionModelCost>, piece: PricedPiece, sign: 1 | -1): void {
+  const part = parts.get(piece.key) ?? emptyPart();
+  part.usd = (part.usd ?? 0) + sign * piece.usd;
+  part.prompt_tokens += sign * piece.prompt;
+  part.cached_tokens += sign * piece.cached;
+  part.completion_tokens += sign * piece.completion;
+  parts.set(piece.key, part);
 }
 
 function emptyPart(): SessionModelCost {

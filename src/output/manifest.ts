@@ -35,6 +35,15 @@ export interface InputSummary {
   problem?: string;
 }
 
+/**
+ * Which journal lines a running session's figures in the manifest cover: those before `bytes`
+ * of the journal named `journal` (run/killed-session.ts journalGeneration).
+ */
+export interface UsageJournalMark {
+  journal: string | null;
+  bytes: number;
+}
+
 export interface RunSession {
   started_at: string;
   ended_at: string | null;
@@ -51,6 +60,11 @@ export interface RunSession {
   cost_usd?: number | null;
   /** The same by model, with the tokens priced: a later session prices them at the model's own price when it was unknown here. */
   cost_by_model?: Record<string, SessionModelCost>;
+  /**
+   * While the session runs: the journal lines its usage and dollars cover (run/killed-session.ts),
+   * so a resume after a kill -9 adds the lines after them. Removed when the session ends.
+   */
+  usage_journal?: UsageJournalMark;
   /** Status `error` only: what stopped the run, one line. */
   error?: string;
   /** Rate-limit 429s this session took: they paced the run and never failed a row. */

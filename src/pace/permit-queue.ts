@@ -84,7 +84,12 @@ export class PermitQueue<Ask, Granted> {
    * timer earlier if the head's wait got shorter.
    */
   nudge(): void {
-    if (this.length > 0) this.pump();
+    if (this.length === 0) return;
+    // A timer due within the leeway lets every permit due by then go together. Granted one by
+    // one as answers came, the requests went one an answer, so their answers came one a turn of
+    // the event loop too: twice the turns of the same run paced by its slots, and 1.4x its CPU.
+    if (this.armed && this.timerDue - this.options.now() <= (this.options.leewayMs?.() ?? 0)) return;
+    this.pump();
   }
 
   /** Stops the timer (the run is over); waiters, if any, are woken with null. */

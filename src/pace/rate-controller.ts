@@ -179,8 +179,12 @@ export class RateController {
     // Past this wait the limit does not come back in time: a daily quota, hours from its reset.
     if (Math.max(reading.retryAfterMs ?? 0, refillMs) > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'quota' };
     if (now - this.rateLimitedSince > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'streak' };
-    // A 429 no advertised limit explains: find the pace the endpoint takes.
-    if (refillMs === 0) this.backoffFrom(now, outcome.durationMs, mark);
+    // A 429 no advertised limit explains: find the pace the endpoint takes. One whose own headers
+    // say a limit is spent is explained by it, though our copy of the bucket, refilled since the
+    // request went out, has room again: the provider counted at admission, after the request's
+    // way there, and at a bucket run dry that difference alone let a few 429s set a pace (each
+    // request then went alone, on a timer of its own: 1.4x the CPU; docs/benchmarks.md).
+    if (refillMs === 0 && !saysSpent(reading, cost)) this.backoffFrom(now, outcome.durationMs, mark);
     // Nothing gets through (no success since this streak began): the whole run waits as asked,
     // instead of every row trying again on its own.
     if (reading.retryAfterMs !== null && this.rateLimitedSince < now - (this.target.latency ?? 0)) {
@@ -330,6 +334,17 @@ function perMinuteText(value: number): string {
  * https://platform.openai.com/docs/guides/rate-limits).
  */
 const PERMIT_LEEWAY_MS = 20;
+
+/**
+ * Whether an answer's own headers say one of its limits holds less than a request of `cost`
+ * needs. Not every 429 says so: OpenAI has answered 429 with 499 of 500 requests remaining
+ * (https://github.com/open-webui/open-webui/issues/3743), which no advertised limit explains.
+ */
+function saysSpent(reading: RateLimitReading, cost: RequestCost): boolean {
+  return reading.limits.some(
+    (limit) => limit.remaining !== null && limit.remaining < (limit.unit === 'requests' ? cost.requests : cost.tokens),
+  );
+}
 
 /** How many recent answers the share of 429s is taken over. */
 const RECENT_ANSWERS = 200;

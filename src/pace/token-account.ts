@@ -1,5 +1,5 @@
-import type { CostAccount } from '../cost/cost-account.js';
-import { addResponse, budgetSpent, countedUsage, emptyUsage, sumUsage, type UsageTotals } from '../record/usage-totals.js';
+import type { CostAccount, PricedPiece } from '../cost/cost-account.js';
+import { addResponse, addUsage, budgetSpent, countedUsage, emptyUsage, sumUsage, type UsageTotals } from '../record/usage-totals.js';
 import type { SizedRequest, TokenEstimator } from './token-estimator.js';
 
 export interface TokenAccountOptions {
@@ -12,6 +12,30 @@ export interface TokenAccountOptions {
   cost?: CostAccount;
   /** The part of the run's dollars these tokens are priced as (`judge`: the judge's requests, priced apart); absent: by each request's model. */
   costPart?: string;
+  /**
+   * Paid answers count in `session` and `total` (the manifest's figures) only once their row's
+   * journal line is written (`takeUnpaid`, `count`), or the session ends (`countUnjournaled`);
+   * the budgets count them at once. A manifest written while the run goes on then says exactly
+   * which journal lines its figures cover, and a resume after a kill -9 adds the lines after
+   * them (run/killed-session.ts). Absent: counted as they arrive.
+   */
+  countWhenJournaled?: boolean;
+}
+
+/** What a row's paid answers came to since its last journal line: added to the manifest's figures with its next line. */
+export interface RowPaid {
+  /** The key its dollars are kept under: the request's model, or a part's (CostAccount). */
+  key: string;
+  usage: UsageTotals;
+  /** Their dollars and tokens, by the key they are kept under (the model's, or the judge part's). */
+  cost: PricedPiece | null;
+  /** countUnjournaled's count when it was made: one made before was counted by it. */
+  epoch: number;
+  /**
+   * The `usage` its one paid response reported, as received, when that is all it paid: a line
+   * whose record carries this very `usage` needs to say only the dollars (journal-usage.ts).
+   */
+  only: unknown;
 }
 
 /**
@@ -32,6 +56,11 @@ export class TokenAccount {
   readonly total: UsageTotals;
   private inFlight = 0;
   private refused: 'tokens' | 'cost' | null = null;
+  /** Paid, not yet counted in `session` and `total` (countWhenJournaled): the budget counts them. */
+  private readonly live: UsageTotals = emptyUsage();
+  /** Each row's uncounted payments, by its request (a WeakMap: see CostAccount.held). */
+  private readonly unpaid = new WeakMap<object, RowPaid>();
+  private epoch = 0;
 
   constructor(private readonly options: TokenAccountOptions) {
     this.total = sumUsage([options.before]);
@@ -43,7 +72,7 @@ export class TokenAccount {
 
   /** Tokens spent in the directory as the budget counts them (estimates for responses without usage). */
   get spent(): number {
-    return budgetSpent(this.total);
+    return budgetSpent(this.total) + budgetSpent(this.live);
   }
 
   /** True once a budget refused a row: no new row goes out in this session. */
@@ -97,13 +126,89 @@ export class TokenAccount {
     const usage = outcome === null ? null : countedUsage(outcome.usage);
     // A completion came (it has a finish reason, null or not): paid, even with no reply text.
     const paid = outcome !== null && (outcome.ok || outcome.finishReason !== undefined);
-    this.options.cost?.release(
-      request,
-      usage ? { prompt: usage.prompt, cached: usage.cached, completion: usage.completion } : paid ? 'estimate' : null,
-    );
+    const later = this.options.countWhenJournaled === true;
+    const piece =
+      this.options.cost?.release(
+        request,
+        usage ? { prompt: usage.prompt, cached: usage.cached, completion: usage.completion } : paid ? 'estimate' : null,
+        !later,
+      ) ?? null;
     if (outcome === null || (!paid && usage === null)) return;
-    addResponse(this.session, usage, reserved);
-    addResponse(this.total, usage, reserved);
+    if (later) {
+      addResponse(this.live, usage, reserved);
+      this.unpaidOf(request, piece, usage, reserved, outcome.usage);
+    } else {
+      addResponse(this.session, usage, reserved);
+      addResponse(this.total, usage, reserved);
+    }
     if (outcome.ok) this.options.estimator.observe(request.promptChars, outcome.usage);
+  }
+
+  /** Adds a paid answer to its row's uncounted payments. */
+  private unpaidOf(
+    request: object,
+    piece: PricedPiece | null,
+    usage: ReturnType<typeof countedUsage>,
+    reserved: number,
+    reported: unknown,
+  ): void {
+    let row = this.unpaid.get(request);
+    if (row === undefined || row.epoch !== this.epoch) {
+      const key = piece?.key ?? (this.options.costPart ? `\u0000${this.options.costPart}` : ((request as { model?: string }).model ?? ''));
+      // The row's first payment: its piece is the row's until a second one comes.
+      row = { key, usage: emptyUsage(), cost: piece, epoch: this.epoch, only: usage ? reported : null };
+      addResponse(row.usage, usage, reserved);
+      this.unpaid.set(request, row);
+      return;
+    }
+    row.only = null;
+    addResponse(row.usage, usage, reserved);
+    if (piece) {
+      const cost = row.cost ? { ...row.cost } : { key: piece.key, usd: 0, prompt: 0, cached: 0, completion: 0 };
+      cost.usd += piece.usd;
+      cost.prompt += piece.prompt;
+      cost.cached += piece.cached;
+      cost.completion += piece.completion;
+      row.cost = cost;
+    }
+  }
+
+  /**
+   * What the row of `request` paid since its last journal line and is not counted yet; null for
+   * nothing. Taken out: the caller counts it (`count`) as it writes the row's next line.
+   */
+  takeUnpaid(request: object): RowPaid | null {
+    const row = this.unpaid.get(request);
+    if (row === undefined) return null;
+    this.unpaid.delete(request);
+    return row.epoch === this.epoch ? row : null;
+  }
+
+  /**
+   * Counts a row's payments in `session` and `total`: its journal line is written now, in the
+   * same turn. False when they were counted already (countUnjournaled): the line must not carry them.
+   */
+  count(row: RowPaid): boolean {
+    if (row.epoch !== this.epoch) return false;
+    addUsage(this.live, row.usage, -1);
+    addUsage(this.session, row.usage, 1);
+    addUsage(this.total, row.usage, 1);
+    if (row.cost) this.options.cost?.count(row.cost);
+    // Counted once: a second call (a line that failed to be written and is tried again) adds nothing.
+    row.epoch = -1;
+    return true;
+  }
+
+  /**
+   * Counts every payment not counted yet: the session ends (or writes its last manifest before
+   * its journal is replaced), and what it paid is in its figures, journaled or not (a row left
+   * pending after a paid answer has no line).
+   */
+  countUnjournaled(): void {
+    addUsage(this.session, this.live, 1);
+    addUsage(this.total, this.live, 1);
+    addUsage(this.live, this.live, -1);
+    if (this.options.countWhenJournaled) this.options.cost?.countLive();
+    this.epoch++;
   }
 }

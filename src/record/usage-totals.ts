@@ -84,6 +84,19 @@ export function addResponse(totals: UsageTotals, usage: CountedUsage | null, est
   }
 }
 
+/** Adds `part` to `totals` (`sign` -1: takes it away). */
+export function addUsage(totals: UsageTotals, part: Readonly<UsageTotals>, sign: 1 | -1): void {
+  // Field by field: a row's line counts it (TokenAccount.count), where a loop over the keys cost ~0.5 µs.
+  totals.prompt_tokens += sign * part.prompt_tokens;
+  totals.completion_tokens += sign * part.completion_tokens;
+  totals.total_tokens += sign * part.total_tokens;
+  totals.responses_with_usage += sign * part.responses_with_usage;
+  totals.responses_without_usage += sign * part.responses_without_usage;
+  totals.estimated_tokens += sign * part.estimated_tokens;
+  totals.reasoning_tokens += sign * part.reasoning_tokens;
+  totals.cached_tokens += sign * part.cached_tokens;
+}
+
 /** The sum of several totals; a missing one (a manifest written before usage was kept) adds nothing. */
 export function sumUsage(parts: ReadonlyArray<Partial<UsageTotals> | undefined>): UsageTotals {
   const sum = emptyUsage();

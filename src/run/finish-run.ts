@@ -50,7 +50,10 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
   // The journal is replaced by one referring to the records in the new files only after a session
   // whose writes all worked: after a failed one, the new files may lack earlier records (a stopped
   // resume keeps them only while it can write), which the old journal still holds.
-  const tally = await results.finish(writeFailure === null).catch((error: unknown) => {
+  // The manifest covers the whole journal before the journal is replaced: the offsets it names
+  // mean nothing in the new one. Unwritten, the journal stays whole (as after a failed write).
+  const covered = await run.lastRunningWrite();
+  const tally = await results.finish(writeFailure === null && covered).catch((error: unknown) => {
     throw writeFailure ?? error;
   });
   writeFailure ??= results.damage;

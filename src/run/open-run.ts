@@ -28,7 +28,7 @@ import { maxCompletionTokens } from '../request/completion-limit.js';
 import { copiesPerRow, keyModelOf } from '../request/samples.js';
 import { checkTemplateColumns } from '../request/template-columns.js';
 import { JournalWriter } from '../state/journal.js';
-import { rollForward } from '../state/journal-recovery.js';
+import { journalHeader, rollForward } from '../state/journal-recovery.js';
 import { acquireLock } from '../state/lock.js';
 import {
   clearRunFiles,
@@ -45,6 +45,7 @@ import { diskFailureOf } from '../state/write-failed.js';
 import { refuseDroppedRows } from './dropped-rows.js';
 import { OutDirInUseError } from './errors.js';
 import { jobIdentity } from './job-identity.js';
+import { countKilledSession, journalGeneration } from './killed-session.js';
 import { ManifestCheckpoints } from './manifest-checkpoints.js';
 import { runOwnDirs } from './own-dirs.js';
 import { newProgress, type RunProgress } from './progress.js';
@@ -101,6 +102,12 @@ export interface OpenedRun {
   endSession(status: RunSession['status']): void;
   /** Stops the manifest's checkpoints (and waits for one under way): before the session's last write. */
   stopCheckpoints(): Promise<void>;
+  /**
+   * Stops the checkpoints and writes the manifest, still `running`, with every payment of the
+   * session counted and the whole journal covered: before the session's end replaces the journal
+   * (a kill -9 from there on leaves nothing uncounted). False when the write failed.
+   */
+  lastRunningWrite(): Promise<boolean>;
   /** Records in the manifest that the run stopped on an error. */
   markError(message: string): Promise<void>;
   /** Records in the manifest that a write failed (exit 5), when the disk still takes it. */
@@ -201,6 +208,8 @@ async function readEarlierRun(options: RunOptions, paths: OutDirPaths): Promise<
   const previousWritten = config.resume ? await readManifestAsWritten(paths.manifest) : null;
   const previous = config.resume && state.kind !== 'new' ? await loadPreviousResults(paths) : null;
   if (previous) reportJournalRepairs(previous, log);
+  // Read once the journal is repaired (a torn last line cut off): what a killed session paid after its last manifest.
+  if (previous && previousWritten) await countKilledSession(previousWritten.manifest, paths.journal);
   return { previous, previousWritten };
 }
 
@@ -246,16 +255,26 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
     earlierByModel: earlierManifest?.cost?.by_model ?? null,
     earlierModels: earlierManifest ? manifestModels(earlierManifest.config) : null,
     parts: judge ? [{ name: 'judge', book: judge.book, earlierUsd: earlierJudgeUsd(earlierManifest) }] : [],
+    // Resumed without --judge: the judge's earlier dollars are still the directory's.
+    earlierApartUsd: judge ? 0 : earlierJudgeUsd(earlierManifest),
   });
   const tokens = new TokenAccount({
     limit: limits.maxTotalTokens,
     before: earlierManifest?.usage,
     estimator: new TokenEstimator(maxCompletionTokens(config.params)),
     cost,
+    countWhenJournaled: true,
   });
   // The judge's tokens are its own (the manifest's `judge.usage`); its dollars are in the run's, and its limit.
   const judgeTokens = judge
-    ? new TokenAccount({ limit: null, before: earlierManifest?.judge?.usage, estimator: new TokenEstimator(), cost, costPart: 'judge' })
+    ? new TokenAccount({
+        limit: null,
+        before: earlierManifest?.judge?.usage,
+        estimator: new TokenEstimator(),
+        cost,
+        costPart: 'judge',
+        countWhenJournaled: true,
+      })
     : null;
   const session: RunSession = {
     started_at: startedAt.toISOString(),
@@ -285,10 +304,17 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
   const journal = await JournalWriter.open(paths.journal);
   await journalDropped(journal, parts.dropped, earlier.previous);
   const results = await OrderedResults.open(paths.journal, paths.outDir, () => opened.onWriteFailure(), journal);
-  await writeManifest(paths.manifest, manifest);
+  const journalName = journalGeneration(await journalHeader(paths.journal));
+  session.usage_journal = { journal: journalName, bytes: journal.bytes };
+  // The judge's figures are in every write: a resume after a kill -9 adds to them (killed-session.ts).
   const judging = judge && judgeTokens ? { setup: judge, tokens: judgeTokens } : null;
   if (judging) manifest.judge = judgeManifest(judging.setup, judging.tokens, cost);
-  const opened = assembleRun(parts, { limits, tokens, judge: judging, session, manifest, earlierReplies, journal, results, shardRows });
+  await writeManifest(paths.manifest, manifest);
+  const opened = assembleRun(
+    parts,
+    { limits, tokens, judge: judging, session, manifest, earlierReplies, journal, results, shardRows },
+    journalName,
+  );
   return opened;
 }
 
@@ -316,26 +342,17 @@ type SessionState = Pick<
 >;
 
 /** The opened run: its parts, and how its session in the manifest is kept up to date and ended. */
-function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
+function assembleRun(parts: SessionParts, state: SessionState, journalName: string | null): OpenedRun {
   const { options, paths, inputs, earlier } = parts;
   const { session, manifest, tokens, earlierReplies, journal, results } = state;
-  const attemptsBefore = manifest.attempts_total;
-  const countAttempts = (): void => {
-    session.attempts = opened.attempts;
-    manifest.attempts_total = attemptsBefore + opened.attempts;
-    // The dollars follow the usage into every write of the manifest.
-    if (tokens.cost) {
-      session.cost_usd = roundUsd(tokens.cost.sessionUsd);
-      session.cost_by_model = sessionCostByModel(tokens.cost);
-      manifest.cost = manifestCost(tokens.cost);
-    }
-    if (state.judge) manifest.judge = judgeManifest(state.judge.setup, state.judge.tokens, tokens.cost);
-  };
+  const { countAttempts, countUnjournaled } = sessionFigures(state, journalName, () => opened.attempts);
   const endSession = (status: RunSession['status']): void => {
     session.ended_at = new Date().toISOString();
     session.status = manifest.status = status;
     manifest.ended_at = session.ended_at;
+    countUnjournaled();
     countAttempts();
+    delete session.usage_journal;
   };
   // The job's fingerprint, hashed beside the run, and the checkpoints write nothing once the
   // session's last write is near.
@@ -371,6 +388,15 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
     onWriteFailure: () => {},
     endSession,
     stopCheckpoints: stopBackgroundWrites,
+    lastRunningWrite: async () => {
+      await stopBackgroundWrites();
+      countUnjournaled();
+      countAttempts();
+      return writeManifest(paths.manifest, manifest).then(
+        () => true,
+        () => false,
+      );
+    },
     markError: async (message) => {
       if (!(await endOnce('error'))) return;
       session.error = message;
@@ -402,6 +428,34 @@ function assembleRun(parts: SessionParts, state: SessionState): OpenedRun {
   );
   learnJobIdentity(opened, identity.signal, () => checkpoints.writeNow());
   return opened;
+}
+
+/**
+ * How the session's figures reach the manifest (in memory) before each write: its attempts, its
+ * dollars, and while it runs which journal lines they cover (the figures count a row's payments
+ * in the same turn as its line is appended: Sending.settle); and how what it paid and journaled
+ * no line for (a row left pending after a paid answer) enters them.
+ */
+function sessionFigures(state: SessionState, journalName: string | null, attempts: () => number) {
+  const { session, manifest, tokens, journal } = state;
+  const attemptsBefore = manifest.attempts_total;
+  const countAttempts = (): void => {
+    if (manifest.status === 'running') session.usage_journal = { journal: journalName, bytes: journal.bytes };
+    session.attempts = attempts();
+    manifest.attempts_total = attemptsBefore + attempts();
+    // The dollars follow the usage into every write of the manifest.
+    if (tokens.cost) {
+      session.cost_usd = roundUsd(tokens.cost.sessionUsd);
+      session.cost_by_model = sessionCostByModel(tokens.cost);
+      manifest.cost = manifestCost(tokens.cost);
+    }
+    if (state.judge) manifest.judge = judgeManifest(state.judge.setup, state.judge.tokens, tokens.cost);
+  };
+  const countUnjournaled = (): void => {
+    tokens.countUnjournaled();
+    state.judge?.tokens.countUnjournaled();
+  };
+  return { countAttempts, countUnjournaled };
 }
 
 /**
@@ -480,6 +534,8 @@ function initialManifest(
     counts: previous?.counts ?? noRows(),
     usage,
     cost,
+    // An earlier session's judge (this one may have none): its tokens and dollars stay the directory's.
+    ...(previous?.judge ? { judge: previous.judge } : {}),
     started_at: previous?.started_at ?? startedAt.toISOString(),
     ended_at: null,
     attempts_total: previous?.attempts_total ?? 0,

@@ -2,7 +2,7 @@ import { headersIdentity } from '../job/headers.js';
 import { judgeMessages } from '../judge/judge-prompt.js';
 import { withJudge, withoutJudge } from '../judge/judged-record.js';
 import type { RunJudge } from '../judge/run-judge.js';
-import type { TokenAccount } from '../pace/token-account.js';
+import type { RowPaid, TokenAccount } from '../pace/token-account.js';
 import type { RowRecord } from '../record/record.js';
 import type { ReferenceAnswer } from '../reply/reference-answer.js';
 import { buildChatRequest } from '../request/chat-request.js';
@@ -48,12 +48,13 @@ export class RowJudge {
   }
 
   /**
-   * The record with the judge's verdict; null when the judge request is left pending (the run
-   * stops, or a budget refused it: the row is judged on --resume).
+   * The record with the judge's verdict, and what the judge's answers cost (not counted yet);
+   * null when the judge request is left pending (the run stops, or a budget refused it: the row
+   * is judged on --resume).
    */
-  async verdictOn(task: RowTask, record: RowRecord): Promise<RowRecord | null> {
+  async verdictOn(task: RowTask, record: RowRecord): Promise<{ record: RowRecord; paid: RowPaid | null } | null> {
     const request = this.requestFor(task, record);
-    if (!request.ok) return withJudge(record, this.judge.model, problemRecord(task, record, request.problem));
+    if (!request.ok) return { record: withJudge(record, this.judge.model, problemRecord(task, record, request.problem)), paid: null };
     const judgeTask: RowTask = {
       position: task.position,
       key: `${task.key}${JUDGE_KEY}`,
@@ -77,7 +78,8 @@ export class RowJudge {
       if (by) this.run.tokens.stopNewRows(by);
       return null;
     }
-    return withJudge(record, this.judge.model, answer);
+    // What the judge's answers cost goes with the judged record's journal line (Sending.settle).
+    return { record: withJudge(record, this.judge.model, answer), paid: this.tokens.takeUnpaid(request.request) };
   }
 
   private requestFor(task: RowTask, record: RowRecord) {

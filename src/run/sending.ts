@@ -5,6 +5,7 @@ import { defaultRetryPolicy } from '../http/retry-policy.js';
 import { keyName as keyNameOf } from '../job/config.js';
 import { keepsResponseBodies } from '../output/openai-batch.js';
 import { AUTO_CEILING } from '../pace/concurrency-target.js';
+import type { RowPaid, TokenAccount } from '../pace/token-account.js';
 import { maskKey } from '../record/key-mask.js';
 import { outcomeCode, SUCCEEDED } from '../record/outcome-code.js';
 import type { RowRecord } from '../record/record.js';
@@ -13,6 +14,8 @@ import { graderFor } from '../reply/grader.js';
 import { judgeRecord, type ReferenceAnswer, withCorrect } from '../reply/reference-answer.js';
 import type { RowTask } from '../request/row-task.js';
 import { paramsEveryRowCarries } from '../request/sent-params.js';
+import type { JournalEntry } from '../state/journal.js';
+import { paidField } from '../state/journal-usage.js';
 import { ResponseCache } from '../state/response-cache.js';
 import { explainStop } from './fatal-hint.js';
 import { judgeOf } from './judge-lane.js';
@@ -22,6 +25,29 @@ import { processRow, type RowServices } from './process-row.js';
 import { awaitingJudge, type RowJudge } from './row-judge.js';
 
 export type { FatalStop } from './model-lanes.js';
+
+/** A row's payments not counted yet, and the token book they are counted in. */
+interface RowPaidBy {
+  account: TokenAccount;
+  row: RowPaid;
+}
+
+/**
+ * The journal entry, with what its row paid since its previous line (journal-usage.ts), counted
+ * in the manifest's figures now: in the same turn as the line is appended, so a manifest written
+ * at any moment covers exactly the lines before the journal's length it names.
+ */
+function withPaid(entry: JournalEntry, paid: readonly RowPaidBy[], record: RowRecord): JournalEntry {
+  if (paid.length === 0) return entry;
+  const counted = paid.filter(({ account, row }) => account.count(row)).map(({ row }) => row);
+  if (counted.length === 0) return entry;
+  const [only] = counted;
+  // The usual line: one response, whose usage the record carries: its dollars say the rest.
+  if (counted.length === 1 && only!.only !== null && only!.only === record.usage && only!.key === record.model) {
+    return { k: entry.k, f: entry.f, o: entry.o, u: only!.cost?.usd ?? 0 };
+  }
+  return { ...entry, u: counted.map((row) => paidField(row.key, row.usage, row.cost)) };
+}
 
 /**
  * The machinery that sends rows and settles them: the concurrency pool and its pace, the HTTP
@@ -216,7 +242,7 @@ export class Sending {
   private settleRow(task: RowTask, record: RowRecord): Promise<void> {
     const graded = this.judged(record, task.reference);
     if (!this.judge?.rows.wants(graded, task.reference)) {
-      return this.settle(task.position, task.key, task.request.fingerprint, this.unjudged(graded));
+      return this.settle(task.position, task.key, task.request.fingerprint, this.unjudged(graded), this.paidFor(task));
     }
     return this.awaitJudge(task, graded);
   }
@@ -225,7 +251,7 @@ export class Sending {
   private async awaitJudge(task: RowTask, graded: RowRecord): Promise<void> {
     const outcome = outcomeCode(graded.category ?? null);
     const awaiting = await this.run.journal.append(
-      { k: task.key, f: awaitingJudge(task.request.fingerprint), o: outcome },
+      withPaid({ k: task.key, f: awaitingJudge(task.request.fingerprint), o: outcome }, this.paidFor(task), graded),
       recordJson(graded),
     );
     this.run.results.awaitingJudge(task.position, awaiting);
@@ -235,7 +261,8 @@ export class Sending {
   private async finishJudging(task: RowTask, record: RowRecord): Promise<void> {
     const judged = await this.judge!.rows.verdictOn(task, record);
     if (judged === null) return this.run.results.leftPending(task.position);
-    return this.settle(task.position, task.key, task.request.fingerprint, judged);
+    const paid = judged.paid ? [{ account: this.run.judge!.tokens, row: judged.paid }] : [];
+    return this.settle(task.position, task.key, task.request.fingerprint, judged.record, paid);
   }
 
   /** With --expect, the record with `correct`: every record of the run has it, null where nothing could be judged. */
@@ -261,10 +288,16 @@ export class Sending {
     this.open.track(work, () => this.stopOnWriteFailure());
   }
 
-  private async settle(position: number, key: string, fingerprint: string, record: RowRecord): Promise<void> {
+  /** What the row of `task` paid since its last journal line and is not counted yet. */
+  private paidFor(task: RowTask): RowPaidBy[] {
+    const row = this.run.tokens.takeUnpaid(task.request);
+    return row ? [{ account: this.run.tokens, row }] : [];
+  }
+
+  private async settle(position: number, key: string, fingerprint: string, record: RowRecord, paid: RowPaidBy[] = []): Promise<void> {
     const { journal, results, progress, session } = this.run;
     const outcome = outcomeCode(record.category ?? null);
-    const location = await journal.append({ k: key, f: fingerprint, o: outcome }, ...recordJsonParts(record));
+    const location = await journal.append(withPaid({ k: key, f: fingerprint, o: outcome }, paid, record), ...recordJsonParts(record));
     results.settled(position, location, outcome);
     progress.settled++;
     session.rows_settled++;

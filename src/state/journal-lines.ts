@@ -25,6 +25,8 @@ export interface JournalEntry {
   f: string;
   /** Outcome code: see `outcomeCode`. */
   o: number;
+  /** What the row paid since its previous line, as journal-usage.ts writes it; absent: nothing. */
+  u?: unknown[] | number;
 }
 
 /** Where a reference line's record is: a record file, and the record's bytes there (without its newline). */
@@ -99,6 +101,7 @@ export function recordEntry(buffer: Buffer, line: { entryStart: number; recordSt
 const ENTRY_KEY = Buffer.from('{"k":');
 const ENTRY_PRINT = Buffer.from(',"f":');
 const ENTRY_OUTCOME = Buffer.from(',"o":');
+const ENTRY_PAID = Buffer.from(',"u":');
 const CLOSE_BRACE = 0x7d;
 
 /**
@@ -116,9 +119,13 @@ function entryAt(buffer: Buffer, from: number, to: number): JournalEntry | null 
   const printEnd = plainStringEnd(buffer, printStart, to);
   if (printEnd === -1 || !startsWith(buffer, printEnd, ENTRY_OUTCOME)) return null;
   const outcomeStart = printEnd + ENTRY_OUTCOME.length;
-  const o = wholeNumberAt(buffer, outcomeStart, to - 1);
+  // What the row paid (`"u":...`, journal-usage.ts) may follow: its readers parse the entry whole.
+  let outcomeEnd = outcomeStart;
+  while (outcomeEnd < to - 1 && buffer[outcomeEnd]! >= 48 && buffer[outcomeEnd]! <= 57) outcomeEnd++;
+  if (outcomeEnd !== to - 1 && !startsWith(buffer, outcomeEnd, ENTRY_PAID)) return null;
+  const o = wholeNumberAt(buffer, outcomeStart, outcomeEnd);
   // JSON has no leading zeros: such an entry is left to JSON.parse, which refuses it.
-  if (o === null || (buffer[outcomeStart] === 48 && to - 1 - outcomeStart > 1)) return null;
+  if (o === null || (buffer[outcomeStart] === 48 && outcomeEnd - outcomeStart > 1)) return null;
   return { k: buffer.toString('utf8', keyStart + 1, keyEnd - 1), f: buffer.toString('utf8', printStart + 1, printEnd - 1), o };
 }
 

@@ -178,6 +178,11 @@ export class JournalWriter {
     for (const wake of waiters) wake();
   }
 
+  /** The journal's length once every line appended so far is written: where the next line starts. */
+  get bytes(): number {
+    return this.size;
+  }
+
   /** The first write or sync that failed, if any. */
   get error(): Error | null {
     return this.failure;

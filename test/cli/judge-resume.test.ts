@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../support/cli.js';
-import { startCliInProcess } from '../support/cli-in-process.js';
+import { runCli as runCliInProcess, startCliInProcess } from '../support/cli-in-process.js';
 import { perTestServedDir, type ServedDir } from '../support/per-test.js';
 import { sendJson } from '../support/scripted-server.js';
 import { jsonlOf } from '../support/temp-dir.js';
@@ -160,5 +160,30 @@ describe('--judge, killed with kill -9 and resumed', () => {
       ['r1', 7, false],
       ['r0', 8, true],
     ]);
+  });
+
+  it("keeps the judge's tokens and dollars in the directory's when a resume has no --judge", async () => {
+    const { dir, server } = fresh;
+    answerAll = true;
+    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 4 }, (_, i) => ({ id: `r${i}`, prompt: `r${i}`, gold: `answer r${i}` }))));
+    const base = ['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--expect', 'gold', '--price', 'm=1/2'];
+    const env = { CHATBATCH_API_KEY: 'sk-judge-resume-test-000000' };
+    const judged = await runCliInProcess(
+      [...base, '--judge', 'judge-m', '--price', 'judge-m=10/20', '--out', 'out', '--quiet', '--limit', '2'],
+      {
+        cwd: dir.path,
+        env,
+      },
+    );
+    expect(judged.code, judged.stderr).toBe(4);
+    const resumed = await runCliInProcess([...base, '--out', 'out', '--quiet', '--resume'], { cwd: dir.path, env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const manifest = JSON.parse(await dir.read('out/manifest.json'));
+    // Two judge answers of 50 + 10 tokens at $10/$20, four model answers of 5 + 2 at $1/$2.
+    expect(manifest.judge.usage.total_tokens).toBe(120);
+    expect(manifest.judge.cost.usd).toBeCloseTo((2 * (50 * 10 + 10 * 20)) / 1e6, 12);
+    expect(manifest.cost.usd).toBeCloseTo((2 * (50 * 10 + 10 * 20) + 4 * (5 + 2 * 2)) / 1e6, 12);
+    const sessions = manifest.sessions.map((session: { cost_usd: number }) => session.cost_usd);
+    expect(manifest.cost.usd).toBeCloseTo(sessions[0] + sessions[1], 12);
   });
 });

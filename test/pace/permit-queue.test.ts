@@ -145,6 +145,45 @@ describe('PermitQueue', () => {
     expect(clock.pending).toBe(0);
   });
 
+  it('with a leeway, lets the permits that come due go together when its timer fires, not one at each answer', async () => {
+    const clock = manualClock();
+    // A bucket of 500 a second holding a second's worth, spent: a permit comes due every 2 ms.
+    const bucket = new RefillingBucket(500, clock.now(), 1000);
+    bucket.spend(500, clock.now());
+    let leeway = 20;
+    const queue = new PermitQueue<number, number>({
+      tryGrant(n): GrantAnswer<number> {
+        const wait = bucket.waitFor(1, clock.now());
+        if (wait > 0) return wait;
+        bucket.spend(1, clock.now());
+        return { go: n };
+      },
+      stop: new AbortController().signal,
+      timer: timerOnSleep(clock.sleep),
+      now: clock.now,
+      leewayMs: () => leeway,
+    });
+    const wentAt: number[] = [];
+    for (let n = 0; n < 30; n++) void (queue.acquire(n) as Promise<number>).then(() => wentAt.push(clock.now()));
+    // Answers come every 2 ms, each nudging the queue: none lets a permit go before the timer.
+    for (let t = 0; t < 20; t += 2) {
+      await clock.advance(2);
+      if (clock.now() < 20) queue.nudge();
+      await settle();
+      if (clock.now() < 20) expect(wentAt).toEqual([]);
+    }
+    expect(wentAt).toEqual(Array(10).fill(20));
+    await clock.advance(20);
+    expect(wentAt.slice(10)).toEqual(Array(10).fill(40));
+    // Without a leeway (a pace found from bare 429s: evenly spaced), an answer lets a permit due go at once.
+    leeway = 0;
+    await clock.advance(2);
+    queue.nudge();
+    await settle();
+    expect(wentAt.at(-1)).toBe(42);
+    expect(clock.timersSet).toBeLessThanOrEqual(4);
+  });
+
   it('asks again at least every second while the head waits long, so the stopping rules are judged', async () => {
     const { queue, clock, asks } = bucketQueue(1 / 60); // one a minute
     queue.acquire('a');

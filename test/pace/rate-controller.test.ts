@@ -188,6 +188,26 @@ describe('RateController', () => {
     expect(made.state.rateLimited).toBe(1);
   });
 
+  it("a 429 whose own headers say the limit is spent is the provider's limit, even when its refill since the request went would have made room", () => {
+    const spentAfter = (headers: (remaining: number) => Record<string, string>) => {
+      const { controller: made, time } = controller();
+      made.answered(ok(OPENAI_3000_RPM(2_999)), send(made), ONE);
+      for (let i = 0; i < 3; i++) {
+        const mark = sendWhenAllowed(made, time);
+        // 60 ms on the way: 3,000 a minute refills 2.9 requests meanwhile, so our copy of the
+        // bucket has room when the 429 saying 0 remaining comes.
+        time.now += 60;
+        made.answered(tooMany(headers(0)), mark, ONE);
+      }
+      return made;
+    };
+    // No pace from bare 429s: the leeway that lets permits go a few at a time stays.
+    expect(spentAfter(OPENAI_3000_RPM).leewayMs).toBe(20);
+    // A 429 whose headers show room is not explained by them (OpenAI's 429 with 499 of 500
+    // requests remaining: https://github.com/open-webui/open-webui/issues/3743): a pace is found.
+    expect(spentAfter(() => OPENAI_3000_RPM(2_000)).leewayMs).toBe(0);
+  });
+
   it('a stray 429 among successes sets no pace', () => {
     const { controller: made, time } = controller();
     for (let i = 0; i < 40; i++) {

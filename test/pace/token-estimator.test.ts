@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { CostAccount } from '../../src/cost/cost-account.js';
+import { flatPriceBook } from '../../src/cost/price-book.js';
 import { limitsForShard } from '../../src/pace/shard-limits.js';
 import { TokenAccount } from '../../src/pace/token-account.js';
 import { TokenEstimator } from '../../src/pace/token-estimator.js';
@@ -119,6 +121,45 @@ describe('TokenAccount', () => {
     const account = new TokenAccount({ limit: null, before: { ...emptyUsage(), total_tokens: 1e9 }, estimator: new TokenEstimator() });
     expect(account.reserve(sized, true)).toBe(14);
     expect(account.limitReached).toBe(false);
+  });
+});
+
+describe('TokenAccount counting when journaled', () => {
+  const book = flatPriceBook('m', { input: 1, output: 2, cachedInput: null }, '--price', null);
+  const paid = (prompt: number, completion: number) => ({ ok: true, usage: { prompt_tokens: prompt, completion_tokens: completion } });
+
+  it("keeps a row's payments out of the manifest's figures until its line is journaled, the budget counting them at once", () => {
+    const cost = new CostAccount({ books: [book], limit: null, before: [] });
+    const account = new TokenAccount({ limit: 1000, before: undefined, estimator: new TokenEstimator(), cost, countWhenJournaled: true });
+    const row = { promptChars: 40, estimatedTokens: 14, model: 'm' };
+    const other = { promptChars: 40, estimatedTokens: 14, model: 'm' };
+    // A paid answer retried (a reply failing its schema), then the answer that settles the row.
+    for (const [sized, [prompt, completion]] of [
+      [row, [100, 10]],
+      [row, [100, 20]],
+      [other, [50, 5]],
+    ] as const) {
+      const reserved = account.reserve(sized, true)!;
+      account.release(sized, reserved, paid(prompt, completion));
+    }
+    expect(account.session.total_tokens).toBe(0);
+    expect(cost.sessionUsd).toBe(0);
+    expect(account.spent).toBe(285);
+    const taken = account.takeUnpaid(row)!;
+    expect(taken.usage).toMatchObject({ prompt_tokens: 200, completion_tokens: 30, responses_with_usage: 2 });
+    expect(taken.cost).toEqual({ key: 'm', usd: 260 / 1e6, prompt: 200, cached: 0, completion: 30 });
+    expect(account.takeUnpaid(row)).toBeNull();
+    expect(account.count(taken)).toBe(true);
+    expect(account.count(taken)).toBe(false);
+    expect([account.session.total_tokens, account.total.total_tokens, account.spent]).toEqual([230, 230, 285]);
+    expect(cost.sessionUsd).toBeCloseTo(260 / 1e6, 12);
+    // The session ends: what no line carries (a row left pending) is counted, and not again by a late line.
+    const late = account.takeUnpaid(other)!;
+    account.countUnjournaled();
+    expect([account.session.total_tokens, account.spent]).toEqual([285, 285]);
+    expect(cost.sessionUsd).toBeCloseTo(320 / 1e6, 12);
+    expect(account.count(late)).toBe(false);
+    expect(account.session.total_tokens).toBe(285);
   });
 });
 

@@ -46,6 +46,9 @@ describe('journal lines', () => {
       }
     }
     expect(entryOf('{"k":"a","f":"b","o":0}')).toEqual({ k: 'a', f: 'b', o: 0 });
+    // What the row paid (journal-usage.ts) follows the outcome; the output's copier needs only the rest.
+    expect(entryOf('{"k":"a","f":"b","o":10,"u":[["m",1,2,3,0,0,1,0,0,0.5,1,0,2]]}')).toEqual({ k: 'a', f: 'b', o: 10 });
+    expect(entryOf('{"k":"a","f":"b","o":1,"u":0.000072}')).toEqual({ k: 'a', f: 'b', o: 1 });
     for (const head of ['{"k":"a","f":"b","o":01}', '{"k":"a","f":"b"}', '{"k":1,"f":"b","o":1}', '{"k":"a","f":"b","o":1']) {
       expect(entryOf(head)).toBeNull();
     }

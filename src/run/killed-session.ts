@@ -1,0 +1,128 @@
+import { open } from 'node:fs/promises';
+import { roundUsd } from '../cost/cost-summary.js';
+import { isUsd } from '../cost/earlier-cost.js';
+import type { Manifest, RunSession, UsageJournalMark } from '../output/manifest.js';
+import { sumUsage, tokenCount } from '../record/usage-totals.js';
+import { readLine } from '../state/journal-lines.js';
+import { journalHeader } from '../state/journal-recovery.js';
+import { type PaidPart, paidParts, recordPaid } from '../state/journal-usage.js';
+
+/**
+ * Which journal a mark is in. A session's end replaces the journal by a compacted one whose
+ * header names the new record files' temporary names (random, output/journal-index.ts): that
+ * name tells one journal from the next; a journal never compacted has no header (null).
+ */
+export function journalGeneration(header: Record<string, unknown> | null): string | null {
+  if (header === null) return null;
+  return typeof header.output === 'string' ? header.output : JSON.stringify(header);
+}
+
+/**
+ * A session killed with kill -9 left the manifest as its last write had it: its usage and
+ * dollars then, and the journal length they cover (`usage_journal`). The rows it journaled
+ * after that paid too: each line carries what its row paid since its previous line
+ * (state/journal-usage.ts), and those are added here, to the killed session's figures and the
+ * directory's, before the resume reads them (its budget, its manifest). The mark is removed:
+ * counted once, however many resumes follow. Nothing is added when the journal is no longer
+ * the one the mark is in (the session was killed as its end replaced its journal: its last
+ * write, just before, covered every line), or when no session has a mark (an older
+ * chatbatch's manifest: as before, its last 2 s are not counted). Returns the lines counted.
+ */
+export async function countKilledSession(manifest: Manifest, journal: string): Promise<number> {
+  const marked = manifest.sessions.findLast((session) => session.usage_journal !== undefined);
+  const mark = marked?.usage_journal;
+  for (const session of manifest.sessions) delete session.usage_journal;
+  if (marked?.status !== 'running' || !isMark(mark)) return 0;
+  if (journalGeneration(await journalHeader(journal)) !== mark.journal) return 0;
+  const { lines, parts } = await paidAfter(journal, mark.bytes);
+  for (const part of parts) addPart(manifest, marked, part);
+  return lines;
+}
+
+function isMark(value: unknown): value is UsageJournalMark {
+  if (typeof value !== 'object' || value === null) return false;
+  const { journal, bytes } = value as Record<string, unknown>;
+  return (journal === null || typeof journal === 'string') && Number.isSafeInteger(bytes) && (bytes as number) >= 0;
+}
+
+/** Bytes of the journal read at a time. */
+const READ_BYTES = 1 << 20;
+
+/** The paid parts of the record lines from `from` to the journal's end that verify, and how many lines carried some. */
+async function paidAfter(journal: string, from: number): Promise<{ lines: number; parts: PaidPart[] }> {
+  const parts: PaidPart[] = [];
+  let lines = 0;
+  const handle = await open(journal, 'r').catch(() => null);
+  if (handle === null) return { lines, parts };
+  try {
+    let buffer = Buffer.allocUnsafe(READ_BYTES);
+    let filled = 0;
+    let position = from;
+    for (;;) {
+      if (filled === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)]);
+      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      filled += bytesRead;
+      let start = 0;
+      let newline: number;
+      while ((newline = buffer.indexOf(10, start)) !== -1 && newline < filled) {
+        const found = linePaid(buffer, start, newline);
+        if (found.length > 0) lines++;
+        parts.push(...found);
+        start = newline + 1;
+      }
+      buffer.copyWithin(0, start, filled);
+      filled -= start;
+    }
+  } finally {
+    await handle.close();
+  }
+  return { lines, parts };
+}
+
+/** What a record line that verifies says its row paid; nothing for any other line. */
+function linePaid(buffer: Buffer, start: number, newline: number): PaidPart[] {
+  const line = readLine(buffer, start, newline);
+  if (line?.kind !== 'record') return [];
+  try {
+    const entry: unknown = JSON.parse(buffer.toString('utf8', line.entryStart, line.recordStart - 1));
+    const paid = typeof entry === 'object' && entry !== null ? (entry as { u?: unknown }).u : undefined;
+    if (typeof paid !== 'number') return paidParts(paid);
+    // One response, the record's usage: read from the record.
+    const record: unknown = JSON.parse(buffer.toString('utf8', line.recordStart, newline));
+    return typeof record === 'object' && record !== null ? recordPaid(paid, record) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Adds a part to the session's figures and the directory's: the model's, or the judge's (`model` null). */
+function addPart(manifest: Manifest, session: RunSession, part: PaidPart): void {
+  session.cost_usd = plusUsd(session.cost_usd, part.usd);
+  if (manifest.cost) manifest.cost.usd = plusUsd(manifest.cost.usd, part.usd);
+  if (part.model === null) {
+    if (!manifest.judge) return;
+    manifest.judge.usage = sumUsage([manifest.judge.usage, part.usage]);
+    manifest.judge.cost.usd = plusUsd(manifest.judge.cost.usd, part.usd);
+    return;
+  }
+  session.usage = sumUsage([session.usage, part.usage]);
+  manifest.usage = sumUsage([manifest.usage, part.usage]);
+  const model = manifest.cost?.by_model?.[part.model];
+  if (model) model.usd = plusUsd(model.usd, part.usd);
+  const byModel = (session.cost_by_model ??= {});
+  // A model the session's figures do not name: its tokens only, priced by whoever knows its price (cost/earlier-cost.ts).
+  const before = byModel[part.model] ?? { usd: null, prompt_tokens: 0, cached_tokens: 0, completion_tokens: 0 };
+  byModel[part.model] = {
+    usd: plusUsd(before.usd, part.usd),
+    prompt_tokens: (tokenCount(before.prompt_tokens) ?? 0) + part.prompt,
+    cached_tokens: (tokenCount(before.cached_tokens) ?? 0) + part.cached,
+    completion_tokens: (tokenCount(before.completion_tokens) ?? 0) + part.completion,
+  };
+}
+
+/** A figure plus `usd`; an unknown figure (null: no price) stays unknown. */
+function plusUsd(figure: unknown, usd: number): number | null {
+  return isUsd(figure) ? roundUsd(figure + usd) : null;
+}
