@@ -1,7 +1,7 @@
 import type { CostAccount } from '../cost/cost-account.js';
 import { type ModelCost, roundUsd } from '../cost/cost-summary.js';
 import type { TokenAccount } from '../pace/token-account.js';
-import type { UsageTotals } from '../record/usage-totals.js';
+import { sumUsage, type UsageTotals } from '../record/usage-totals.js';
 import type { RunJudge } from './run-judge.js';
 
 /** The manifest's `judge`: what the judge's requests used and cost, kept apart from the models' (over every session). */
@@ -37,4 +37,22 @@ export function earlierJudgeUsd(earlier: { judge?: { cost?: { usd?: unknown } } 
   if (earlier?.judge === undefined) return 0;
   const usd = earlier.judge.cost?.usd;
   return typeof usd === 'number' && Number.isFinite(usd) && usd >= 0 ? usd : null;
+}
+
+/**
+ * The judge's figures of several output directories (merge's shards, judged alike: merge refuses
+ * others): its tokens summed, and its dollars summed, null when a shard's are unknown. Absent
+ * when no shard judged. A shard's manifest is read from disk: only a `judge` shaped as written counts.
+ */
+export function mergedJudge(parts: ReadonlyArray<ManifestJudge | undefined>): ManifestJudge | undefined {
+  const judged = parts.filter((part): part is ManifestJudge => typeof part === 'object' && part !== null);
+  if (judged.length === 0) return undefined;
+  const dollars = parts.map((part) => part?.cost?.usd);
+  const known = dollars.every((usd) => typeof usd === 'number' && Number.isFinite(usd) && usd >= 0);
+  const first = judged[0]!;
+  return {
+    ...first,
+    usage: sumUsage(judged.map((part) => part.usage)),
+    cost: { ...first.cost, usd: known ? roundUsd((dollars as number[]).reduce((sum, usd) => sum + usd, 0)) : null },
+  };
 }

@@ -2,6 +2,7 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { mergedCost } from '../cost/cost-summary.js';
+import { type ManifestJudge, mergedJudge } from '../judge/judge-manifest.js';
 import type { FailureCategory } from '../record/record.js';
 import { sumUsage } from '../record/usage-totals.js';
 import { ERRORS_FILE, MANIFEST_FILE, OUTPUT_FILE } from '../state/file-names.js';
@@ -195,6 +196,8 @@ async function writeMerge(
       ordered.map((s) => s.manifest.cost),
       ordered.map((s) => `${s.index}/${count}`),
     ),
+    // The judge's dollars are in cost.usd: its tokens and dollars apart, as each shard keeps them.
+    ...judgeOf(ordered),
     started_at: ordered.map((s) => s.manifest.started_at).sort()[0]!,
     ended_at:
       ordered
@@ -208,6 +211,11 @@ async function writeMerge(
   };
   await writeManifest(path.join(staging, MANIFEST_FILE), manifest);
   return { shards: count, succeeded, failed, manifest, derivedFiles: derivedFiles.map((file) => path.join(outDir, path.basename(file))) };
+}
+
+function judgeOf(ordered: readonly ShardInfo[]): { judge?: ManifestJudge } {
+  const judge = mergedJudge(ordered.map((s) => s.manifest.judge));
+  return judge ? { judge } : {};
 }
 
 /** The shards' replies cut at max_tokens, summed; left out when a shard's manifest predates the count (a sum would be short). */

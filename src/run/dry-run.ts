@@ -18,6 +18,7 @@ import { maxCompletionTokens } from '../request/completion-limit.js';
 import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
 import { copiesPerRow } from '../request/samples.js';
 import { outDirPaths } from '../state/out-dir.js';
+import { countKilledSession } from './killed-session.js';
 import { runOwnDirs } from './own-dirs.js';
 import { runRedactor } from './run-redactor.js';
 
@@ -68,6 +69,8 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
   const judge = await runJudge(config);
   const judgeCounter = judge ? new JudgeCounter(judge.template, copiesPerRow(config)) : null;
   const earlier = config.resume && config.outDir ? await readManifest(outDirPaths(config.outDir).manifest) : null;
+  // What a killed session journaled after its last manifest write is spent too (read only: nothing is written).
+  if (earlier && config.outDir) await countKilledSession(earlier, outDirPaths(config.outDir).journal);
   const report: DryRunReport = {
     files,
     rows: 0,
@@ -99,6 +102,7 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
           before: earlier.sessions ?? [],
           earlierModels: manifestModels(earlier.config),
           parts: judge ? [{ name: 'judge', book: judge.book, earlierUsd: earlierJudgeUsd(earlier) }] : [],
+          earlierApartUsd: judge ? 0 : earlierJudgeUsd(earlier),
         }).totalUsd
       : null,
   };

@@ -29,9 +29,11 @@ export function journalGeneration(header: Record<string, unknown> | null): strin
  * chatbatch's manifest: as before, its last 2 s are not counted). Returns the lines counted.
  */
 export async function countKilledSession(manifest: Manifest, journal: string): Promise<number> {
-  const marked = manifest.sessions.findLast((session) => session.usage_journal !== undefined);
+  // A manifest read by --dry-run is checked only for its shape: sessions may be missing.
+  const sessions = Array.isArray(manifest.sessions) ? manifest.sessions : [];
+  const marked = sessions.findLast((session) => session.usage_journal !== undefined);
   const mark = marked?.usage_journal;
-  for (const session of manifest.sessions) delete session.usage_journal;
+  for (const session of sessions) delete session.usage_journal;
   if (marked?.status !== 'running' || !isMark(mark)) return 0;
   if (journalGeneration(await journalHeader(journal)) !== mark.journal) return 0;
   const { lines, parts } = await paidAfter(journal, mark.bytes);

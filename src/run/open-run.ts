@@ -357,9 +357,12 @@ function assembleRun(parts: SessionParts, state: SessionState, journalName: stri
   // The job's fingerprint, hashed beside the run, and the checkpoints write nothing once the
   // session's last write is near.
   const identity = new AbortController();
+  // The write before the journal is replaced (lastRunningWrite): a write that ends the session waits for it, so lands after it.
+  let coveringWrite: Promise<boolean> | null = null;
   const stopBackgroundWrites = async (): Promise<void> => {
     identity.abort();
     await checkpoints.stop();
+    await coveringWrite;
   };
   // Stopped before the session's last write; markError and markWriteFailed end the session once.
   const endOnce = async (status: 'error' | 'write_failed'): Promise<boolean> => {
@@ -367,6 +370,8 @@ function assembleRun(parts: SessionParts, state: SessionState, journalName: stri
     // Once the session has its final status, the finishing write is under way: it tells the story.
     if (manifest.status !== 'running') return false;
     endSession(status);
+    // A write before the journal's replacement begun before this end (none begins after it) lands first.
+    await coveringWrite;
     return true;
   };
   const opened: OpenedRun = {
@@ -390,12 +395,15 @@ function assembleRun(parts: SessionParts, state: SessionState, journalName: stri
     stopCheckpoints: stopBackgroundWrites,
     lastRunningWrite: async () => {
       await stopBackgroundWrites();
+      // Ended already (an internal error marked it): its own write tells the story.
+      if (manifest.status !== 'running') return false;
       countUnjournaled();
       countAttempts();
-      return writeManifest(paths.manifest, manifest).then(
+      coveringWrite = writeManifest(paths.manifest, manifest).then(
         () => true,
         () => false,
       );
+      return coveringWrite;
     },
     markError: async (message) => {
       if (!(await endOnce('error'))) return;

@@ -242,6 +242,26 @@ describe('the cost in dollars', () => {
     expect(merged.stderr).toContain('cost:   $0.012 (estimated from token usage and list prices');
   });
 
+  it("merge sums the shards' judge tokens and dollars (--judge), apart from the models' as each shard keeps them", async () => {
+    await served.dir.write('in.jsonl', rows(4));
+    for (const shard of ['0', '1']) {
+      const args = ['run', 'in.jsonl', '--base-url', served.server.baseUrl, '--model', 'm', '--price', 'm=1/2', '--expect', 'id'];
+      const judged = ['--judge', 'j', '--price', 'j=10/20', '--out', `s${shard}`, '--shard', `${shard}/2`];
+      const result = await runCli([...args, ...judged], { cwd: served.dir.path, env });
+      expect(result.code, result.stderr).toBe(0);
+    }
+    const shards = await Promise.all(['s0', 's1'].map(async (dir) => JSON.parse(await served.dir.read(`${dir}/manifest.json`))));
+    const merged = await runCli(['merge', 's0', 's1', '--out', 'all'], { cwd: served.dir.path });
+    expect(merged.code, merged.stderr).toBe(0);
+    const all = JSON.parse(await served.dir.read('all/manifest.json'));
+    // Four rows: four model answers and four judge answers, 1,500 tokens each.
+    expect(all.judge.usage.total_tokens).toBe(4 * 1500);
+    expect(all.judge.cost.usd).toBeCloseTo(shards[0].judge.cost.usd + shards[1].judge.cost.usd, 12);
+    expect(all.judge.cost.usd).toBeCloseTo((4 * (800 * 10 + 200 * 10 + 500 * 20)) / 1e6, 12);
+    expect(all.cost.usd).toBeCloseTo(shards[0].cost.usd + shards[1].cost.usd, 12);
+    expect(all.usage.total_tokens).toBe(4 * 1500);
+  });
+
   it("merge keeps each shard's price when they differ and says so; refuses shards judged against another reference (issue 42, item 7)", async () => {
     await served.dir.write('in.jsonl', rows(6));
     const shard = (index: number, ...extra: string[]) =>

@@ -176,6 +176,10 @@ describe('--judge, killed with kill -9 and resumed', () => {
       },
     );
     expect(judged.code, judged.stderr).toBe(4);
+    // --dry-run of that resume counts the judge's dollars as spent: two judge answers, two models'.
+    const planned = await runCliInProcess([...base, '--out', 'out', '--resume', '--dry-run', '--max-cost', '1'], { cwd: dir.path, env });
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stdout + planned.stderr).toContain(`$${(2 * (50 * 10 + 10 * 20) + 2 * (5 + 2 * 2)) / 1e6} already spent in out`);
     const resumed = await runCliInProcess([...base, '--out', 'out', '--quiet', '--resume'], { cwd: dir.path, env });
     expect(resumed.code, resumed.stderr).toBe(0);
     const manifest = JSON.parse(await dir.read('out/manifest.json'));

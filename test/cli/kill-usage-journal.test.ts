@@ -62,7 +62,8 @@ function answer(request: ReceivedRequest, response: ServerResponse): void {
   answered++;
   if (model === 'judge') {
     const choices = [{ index: 0, message: { role: 'assistant', content: 'GRADE: C' }, finish_reason: 'stop' }];
-    return sendJson(response, 200, { id: `chatcmpl-judge-${answered}`, choices, usage: JUDGE_USAGE });
+    sendJson(response, 200, { id: `chatcmpl-judge-${answered}`, choices, usage: JUDGE_USAGE });
+    return;
   }
   sendJson(response, 200, {
     id: `chatcmpl-${model}-${prompt}`,
@@ -171,6 +172,14 @@ describe('usage a killed session journaled after its last manifest write', () =>
     await first.done;
     waiting = []; // the killed session's requests: never answered
     expect((await manifest()).usage.total_tokens).toBe(r01);
+    // --dry-run of the resume counts them as spent already.
+    const r03 = [0, 1, 2, 3].flatMap((row) => MODELS.map((model) => usageOf(model, row).total_tokens)).reduce((a, b) => a + b);
+    const planned = await runCli([...args(), '--resume', '--dry-run', '--max-total-tokens', '100000'], {
+      cwd: fresh.dir.path,
+      env: { CHATBATCH_API_KEY: KEY },
+    });
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stdout + planned.stderr).toContain(`${r03.toLocaleString('en-US')} already spent in out`);
 
     // Session 2 (a resume): its first manifest write lands, none after; r4 and r5 are journaled, then it is killed.
     allow(4, 5);
