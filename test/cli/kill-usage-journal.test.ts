@@ -180,6 +180,10 @@ describe('usage a killed session journaled after its last manifest write', () =>
     });
     expect(planned.code, planned.stderr).toBe(0);
     expect(planned.stdout + planned.stderr).toContain(`${r03.toLocaleString('en-US')} already spent in out`);
+    // So does `report` of the killed run.
+    const reported = await runCli(['report', 'out', '--json'], { cwd: fresh.dir.path });
+    expect(reported.code, reported.stderr).toBe(0);
+    expect(JSON.parse(reported.stdout).tokens.total_tokens).toBe(r03);
 
     // Session 2 (a resume): its first manifest write lands, none after; r4 and r5 are journaled, then it is killed.
     allow(4, 5);
