@@ -13,9 +13,11 @@ const EMPTY = Buffer.alloc(0);
  * there: a read failure of it is a WriteFailedError (the run's own file failed it).
  *
  * A read takes in what the next reads are likely to ask for: the bytes after the ones asked for
- * when reads go forwards, the bytes before them when they go backwards (a resume of an input in
+ * when reads go forwards, the bytes before them when they go on backwards (a resume of an input in
  * reverse order reads the earlier files from their end: 200,000 rows took 31 s of system time
- * reading 1 MiB after each record, each read missing the one before). A buffer that served one
+ * reading 1 MiB after each record, each read missing the one before), and the bytes around them
+ * at a first step back (a resume of a killed run reads its journal in row order: mostly forwards,
+ * stepping back a few records now and then). A buffer that served one
  * read only halves the next read, down to 16 KiB (rows in random order); one that served many
  * doubles it again, up to 1 MiB.
  */
@@ -29,6 +31,8 @@ export class BufferedFile {
   private readBytes = MOST_READ_BYTES;
   /** Reads the buffer answered since it was filled. */
   private served = 0;
+  /** Whether the read that filled the buffer went backwards (asked for bytes before the buffer's). */
+  private lastMissBackwards = false;
   /** Read calls made, and bytes they read: for tests and the bench. */
   calls = 0;
   bytesRead = 0;
@@ -75,7 +79,16 @@ export class BufferedFile {
     }
     const size = Math.max(length, this.readBytes);
     if (this.buffer.length < size || this.buffer.length > 4 * size) this.buffer = Buffer.allocUnsafe(size);
-    return backwards ? Math.max(0, offset + length - this.buffer.length) : offset;
+    const steppedBack = backwards && !this.lastMissBackwards;
+    this.lastMissBackwards = backwards;
+    if (!backwards) return offset;
+    // A first step back is read around the bytes asked for: half before them, half after, for
+    // reads that step back a little and go on forwards (a killed run's journal, in the order rows
+    // finished, read in row order). Ending the read where the bytes asked for end made each such
+    // step cost two reads, and the reads shrank to 16 KiB: 27,096 reads of 453 MB for a journal
+    // of 30,000 records (23 MB). Reads that go on backwards take the bytes before.
+    if (steppedBack) return Math.max(0, Math.min(offset, offset + length - (this.buffer.length >> 1)));
+    return Math.max(0, offset + length - this.buffer.length);
   }
 
   /** Opened only if a regular file (O_NONBLOCK: a FIFO put in its place must not hang the run; see regular-file.ts). */

@@ -47,4 +47,21 @@ describe('placedRecord', () => {
       expect(placedRecord(bytes, { file: 'b', line: 4 })).toBe(bytes);
     }
   });
+
+  it('never splices into a field of a record that is not in the shape chatbatch writes (the journal verifies a record, not who wrote it)', () => {
+    for (const text of [
+      // `line` not right after `file`: a `,"line":` further on is another object's field.
+      '{"id":"x","file":"a","meta":{"k":1,"line":2},"line":1}\n',
+      // No `id` first: the first `,"file":` is inside another field's object.
+      '{"model":"m","meta":{"k":1,"file":"q","line":2},"file":"a","line":1}\n',
+      // A line that is not a whole number: its digits alone are not the value.
+      '{"id":"x","file":"a","line":1.5,"model":"m"}\n',
+      '{"id":"x","file":"a","line":12e3,"model":"m"}\n',
+      // `id` not a string.
+      '{"id":7,"file":"a","line":1}\n',
+    ]) {
+      const bytes = Buffer.from(text);
+      expect(placedRecord(bytes, { file: 'b', line: 4 }).toString()).toBe(text);
+    }
+  });
 });
