@@ -1,3 +1,5 @@
+import { startNow } from './start-now.js';
+
 export interface AdmissionLimits {
   /**
    * Most rows working at once (queued for a pool slot, sending, or waiting for their journal
@@ -88,14 +90,5 @@ export class AdmissionGate {
       this.reader = null;
       reader();
     }
-  }
-}
-
-/** `work()`, a synchronous throw as a rejection (as `.then(work)` gives it). */
-function startNow<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return work();
-  } catch (error) {
-    return Promise.reject(error);
   }
 }

@@ -1,3 +1,5 @@
+import { startNow } from './start-now.js';
+
 /**
  * At most `concurrency` pieces of work at once, started in the order they were asked for; the
  * limit may change at any time (the rate controller sizes it). What p-limit did for the pacer,
@@ -83,14 +85,5 @@ function noop(): void {}
 function checkConcurrency(value: number): void {
   if (!(value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && value >= 1))) {
     throw new TypeError(`a pool's concurrency must be a positive integer or Infinity: current value is ${String(value)}`);
-  }
-}
-
-/** `work()`, a synchronous throw as a rejection (as `.then(work)` gives it). */
-function startNow<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return work();
-  } catch (error) {
-    return Promise.reject(error);
   }
 }
