@@ -119,19 +119,29 @@ function addPart(manifest: Manifest, session: RunSession, part: PaidPart): void 
   }
   session.usage = sumUsage([objectOrNull(session.usage) ?? undefined, part.usage]);
   manifest.usage = sumUsage([manifest.usage, part.usage]);
-  const model = objectOrNull(objectOrNull(cost?.by_model)?.[part.model]);
+  const model = objectOrNull(ownField(cost?.by_model, part.model));
   if (model) model.usd = plusUsd(model.usd, part.usd);
   session.cost_by_model ??= {};
   const byModel = objectOrNull(session.cost_by_model);
   if (!byModel) return;
   // A model the session's figures do not name: its tokens only, priced by whoever knows its price (cost/earlier-cost.ts).
-  const before = objectOrNull(byModel[part.model]) ?? {};
-  byModel[part.model] = {
+  const before = objectOrNull(ownField(byModel, part.model)) ?? {};
+  const figures = {
     usd: plusUsd(before.usd ?? null, part.usd),
     prompt_tokens: (tokenCount(before.prompt_tokens) ?? 0) + part.prompt,
     cached_tokens: (tokenCount(before.cached_tokens) ?? 0) + part.cached,
     completion_tokens: (tokenCount(before.completion_tokens) ?? 0) + part.completion,
   };
+  // defineProperty, not assignment: a model named `__proto__` would otherwise replace the object's prototype.
+  Object.defineProperty(byModel, part.model, { value: figures, writable: true, enumerable: true, configurable: true });
+}
+
+/**
+ * The field `name` of `value` when it is its own: a model name is the user's, and `__proto__`
+ * read from a plain object is Object.prototype, whose `usd` set here every object would then have.
+ */
+function ownField(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, name) ? (value as Record<string, unknown>)[name] : undefined;
 }
 
 /** `value` when it is an object (not an array) whose fields may be read and set; else null. */

@@ -155,4 +155,23 @@ describe('countKilledSession', () => {
       expect(manifest.sessions[1]!.cost_usd).toBeCloseTo(0.016, 12);
     }
   });
+
+  it('adds a model named like a property every object has (`__proto__`) to its own figures, never to every object', async () => {
+    const { file, mark } = await journalOf([null, paidField('__proto__', usage(7, 3), priced(0.002, 7, 3))], 1);
+    const manifest = killedManifest(mark);
+    try {
+      expect(await countKilledSession(manifest, file)).toBe(1);
+      expect(({} as { usd?: unknown }).usd).toBeUndefined();
+      expect(Object.hasOwn(manifest.sessions[1]!.cost_by_model!, '__proto__')).toBe(true);
+      // A model the session's figures did not name: its tokens, priced by whoever knows its price.
+      expect(JSON.parse(JSON.stringify(manifest.sessions[1]!.cost_by_model)).__proto__).toEqual({
+        usd: null,
+        prompt_tokens: 7,
+        cached_tokens: 0,
+        completion_tokens: 3,
+      });
+    } finally {
+      delete (Object.prototype as { usd?: unknown }).usd;
+    }
+  });
 });
