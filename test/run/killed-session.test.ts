@@ -164,7 +164,7 @@ describe('countKilledSession', () => {
       expect(({} as { usd?: unknown }).usd).toBeUndefined();
       expect(Object.hasOwn(manifest.sessions[1]!.cost_by_model!, '__proto__')).toBe(true);
       // A model the session's figures did not name: its tokens, priced by whoever knows its price.
-      expect(JSON.parse(JSON.stringify(manifest.sessions[1]!.cost_by_model)).__proto__).toEqual({
+      expect(Object.getOwnPropertyDescriptor(JSON.parse(JSON.stringify(manifest.sessions[1]!.cost_by_model)), '__proto__')?.value).toEqual({
         usd: null,
         prompt_tokens: 7,
         cached_tokens: 0,
