@@ -1,4 +1,3 @@
-import { open } from 'node:fs/promises';
 import { roundUsd } from '../cost/cost-summary.js';
 import { isUsd } from '../cost/earlier-cost.js';
 import type { Manifest, RunSession, UsageJournalMark } from '../output/manifest.js';
@@ -6,6 +5,7 @@ import { sumUsage, tokenCount } from '../record/usage-totals.js';
 import { readLine } from '../state/journal-lines.js';
 import { journalHeader } from '../state/journal-recovery.js';
 import { type PaidPart, paidParts, recordPaid } from '../state/journal-usage.js';
+import { openRegularFile } from '../state/regular-file.js';
 
 /**
  * Which journal a mark is in. A session's end replaces the journal by a compacted one whose
@@ -54,7 +54,9 @@ const READ_BYTES = 1 << 20;
 async function paidAfter(journal: string, from: number): Promise<{ lines: number; parts: PaidPart[] }> {
   const parts: PaidPart[] = [];
   let lines = 0;
-  const handle = await open(journal, 'r').catch(() => null);
+  // Only a regular file: report and --dry-run read a directory they do not lock, where a FIFO
+  // in the journal's place would hold the open forever (a resume refuses such a journal first).
+  const handle = await openRegularFile(journal).catch(() => null);
   if (handle === null) return { lines, parts };
   try {
     let buffer = Buffer.allocUnsafe(READ_BYTES);
