@@ -29,6 +29,7 @@ export interface RecordLocation {
 }
 
 const STAGING_BYTES = 1 << 18;
+const TAB = 9;
 /**
  * Most bytes a turn of the event loop gathers before they are written: past it, what is gathered
  * is written at once and gathering goes on. A turn settling gigabytes of records (a large
@@ -82,19 +83,23 @@ export class JournalWriter {
    */
   append(entry: JournalEntry, recordJson: string, recordTail = ''): Promise<RecordLocation> {
     if (this.failure) return Promise.reject(this.failure);
-    const head = `${JSON.stringify(entry)}\t`;
+    // The entry's tab is written as a byte: `${entry}\t` would be a second string to flatten.
+    const head = JSON.stringify(entry);
     // Room for the line without measuring it first (a pass over each string): a UTF-16 code
     // unit never takes more than 3 bytes of UTF-8. Long records are measured instead, so the
     // buffer does not grow to three times their size.
-    const chars = head.length + recordJson.length + recordTail.length;
+    const chars = head.length + 1 + recordJson.length + recordTail.length;
     this.reserve(
       CHECKSUM_BYTES +
         1 +
-        (chars <= EXACT_SIZE_ABOVE ? 3 * chars : Buffer.byteLength(head) + Buffer.byteLength(recordJson) + Buffer.byteLength(recordTail)),
+        (chars <= EXACT_SIZE_ABOVE
+          ? 3 * chars
+          : Buffer.byteLength(head) + 1 + Buffer.byteLength(recordJson) + Buffer.byteLength(recordTail)),
     );
     const line = this.filled;
     const body = line + CHECKSUM_BYTES;
     let end = body + this.staging.write(head, body);
+    this.staging[end++] = TAB;
     end += this.staging.write(recordJson, end);
     if (recordTail !== '') end += this.staging.write(recordTail, end);
     const lineBytes = end + 1 - line;
