@@ -50,7 +50,8 @@ describe('a model named __proto__, constructor or hasOwnProperty', () => {
       expect(Object.keys(manifest.cost.by_model)).toEqual(MODELS);
       expect(Object.keys(manifest.sessions[0]!.cost_by_model)).toEqual(MODELS);
     }
-    const rowsOf = (manifest: (typeof shards)[0]) => manifest.sessions[0]!.cost_by_model.constructor!.prompt_tokens / 100;
+    const rowsOf = (manifest: (typeof shards)[0]) =>
+      (own(manifest.sessions[0]!.cost_by_model, 'constructor') as { prompt_tokens: number }).prompt_tokens / 100;
     expect(rowsOf(shards[0]!) + rowsOf(shards[1]!)).toBe(4);
 
     const merged = await runCli(['merge', 'out0', 'out1', '--out', 'all'], { cwd: served.dir.path });
