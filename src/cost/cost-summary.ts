@@ -25,6 +25,13 @@ export interface ModelCost {
   cached_input_per_mtok: number | null;
   /** The table charges more past a prompt size (the figures above are the first tier's). */
   tiered: boolean;
+  /**
+   * A merge's only: the tokens priced, every shard and session (cost/model-tokens.ts). A run's
+   * manifest keeps them by session (`sessions[].cost_by_model`).
+   */
+  prompt_tokens?: number;
+  cached_tokens?: number;
+  completion_tokens?: number;
 }
 
 export function manifestCost(account: CostAccount): ManifestCost {
