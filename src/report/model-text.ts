@@ -98,8 +98,8 @@ export function modelComparisonLines(comparison: ModelComparison): string[] {
   const widths = columns.map((_, i) => Math.max(...cells.map((row) => row[i]!.length)));
   const lines = ['by model (refused: category refused; length: finish_reason length; latency first attempt to final answer):'];
   for (const row of cells) lines.push(`  ${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')}`.trimEnd());
-  lines.push(`  ${tokensNote(comparison.models)}`);
   if (comparison.common) lines.push(`  ${commonRowsNote({ ...comparison, common: comparison.common })}`);
+  lines.push(`  ${tokensNote(comparison.models)}`);
   lines.push('');
   for (const line of agreementLines(comparison)) lines.push(line);
   return lines;
