@@ -5,20 +5,29 @@ import { perTestServedDir, type ServedDir } from '../support/per-test.js';
 import { sendJson } from '../support/scripted-server.js';
 import { jsonlOf } from '../support/temp-dir.js';
 
-// Model names are the user's: `__proto__`, `constructor` and `hasOwnProperty` are names like any
-// other. Per-model figures kept in a plain object lost `__proto__` (assigning it set the object's
-// prototype), so its dollars vanished from the manifest, merge and report.
+// Model names are the user's, error codes the server's: `__proto__`, `constructor` and
+// `hasOwnProperty` are names like any other. Figures kept by name in a plain object lost
+// `__proto__` (assigning it set the object's prototype) and counted `constructor` on top of
+// Object's own, so a model's dollars vanished from the manifest, merge and report, and a code
+// from the report's failures.
 
 let served: ServedDir;
+/** The error code of each answer (by its index), when a test sets them; else a success. */
+let codes: string[] | null = null;
 // Every answer reports 100 prompt and 10 completion tokens: at --price 1/2, $0.00012 a response.
 perTestServedDir(
-  (fresh) => (served = fresh),
+  (fresh) => {
+    served = fresh;
+    codes = null;
+  },
   (_request, response, index) =>
-    sendJson(response, 200, {
-      id: `c-${index}`,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
-    }),
+    codes
+      ? sendJson(response, 400, { error: { code: codes[index] ?? 'other', message: 'refused' } })
+      : sendJson(response, 200, {
+          id: `c-${index}`,
+          choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
+        }),
 );
 
 const MODELS = ['__proto__', 'constructor', 'hasOwnProperty'];
@@ -68,6 +77,21 @@ describe('a model named __proto__, constructor or hasOwnProperty', () => {
       models: Array<{ model: string; usd: number | null; tokens: { prompt: number } }>;
     };
     expect(json.models.map((line) => [line.model, line.usd, line.tokens.prompt])).toEqual(MODELS.map((model) => [model, 0.00048, 400]));
+  });
+
+  it("is counted in the report's failures as an error code", async () => {
+    const failing = ['__proto__', 'constructor', 'constructor'];
+    codes = failing;
+    await served.dir.write('in.jsonl', jsonlOf(failing.map((_, i) => ({ id: `r${i}`, prompt: `q${i}` }))));
+    const args = ['run', 'in.jsonl', '--base-url', served.server.baseUrl, '--model', 'm', '--concurrency', '1', '--out', 'out', '--quiet'];
+    expect((await runCli(args, { cwd: served.dir.path, env: { CHATBATCH_API_KEY: 'sk-proto-test-0000000000' } })).code).toBe(1);
+    const json = JSON.parse((await runCli(['report', 'out', '--json'], { cwd: served.dir.path })).stdout) as {
+      failures: { by_code: Record<string, number> };
+    };
+    expect(Object.entries(json.failures.by_code)).toEqual([
+      ['__proto__', 1],
+      ['constructor', 2],
+    ]);
   });
 
   it("is counted by the simulator's limits as its own model, and nothing else learns its counts", async () => {
