@@ -237,11 +237,12 @@ export interface JournalReadResult {
  * Reads a journal, calling `onEntry` for each record or reference line that verifies, in file
  * order (later lines for the same key supersede earlier ones), with where its record is in the
  * record files when it is a reference. A torn last line (no newline, from a crash or a failed
- * write) is cut off so the next append starts on a clean line.
+ * write) is cut off so the next append starts on a clean line (left, and not read, with `readOnly`).
  */
 export async function readJournal(
   file: string,
   onEntry: (entry: JournalEntry, location: RecordLocation, reference: RecordReference | null) => void,
+  options: { readOnly?: boolean } = {},
 ): Promise<JournalReadResult> {
   const { size } = await stat(file);
   const result: JournalReadResult = { repairedBytes: 0, lines: 0, damaged: 0, unverifiable: 0, header: null };
@@ -273,7 +274,8 @@ export async function readJournal(
     await handle.close();
   }
   result.repairedBytes = size - bufferStart;
-  if (result.repairedBytes > 0) {
+  // A reader that does not hold the lock (--dry-run) leaves the torn end to the resume.
+  if (result.repairedBytes > 0 && !options.readOnly) {
     try {
       await truncate(file, bufferStart);
     } catch (error) {
