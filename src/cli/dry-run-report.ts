@@ -18,7 +18,8 @@ export function formatDryRun(report: DryRunReport, config: RunConfig): string {
   ]
     .filter(Boolean)
     .join(' × ');
-  if (copies !== '') lines.push(`  requests: ${report.requests} (${report.valid} valid row(s) × ${copies})`);
+  if (report.resumeKept !== null) lines.push(`  ${resumeLine(report, config)}`);
+  else if (copies !== '') lines.push(`  requests: ${report.requests} (${report.valid} valid row(s) × ${copies})`);
   if (report.invalidCount > 0) {
     lines.push('  invalid rows:');
     for (const row of report.invalid) lines.push(`    ${row.file}:${row.line}: ${row.problem}`);
@@ -79,12 +80,18 @@ function budgetLine(report: DryRunReport, config: RunConfig): string {
   const spent = report.spentBefore ?? 0;
   const left = Math.max(0, budget - spent);
   const estimate = report.estimatedPromptTokens + (report.estimatedCompletionTokens ?? 0);
-  const what = `the estimate for all ${report.valid} valid row(s), ${formatTokens(estimate)}${report.estimatedCompletionTokens === null ? ' (prompts only: completions are not known before responses arrive)' : ''}`;
+  const sent = report.resumeKept === null ? `all ${report.valid} valid row(s)` : `the ${report.requests} request(s) the resume would send`;
+  const what = `the estimate for ${sent}, ${formatTokens(estimate)}${report.estimatedCompletionTokens === null ? ' (prompts only: completions are not known before responses arrive)' : ''}`;
   const verdict =
     estimate <= left
       ? `${what}, fits in the ${formatTokens(left)} left`
       : `${what}, is more than the ${formatTokens(left)} left: the run would stop at the budget (exit 4) with rows pending, and --resume with a larger budget goes on`;
   return `${formatTokens(budget)} (--max-total-tokens${share})${spent > 0 ? `, ${formatTokens(spent)} already spent in ${config.outDir}` : ''}; ${verdict}`;
+}
+
+/** What a --resume would send, and keep: the estimates below are of what it sends. */
+function resumeLine(report: DryRunReport, config: RunConfig): string {
+  return `requests: ${report.requests} a resume would send; ${report.resumeKept} settled in ${config.outDir} are kept, not sent again (sent: rows not settled yet, failures --retry-failed names, requests changed since; a reply that failed the reply format, though the resume may find it passes now)`;
 }
 
 /** The dollar range, and the price it comes from. */

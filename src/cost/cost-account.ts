@@ -111,7 +111,8 @@ export class CostAccount {
 
   /** This session's dollars (null: price unknown) and tokens by model, unrounded. */
   get sessionByModel(): Record<string, SessionModelCost> {
-    const parts: Record<string, SessionModelCost> = {};
+    // Keyed by the user's model names: a `{}` would take `__proto__` as its prototype, not an entry.
+    const parts: Record<string, SessionModelCost> = Object.create(null);
     for (const book of this.options.books) {
       const part = this.session.get(book.model);
       parts[book.model] = { ...(part ?? emptyPart()), usd: book.perMillion === null ? null : (part?.usd ?? 0) };

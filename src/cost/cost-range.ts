@@ -35,7 +35,21 @@ export function modelsCostRange(
   books: readonly PriceBook[],
   perModel: { promptTokens: number; requests: number; completionPerRequest: number | null },
 ): CostRange {
-  const ranges = books.map((book) => costRange(book, perModel));
+  return eachModelCostRange(
+    books,
+    books.map(() => perModel),
+  );
+}
+
+/**
+ * The range of a run sending each model its own requests (`estimates`, in the books' order: a
+ * resume sends each model the copies it has not settled): the sum of each model's range.
+ */
+export function eachModelCostRange(
+  books: readonly PriceBook[],
+  estimates: ReadonlyArray<{ promptTokens: number; requests: number; completionPerRequest: number | null }>,
+): CostRange {
+  const ranges = books.map((book, index) => costRange(book, estimates[index]!));
   const sum = (values: Array<number | null>): number | null =>
     values.some((value) => value === null) ? null : values.reduce<number>((total, value) => total + value!, 0);
   return { low: sum(ranges.map((range) => range.low)), high: sum(ranges.map((range) => range.high)) };

@@ -25,10 +25,18 @@ export interface ModelCost {
   cached_input_per_mtok: number | null;
   /** The table charges more past a prompt size (the figures above are the first tier's). */
   tiered: boolean;
+  /**
+   * A merge's only: the tokens priced, every shard and session (cost/model-tokens.ts). A run's
+   * manifest keeps them by session (`sessions[].cost_by_model`).
+   */
+  prompt_tokens?: number;
+  cached_tokens?: number;
+  completion_tokens?: number;
 }
 
 export function manifestCost(account: CostAccount): ManifestCost {
-  const byModel: Record<string, ModelCost> = {};
+  // Keyed by the user's model names: `__proto__` assigned into a `{}` set its prototype and left no entry.
+  const byModel: Record<string, ModelCost> = Object.create(null);
   for (const book of account.allBooks) {
     byModel[book.model] = {
       usd: roundUsd(account.modelUsd(book.model)),
@@ -96,13 +104,14 @@ export type MergedModelCost = ModelCost & { shard_prices?: ShardPrice[] };
  */
 export function mergedCost(parts: ReadonlyArray<ManifestCost | undefined>, names: readonly string[] = []): ManifestCost {
   const known = parts.every((part) => part !== undefined && isUsd(part.usd));
-  const byModel: Record<string, MergedModelCost> = {};
+  // Keyed by model names from the shards' manifests: no prototype, so `__proto__` is an entry like any other.
+  const byModel: Record<string, MergedModelCost> = Object.create(null);
   const prices = new Map<string, ShardPrice[]>();
   for (const [index, part] of parts.entries()) {
     // A shard's manifest is read from disk: only entries shaped like ours are summed.
     const entries = isObject(part?.by_model) ? Object.entries(part.by_model).filter(([, cost]) => isObject(cost)) : [];
     for (const [model, cost] of entries) {
-      const before = byModel[model];
+      const before = Object.hasOwn(byModel, model) ? byModel[model] : undefined;
       const usd = before === undefined ? cost.usd : isUsd(before.usd) && isUsd(cost.usd) ? before.usd + cost.usd : null;
       byModel[model] = { ...(before ?? cost), usd: roundUsd(isUsd(usd) ? usd : null) };
       const list = prices.get(model) ?? [];

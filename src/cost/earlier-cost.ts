@@ -75,7 +75,9 @@ export function earlierCost(input: EarlierCostInput): EarlierCost {
   return {
     total: final,
     byModel(model) {
-      const recorded = input.recordedByModel?.[model]?.usd;
+      // Own entries only: `constructor` read from a plain object is Object's, not a model's.
+      const recordedByModel = input.recordedByModel;
+      const recorded = recordedByModel && Object.hasOwn(recordedByModel, model) ? recordedByModel[model]?.usd : undefined;
       if (!unsplit) return byModel.has(model) ? byModel.get(model)! : 0;
       return isUsd(recorded) ? recorded : null;
     },

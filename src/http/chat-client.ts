@@ -137,7 +137,7 @@ export class ChatClient {
       this.dispatcher.dispatch({ origin: this.origin, path: this.path, method: 'POST', headers, body }, exchange);
     } catch (error) {
       // ...except from ProxyAgent, which checks the headers before its own guard.
-      exchange.onResponseError(null, error as Error);
+      exchange.onError(error as Error);
     }
     return exchange.promise;
   }

@@ -25,16 +25,11 @@ export interface RateLimitReading {
  * retry-after wait. Values it cannot believe are left out, never thrown.
  */
 export function readRateLimits(headers: Readonly<Record<string, string>>, now = Date.now()): RateLimitReading {
+  // Most answers of most endpoints say nothing of limits: one look at each name, and no copy of
+  // them made (this runs for every response).
+  if (!saysSomethingOfLimits(headers)) return NOTHING_SAID;
   const lower: Record<string, string> = {};
-  let any = false;
-  for (const [name, value] of Object.entries(headers)) {
-    if (typeof value !== 'string') continue;
-    const key = name.toLowerCase();
-    lower[key] = value;
-    any ||= LIMIT_HEADER.test(key);
-  }
-  // Most answers of most endpoints say nothing of limits: read them no further.
-  if (!any) return NOTHING_SAID;
+  for (const [name, value] of Object.entries(headers)) if (typeof value === 'string') lower[name.toLowerCase()] = value;
   const retryAfterMs = serverRequestedDelayMs(lower, now);
   const limits = [...openAiLimits(lower), ...anthropicLimits(lower, now), ...bareLimits(lower, now), ...ietfLimits(lower, now)];
   return {
@@ -43,8 +38,15 @@ export function readRateLimits(headers: Readonly<Record<string, string>>, now = 
   };
 }
 
-/** A header name that may say something of a rate limit, in any of the families read here. */
-const LIMIT_HEADER = /ratelimit|tokenlimit|retry-after/;
+/** A header name that may say something of a rate limit, in any of the families read here, in any case. */
+const LIMIT_HEADER = /ratelimit|tokenlimit|retry-after/i;
+
+/** Whether some header has a name LIMIT_HEADER finds. */
+function saysSomethingOfLimits(headers: Readonly<Record<string, string>>): boolean {
+  for (const name of Object.keys(headers)) if (LIMIT_HEADER.test(name)) return true;
+  return false;
+}
+
 const NOTHING_SAID: RateLimitReading = Object.freeze({ limits: Object.freeze([]) as unknown as AdvertisedLimit[], retryAfterMs: null });
 
 /**

@@ -138,10 +138,12 @@ function parseLine(file: string, line: number, bytes: Buffer): InputRow | null {
   const content = bytes.subarray(begin, end);
   if (!isUtf8(content)) return { kind: 'invalid', file, line, format: 'jsonl', problem: 'invalid UTF-8' };
   let value: unknown;
+  let flat: Record<string, unknown> | null = null;
   const text = content.toString('utf8');
   try {
     // A flat row is read without JSON.parse, which interns short string values (flat-json.ts).
-    value = parseFlatObject(text) ?? JSON.parse(text);
+    flat = parseFlatObject(text);
+    value = flat ?? JSON.parse(text);
   } catch (error) {
     return { kind: 'invalid', file, line, format: 'jsonl', problem: `not valid JSON: ${(error as Error).message}` };
   }
@@ -153,8 +155,15 @@ function parseLine(file: string, line: number, bytes: Buffer): InputRow | null {
     const flat = Object.entries(value).filter(([, field]) => typeof field !== 'object' || field === null);
     return { kind: 'invalid', file, line, format: 'jsonl', problem: `a value ${TOO_DEEP}`, fields: Object.fromEntries(flat) };
   }
-  keepSourceText(value as Record<string, unknown>, text);
+  // Only a number can be written back other than as the row has it: a flat row without one (the
+  // common row: an id and a prompt) has no source text to keep, and its line is not searched.
+  if (flat === null || holdsNumber(flat)) keepSourceText(value as Record<string, unknown>, text);
   return { kind: 'row', file, line, format: 'jsonl', fields: value as Record<string, unknown> };
+}
+
+function holdsNumber(fields: Record<string, unknown>): boolean {
+  for (const name in fields) if (typeof fields[name] === 'number') return true;
+  return false;
 }
 
 function tooLongRow(file: string, line: number): InputRow {

@@ -1,6 +1,6 @@
-import type { JournalEntry, RecordFile } from '../state/journal-lines.js';
+import type { JournalEntry, PlainEntry, RecordFile } from '../state/journal-lines.js';
 import { headerLineText } from '../state/journal-lines.js';
-import { writeReferenceLine } from '../state/reference-line.js';
+import { writeReferenceLine, writeReferenceLineFrom } from '../state/reference-line.js';
 import { AtomicFile } from './atomic-file.js';
 
 /** The version of the header a compacted journal starts with. */
@@ -24,9 +24,14 @@ export class JournalIndex {
     return new JournalIndex(file);
   }
 
-  /** The record of `entry` was written to `file` at `offset`: `length` bytes and a newline, with this CRC. */
-  refer(entry: JournalEntry, file: RecordFile, offset: number, length: number, crc: number): void {
-    writeReferenceLine(this.file, entry, { file, offset, length, crc });
+  /**
+   * The record of `entry` was written to `file` at `offset`: `length` bytes and a newline, with
+   * this CRC. `entry`: a journal entry, or where the parts of one are in the record line `line`.
+   */
+  refer(entry: JournalEntry | PlainEntry, line: Buffer, file: RecordFile, offset: number, length: number, crc: number): void {
+    const reference = { file, offset, length, crc };
+    if ('k' in entry) writeReferenceLine(this.file, entry, reference);
+    else writeReferenceLineFrom(this.file, line, entry, reference);
   }
 
   /** Keeps a journal line as it is (`line`: its bytes, newline included). */

@@ -2,6 +2,7 @@ import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { mergedCost } from '../cost/cost-summary.js';
+import { withShardTokens } from '../cost/model-tokens.js';
 import { type ManifestJudge, mergedJudge } from '../judge/judge-manifest.js';
 import type { FailureCategory } from '../record/record.js';
 import { sumUsage } from '../record/usage-totals.js';
@@ -192,9 +193,13 @@ async function writeMerge(
     inputs: first.manifest.inputs,
     counts: { rows: succeeded + failed, succeeded, ...cutCount(ordered), failed, pending: 0, by_category: byCategory },
     usage: sumUsage(ordered.map((s) => s.manifest.usage)),
-    cost: mergedCost(
-      ordered.map((s) => s.manifest.cost),
-      ordered.map((s) => `${s.index}/${count}`),
+    // With each model's tokens: the merged manifest keeps no sessions, where a run's are kept.
+    cost: withShardTokens(
+      mergedCost(
+        ordered.map((s) => s.manifest.cost),
+        ordered.map((s) => `${s.index}/${count}`),
+      ),
+      ordered.map((s) => s.manifest),
     ),
     // The judge's dollars are in cost.usd: its tokens and dollars apart, as each shard keeps them.
     ...judgeOf(ordered),

@@ -16,7 +16,7 @@ import { ReorderWindow, type WindowRow } from './reorder-window.js';
 import { isCutAtMaxTokens, noRows, type RowCounts, tallyRows } from './row-counts.js';
 
 /**
- * Most rows the reorder window holds (~38 bytes each). A row that stays unsettled this long
+ * Most rows the reorder window holds (~39 bytes each). A row that stays unsettled this long
  * behind the others (a long retry wait) pauses admission until it settles, instead of letting
  * memory grow with the input.
  */
@@ -192,10 +192,18 @@ export class OrderedResults {
   /**
    * Row `position` has its record in the journal at `location` (a no-op once a write failed);
    * `earlierAt`: the record is an earlier session's, kept for the row now at that place.
+   * `cutAtMaxTokens`: whether the record is a reply cut at max_tokens, when the caller knows it
+   * (null: its bytes are searched as it is copied).
    */
-  settled(position: number, location: RecordLocation, outcome: number, earlierAt: RecordPlace | null = null): void {
+  settled(
+    position: number,
+    location: RecordLocation,
+    outcome: number,
+    earlierAt: RecordPlace | null = null,
+    cutAtMaxTokens: boolean | null = null,
+  ): void {
     if (this.failure) return;
-    this.window.set(position, location, outcome, earlierAt);
+    this.window.set(position, location, outcome, earlierAt, cutAtMaxTokens);
     this.scheduleCopy();
   }
 
@@ -297,7 +305,9 @@ export class OrderedResults {
       }
       if (stored.reference) this.referencesRead = true;
       tallyRows(this.counts, succeeded ? 'succeeded' : categoryOf(row.outcome)!);
-      if (succeeded && isCutAtMaxTokens(stored.bytes)) this.counts.cut_at_max_tokens = (this.counts.cut_at_max_tokens ?? 0) + 1;
+      // Known for a record this session settled; an earlier session's is searched.
+      if (succeeded && (row.cutAtMaxTokens ?? isCutAtMaxTokens(stored.bytes)))
+        this.counts.cut_at_max_tokens = (this.counts.cut_at_max_tokens ?? 0) + 1;
       const offset = file.offset;
       // An earlier session's record says where its row is now (the row may have moved).
       const bytes = row.place === null ? stored.bytes : placedRecord(stored.bytes, row.place);
@@ -310,7 +320,8 @@ export class OrderedResults {
       // A reference to the very place the record is now is kept as it was written (not written anew).
       const { reference } = stored;
       if (!moved && reference?.file === file.name && reference.offset === offset) this.index.keepLine(stored.line);
-      else this.index.refer(stored.entry, file.name, offset, bytes.length - 1, moved ? crc32(bytes.subarray(0, -1)) : stored.crc);
+      else
+        this.index.refer(stored.entry, stored.line, file.name, offset, bytes.length - 1, moved ? crc32(bytes.subarray(0, -1)) : stored.crc);
     }
   }
 

@@ -21,11 +21,18 @@ export interface WindowRow {
   awaitingLength: number;
   /** Where the row is in this run's input, for a record an earlier session wrote (null: a record of this session's). */
   place: RecordPlace | null;
+  /** Whether the record is a reply cut at max_tokens, when whoever settled the row said; null: not known. */
+  cutAtMaxTokens: boolean | null;
 }
+
+/** `cutMarks`: not known, not cut, cut. */
+const CUT_UNKNOWN = 0;
+const NOT_CUT = 1;
+const CUT = 2;
 
 /**
  * The rows between the oldest one not yet written out and the newest one admitted: where each
- * settled row's record sits in the journal, and how it ended. A ring of typed arrays (~38 bytes
+ * settled row's record sits in the journal, and how it ended. A ring of typed arrays (~39 bytes
  * a row) that grows only while a slow row holds the front back, so its size follows how far
  * out of order rows settle, not how many rows the input has.
  */
@@ -44,6 +51,8 @@ export class ReorderWindow {
   /** The row's line (-1: none) and file (an index into `files`), when its record is an earlier session's: see `RecordPlace`. */
   private placeLines = new Float64Array(this.capacity);
   private placeFiles = new Uint32Array(this.capacity);
+  /** Whether the row's record is a reply cut at max_tokens, as `set` was told, so copying it does not search its bytes. */
+  private cutMarks = new Uint8Array(this.capacity);
   private readonly files: string[] = [];
   private readonly fileIndexes = new Map<string, number>();
 
@@ -66,18 +75,29 @@ export class ReorderWindow {
       this.earlierOutcomes[p % this.capacity] = PENDING;
       this.awaitingLengths[p % this.capacity] = -1;
       this.placeLines[p % this.capacity] = -1;
+      this.cutMarks[p % this.capacity] = CUT_UNKNOWN;
     }
     this.end = position + 1;
   }
 
-  /** Row `position` settled, its record at `location`; `earlierAt`: the record is an earlier session's, kept for the row now at that place. */
-  set(position: number, location: RecordLocation, outcome: number, earlierAt: RecordPlace | null = null): void {
+  /**
+   * Row `position` settled, its record at `location`; `earlierAt`: the record is an earlier session's, kept for the row
+   * now at that place; `cutAtMaxTokens`: whether it is a reply cut at max_tokens (null: not known).
+   */
+  set(
+    position: number,
+    location: RecordLocation,
+    outcome: number,
+    earlierAt: RecordPlace | null = null,
+    cutAtMaxTokens: boolean | null = null,
+  ): void {
     if (position < this.start) throw new RangeError(`row ${position} was already written out`);
     this.touch(position);
     const slot = position % this.capacity;
     this.offsets[slot] = location.offset;
     this.lengths[slot] = location.length;
     this.outcomes[slot] = outcome;
+    this.cutMarks[slot] = cutAtMaxTokens === null ? CUT_UNKNOWN : cutAtMaxTokens ? CUT : NOT_CUT;
     this.setPlace(slot, earlierAt);
   }
 
@@ -150,6 +170,7 @@ export class ReorderWindow {
       awaitingOffset: this.awaitingOffsets[slot]!,
       awaitingLength: this.awaitingLengths[slot]!,
       place: this.placeLines[slot]! < 0 ? null : { file: this.files[this.placeFiles[slot]!]!, line: this.placeLines[slot]! },
+      cutAtMaxTokens: this.cutMarks[slot] === CUT_UNKNOWN ? null : this.cutMarks[slot] === CUT,
     };
   }
 
@@ -165,6 +186,7 @@ export class ReorderWindow {
     const awaitingLengths = new Int32Array(capacity);
     const placeLines = new Float64Array(capacity);
     const placeFiles = new Uint32Array(capacity);
+    const cutMarks = new Uint8Array(capacity);
     for (let p = this.start; p < this.end; p++) {
       const from = p % this.capacity;
       const to = p % capacity;
@@ -176,6 +198,7 @@ export class ReorderWindow {
       awaitingLengths[to] = this.awaitingLengths[from]!;
       placeLines[to] = this.placeLines[from]!;
       placeFiles[to] = this.placeFiles[from]!;
+      cutMarks[to] = this.cutMarks[from]!;
     }
     this.capacity = capacity;
     this.offsets = offsets;
@@ -186,5 +209,6 @@ export class ReorderWindow {
     this.awaitingLengths = awaitingLengths;
     this.placeLines = placeLines;
     this.placeFiles = placeFiles;
+    this.cutMarks = cutMarks;
   }
 }

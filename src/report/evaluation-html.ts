@@ -39,6 +39,7 @@ ${summary.pairs.map((pair) => {
 <p>${capitalised(pairsHeading(summary).replace(/:$/, '.'))} Not told apart means these rows cannot say which model is better: more rows, or a larger difference, would be needed. The p-values are not adjusted for the number of pairs compared.</p>`;
 }
 
-function capitalised(text: string): string {
+/** A sentence of the text report's words, for the page: its first letter capitalised. */
+export function capitalised(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }

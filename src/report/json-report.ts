@@ -105,6 +105,7 @@ function modelsJson({ stats, manifest }: RunReportData): Array<Record<string, un
       truncated: stats.dataset.truncated,
       latency_ms: stats.latency && { p50: stats.latency.p50, p95: stats.latency.p95 },
       tokens: stats.usage && { prompt: stats.usage.prompt_tokens, completion: stats.usage.completion_tokens },
+      tokens_from: stats.usage ? 'manifest' : null,
       usd: typeof stats.cost?.usd === 'number' ? stats.cost.usd : null,
     },
   ];
@@ -123,6 +124,7 @@ function modelJson(line: ModelLine, common: { right: number; judged: number } | 
     truncated: line.dataset.truncated,
     latency_ms: line.latency,
     tokens: line.tokens,
+    tokens_from: line.tokensFrom,
     usd: line.usd ?? null,
   };
 }

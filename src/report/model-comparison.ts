@@ -1,3 +1,4 @@
+import { type ManifestTokenSources, manifestModelTokens } from '../cost/model-tokens.js';
 import { readCheckedRecords } from './checked-records.js';
 import type { CommonRows } from './common-rows.js';
 import { type ModelAgreement, ModelAgreementTally, rowKeyOf } from './model-agreement.js';
@@ -68,4 +69,19 @@ export function withModelCosts(comparison: ModelComparison, cost: { by_model?: u
     return typeof usd === 'number' && Number.isFinite(usd) && usd >= 0 ? usd : null;
   };
   return { ...comparison, models: comparison.models.map((line) => ({ ...line, usd: usdOf(line.model) })) };
+}
+
+/**
+ * Each model's tokens as the manifest counts them, every paid attempt (what its dollars were
+ * priced from), where it can say; the records' own elsewhere. Both at once would disagree: a
+ * reply sent again after failing --reply-format json is paid twice and recorded once.
+ */
+export function withManifestTokens(comparison: ModelComparison, manifest: ManifestTokenSources): ModelComparison {
+  const models = comparison.models.map((line): ModelLine => {
+    const tokens = manifestModelTokens(manifest, line.model);
+    return tokens === null
+      ? line
+      : { ...line, tokens: { prompt: tokens.prompt_tokens, completion: tokens.completion_tokens }, tokensFrom: 'manifest' };
+  });
+  return { ...comparison, models };
 }

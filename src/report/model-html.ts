@@ -1,11 +1,12 @@
 import { COST_CAVEAT } from '../cost/cost-summary.js';
 import { share } from './dataset-text.js';
+import { capitalised } from './evaluation-html.js';
 import { type Html, html, jsonScript, trustedHtml } from './html.js';
 import { MAX_PAIRWISE_MODELS, type ModelAgreement } from './model-agreement.js';
 import type { ModelComparison } from './model-comparison.js';
 import type { ModelRowsView } from './model-rows.js';
 import { MODEL_ROWS_SCRIPT } from './model-rows-script.js';
-import { commonRowsNote, modelColumns } from './model-text.js';
+import { commonRowsNote, modelColumns, tokensNote } from './model-text.js';
 
 const STYLE = `
 #models-table td:first-child{font-weight:600}
@@ -22,7 +23,7 @@ export function modelComparisonSection(comparison: ModelComparison): Html {
 <table id="models-table"><tr>${columns.map((column) => html`<th>${column.heading}</th>`)}</tr>
 ${comparison.models.map((line) => html`<tr>${columns.map((column, i) => html`<td class="${i === 0 ? '' : 'n'}">${column.cell(line)}</td>`)}</tr>`)}</table>
 ${comparison.common ? html`<p id="models-common"><b>Note:</b> ${commonRowsNote({ ...comparison, common: comparison.common })}.</p>` : ''}
-<p>Correct: against the reference (--expect), with its 95% Wilson interval. Refused: category refused. Length: finish_reason length. Latency: first attempt to final answer. Tokens: as the records' usage reports them. ${comparison.models.some((line) => line.usd !== undefined) ? `Cost: ${COST_CAVEAT}.` : ''}</p>
+<p>Correct: against the reference (--expect), with its 95% Wilson interval. Refused: category refused. Length: finish_reason length. Latency: first attempt to final answer. ${capitalised(tokensNote(comparison.models))}. ${comparison.models.some((line) => line.usd !== undefined) ? `Cost: ${COST_CAVEAT}.` : ''}</p>
 <h2>Agreement between models</h2>
 ${agreementText(comparison.agreement)}
 ${pairMatrix(comparison)}`;

@@ -45,8 +45,14 @@ export interface ModelLine {
   dataset: DatasetSummary;
   /** Milliseconds from first attempt to final answer, over the records that sent a request. */
   latency: { p50: number; p95: number } | null;
-  /** Tokens the records' `usage` reports, cached records left out (they cost nothing this time). */
+  /**
+   * Tokens: with `tokensFrom` 'manifest', every paid attempt as the manifest counts them (what
+   * `usd` was priced from: cost/model-tokens.ts); with 'records', the records' `usage` (a row's
+   * last answer only), cached records left out (they cost nothing this time), when the manifest
+   * cannot say (a chatbatch before it kept them).
+   */
   tokens: { prompt: number; completion: number };
+  tokensFrom: 'manifest' | 'records';
   /** Dollars from the manifest's `cost.by_model`: null when unknown, absent when the manifest has no cost. */
   usd?: number | null;
   /** Records of this model not written yet (its share of the run's pending ones); absent when not known. */
@@ -115,6 +121,7 @@ function lineOf(model: string, tally: OneModel): ModelLine {
     dataset: tally.dataset.summary(),
     latency: sorted.length === 0 ? null : { p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95) },
     tokens: { prompt: tally.prompt, completion: tally.completion },
+    tokensFrom: 'records',
   };
 }
 

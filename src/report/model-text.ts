@@ -99,9 +99,26 @@ export function modelComparisonLines(comparison: ModelComparison): string[] {
   const lines = ['by model (refused: category refused; length: finish_reason length; latency first attempt to final answer):'];
   for (const row of cells) lines.push(`  ${row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')}`.trimEnd());
   if (comparison.common) lines.push(`  ${commonRowsNote({ ...comparison, common: comparison.common })}`);
+  lines.push(`  ${tokensNote(comparison.models)}`);
   lines.push('');
   for (const line of agreementLines(comparison)) lines.push(line);
   return lines;
+}
+
+/**
+ * What "tokens in/out" counts, beside the dollars: the manifest's figures (every paid attempt,
+ * the tokens the dollars are priced from) where it keeps them by model, else the records'.
+ */
+export function tokensNote(lines: readonly ModelLine[]): string {
+  const paid =
+    'every paid attempt of every session, as the manifest counts them (a reply sent again after failing --reply-format json, a failure sent again by --retry-failed, each time; an answer without usage at its estimate)';
+  const fromRecords = lines.filter((line) => line.tokensFrom === 'records').map((line) => line.model);
+  const cost = lines.some((line) => line.usd !== undefined);
+  if (fromRecords.length === 0) return `tokens in/out${cost ? ' and cost' : ''}: ${paid}`;
+  const recorded = "the records' usage, each row's last answer only (the manifest, of an older chatbatch, keeps no tokens by model)";
+  const costNote = cost ? `; cost: ${paid}` : '';
+  if (fromRecords.length === lines.length) return `tokens in/out: ${recorded}${costNote}`;
+  return `tokens in/out: ${paid}, except for ${fromRecords.join(', ')}: ${recorded}${costNote}`;
 }
 
 /** `61.2% (1,234 of 2,016)`: of the (row, other model) pairs both answered, where this model agreed; `-` for none. */

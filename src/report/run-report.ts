@@ -4,7 +4,7 @@ import type { OutDirPaths } from '../state/out-dir.js';
 import { computeConfusion } from './confusion.js';
 import { gradingWords } from './dataset-text.js';
 import { evaluationOf } from './evaluation-stats.js';
-import { withModelCosts, withModelPending } from './model-comparison.js';
+import { withManifestTokens, withModelCosts, withModelPending } from './model-comparison.js';
 import { modelOrderOf, withinModelLimit } from './model-stats.js';
 import { pendingRows, samplesPerRow, usageOf } from './pending.js';
 import { computeStats, type RunStats, withPending } from './stats.js';
@@ -38,7 +38,13 @@ export async function runReportData(dir: string, paths: OutDirPaths, groupBy: st
   const stats: RunStats = {
     ...counted,
     ...(computed.models
-      ? { models: withModelPending(withModelCosts(computed.models, manifest.cost), counted.rows, counted.pending !== null) }
+      ? {
+          models: withModelPending(
+            withManifestTokens(withModelCosts(computed.models, manifest.cost), manifest),
+            counted.rows,
+            counted.pending !== null,
+          ),
+        }
       : {}),
     usage: usageOf(manifest),
     ...(manifest.cost === undefined ? {} : { cost: manifest.cost }),

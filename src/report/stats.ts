@@ -157,7 +157,17 @@ function lightRecord(record: RowRecord, ok: boolean): LightRecord {
 type Tally = Pick<RunStats, 'succeeded' | 'failed' | 'cached' | 'byStatus' | 'byCategory' | 'byCode' | 'attempts' | 'topErrors'>;
 
 function tally(records: readonly LightRecord[]): Tally {
-  const counts: Tally = { succeeded: 0, failed: 0, cached: 0, byStatus: {}, byCategory: {}, byCode: {}, attempts: {}, topErrors: [] };
+  // Keyed by what records say (a server's error code): without a prototype, `__proto__` and `constructor` count like any code.
+  const counts: Tally = {
+    succeeded: 0,
+    failed: 0,
+    cached: 0,
+    byStatus: Object.create(null),
+    byCategory: Object.create(null),
+    byCode: Object.create(null),
+    attempts: Object.create(null),
+    topErrors: [],
+  };
   const errors = new Map<string, ErrorGroup>();
   for (const record of records) {
     if (record.ok) counts.succeeded++;

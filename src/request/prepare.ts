@@ -73,10 +73,26 @@ export async function* prepareRows(
   notes: BatchNotes,
   seen: SeenIds = new SeenIds(),
 ): AsyncGenerator<PreparedRow> {
+  for await (const batch of preparedBatches(files, settings, notes, seen)) yield* batch;
+}
+
+/**
+ * `prepareRows` a batch of the input at a time (readRowBatches), each row prepared as its batch
+ * is iterated: the run's lanes read every row through here, and a turn of an async generator a
+ * row (its promises and microtasks) cost more than reading the row.
+ */
+export async function* preparedBatches(
+  files: readonly string[],
+  settings: PrepareSettings,
+  notes: BatchNotes,
+  seen: SeenIds = new SeenIds(),
+): AsyncGenerator<Iterable<PreparedRow>> {
   const keep = keepInputOf(settings.keepInput);
-  for await (const batch of readRowBatches(files)) {
-    for (const row of batch) yield prepareRow(row, settings, keep, notes, seen);
-  }
+  for await (const batch of readRowBatches(files)) yield preparedEach(batch, settings, keep, notes, seen);
+}
+
+function* preparedEach(batch: Iterable<InputRow>, settings: PrepareSettings, keep: KeepInput, notes: BatchNotes, seen: SeenIds) {
+  for (const row of batch) yield prepareRow(row, settings, keep, notes, seen);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { RecordPlace } from '../output/record-place.js';
 import { categoryOf, DROPPED, SUCCEEDED } from '../record/outcome-code.js';
 import { BatchNotes } from '../request/batch-notes.js';
-import { forTarget, type PreparedRow, prepareRows, prepareSettingsOf, type RowTarget } from '../request/prepare.js';
+import { forTarget, type PreparedRow, preparedBatches, prepareRows, prepareSettingsOf, type RowTarget } from '../request/prepare.js';
 import type { RowTask } from '../request/row-task.js';
 import { keyModelOf, sampleIndexes } from '../request/samples.js';
 import type { PreviousResult } from '../state/previous-results.js';
@@ -65,31 +65,34 @@ async function readLane(run: OpenedRun, sending: Sending, admission: Admission, 
   const { config, progress, results } = run;
   const primary = modelIndex === 0;
   const settings = { ...prepareSettingsOf(config), onlyModel: modelIndex };
-  const rows = primary
-    ? prepareRows(run.files, settings, admission.notes, run.seen)
-    : prepareRows(run.files, settings, new BatchNotes(config.models), new SeenIds());
+  const batches = primary
+    ? preparedBatches(run.files, settings, admission.notes, run.seen)
+    : preparedBatches(run.files, settings, new BatchNotes(config.models), new SeenIds());
   const places = copyPlaces(run);
   let rowIndex = 0;
   let read = 0;
-  for await (const row of rows) {
-    if (sending.stopped || run.tokens.limitReached) return { rows: rowIndex, read, stopped: true };
-    // --limit N: past the first N rows the lane stops as at a budget, the rest pending.
-    if (config.limit !== null && rowIndex >= config.limit) {
-      admission.rowLimitReached = true;
-      return { rows: rowIndex, read, stopped: true };
+  // A batch of rows at a time, each row prepared as it is reached (preparedBatches).
+  for await (const batch of batches) {
+    for (const row of batch) {
+      if (sending.stopped || run.tokens.limitReached) return { rows: rowIndex, read, stopped: true };
+      // --limit N: past the first N rows the lane stops as at a budget, the rest pending.
+      if (config.limit !== null && rowIndex >= config.limit) {
+        admission.rowLimitReached = true;
+        return { rows: rowIndex, read, stopped: true };
+      }
+      read++;
+      if (primary) countRead(admission, row);
+      if (row.kind === 'other-shard') continue;
+      if (primary) progress.rowsRead++;
+      for (let sampleIndex = 0; sampleIndex < places.samples.length; sampleIndex++) {
+        const position = places.position(rowIndex, modelIndex, sampleIndex);
+        results.admit(position);
+        const prepared = forTarget(row, places.target(modelIndex, sampleIndex), position);
+        const waiting = admitSample(run, sending, prepared, position);
+        if (waiting) await waiting;
+      }
+      rowIndex++;
     }
-    read++;
-    if (primary) countRead(admission, row);
-    if (row.kind === 'other-shard') continue;
-    if (primary) progress.rowsRead++;
-    for (let sampleIndex = 0; sampleIndex < places.samples.length; sampleIndex++) {
-      const position = places.position(rowIndex, modelIndex, sampleIndex);
-      results.admit(position);
-      const prepared = forTarget(row, places.target(modelIndex, sampleIndex), position);
-      const waiting = admitSample(run, sending, prepared, position);
-      if (waiting) await waiting;
-    }
-    rowIndex++;
   }
   return { rows: rowIndex, read, stopped: false };
 }

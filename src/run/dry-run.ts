@@ -1,5 +1,5 @@
 import { CostAccount } from '../cost/cost-account.js';
-import { type CostRange, modelsCostRange } from '../cost/cost-range.js';
+import { type CostRange, eachModelCostRange } from '../cost/cost-range.js';
 import { priceWords } from '../cost/cost-summary.js';
 import { runPriceBooks } from '../cost/run-prices.js';
 import { expandInputs } from '../input/expand.js';
@@ -20,6 +20,7 @@ import { copiesPerRow } from '../request/samples.js';
 import { outDirPaths } from '../state/out-dir.js';
 import { countKilledSession } from './killed-session.js';
 import { runOwnDirs } from './own-dirs.js';
+import { CopiesToSend } from './resume-estimate.js';
 import { runRedactor } from './run-redactor.js';
 
 export interface InvalidRowNote {
@@ -35,8 +36,13 @@ export interface DryRunReport {
   valid: number;
   invalid: InvalidRowNote[];
   invalidCount: number;
-  /** Requests a run would send at first try: the valid rows times `repeat` times the models. */
+  /**
+   * Requests a run would send at first try: the valid rows times `repeat` times the models; on
+   * --resume only those it would send (resume-estimate.ts), and the estimates below are theirs.
+   */
   requests: number;
+  /** With --resume: the copies (row, model, sample) settled earlier that it keeps, not sent again; null otherwise. */
+  resumeKept: number | null;
   firstRequestBody: string | null;
   estimatedPromptTokens: number;
   /** max_tokens (times n) for every valid row when the job sets it; null when completions are unbounded. */
@@ -78,6 +84,7 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
     invalid: [],
     invalidCount: 0,
     requests: 0,
+    resumeKept: null,
     firstRequestBody: null,
     estimatedPromptTokens: 0,
     estimatedCompletionTokens: null,
@@ -107,37 +114,22 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
       : null,
   };
   const batchNotes = new BatchNotes(config.models);
-  const note = (row: { file: string; line: number; id: string }, problem: string): void => {
-    report.invalidCount++;
-    if (report.invalid.length < options.maxListed) report.invalid.push({ ...row, problem });
-  };
-  // The same rows a run with this --shard would take, so the counts and estimate are its own.
-  for await (const row of prepareRows(files, prepareSettingsOf(config), batchNotes)) {
-    if (row.kind === 'other-shard') continue;
-    // --limit N: the rows a run would send, so the estimate is of them.
-    if (config.limit !== null && report.rows >= config.limit) break;
-    report.rows++;
-    if (row.kind === 'invalid') {
-      note(row.origin, row.problem);
-      continue;
-    }
-    const { request } = row.task;
-    report.valid++;
-    report.requests += copiesPerRow(config);
-    report.estimatedPromptTokens += request.estimatedTokens * copiesPerRow(config);
-    report.firstRequestBody ??= request.body;
-    judgeCounter?.add(row.task);
+  const copies = await CopiesToSend.open(config, earlier);
+  let perModel: ModelEstimate[];
+  try {
+    perModel = await countRows(report, { files, config, batchNotes, copies, judgeCounter, maxListed: options.maxListed });
+  } finally {
+    copies.close();
   }
+  if (copies.resuming) report.resumeKept = copies.kept;
   if (judge && judgeCounter) report.judge = judgeCounter.estimate(judge.model, judge.book);
   report.notes = [batchNotes.unsentNotice(), batchNotes.otherModelNotice()].filter((notice): notice is string => notice !== null);
   const completion = maxCompletionTokens(config.params);
   if (completion !== null) report.estimatedCompletionTokens = completion * report.requests;
-  const models = config.models.length;
-  const range = modelsCostRange(prices, {
-    promptTokens: report.estimatedPromptTokens / models,
-    requests: report.requests / models,
-    completionPerRequest: completion,
-  });
+  const range = eachModelCostRange(
+    prices,
+    perModel.map((estimate) => ({ ...estimate, completionPerRequest: completion })),
+  );
   report.cost = { ...report.cost, ...range };
   const estimatedTokens = report.estimatedPromptTokens + (report.estimatedCompletionTokens ?? 0);
   const { rpm, tpm } = report.limits;
@@ -147,4 +139,49 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
   const byTpm = tpm ? (estimatedTokens / tpm) * 60 : 0;
   report.estimatedSeconds = Math.max(byConcurrency, byRpm, byTpm);
   return report;
+}
+
+/** One model's requests and their prompts' estimate. */
+interface ModelEstimate {
+  requests: number;
+  promptTokens: number;
+}
+
+interface RowSources {
+  files: string[];
+  config: RunConfig;
+  batchNotes: BatchNotes;
+  copies: CopiesToSend;
+  judgeCounter: JudgeCounter | null;
+  maxListed: number;
+}
+
+/**
+ * Reads the rows into `report` (the same rows a run with this --shard and --limit would take, so
+ * the counts and estimate are its own): the invalid ones, and the requests the run would send,
+ * by model.
+ */
+async function countRows(report: DryRunReport, sources: RowSources): Promise<ModelEstimate[]> {
+  const { config, copies } = sources;
+  const perModel = config.models.map(() => ({ requests: 0, promptTokens: 0 }));
+  for await (const row of prepareRows(sources.files, prepareSettingsOf(config), sources.batchNotes)) {
+    if (row.kind === 'other-shard') continue;
+    if (config.limit !== null && report.rows >= config.limit) break;
+    report.rows++;
+    if (row.kind === 'invalid') {
+      report.invalidCount++;
+      if (report.invalid.length < sources.maxListed) report.invalid.push({ ...row.origin, problem: row.problem });
+      continue;
+    }
+    report.valid++;
+    for (const { modelIndex, request } of copies.of(row)) {
+      report.requests++;
+      report.estimatedPromptTokens += request.estimatedTokens;
+      report.firstRequestBody ??= request.body;
+      perModel[modelIndex]!.requests++;
+      perModel[modelIndex]!.promptTokens += request.estimatedTokens;
+    }
+    sources.judgeCounter?.add(row.task);
+  }
+  return perModel;
 }

@@ -1,4 +1,3 @@
-import { open } from 'node:fs/promises';
 import { roundUsd } from '../cost/cost-summary.js';
 import { isUsd } from '../cost/earlier-cost.js';
 import type { Manifest, RunSession, UsageJournalMark } from '../output/manifest.js';
@@ -6,6 +5,7 @@ import { sumUsage, tokenCount } from '../record/usage-totals.js';
 import { readLine } from '../state/journal-lines.js';
 import { journalHeader } from '../state/journal-recovery.js';
 import { type PaidPart, paidParts, recordPaid } from '../state/journal-usage.js';
+import { openRegularFile } from '../state/regular-file.js';
 
 /**
  * Which journal a mark is in. A session's end replaces the journal by a compacted one whose
@@ -54,7 +54,9 @@ const READ_BYTES = 1 << 20;
 async function paidAfter(journal: string, from: number): Promise<{ lines: number; parts: PaidPart[] }> {
   const parts: PaidPart[] = [];
   let lines = 0;
-  const handle = await open(journal, 'r').catch(() => null);
+  // Only a regular file: report and --dry-run read a directory they do not lock, where a FIFO
+  // in the journal's place would hold the open forever (a resume refuses such a journal first).
+  const handle = await openRegularFile(journal).catch(() => null);
   if (handle === null) return { lines, parts };
   try {
     let buffer = Buffer.allocUnsafe(READ_BYTES);
@@ -99,29 +101,54 @@ function linePaid(buffer: Buffer, start: number, newline: number): PaidPart[] {
   }
 }
 
-/** Adds a part to the session's figures and the directory's: the model's, or the judge's (`model` null). */
+/**
+ * Adds a part to the session's figures and the directory's: the model's, or the judge's (`model`
+ * null). The manifest is a file a user may have edited: a figure's container that is not an
+ * object as written is left as it is (assigning into it would throw, and report, --dry-run and
+ * --resume would then stop on an internal error the user cannot get past).
+ */
 function addPart(manifest: Manifest, session: RunSession, part: PaidPart): void {
   session.cost_usd = plusUsd(session.cost_usd, part.usd);
-  if (manifest.cost) manifest.cost.usd = plusUsd(manifest.cost.usd, part.usd);
+  const cost = objectOrNull(manifest.cost);
+  if (cost) cost.usd = plusUsd(cost.usd, part.usd);
   if (part.model === null) {
-    if (!manifest.judge) return;
-    manifest.judge.usage = sumUsage([manifest.judge.usage, part.usage]);
-    manifest.judge.cost.usd = plusUsd(manifest.judge.cost.usd, part.usd);
+    const judge = objectOrNull(manifest.judge);
+    if (!judge) return;
+    judge.usage = sumUsage([objectOrNull(judge.usage) ?? undefined, part.usage]);
+    const judgeCost = objectOrNull(judge.cost);
+    if (judgeCost) judgeCost.usd = plusUsd(judgeCost.usd, part.usd);
     return;
   }
-  session.usage = sumUsage([session.usage, part.usage]);
+  session.usage = sumUsage([objectOrNull(session.usage) ?? undefined, part.usage]);
   manifest.usage = sumUsage([manifest.usage, part.usage]);
-  const model = manifest.cost?.by_model?.[part.model];
+  const model = objectOrNull(ownField(cost?.by_model, part.model));
   if (model) model.usd = plusUsd(model.usd, part.usd);
-  const byModel = (session.cost_by_model ??= {});
+  session.cost_by_model ??= {};
+  const byModel = objectOrNull(session.cost_by_model);
+  if (!byModel) return;
   // A model the session's figures do not name: its tokens only, priced by whoever knows its price (cost/earlier-cost.ts).
-  const before = byModel[part.model] ?? { usd: null, prompt_tokens: 0, cached_tokens: 0, completion_tokens: 0 };
-  byModel[part.model] = {
-    usd: plusUsd(before.usd, part.usd),
+  const before = objectOrNull(ownField(byModel, part.model)) ?? {};
+  const figures = {
+    usd: plusUsd(before.usd ?? null, part.usd),
     prompt_tokens: (tokenCount(before.prompt_tokens) ?? 0) + part.prompt,
     cached_tokens: (tokenCount(before.cached_tokens) ?? 0) + part.cached,
     completion_tokens: (tokenCount(before.completion_tokens) ?? 0) + part.completion,
   };
+  // defineProperty, not assignment: a model named `__proto__` would otherwise replace the object's prototype.
+  Object.defineProperty(byModel, part.model, { value: figures, writable: true, enumerable: true, configurable: true });
+}
+
+/**
+ * The field `name` of `value` when it is its own: a model name is the user's, and `__proto__`
+ * read from a plain object is Object.prototype, whose `usd` set here every object would then have.
+ */
+function ownField(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, name) ? (value as Record<string, unknown>)[name] : undefined;
+}
+
+/** `value` when it is an object (not an array) whose fields may be read and set; else null. */
+function objectOrNull(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
 /** A figure plus `usd`; an unknown figure (null: no price) stays unknown. */

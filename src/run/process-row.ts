@@ -133,6 +133,11 @@ function settle(
   return row.settle(task, record);
 }
 
+/**
+ * The cache entry first, then the journal line: a kill -9 between the two leaves the paid reply
+ * in the cache, and the resume serves it from there instead of paying for it again
+ * (docs/resume.md; test/cli/kill-cache-window.test.ts).
+ */
 async function cacheThenSettle(
   task: RowTask,
   reply: AttemptSuccess,

@@ -298,7 +298,8 @@ export class Sending {
     const { journal, results, progress, session } = this.run;
     const outcome = outcomeCode(record.category ?? null);
     const location = await journal.append(withPaid({ k: key, f: fingerprint, o: outcome }, paid, record), ...recordJsonParts(record));
-    results.settled(position, location, outcome);
+    // Said here, where the record is at hand: copying it to output.jsonl need not search its bytes.
+    results.settled(position, location, outcome, null, record.finish_reason === 'length');
     progress.settled++;
     session.rows_settled++;
     if (outcome === SUCCEEDED) progress.succeeded++;

@@ -40,7 +40,7 @@ function fresh(inFlight: number, admittedInFlight: number): SimulatorStats {
     tokensCharged: 0,
     firstRequestAt: null,
     lastRequestAt: null,
-    byModel: {},
+    byModel: Object.create(null),
   };
 }
 
@@ -83,6 +83,7 @@ export class Counters {
 
   /** A request for `model` met the limits at `at`: admitted or refused with a 429. */
   modelAnswered(model: string, at: number, admitted: boolean): void {
+    // Own entries only (byModel has no prototype): a model named `__proto__` or `constructor` is counted like any other.
     const own = (this.stats.byModel[model] ??= { admitted: 0, limited: 0, firstAdmittedAt: null, lastAdmittedAt: null });
     if (!admitted) {
       own.limited++;

@@ -29,6 +29,7 @@ export interface RecordLocation {
 }
 
 const STAGING_BYTES = 1 << 18;
+const TAB = 9;
 /**
  * Most bytes a turn of the event loop gathers before they are written: past it, what is gathered
  * is written at once and gathering goes on. A turn settling gigabytes of records (a large
@@ -82,19 +83,23 @@ export class JournalWriter {
    */
   append(entry: JournalEntry, recordJson: string, recordTail = ''): Promise<RecordLocation> {
     if (this.failure) return Promise.reject(this.failure);
-    const head = `${JSON.stringify(entry)}\t`;
+    // The entry's tab is written as a byte: `${entry}\t` would be a second string to flatten.
+    const head = JSON.stringify(entry);
     // Room for the line without measuring it first (a pass over each string): a UTF-16 code
     // unit never takes more than 3 bytes of UTF-8. Long records are measured instead, so the
     // buffer does not grow to three times their size.
-    const chars = head.length + recordJson.length + recordTail.length;
+    const chars = head.length + 1 + recordJson.length + recordTail.length;
     this.reserve(
       CHECKSUM_BYTES +
         1 +
-        (chars <= EXACT_SIZE_ABOVE ? 3 * chars : Buffer.byteLength(head) + Buffer.byteLength(recordJson) + Buffer.byteLength(recordTail)),
+        (chars <= EXACT_SIZE_ABOVE
+          ? 3 * chars
+          : Buffer.byteLength(head) + 1 + Buffer.byteLength(recordJson) + Buffer.byteLength(recordTail)),
     );
     const line = this.filled;
     const body = line + CHECKSUM_BYTES;
     let end = body + this.staging.write(head, body);
+    this.staging[end++] = TAB;
     end += this.staging.write(recordJson, end);
     if (recordTail !== '') end += this.staging.write(recordTail, end);
     const lineBytes = end + 1 - line;
@@ -232,11 +237,12 @@ export interface JournalReadResult {
  * Reads a journal, calling `onEntry` for each record or reference line that verifies, in file
  * order (later lines for the same key supersede earlier ones), with where its record is in the
  * record files when it is a reference. A torn last line (no newline, from a crash or a failed
- * write) is cut off so the next append starts on a clean line.
+ * write) is cut off so the next append starts on a clean line (left, and not read, with `readOnly`).
  */
 export async function readJournal(
   file: string,
   onEntry: (entry: JournalEntry, location: RecordLocation, reference: RecordReference | null) => void,
+  options: { readOnly?: boolean } = {},
 ): Promise<JournalReadResult> {
   const { size } = await stat(file);
   const result: JournalReadResult = { repairedBytes: 0, lines: 0, damaged: 0, unverifiable: 0, header: null };
@@ -268,7 +274,8 @@ export async function readJournal(
     await handle.close();
   }
   result.repairedBytes = size - bufferStart;
-  if (result.repairedBytes > 0) {
+  // A reader that does not hold the lock (--dry-run) leaves the torn end to the resume.
+  if (result.repairedBytes > 0 && !options.readOnly) {
     try {
       await truncate(file, bufferStart);
     } catch (error) {

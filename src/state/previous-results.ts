@@ -29,20 +29,28 @@ export interface PreviousResults {
  * us: it is skipped, like a line that does not parse. What is kept is a bit a line (which lines
  * count): the results are read from the journal again when asked (see `EarlierResults`).
  */
-export async function loadPreviousResults(files: { journal: string; output: string; errors: string }): Promise<PreviousResults> {
+export async function loadPreviousResults(
+  files: { journal: string; output: string; errors: string },
+  options: { readOnly?: boolean } = {},
+): Promise<PreviousResults> {
   const kept = new KeptEntries();
   const records = new RecordStore(files);
   let changedRecords = 0;
   try {
-    const read = await readJournal(files.journal, (entry: JournalEntry, _location, reference) => {
-      if (!Number.isInteger(entry.o) || entry.o < 0 || entry.o > 255) return kept.push(false);
-      const changed = reference !== null && records.referenced(reference) === null;
-      if (changed) changedRecords++;
-      kept.push(!changed);
-    });
-    // The journal as read (a torn end cut off): lines appended after this are this session's.
+    const read = await readJournal(
+      files.journal,
+      (entry: JournalEntry, _location, reference) => {
+        if (!Number.isInteger(entry.o) || entry.o < 0 || entry.o > 255) return kept.push(false);
+        const changed = reference !== null && records.referenced(reference) === null;
+        if (changed) changedRecords++;
+        kept.push(!changed);
+      },
+      options,
+    );
+    // The journal as read (a torn end cut off, or with readOnly left out): lines appended after this are this session's.
     const { size } = await stat(files.journal);
-    const byKey = new EarlierResults(files.journal, size, kept);
+    const end = options.readOnly ? size - read.repairedBytes : size;
+    const byKey = new EarlierResults(files.journal, end, kept);
     return { byKey, repairedBytes: read.repairedBytes, damaged: read.damaged, unverifiable: read.unverifiable, changedRecords };
   } finally {
     records.close();

@@ -1,14 +1,27 @@
 import { crc32 } from 'node:zlib';
 import { BufferedFile } from './buffered-file.js';
 import type { RecordLocation } from './journal.js';
-import { CHECKSUM_BYTES, type JournalEntry, type RecordFile, type RecordReference, readLine, recordEntry } from './journal-lines.js';
+import {
+  CHECKSUM_BYTES,
+  type JournalEntry,
+  type PlainEntry,
+  plainEntryAt,
+  type RecordFile,
+  type RecordReference,
+  readLine,
+  recordEntry,
+} from './journal-lines.js';
 import type { RecentBytes } from './recent-bytes.js';
 
 /** A record read back, checked: its bytes (its newline included) and what its journal line says of it. */
 export interface StoredRecord {
   /** A view valid until the next read from the same store. */
   bytes: Buffer;
-  entry: JournalEntry;
+  /**
+   * What its journal line says of it: a reference line's entry, or where the parts of a record
+   * line's entry are in `line` (PlainEntry: its reference line copies them from there).
+   */
+  entry: JournalEntry | PlainEntry;
   /** CRC-32 of the record's bytes without the newline. */
   crc: number;
   /** Where it is in the record files in place, when its journal line refers to it there. */
@@ -53,7 +66,7 @@ export class RecordStore {
     if (line === null || line[location.length] !== 10) return null;
     const parsed = readLine(line, 0, location.length);
     if (parsed?.kind === 'record') {
-      const entry = recordEntry(line, parsed);
+      const entry = entryOf(line, parsed);
       if (entry === null) return null;
       const bytes = line.subarray(parsed.recordStart, location.length + 1);
       return { bytes, entry, crc: crc32(bytes.subarray(0, bytes.length - 1)), reference: null, line };
@@ -95,8 +108,13 @@ export class RecordStore {
  * replaces it by one referring to the records in output.jsonl, which got them undamaged.)
  */
 function ownRecordLine(line: Buffer, length: number): StoredRecord | null {
-  const tab = line.indexOf(9, CHECKSUM_BYTES);
-  const entry = tab === -1 ? null : recordEntry(line, { entryStart: CHECKSUM_BYTES, recordStart: tab + 1 });
+  const recordStart = line.indexOf(9, CHECKSUM_BYTES) + 1;
+  const entry = recordStart === 0 ? null : entryOf(line, { entryStart: CHECKSUM_BYTES, recordStart });
   if (entry === null) return null;
-  return { bytes: line.subarray(tab + 1, length + 1), entry, crc: crc32(line.subarray(tab + 1, length)), reference: null, line };
+  return { bytes: line.subarray(recordStart, length + 1), entry, crc: crc32(line.subarray(recordStart, length)), reference: null, line };
+}
+
+/** A record line's entry: where its parts are when it has the shape JournalWriter.append writes, else as JSON.parse reads it (null: neither). */
+function entryOf(line: Buffer, parsed: { entryStart: number; recordStart: number }): JournalEntry | PlainEntry | null {
+  return plainEntryAt(line, parsed.entryStart, parsed.recordStart - 1) ?? recordEntry(line, parsed);
 }

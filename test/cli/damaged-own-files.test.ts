@@ -125,6 +125,30 @@ describe('a FIFO where one of our files should be never hangs a command', () => 
   });
 });
 
+describe("a FIFO in the journal's place of a run that looks killed", () => {
+  it('report and --dry-run of its resume count nothing from it and finish', async () => {
+    await dir.write('in.jsonl', jsonlOf(ROWS));
+    expect((await run()).code).toBe(0);
+    // As a kill -9 leaves it: still running, its figures covering the journal up to a mark.
+    const manifest = JSON.parse(await dir.read('out/manifest.json'));
+    manifest.status = manifest.sessions[0].status = 'running';
+    manifest.sessions[0].usage_journal = { journal: null, bytes: 0 };
+    await dir.write('out/manifest.json', JSON.stringify(manifest));
+    await rm(dir.file('out/.chatbatch/journal.jsonl'));
+    execFileSync('mkfifo', [dir.file('out/.chatbatch/journal.jsonl')]);
+    const report = await spawnCli(['report', 'out', '--json'], { cwd: dir.path, timeoutMs: 10_000 });
+    expect(report.signal).toBeNull();
+    expect(report.code, report.stderr).toBe(0);
+    expect(JSON.parse(report.stdout).tokens.total_tokens).toBe(manifest.usage.total_tokens);
+    const planned = await spawnCli(
+      ['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--out', 'out', '--resume', '--dry-run'],
+      { cwd: dir.path, env, timeoutMs: 10_000 },
+    );
+    expect(planned.signal).toBeNull();
+    expect(planned.code, planned.stderr).toBe(0);
+  });
+});
+
 describe('a manifest edited into another shape', () => {
   it('--resume writes a new one instead of keeping it, and report reads the result', async () => {
     await dir.write('in.jsonl', jsonlOf(ROWS));

@@ -240,4 +240,29 @@ describe('usage a killed session journaled after its last manifest write', () =>
     const models = (await recordsSay()).usd;
     expect(written.cost.usd).toBeCloseTo(models.a! + models.b! + written.judge.cost.usd, 9);
   });
+
+  it("keeps a resume's --max-cost: what a killed session journaled after its last manifest write is spent", async () => {
+    await fresh.dir.write('in.jsonl', jsonlOf(Array.from({ length: ROWS }, (_, i) => ({ id: `r${i}`, prompt: `r${i}` }))));
+    allow(0, 1);
+    // Only the first manifest write lands (no dollars yet); r0 and r1 are journaled, then the session is killed.
+    const killed = await start({ CHATBATCH_TEST_MANIFEST_WRITES: '1' });
+    await waitFor(async () => (await journalLines()) === 2 * MODELS.length);
+    killed.child.kill('SIGKILL');
+    await killed.done;
+    waiting = [];
+    const paid = [0, 1]
+      .flatMap((row) => MODELS.map((model) => [usageOf(model, row), PRICES[model]!] as const))
+      .reduce((sum, [usage, [input, output]]) => sum + (usage.prompt_tokens * input + usage.completion_tokens * output) / 1e6, 0);
+    expect((await manifest()).cost.usd).toBe(0);
+    // A budget of half what was paid has no room for another row: nothing is sent (the server would answer).
+    allow(...Array.from({ length: ROWS }, (_, i) => i));
+    const sent = fresh.server.received.length;
+    const capped = await runCli([...args(), '--resume', '--max-cost', String(paid / 2)], {
+      cwd: fresh.dir.path,
+      env: { CHATBATCH_API_KEY: KEY },
+    });
+    expect(capped.code, capped.stderr).toBe(4);
+    expect(fresh.server.received.length).toBe(sent);
+    expect((await manifest()).cost.usd).toBeCloseTo(paid, 9);
+  });
 });

@@ -62,4 +62,15 @@ describe('ReorderWindow', () => {
     window.setEarlier(3000, at(0), 5, { file: 'c.jsonl', line: 1 });
     expect(window.shift(true)).toMatchObject({ pending: true, outcome: 5, place: { file: 'c.jsonl', line: 1 } });
   });
+
+  it('says whether a record is cut at max_tokens as it was told, and not known for a row that was not told (a slot used again)', () => {
+    const window = new ReorderWindow();
+    for (let p = 0; p < 3; p++) window.set(p, at(p), SUCCEEDED, null, [true, false, null][p]);
+    expect([window.shift(), window.shift(), window.shift()].map((row) => row?.cutAtMaxTokens)).toEqual([true, false, null]);
+    // Row 1024 takes row 0's slot: its earlier record, kept while it is pending, is not known to be cut.
+    window.setEarlier(1024, at(0), SUCCEEDED, { file: 'a.jsonl', line: 1 });
+    for (let p = 3; p < 1024; p++) window.set(p, at(p), SUCCEEDED);
+    for (let p = 3; p < 1024; p++) window.shift();
+    expect(window.shift(true)).toMatchObject({ position: 1024, pending: true, cutAtMaxTokens: null });
+  });
 });

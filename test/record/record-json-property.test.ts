@@ -3,8 +3,10 @@ import { isoTime } from '../../src/record/iso-time.js';
 import { RECORD_FIELDS, type RowRecord } from '../../src/record/record.js';
 import { recordJson, recordJsonParts } from '../../src/record/record-json.js';
 import { type JournalEntry, JournalWriter, type RecordLocation, readJournal } from '../../src/state/journal.js';
+import { plainEntryValue, type RecordReference } from '../../src/state/journal-lines.js';
 import { RecentBytes } from '../../src/state/recent-bytes.js';
-import { RecordStore } from '../../src/state/record-store.js';
+import { RecordStore, type StoredRecord } from '../../src/state/record-store.js';
+import { type EncodingSink, referenceLineText, writeReferenceLine, writeReferenceLineFrom } from '../../src/state/reference-line.js';
 import { seededRandom } from '../input/helpers.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
@@ -124,7 +126,9 @@ describe('journal lines of random records', () => {
     const written: Array<{ entry: JournalEntry; json: string; location: RecordLocation }> = [];
     for (let round = 0; round < 400; round++) {
       const built = record();
-      const entry = { k: text(), f: text(), o: round % 256 };
+      // Every other entry without what JSON escapes (its reference line copies its parts from the line), some with a long key.
+      const plainKey = () => unescaped(text()) + (round % 4 === 0 ? 'a long key '.repeat(8) : '');
+      const entry = round % 2 ? { k: text(), f: text(), o: round % 256 } : { k: plainKey(), f: unescaped(text()), o: round % 256 };
       const location = await writer.append(entry, ...recordJsonParts(built));
       written.push({ entry, json: expectedJson(built), location });
     }
@@ -132,13 +136,43 @@ describe('journal lines of random records', () => {
     const read: JournalEntry[] = [];
     await readJournal(files.journal, (entry) => read.push(entry));
     expect(read).toEqual(written.map(({ entry }) => entry));
+    let copied = 0;
     for (const store of [new RecordStore(files, recent), new RecordStore(files)]) {
       for (const { entry, json, location } of written) {
-        const stored = store.read(location);
-        expect(stored?.entry).toEqual(entry);
-        expect(stored?.bytes.toString('utf8')).toBe(`${json}\n`);
+        const stored = store.read(location)!;
+        expect('k' in stored.entry ? stored.entry : plainEntryValue(stored.line, stored.entry)).toEqual(entry);
+        expect(stored.bytes.toString('utf8')).toBe(`${json}\n`);
+        // Its reference line, its parts copied from the line's bytes when they are plain, is the one the entry makes.
+        const reference: RecordReference = {
+          file: round(location) ? 'o' : 'e',
+          offset: location.offset,
+          length: json.length,
+          crc: stored.crc,
+        };
+        expect(referenceLineOf(stored, reference)).toBe(referenceLineText(entry, reference));
+        if (!('k' in stored.entry)) copied++;
       }
       store.close();
     }
+    expect(copied).toBeGreaterThan(300);
   });
 });
+
+const round = (location: RecordLocation): boolean => location.offset % 2 === 0;
+
+/** `text` without the characters JSON escapes (DEL, not escaped, stays). */
+const unescaped = (text: string): string => JSON.parse(JSON.stringify(text).replace(/\\(u....|.)/g, ''));
+
+/** The reference line of a record read back, as the copy to output.jsonl writes it (JournalIndex.refer). */
+function referenceLineOf(stored: StoredRecord, reference: RecordReference): string {
+  let text = '';
+  const sink: EncodingSink = {
+    writeEncoded(maxBytes, encode) {
+      const buffer = Buffer.alloc(maxBytes);
+      text = buffer.toString('utf8', 0, encode(buffer, 0));
+    },
+  };
+  if ('k' in stored.entry) writeReferenceLine(sink, stored.entry, reference);
+  else writeReferenceLineFrom(sink, stored.line, stored.entry, reference);
+  return text;
+}

@@ -7,9 +7,11 @@ import {
   NUL_ID_PROBLEM,
   type PreparedRow,
   type PrepareSettings,
+  preparedBatches,
   prepareRowKeys,
   prepareRows,
 } from '../../src/request/prepare.js';
+import { SeenIds } from '../../src/state/seen-ids.js';
 import { makeTempDir, type TempDir } from '../support/temp-dir.js';
 
 const settings: PrepareSettings = {
@@ -39,6 +41,22 @@ describe('prepareRows: the one path from rows to requests', () => {
     dir = await makeTempDir();
   });
   afterEach(() => dir.remove());
+
+  it('preparedBatches gives the rows prepareRows does, each prepared only once it is reached', async () => {
+    const lines = Array.from({ length: 50 }, (_, i) => (i === 7 ? '{"id":"r3","prompt":"again"}' : `{"id":"r${i}","prompt":"p${i}"}`));
+    const file = await dir.write('in.jsonl', lines.join('\n'));
+    const seen = new SeenIds();
+    const rows: PreparedRow[] = [];
+    for await (const batch of preparedBatches([file], settings, new BatchNotes(['m']), seen)) {
+      for (const row of batch) {
+        rows.push(row);
+        // A row's id is taken (for duplicates) as the row is prepared, not before: a lane that stops takes none ahead.
+        expect(seen.size).toBe(rows.filter((prepared) => prepared.kind === 'task').length);
+      }
+    }
+    expect(rows).toEqual(await prepared([file]));
+    expect(rows[7]).toMatchObject({ kind: 'invalid', origin: { id: 'r3', line: 8 } });
+  });
 
   it('prepareRowKeys gives each row the key and kind prepareRows does, building no request', async () => {
     const file = await dir.write(

@@ -130,4 +130,48 @@ describe('countKilledSession', () => {
     expect(await countKilledSession(older, file)).toBe(0);
     expect(older.usage!.total_tokens).toBe(112);
   });
+
+  it('counts what it can of a hand-edited manifest whose figures are not shaped as written, and throws nothing', async () => {
+    const { file, mark } = await journalOf(
+      [null, paidField('m', usage(7, 3), priced(0.002, 7, 3)), paidField('\u0000judge', usage(50, 5), priced(0.004, 50, 5))],
+      1,
+    );
+    const edits: Array<(manifest: Record<string, unknown>, session: Record<string, unknown>) => void> = [
+      (manifest) => (manifest.cost = 'n/a'),
+      (manifest) => (manifest.judge = {}),
+      (manifest) => (manifest.judge = { usage: 3, cost: 'free' }),
+      (manifest) => (manifest.cost = { usd: 0.51, by_model: { m: 5 } }),
+      (manifest) => (manifest.cost = { usd: 0.51, by_model: 'm' }),
+      (_, session) => (session.cost_by_model = 'x'),
+      (_, session) => (session.cost_by_model = { m: 7 }),
+    ];
+    for (const edit of edits) {
+      const manifest = killedManifest(mark);
+      edit(manifest as unknown as Record<string, unknown>, manifest.sessions[1] as unknown as Record<string, unknown>);
+      expect(await countKilledSession(manifest, file)).toBe(2);
+      // The tokens are counted whatever the edit: they are in no field it touched.
+      expect(manifest.usage!.total_tokens).toBe(122);
+      expect(manifest.sessions[1]!.usage!.total_tokens).toBe(120);
+      expect(manifest.sessions[1]!.cost_usd).toBeCloseTo(0.016, 12);
+    }
+  });
+
+  it('adds a model named like a property every object has (`__proto__`) to its own figures, never to every object', async () => {
+    const { file, mark } = await journalOf([null, paidField('__proto__', usage(7, 3), priced(0.002, 7, 3))], 1);
+    const manifest = killedManifest(mark);
+    try {
+      expect(await countKilledSession(manifest, file)).toBe(1);
+      expect(({} as { usd?: unknown }).usd).toBeUndefined();
+      expect(Object.hasOwn(manifest.sessions[1]!.cost_by_model!, '__proto__')).toBe(true);
+      // A model the session's figures did not name: its tokens, priced by whoever knows its price.
+      expect(Object.getOwnPropertyDescriptor(JSON.parse(JSON.stringify(manifest.sessions[1]!.cost_by_model)), '__proto__')?.value).toEqual({
+        usd: null,
+        prompt_tokens: 7,
+        cached_tokens: 0,
+        completion_tokens: 3,
+      });
+    } finally {
+      delete (Object.prototype as { usd?: unknown }).usd;
+    }
+  });
 });

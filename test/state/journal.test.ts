@@ -151,6 +151,28 @@ describe('journal', () => {
     expect(counts).toEqual({ rows: 7, succeeded: 3, cut_at_max_tokens: 0, failed: 3, pending: 1, by_category: { server_error: 3 } });
   });
 
+  it('counts replies cut at max_tokens as the settling row says, searching the record only when it does not say', async () => {
+    const file = path.join(dir, 'journal.jsonl');
+    const writer = await JournalWriter.open(file);
+    const results = await OrderedResults.open(file, dir);
+    const cut = JSON.stringify({ id: 'r', finish_reason: 'length' });
+    const notCut = JSON.stringify({ id: 'r', finish_reason: 'stop', note: '"finish_reason":"length"' });
+    const rows: Array<[string, boolean | null]> = [
+      [cut, true],
+      [cut, null],
+      [notCut, null],
+      [notCut, false],
+      // Told it is not cut: its bytes are not searched (a record of this session's says what it is when it settles).
+      [cut, false],
+    ];
+    for (const [position, [json, told]] of rows.entries()) {
+      results.admit(position);
+      results.settled(position, await writer.append({ k: `r${position}`, f: 'fp', o: SUCCEEDED }, json), SUCCEEDED, null, told);
+    }
+    await writer.close();
+    expect(await results.finish()).toMatchObject({ succeeded: 5, cut_at_max_tokens: 2 });
+  });
+
   it('pauses admission while a slow row holds the window full, and goes on once it settles or the run stops', async () => {
     const file = path.join(dir, 'journal.jsonl');
     const writer = await JournalWriter.open(file);
