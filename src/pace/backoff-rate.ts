@@ -1,3 +1,4 @@
+import { chanceOfAtLeast } from './chance.js';
 import { EventMeter } from './event-meter.js';
 import { RecentShare } from './recent-share.js';
 
@@ -60,6 +61,30 @@ const RECENT = 100;
  */
 const LATEST = 8;
 const LATEST_REJECTED = 3;
+/**
+ * A cut among successes is reviewed once REVIEW_AFTER answers to requests sent at its pace have
+ * come, no cut since. It bought nothing when the pace bound the sending before and after it
+ * (requests went at PACED of the pace or more), the sending fell by the cut (to SLOWED of what it
+ * was or less), the successes fell with it (not more than TAKEN_SLACK of the sending's fall: a
+ * limit still under the pace takes as many as before), and the 429s did not: at least
+ * UNBOUGHT_SHARE of the share of the last RECENT answers that cut it, and at least MIN_REJECTED.
+ * Such 429s come whatever the pace (a gateway refusing a share of requests, a provider's shared
+ * capacity: Vertex AI's 429 for its dynamic shared quota,
+ * https://cloud.google.com/vertex-ai/generative-ai/docs/error-code-429; OpenRouter's "temporarily
+ * rate-limited upstream"): the cut is taken back, and their share, up to BACKGROUND_MAX, becomes
+ * the background that later 429s must stand out from (CHANCE) to saturate. Without this, 5% of
+ * requests refused at random, each 429 coming back after the answer's latency, cut the pace
+ * every ~170 answers, faster than it grew back: 30,000 rows at 200 ms took 397 s against 32 s
+ * with no 429s. A limiter's cut is never taken back so: past it, the successes do not fall with
+ * the sending, and under it the 429s stop.
+ */
+const REVIEW_AFTER = 50;
+const PACED = 0.8;
+const SLOWED = 0.95;
+const TAKEN_SLACK = 1.05;
+const UNBOUGHT_SHARE = 0.5;
+const BACKGROUND_MAX = 0.25;
+const CHANCE = 1e-4;
 /** The slowest pace a cut leaves: one request every 10 s. */
 const SLOWEST_PER_MS = 1 / 10_000;
 /**
@@ -102,6 +127,7 @@ export class BackoffRate {
   private cutAt = 0;
   private readonly sentMeter = new EventMeter(METER_MS);
   private readonly rejectedMeter = new EventMeter(METER_MS);
+  private readonly takenMeter = new EventMeter(METER_MS);
   private firstAt: number | null = null;
   /** The last RECENT answers, and how many of them were 429s. */
   private readonly recent = new RecentShare(RECENT);
@@ -120,6 +146,10 @@ export class BackoffRate {
   private shortestAcceptedGap = Number.POSITIVE_INFINITY;
   /** The pace grown back to after a cut that followed a 429 among successes (see PLATEAU). */
   private plateauPerMs = 0;
+  /** The last cut among successes and what went before it, until it is reviewed (see REVIEW_AFTER). */
+  private underReview: CutUnderReview | null = null;
+  /** The share of answers that are 429s whatever the pace, once a cut showed it (see REVIEW_AFTER). */
+  private background = 0;
 
   /** The pace in requests per minute; null when there is none. */
   get perMinute(): number | null {
@@ -148,10 +178,12 @@ export class BackoffRate {
 
   /** A success that took `roundTripMs`; `sentAlone`: when it went, if nothing else was in flight then. */
   accepted(now: number, roundTripMs: number, sentAlone: number | null = null): void {
+    this.takenMeter.add(now);
     this.recent.add(false);
     this.latest.add(false);
     const sentAtThisPace = now - roundTripMs >= this.cutAt;
     if (sentAtThisPace) this.answeredSinceCut++;
+    this.reviewCut(now);
     if (sentAlone !== null) {
       const gap = this.sinceAccepted(sentAlone);
       if (gap > 0) this.shortestAcceptedGap = Math.min(this.shortestAcceptedGap, gap);
@@ -186,6 +218,7 @@ export class BackoffRate {
       this.answeredSinceCut++;
       this.rejectedSinceCut++;
     }
+    if (this.reviewCut(now)) return false;
     if (now < this.cutAllowedAt || !this.saturated() || (this.perMs !== null && !sentAtThisPace)) return false;
     // What the endpoint let through: answered or still in flight, all but the 429s.
     const admitting = Math.max(0, this.perMsOver(this.sentMeter, now) - this.perMsOver(this.rejectedMeter, now));
@@ -200,6 +233,7 @@ export class BackoffRate {
     // (a new connection, a collection), and one short gap would set the limit low for good.
     // But a 429 to a request that went alone, g ms after the last success, bounds the rate
     // under 1/g (ACCEPTED_KEPT): a short gap only makes that bound loose.
+    this.underReview = flood ? null : this.beforeCut(now);
     const gap = sentAlone === null ? 0 : this.sinceAccepted(sentAlone);
     const bound = gap > 0 ? 1 / gap : Number.POSITIVE_INFINITY;
     this.badPerMs = flood ? 0 : Math.min(this.perMs!, this.lastSentPerMs ?? this.perMs!, bound);
@@ -219,6 +253,48 @@ export class BackoffRate {
     this.rejectedSinceCut = 0;
     this.cutAllowedAt = now + Math.max(2 * roundTripMs, 20);
     this.next = Math.max(this.next, now + 1 / this.perMs);
+    return true;
+  }
+
+  /** What a cut among successes changes, and the sending and successes before it (see REVIEW_AFTER). */
+  private beforeCut(now: number): CutUnderReview {
+    return {
+      perMs: this.perMs!,
+      cutPerMs: this.cutPerMs,
+      cutAt: this.cutAt,
+      badPerMs: this.badPerMs,
+      plateauPerMs: this.plateauPerMs,
+      rejectedShare: this.recent.share,
+      sentPerMs: this.perMsLately(this.sentMeter, now, GROWTH_SPAN_MS),
+      takenPerMs: this.perMsLately(this.takenMeter, now, GROWTH_SPAN_MS),
+    };
+  }
+
+  /**
+   * Reviews the last cut among successes once REVIEW_AFTER answers at its pace have come; takes
+   * it back, and learns the share of 429s that comes whatever the pace, when it bought nothing.
+   * True when it was taken back.
+   */
+  private reviewCut(now: number): boolean {
+    const before = this.underReview;
+    if (before === null || this.answeredSinceCut < REVIEW_AFTER) return false;
+    this.underReview = null;
+    const since = Math.min(METER_MS, now - this.cutAt);
+    if (since <= 0) return false;
+    const sent = this.sentMeter.countSince(now - since) / since;
+    const taken = this.takenMeter.countSince(now - since) / since;
+    const paced = before.sentPerMs >= PACED * before.perMs && sent >= PACED * this.cutPerMs;
+    const slowed = sent <= SLOWED * before.sentPerMs;
+    const takenFellWithIt = taken * before.sentPerMs <= TAKEN_SLACK * sent * before.takenPerMs;
+    const share = this.rejectedSinceCut / this.answeredSinceCut;
+    const unbought = this.rejectedSinceCut >= MIN_REJECTED && share >= UNBOUGHT_SHARE * before.rejectedShare;
+    if (!(paced && slowed && takenFellWithIt && unbought) || share > BACKGROUND_MAX) return false;
+    this.background = share;
+    this.perMs = Math.max(this.perMs ?? 0, before.perMs);
+    this.cutPerMs = before.cutPerMs;
+    this.cutAt = before.cutAt;
+    this.badPerMs = before.badPerMs;
+    this.plateauPerMs = before.plateauPerMs;
     return true;
   }
 
@@ -245,7 +321,11 @@ export class BackoffRate {
   /** Whether 429s are a saturating share of the recent answers (see SATURATED_SHARE). */
   saturated(): boolean {
     const recently = this.recent.hits >= MIN_REJECTED && this.recent.hits >= SATURATED_SHARE * this.recent.count;
-    return recently || this.latest.hits >= LATEST_REJECTED;
+    const lately = this.latest.hits >= LATEST_REJECTED;
+    if (this.background === 0) return recently || lately;
+    // 429s that come whatever the pace saturate nothing: only more of them than chance would bring.
+    const beyondChance = (answers: RecentShare) => chanceOfAtLeast(answers.count, answers.hits, this.background) < CHANCE;
+    return (recently && beyondChance(this.recent)) || (lately && beyondChance(this.latest));
   }
 
   /** Events per ms over the meter's span (or since the first request, early in a run). */
@@ -255,8 +335,13 @@ export class BackoffRate {
 
   /** Requests sent per ms lately: over `spanMs`, or since the first request if that is shorter. */
   private sentPerMsLately(now: number, spanMs: number): number {
+    return this.perMsLately(this.sentMeter, now, spanMs);
+  }
+
+  /** `meter`'s events per ms lately: over `spanMs`, or since the first request if that is shorter. */
+  private perMsLately(meter: EventMeter, now: number, spanMs: number): number {
     const span = this.spanUpTo(Math.min(spanMs, METER_MS), now);
-    return this.sentMeter.countSince(now - span) / span;
+    return meter.countSince(now - span) / span;
   }
 
   /** `spanMs`, or the time since the first request if that is shorter (at least SHORTEST_SPAN_MS). */
@@ -269,4 +354,17 @@ export class BackoffRate {
 function growth(ms: number): number {
   const seconds = ms / 1000;
   return 1 + GROWTH_LINEAR * seconds + GROWTH_SQUARE * seconds * seconds;
+}
+
+/** A cut among successes under review: the state it replaced, and the sending and successes before it. */
+interface CutUnderReview {
+  perMs: number;
+  cutPerMs: number;
+  cutAt: number;
+  badPerMs: number;
+  plateauPerMs: number;
+  /** The share of 429s among the last RECENT answers when it came. */
+  rejectedShare: number;
+  sentPerMs: number;
+  takenPerMs: number;
 }

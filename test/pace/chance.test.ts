@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { chanceOfAtLeast } from '../../src/pace/chance.js';
+
+/** The tail summed term by term from the binomial coefficients. */
+function exactTail(count: number, hits: number, share: number): number {
+  let tail = 0;
+  let choose = 1;
+  for (let k = 0; k <= count; k++) {
+    if (k >= hits) tail += choose * share ** k * (1 - share) ** (count - k);
+    choose = (choose * (count - k)) / (k + 1);
+  }
+  return tail;
+}
+
+describe('chanceOfAtLeast', () => {
+  it('gives the binomial tail: at least k of n at share p', () => {
+    // 3 of 8 at 5%: what a run of 429s at random brings once in ~170 answers.
+    expect(chanceOfAtLeast(8, 3, 0.05)).toBeCloseTo(0.005_788, 6);
+    for (const [count, hits, share] of [
+      [8, 5, 0.05],
+      [8, 6, 0.1],
+      [100, 16, 0.05],
+      [100, 23, 0.1],
+      [50, 2, 0.01],
+    ] as const) {
+      expect(chanceOfAtLeast(count, hits, share), `${hits} of ${count} at ${share}`).toBeCloseTo(exactTail(count, hits, share), 10);
+    }
+  });
+
+  it('is certain for none asked, impossible at share 0, and certain at share 1', () => {
+    expect(chanceOfAtLeast(8, 0, 0.05)).toBe(1);
+    expect(chanceOfAtLeast(8, 1, 0)).toBe(0);
+    expect(chanceOfAtLeast(8, 8, 1)).toBe(1);
+  });
+});
