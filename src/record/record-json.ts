@@ -20,14 +20,37 @@ export function recordJson(record: RowRecord): string {
   return JSON.stringify(inFieldOrder(record) ? record : reordered(record));
 }
 
+/**
+ * Whether `record`'s fields come in `RECORD_FIELDS` order. Rows' records have the same fields in
+ * the same order, row after row: the last order seen and its answer are kept, and a record whose
+ * names are those (the same strings, compared as they come) gets that answer without a lookup of
+ * each name in RANK (a dictionary: ~20 hash lookups a row).
+ */
 function inFieldOrder(record: RowRecord): boolean {
-  let last = -1;
+  let i = 0;
   for (const name in record) {
-    const rank = RANK[name];
-    if (rank === undefined || rank < last) return false;
-    last = rank;
+    if (name !== lastNames[i]) return rememberedOrder(record);
+    i++;
   }
-  return true;
+  return i === lastNames.length ? lastInOrder : rememberedOrder(record);
+}
+
+let lastNames: string[] = [];
+let lastInOrder = true;
+
+function rememberedOrder(record: RowRecord): boolean {
+  const names: string[] = [];
+  let last = -1;
+  let inOrder = true;
+  for (const name in record) {
+    names.push(name);
+    const rank = RANK[name];
+    if (rank === undefined || rank < last) inOrder = false;
+    else last = rank;
+  }
+  lastNames = names;
+  lastInOrder = inOrder;
+  return inOrder;
 }
 
 function reordered(record: RowRecord): Record<string, unknown> {

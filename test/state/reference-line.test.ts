@@ -28,6 +28,8 @@ const references: RecordReference[] = [
   { file: 'e', offset: 10, length: 99, crc: 0xdeadbeef },
   { file: 'o', offset: 123_456_789_012, length: 100, crc: 0xffffffff },
   { file: 'e', offset: Number.MAX_SAFE_INTEGER, length: 1_000_000, crc: 1 },
+  // Either side of the largest 32-bit integer (written in integer steps below it).
+  { file: 'o', offset: 2_147_483_647, length: 2_147_483_648, crc: 7 },
 ];
 
 describe('reference lines encoded as bytes', () => {
