@@ -62,8 +62,8 @@ const RECENT = 100;
 const LATEST = 8;
 const LATEST_REJECTED = 3;
 /**
- * A cut among successes is reviewed once REVIEW_AFTER answers to requests sent at its pace have
- * come, no cut since. It bought nothing when the pace bound the sending before and after it
+ * A cut among successes is reviewed once REVIEW_AFTER answers to requests sent since have come,
+ * with the cuts that followed it. It bought nothing when the pace bound the sending before and after it
  * (requests went at PACED of the pace or more), the sending fell by the cut (to SLOWED of what it
  * was or less), the successes fell with it (not more than TAKEN_SLACK of the sending's fall: a
  * limit still under the pace takes as many as before), and the 429s did not: at least
@@ -146,7 +146,7 @@ export class BackoffRate {
   private shortestAcceptedGap = Number.POSITIVE_INFINITY;
   /** The pace grown back to after a cut that followed a 429 among successes (see PLATEAU). */
   private plateauPerMs = 0;
-  /** The last cut among successes and what went before it, until it is reviewed (see REVIEW_AFTER). */
+  /** The first of the latest cuts among successes and what went before it, until it is reviewed (see REVIEW_AFTER). */
   private underReview: CutUnderReview | null = null;
   /** The share of answers that are 429s whatever the pace, once a cut showed it (see REVIEW_AFTER). */
   private background = 0;
@@ -183,6 +183,7 @@ export class BackoffRate {
     this.latest.add(false);
     const sentAtThisPace = now - roundTripMs >= this.cutAt;
     if (sentAtThisPace) this.answeredSinceCut++;
+    if (this.underReview !== null && now - roundTripMs >= this.underReview.at) this.underReview.answered++;
     this.reviewCut(now);
     if (sentAlone !== null) {
       const gap = this.sinceAccepted(sentAlone);
@@ -218,6 +219,10 @@ export class BackoffRate {
       this.answeredSinceCut++;
       this.rejectedSinceCut++;
     }
+    if (this.underReview !== null && now - roundTripMs >= this.underReview.at) {
+      this.underReview.answered++;
+      this.underReview.rejected++;
+    }
     if (this.reviewCut(now)) return false;
     if (now < this.cutAllowedAt || !this.saturated() || (this.perMs !== null && !sentAtThisPace)) return false;
     // What the endpoint let through: answered or still in flight, all but the 429s.
@@ -233,7 +238,9 @@ export class BackoffRate {
     // (a new connection, a collection), and one short gap would set the limit low for good.
     // But a 429 to a request that went alone, g ms after the last success, bounds the rate
     // under 1/g (ACCEPTED_KEPT): a short gap only makes that bound loose.
-    this.underReview = flood ? null : this.beforeCut(now);
+    // The first of a run of cuts stays under review: at 10% refused at random, the next cut came
+    // before 50 answers about the last one, and the reviews never ended.
+    this.underReview = flood ? null : (this.underReview ?? this.beforeCut(now));
     const gap = sentAlone === null ? 0 : this.sinceAccepted(sentAlone);
     const bound = gap > 0 ? 1 / gap : Number.POSITIVE_INFINITY;
     this.badPerMs = flood ? 0 : Math.min(this.perMs!, this.lastSentPerMs ?? this.perMs!, bound);
@@ -267,27 +274,30 @@ export class BackoffRate {
       rejectedShare: this.recent.share,
       sentPerMs: this.perMsLately(this.sentMeter, now, GROWTH_SPAN_MS),
       takenPerMs: this.perMsLately(this.takenMeter, now, GROWTH_SPAN_MS),
+      at: now,
+      answered: 0,
+      rejected: 0,
     };
   }
 
   /**
-   * Reviews the last cut among successes once REVIEW_AFTER answers at its pace have come; takes
-   * it back, and learns the share of 429s that comes whatever the pace, when it bought nothing.
-   * True when it was taken back.
+   * Reviews a cut among successes, with the cuts that followed it, once REVIEW_AFTER answers to
+   * requests sent since have come; takes them back, and learns the share of 429s that comes
+   * whatever the pace, when they bought nothing. True when they were taken back.
    */
   private reviewCut(now: number): boolean {
     const before = this.underReview;
-    if (before === null || this.answeredSinceCut < REVIEW_AFTER) return false;
+    if (before === null || before.answered < REVIEW_AFTER) return false;
     this.underReview = null;
-    const since = Math.min(METER_MS, now - this.cutAt);
+    const since = Math.min(METER_MS, now - before.at);
     if (since <= 0) return false;
     const sent = this.sentMeter.countSince(now - since) / since;
     const taken = this.takenMeter.countSince(now - since) / since;
     const paced = before.sentPerMs >= PACED * before.perMs && sent >= PACED * this.cutPerMs;
     const slowed = sent <= SLOWED * before.sentPerMs;
     const takenFellWithIt = taken * before.sentPerMs <= TAKEN_SLACK * sent * before.takenPerMs;
-    const share = this.rejectedSinceCut / this.answeredSinceCut;
-    const unbought = this.rejectedSinceCut >= MIN_REJECTED && share >= UNBOUGHT_SHARE * before.rejectedShare;
+    const share = before.rejected / before.answered;
+    const unbought = before.rejected >= MIN_REJECTED && share >= UNBOUGHT_SHARE * before.rejectedShare;
     if (!(paced && slowed && takenFellWithIt && unbought) || share > BACKGROUND_MAX) return false;
     this.background = share;
     this.perMs = Math.max(this.perMs ?? 0, before.perMs);
@@ -356,7 +366,10 @@ function growth(ms: number): number {
   return 1 + GROWTH_LINEAR * seconds + GROWTH_SQUARE * seconds * seconds;
 }
 
-/** A cut among successes under review: the state it replaced, and the sending and successes before it. */
+/**
+ * A cut among successes under review: the state it replaced, the sending and successes before it,
+ * and the answers since to requests sent after it.
+ */
 interface CutUnderReview {
   perMs: number;
   cutPerMs: number;
@@ -367,4 +380,8 @@ interface CutUnderReview {
   rejectedShare: number;
   sentPerMs: number;
   takenPerMs: number;
+  /** When it came. */
+  at: number;
+  answered: number;
+  rejected: number;
 }
