@@ -84,6 +84,7 @@ export class CostAccount {
       recordedByModel: options.earlierByModel ?? null,
     });
     if (options.limit !== null && this.earlier.total === null) throw new UnknownPriceError(UNKNOWN_EARLIER_DOLLARS);
+    if (options.limit !== null && options.earlierApartUsd === null) throw new UnknownPriceError(UNKNOWN_EARLIER_JUDGE_DOLLARS);
   }
 
   /** The first model's price book: a one-model run's. */
@@ -125,7 +126,8 @@ export class CostAccount {
     const session = this.sessionUsd;
     let earlierParts = 0;
     for (const part of this.parts.values()) earlierParts = part.earlierUsd === null ? Number.NaN : earlierParts + part.earlierUsd;
-    const apart = this.options.earlierApartUsd ?? 0;
+    // Absent: no such requests; null: their dollars are unknown, and so is the directory's.
+    const apart = this.options.earlierApartUsd === undefined ? 0 : this.options.earlierApartUsd;
     earlierParts = apart === null ? Number.NaN : earlierParts + apart;
     if (session === null || this.earlier.total === null || Number.isNaN(earlierParts)) return null;
     return this.earlier.total + earlierParts + session;
@@ -240,6 +242,10 @@ function partKey(name: string): string {
   return `\u0000${name}`;
 }
 
+const UNKNOWN_EARLIER_JUDGE_DOLLARS =
+  "--max-cost cannot be kept: an earlier session's judge (--judge) spent dollars at a price unknown then, " +
+  'and this resume has no --judge to price them; nothing was sent.\n' +
+  '  resume with the same --judge and its --price, or without --max-cost (--max-total-tokens bounds the tokens instead).';
 const UNKNOWN_EARLIER_DOLLARS =
   "--max-cost cannot be kept: this directory's earlier sessions sent to several models with a price unknown then, " +
   'and their manifest does not say which model spent which tokens; nothing was sent.\n' +

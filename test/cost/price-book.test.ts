@@ -108,6 +108,17 @@ describe('CostAccount', () => {
     expect(unknown.sessionUsd).toBeNull();
   });
 
+  it("counts an earlier judge's dollars kept apart: known ones add up, unknown ones make the total unknown and --max-cost refused", () => {
+    const before = [{ cost_usd: 0.001 }];
+    expect(new CostAccount({ books: [book], limit: null, before, earlierApartUsd: 0.5 }).totalUsd).toBeCloseTo(0.501, 12);
+    expect(new CostAccount({ books: [book], limit: null, before }).totalUsd).toBeCloseTo(0.001, 12);
+    // Before: null read as 0, so the directory's dollars and --max-cost left the earlier judge's out.
+    expect(new CostAccount({ books: [book], limit: null, before, earlierApartUsd: null }).totalUsd).toBeNull();
+    expect(() => new CostAccount({ books: [book], limit: 5, before, earlierApartUsd: null })).toThrow(
+      /--max-cost cannot be kept: an earlier session's judge/,
+    );
+  });
+
   it("never prices an earlier session of several models at another model's price: unknown stays null, and --max-cost is refused", () => {
     const usage = { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500, cached_tokens: 0, estimated_tokens: 0 };
     const dear = flatPriceBook('dear', { input: 10, output: 20, cachedInput: null }, '--price', null);
