@@ -115,7 +115,8 @@ function pricedUsage(book: PriceBook | undefined, usage: Partial<UsageTotals> | 
   return (prompt + (count('completion_tokens') + count('estimated_tokens')) * price.output) / 1_000_000;
 }
 
-function hasTokens(usage: Partial<UsageTotals> | undefined): boolean {
+/** A session's usage says it paid for tokens (reported or estimated). */
+export function hasTokens(usage: Partial<UsageTotals> | undefined): boolean {
   return (tokenCount(usage?.total_tokens) ?? 0) + (tokenCount(usage?.estimated_tokens) ?? 0) > 0;
 }
 

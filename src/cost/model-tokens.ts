@@ -1,5 +1,6 @@
 import { tokenCount } from '../record/usage-totals.js';
 import type { ManifestCost } from './cost-summary.js';
+import { hasTokens } from './earlier-cost.js';
 
 /**
  * One model's tokens over every session of an output directory, as its manifest counts them:
@@ -38,7 +39,7 @@ export function manifestModelTokens(manifest: ManifestTokenSources, model: strin
   for (const session of manifest.sessions as unknown[]) {
     const byModel = ownObject(session, 'cost_by_model');
     if (!byModel) {
-      if (paidTokens(ownObject(session, 'usage'))) return null;
+      if (hasTokens(ownObject(session, 'usage') ?? undefined)) return null;
       continue;
     }
     kept = true;
@@ -68,11 +69,6 @@ function tokensOf(figures: Record<string, unknown>): ModelTokens | null {
   const [prompt, cached, completion] = FIELDS.map((field) => tokenCount(figures[field] ?? 0));
   if (prompt == null || cached == null || completion == null) return null;
   return { prompt_tokens: prompt, cached_tokens: cached, completion_tokens: completion };
-}
-
-/** A session's usage says it paid for tokens (reported or estimated). */
-function paidTokens(usage: Record<string, unknown> | null): boolean {
-  return (tokenCount(usage?.total_tokens) ?? 0) + (tokenCount(usage?.estimated_tokens) ?? 0) > 0;
 }
 
 /** The field `name` of `value` when it is its own and an object: model names are the user's (`__proto__`). */

@@ -1,5 +1,6 @@
 import type { CostAccount } from '../cost/cost-account.js';
 import { type ModelCost, roundUsd } from '../cost/cost-summary.js';
+import { isUsd } from '../cost/earlier-cost.js';
 import type { TokenAccount } from '../pace/token-account.js';
 import { sumUsage, type UsageTotals } from '../record/usage-totals.js';
 import type { RunJudge } from './run-judge.js';
@@ -36,7 +37,7 @@ export function judgeManifest(judge: RunJudge, tokens: TokenAccount, cost: CostA
 export function earlierJudgeUsd(earlier: { judge?: { cost?: { usd?: unknown } } } | undefined): number | null {
   if (earlier?.judge === undefined) return 0;
   const usd = earlier.judge.cost?.usd;
-  return typeof usd === 'number' && Number.isFinite(usd) && usd >= 0 ? usd : null;
+  return isUsd(usd) ? usd : null;
 }
 
 /**
@@ -48,7 +49,7 @@ export function mergedJudge(parts: ReadonlyArray<ManifestJudge | undefined>): Ma
   const judged = parts.filter((part): part is ManifestJudge => typeof part === 'object' && part !== null);
   if (judged.length === 0) return undefined;
   const dollars = parts.map((part) => part?.cost?.usd);
-  const known = dollars.every((usd) => typeof usd === 'number' && Number.isFinite(usd) && usd >= 0);
+  const known = dollars.every(isUsd);
   const first = judged[0]!;
   return {
     ...first,
