@@ -238,7 +238,8 @@ function emptyPart(): SessionModelCost {
 }
 
 /** Where a part's dollars are kept: a key no model name can be. */
-function partKey(name: string): string {
+/** The key a part priced apart (the judge's) is counted under, beside the models' own. */
+export function partKey(name: string): string {
   return `\u0000${name}`;
 }
 

@@ -150,10 +150,11 @@ function parseLine(file: string, line: number, bytes: Buffer): InputRow | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { kind: 'invalid', file, line, format: 'jsonl', problem: `expected a JSON object, got ${jsonType(value)}` };
   }
-  if (exceedsJsonDepth(value)) {
+  // A flat row nests nothing: only one JSON.parse read can be too deep.
+  if (flat === null && exceedsJsonDepth(value)) {
     // Its flat fields still give the row its id (a record under `id`, not `file:line`).
-    const flat = Object.entries(value).filter(([, field]) => typeof field !== 'object' || field === null);
-    return { kind: 'invalid', file, line, format: 'jsonl', problem: `a value ${TOO_DEEP}`, fields: Object.fromEntries(flat) };
+    const flatFields = Object.entries(value).filter(([, field]) => typeof field !== 'object' || field === null);
+    return { kind: 'invalid', file, line, format: 'jsonl', problem: `a value ${TOO_DEEP}`, fields: Object.fromEntries(flatFields) };
   }
   // Only a number can be written back other than as the row has it: a flat row without one (the
   // common row: an id and a prompt) has no source text to keep, and its line is not searched.

@@ -200,7 +200,7 @@ export class BackoffRate {
     // In use lately, over the last second: over the meter's five, a rate doubling by slow start
     // is always behind, and held it to doubling every 2 s (11 s from a false alarm's floor back
     // to 1,280 requests a second, where doubling each round of answers took under 2).
-    const ceiling = 2 * this.sentPerMsLately(now, Math.max(GROWTH_SPAN_MS, GROWTH_SPAN_REQUESTS / this.perMs));
+    const ceiling = 2 * this.perMsLately(this.sentMeter, now, Math.max(GROWTH_SPAN_MS, GROWTH_SPAN_REQUESTS / this.perMs));
     this.perMs = Math.max(this.perMs, Math.min(grown, ceiling));
   }
 
@@ -341,11 +341,6 @@ export class BackoffRate {
   /** Events per ms over the meter's span (or since the first request, early in a run). */
   private perMsOver(meter: EventMeter, now: number): number {
     return meter.count(now) / this.spanUpTo(METER_MS, now);
-  }
-
-  /** Requests sent per ms lately: over `spanMs`, or since the first request if that is shorter. */
-  private sentPerMsLately(now: number, spanMs: number): number {
-    return this.perMsLately(this.sentMeter, now, spanMs);
   }
 
   /** `meter`'s events per ms lately: over `spanMs`, or since the first request if that is shorter. */

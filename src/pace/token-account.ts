@@ -1,4 +1,4 @@
-import type { CostAccount, PricedPiece } from '../cost/cost-account.js';
+import { type CostAccount, type PricedPiece, partKey } from '../cost/cost-account.js';
 import { addResponse, addUsage, budgetSpent, countedUsage, emptyUsage, sumUsage, type UsageTotals } from '../record/usage-totals.js';
 import type { SizedRequest, TokenEstimator } from './token-estimator.js';
 
@@ -154,7 +154,7 @@ export class TokenAccount {
   ): void {
     let row = this.unpaid.get(request);
     if (row === undefined || row.epoch !== this.epoch) {
-      const key = piece?.key ?? (this.options.costPart ? `\u0000${this.options.costPart}` : ((request as { model?: string }).model ?? ''));
+      const key = piece?.key ?? (this.options.costPart ? partKey(this.options.costPart) : ((request as { model?: string }).model ?? ''));
       // The row's first payment: its piece is the row's until a second one comes.
       row = { key, usage: emptyUsage(), cost: piece, epoch: this.epoch, only: usage ? reported : null };
       addResponse(row.usage, usage, reserved);
