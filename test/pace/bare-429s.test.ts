@@ -118,8 +118,8 @@ describe('RateController against bare 429s, in virtual time', () => {
 });
 
 describe('RateController against 429s at random, in virtual time', () => {
-  const refusingAtRandom = (share: number): Admits => {
-    let draw = 7;
+  const refusingAtRandom = (share: number, seed = 7): Admits => {
+    let draw = seed;
     return () => {
       draw = (draw * 48_271) % 2_147_483_647;
       return draw / 2_147_483_647 >= share;
@@ -155,6 +155,23 @@ describe('RateController against 429s at random, in virtual time', () => {
     // review). Without --concurrency it still falls low (docs/failures.md).
     const { wallMs } = runAgainst(refusingAtRandom(0.1), 200, 8_000, 64, 200);
     expect((8_000 * 200) / 64 / wallMs).toBeGreaterThanOrEqual(0.5);
+  });
+
+  it('does not hold 10% refused at random without --concurrency to a limit that chance found', () => {
+    // 20,000 rows, 200 ms answers. Once a review took cuts back, the limit found by the cuts kept
+    // before them held the pace at its plateau, grown past only by CUBIC's probe: 0.20 of what
+    // 256 in flight allow. Forgotten (backoff-rate.ts, reviewCut), the pace grows by slow start: 0.57.
+    const { wallMs } = runAgainst(refusingAtRandom(0.1), 200, 20_000, null, 200);
+    expect((20_000 * 200) / 256 / wallMs).toBeGreaterThanOrEqual(0.45);
+  });
+
+  it('gets out of a slow start that 429s at random set at 2 requests a second', () => {
+    // These draws refuse the first request and one of the next two, as a 2 r/s strict limiter
+    // would: the pace starts at 2.5 r/s and 10% refused at random keep cutting it. Each review measured the
+    // sending before its cut over one second (two requests) and called it unpaced: 20,000 rows
+    // ran at 0.002 of what 256 in flight allow. Over ten requests at least: 0.15.
+    const { wallMs } = runAgainst(refusingAtRandom(0.1, 1_234), 200, 20_000, null, 200);
+    expect((20_000 * 200) / 256 / wallMs).toBeGreaterThanOrEqual(0.1);
   });
 });
 
