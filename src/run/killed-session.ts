@@ -2,6 +2,7 @@ import { roundUsd } from '../cost/cost-summary.js';
 import { isUsd } from '../cost/earlier-cost.js';
 import type { Manifest, RunSession, UsageJournalMark } from '../output/manifest.js';
 import { sumUsage, tokenCount } from '../record/usage-totals.js';
+import { forEachJournalLine } from '../state/journal-line-reader.js';
 import { readLine } from '../state/journal-lines.js';
 import { journalHeader } from '../state/journal-recovery.js';
 import { type PaidPart, paidParts, recordPaid } from '../state/journal-usage.js';
@@ -47,9 +48,6 @@ function isMark(value: unknown): value is UsageJournalMark {
   return (journal === null || typeof journal === 'string') && Number.isSafeInteger(bytes) && (bytes as number) >= 0;
 }
 
-/** Bytes of the journal read at a time. */
-const READ_BYTES = 1 << 20;
-
 /** The paid parts of the record lines from `from` to the journal's end that verify, and how many lines carried some. */
 async function paidAfter(journal: string, from: number): Promise<{ lines: number; parts: PaidPart[] }> {
   const parts: PaidPart[] = [];
@@ -59,26 +57,12 @@ async function paidAfter(journal: string, from: number): Promise<{ lines: number
   const handle = await openRegularFile(journal).catch(() => null);
   if (handle === null) return { lines, parts };
   try {
-    let buffer = Buffer.allocUnsafe(READ_BYTES);
-    let filled = 0;
-    let position = from;
-    for (;;) {
-      if (filled === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)]);
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, position);
-      if (bytesRead === 0) break;
-      position += bytesRead;
-      filled += bytesRead;
-      let start = 0;
-      let newline: number;
-      while ((newline = buffer.indexOf(10, start)) !== -1 && newline < filled) {
-        const found = linePaid(buffer, start, newline);
-        if (found.length > 0) lines++;
-        parts.push(...found);
-        start = newline + 1;
-      }
-      buffer.copyWithin(0, start, filled);
-      filled -= start;
-    }
+    // A torn last line (no newline) is not given: it verifies nothing, and the resume cuts it off.
+    await forEachJournalLine(handle, from, (buffer, start, newline) => {
+      const found = linePaid(buffer, start, newline);
+      if (found.length > 0) lines++;
+      parts.push(...found);
+    });
   } finally {
     await handle.close();
   }
