@@ -4,7 +4,6 @@ import type { Manifest, RunSession, UsageJournalMark } from '../output/manifest.
 import { sumUsage, tokenCount } from '../record/usage-totals.js';
 import { forEachJournalLine } from '../state/journal-line-reader.js';
 import { readLine } from '../state/journal-lines.js';
-import { journalHeader } from '../state/journal-recovery.js';
 import { type PaidPart, paidParts, recordPaid } from '../state/journal-usage.js';
 import { openRegularFile } from '../state/regular-file.js';
 
@@ -27,16 +26,17 @@ export function journalGeneration(header: Record<string, unknown> | null): strin
  * counted once, however many resumes follow. Nothing is added when the journal is no longer
  * the one the mark is in (the session was killed as its end replaced its journal: its last
  * write, just before, covered every line), or when no session has a mark (an older
- * chatbatch's manifest: as before, its last 2 s are not counted). Returns the lines counted.
+ * chatbatch's manifest: as before, its last 2 s are not counted). `header`: the journal's, as
+ * `journalHeader` reads it (a resume has read it already). Returns the lines counted.
  */
-export async function countKilledSession(manifest: Manifest, journal: string): Promise<number> {
+export async function countKilledSession(manifest: Manifest, journal: string, header: Record<string, unknown> | null): Promise<number> {
   // A manifest read by --dry-run is checked only for its shape: sessions may be missing.
   const sessions = Array.isArray(manifest.sessions) ? manifest.sessions : [];
   const marked = sessions.findLast((session) => session.usage_journal !== undefined);
   const mark = marked?.usage_journal;
   for (const session of sessions) delete session.usage_journal;
   if (marked?.status !== 'running' || !isMark(mark)) return 0;
-  if (journalGeneration(await journalHeader(journal)) !== mark.journal) return 0;
+  if (journalGeneration(header) !== mark.journal) return 0;
   const { lines, parts } = await paidAfter(journal, mark.bytes);
   for (const part of parts) addPart(manifest, marked, part);
   return lines;

@@ -230,8 +230,6 @@ export interface JournalReadResult {
   damaged: number;
   /** Lines of an older chatbatch, written without a checksum: dropped too (they cannot be verified). */
   unverifiable: number;
-  /** The header a session's end wrote first (compaction.ts), if the journal has one. */
-  header: Record<string, unknown> | null;
 }
 
 /**
@@ -246,7 +244,7 @@ export async function readJournal(
   options: { readOnly?: boolean } = {},
 ): Promise<JournalReadResult> {
   const { size } = await stat(file);
-  const result: JournalReadResult = { repairedBytes: 0, lines: 0, damaged: 0, unverifiable: 0, header: null };
+  const result: JournalReadResult = { repairedBytes: 0, lines: 0, damaged: 0, unverifiable: 0 };
   const handle = await open(file, 'r');
   let end: number;
   try {
@@ -277,10 +275,8 @@ function readOneLine(
   onEntry: (entry: JournalEntry, location: RecordLocation, reference: RecordReference | null) => void,
 ): void {
   const line = entryOfLine(buffer, start, newline);
-  if (line.kind === 'header') {
-    if (location.offset === 0) result.header = line.header;
-    return;
-  }
+  // The header (a compacted journal's first line) is read once as a start rolls forward (journal-recovery.ts).
+  if (line.kind === 'header') return;
   if (line.kind === 'entry') {
     onEntry(line.entry, location, line.reference);
     result.lines++;
