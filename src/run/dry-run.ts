@@ -112,7 +112,7 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
           limit: null,
           before: earlier.sessions ?? [],
           earlierModels: manifestModels(earlier.config),
-          parts: judge ? [{ name: 'judge', book: judge.book, earlierUsd: earlierJudgeUsd(earlier) }] : [],
+          parts: judge ? [{ name: 'judge', book: judge.book, earlierUsd: earlierJudgeUsd(earlier, judge) }] : [],
           earlierApartUsd: judge ? 0 : earlierJudgeUsd(earlier),
         }).totalUsd
       : null,

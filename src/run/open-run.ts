@@ -256,7 +256,7 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
     before: earlierManifest?.sessions ?? [],
     earlierByModel: earlierManifest?.cost?.by_model ?? null,
     earlierModels: earlierManifest ? manifestModels(earlierManifest.config) : null,
-    parts: judge ? [{ name: 'judge', book: judge.book, earlierUsd: earlierJudgeUsd(earlierManifest) }] : [],
+    parts: judge ? [{ name: 'judge', book: judge.book, earlierUsd: earlierJudgeUsd(earlierManifest, judge) }] : [],
     // Resumed without --judge: the judge's earlier dollars are still the directory's.
     earlierApartUsd: judge ? 0 : earlierJudgeUsd(earlierManifest),
   });
