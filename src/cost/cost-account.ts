@@ -84,7 +84,9 @@ export class CostAccount {
       recordedByModel: options.earlierByModel ?? null,
     });
     if (options.limit !== null && this.earlier.total === null) throw new UnknownPriceError(UNKNOWN_EARLIER_DOLLARS);
-    if (options.limit !== null && options.earlierApartUsd === null) throw new UnknownPriceError(UNKNOWN_EARLIER_JUDGE_DOLLARS);
+    // Unknown earlier dollars of a part make totalUsd null, which the limit would count as nothing spent.
+    const apartUnknown = options.earlierApartUsd === null || (options.parts ?? []).some((part) => part.earlierUsd === null);
+    if (options.limit !== null && apartUnknown) throw new UnknownPriceError(UNKNOWN_EARLIER_JUDGE_DOLLARS);
   }
 
   /** The first model's price book: a one-model run's. */
@@ -237,15 +239,14 @@ function emptyPart(): SessionModelCost {
   return { usd: 0, prompt_tokens: 0, cached_tokens: 0, completion_tokens: 0 };
 }
 
-/** Where a part's dollars are kept: a key no model name can be. */
-/** The key a part priced apart (the judge's) is counted under, beside the models' own. */
+/** The key a part priced apart (the judge's) is counted under, beside the models' own: a key no model name can be. */
 export function partKey(name: string): string {
   return `\u0000${name}`;
 }
 
 const UNKNOWN_EARLIER_JUDGE_DOLLARS =
   "--max-cost cannot be kept: an earlier session's judge (--judge) spent dollars at a price unknown then, " +
-  'and this resume has no --judge to price them; nothing was sent.\n' +
+  'and this resume cannot price them (no --judge, or another judge model); nothing was sent.\n' +
   '  resume with the same --judge and its --price, or without --max-cost (--max-total-tokens bounds the tokens instead).';
 const UNKNOWN_EARLIER_DOLLARS =
   "--max-cost cannot be kept: this directory's earlier sessions sent to several models with a price unknown then, " +

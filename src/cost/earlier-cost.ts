@@ -103,10 +103,11 @@ function priced(book: PriceBook | undefined, part: Partial<SessionModelCost>): n
 }
 
 /**
- * A session written before dollars were kept by model, priced from its usage at the first tier,
- * its estimated tokens at the output price (the dearer side).
+ * Usage kept without its dollars (a session written before dollars were kept by model, an
+ * earlier judge's whose price was unknown then), priced at the first tier, its estimated tokens
+ * at the output price (the dearer side); null when the price is unknown.
  */
-function pricedUsage(book: PriceBook | undefined, usage: Partial<UsageTotals> | undefined): number | null {
+export function pricedUsage(book: PriceBook | undefined, usage: Partial<UsageTotals> | undefined): number | null {
   const price = book?.perMillion;
   if (!price) return null;
   const count = (name: keyof UsageTotals): number => tokenCount(usage?.[name]) ?? 0;

@@ -1,6 +1,7 @@
 import type { CostAccount } from '../cost/cost-account.js';
 import { type ModelCost, roundUsd } from '../cost/cost-summary.js';
-import { isUsd } from '../cost/earlier-cost.js';
+import { isUsd, pricedUsage } from '../cost/earlier-cost.js';
+import type { PriceBook } from '../cost/price-book.js';
 import type { TokenAccount } from '../pace/token-account.js';
 import { sumUsage, type UsageTotals } from '../record/usage-totals.js';
 import type { RunJudge } from './run-judge.js';
@@ -33,11 +34,19 @@ export function judgeManifest(judge: RunJudge, tokens: TokenAccount, cost: CostA
   };
 }
 
-/** The judge's dollars in the directory's earlier sessions: 0 when none judged, null when unknown. */
-export function earlierJudgeUsd(earlier: { judge?: { cost?: { usd?: unknown } } } | undefined): number | null {
+/**
+ * The judge's dollars in the directory's earlier sessions: 0 when none judged; when its price was
+ * unknown then, its tokens priced at `judge`'s price now if that is the same model (`--price`
+ * given on resume), else null (unknown: never another model's price, never 0).
+ */
+export function earlierJudgeUsd(
+  earlier: { judge?: { model?: unknown; usage?: Partial<UsageTotals>; cost?: { usd?: unknown } } } | undefined,
+  judge?: { model: string; book: PriceBook } | null,
+): number | null {
   if (earlier?.judge === undefined) return 0;
   const usd = earlier.judge.cost?.usd;
-  return isUsd(usd) ? usd : null;
+  if (isUsd(usd)) return usd;
+  return judge && earlier.judge.model === judge.model ? pricedUsage(judge.book, earlier.judge.usage) : null;
 }
 
 /**

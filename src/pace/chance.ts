@@ -7,11 +7,22 @@ export function chanceOfAtLeast(count: number, hits: number, share: number): num
   if (hits <= 0) return 1;
   if (share <= 0) return 0;
   if (share >= 1) return 1;
+  return Math.max(0, 1 - chanceOfFewer(count, hits, share));
+}
+
+/**
+ * The chance of fewer than `hits` of `count` answers being 429s at `share` each: how surprising
+ * few of them are, summed from none up (exact where it is small, where 1 less the other tail is not).
+ */
+export function chanceOfFewer(count: number, hits: number, share: number): number {
+  if (hits <= 0) return 0;
+  if (share <= 0) return 1;
+  if (share >= 1) return hits > count ? 1 : 0;
   let term = (1 - share) ** count;
   let below = 0;
-  for (let i = 0; i < hits; i++) {
+  for (let i = 0; i < hits && i <= count; i++) {
     below += term;
     term *= ((count - i) / (i + 1)) * (share / (1 - share));
   }
-  return Math.max(0, 1 - below);
+  return Math.min(1, below);
 }

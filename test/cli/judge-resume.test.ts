@@ -190,4 +190,45 @@ describe('--judge, killed with kill -9 and resumed', () => {
     const sessions = manifest.sessions.map((session: { cost_usd: number }) => session.cost_usd);
     expect(manifest.cost.usd).toBeCloseTo(sessions[0] + sessions[1], 12);
   });
+
+  it("prices an earlier judge's tokens at its price given on resume: --max-cost counts them, and what was spent before", async () => {
+    const { dir, server } = fresh;
+    answerAll = true;
+    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 4 }, (_, i) => ({ id: `r${i}`, prompt: `r${i}`, gold: `answer r${i}` }))));
+    const base = [
+      'run',
+      'in.jsonl',
+      '--base-url',
+      server.baseUrl,
+      '--model',
+      'm',
+      '--expect',
+      'gold',
+      '--price',
+      'm=1/2',
+      '--judge',
+      'judge-m',
+    ];
+    const env = { CHATBATCH_API_KEY: 'sk-judge-resume-test-000000' };
+    // The judge's price unknown in the first session: its dollars are null there.
+    const first = await runCliInProcess([...base, '--out', 'out', '--quiet', '--limit', '2'], { cwd: dir.path, env });
+    expect(first.code, first.stderr).toBe(4);
+    expect(JSON.parse(await dir.read('out/manifest.json')).judge.cost.usd).toBeNull();
+    const firstRequests = sent.length;
+    // Two judge answers of 50 + 10 tokens at $10/$20 ($0.0014) and two model answers: past $0.001.
+    // Before, the earlier judge's unknown dollars made the directory's total unknown, and --max-cost
+    // read that as nothing spent: the resume sent the two rows left and judged them.
+    const resumed = await runCliInProcess(
+      [...base, '--price', 'judge-m=10/20', '--out', 'out', '--quiet', '--resume', '--max-cost', '0.001'],
+      {
+        cwd: dir.path,
+        env,
+      },
+    );
+    expect(resumed.code, resumed.stderr).toBe(4);
+    expect(sent.length).toBe(firstRequests);
+    const manifest = JSON.parse(await dir.read('out/manifest.json'));
+    expect(manifest.judge.cost.usd).toBeCloseTo((2 * (50 * 10 + 10 * 20)) / 1e6, 12);
+    expect(manifest.cost.usd).toBeCloseTo((2 * (50 * 10 + 10 * 20) + 2 * (5 + 2 * 2)) / 1e6, 12);
+  });
 });

@@ -119,6 +119,18 @@ describe('CostAccount', () => {
     );
   });
 
+  it('refuses --max-cost when a judge given again has earlier dollars that stay unknown: its budget would count nothing spent', () => {
+    const judgeBook = flatPriceBook('judge-m', { input: 10, output: 20, cachedInput: null }, '--price', null);
+    const before = [{ cost_usd: 0.9 }];
+    const parts = [{ name: 'judge', book: judgeBook, earlierUsd: null }];
+    // Before: totalUsd was null, and hold() read it as 0: a budget of $1 with $0.90 and an
+    // unknown judge bill already spent let a $0.50 request go.
+    expect(() => new CostAccount({ books: [book], limit: 1, before, parts, earlierApartUsd: 0 })).toThrow(
+      /--max-cost cannot be kept: an earlier session's judge/,
+    );
+    expect(new CostAccount({ books: [book], limit: null, before, parts, earlierApartUsd: 0 }).totalUsd).toBeNull();
+  });
+
   it("never prices an earlier session of several models at another model's price: unknown stays null, and --max-cost is refused", () => {
     const usage = { prompt_tokens: 1000, completion_tokens: 500, total_tokens: 1500, cached_tokens: 0, estimated_tokens: 0 };
     const dear = flatPriceBook('dear', { input: 10, output: 20, cachedInput: null }, '--price', null);

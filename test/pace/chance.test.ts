@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chanceOfAtLeast } from '../../src/pace/chance.js';
+import { chanceOfAtLeast, chanceOfFewer } from '../../src/pace/chance.js';
 
 /** The tail summed term by term from the binomial coefficients. */
 function exactTail(count: number, hits: number, share: number): number {
@@ -31,5 +31,21 @@ describe('chanceOfAtLeast', () => {
     expect(chanceOfAtLeast(8, 0, 0.05)).toBe(1);
     expect(chanceOfAtLeast(8, 1, 0)).toBe(0);
     expect(chanceOfAtLeast(8, 8, 1)).toBe(1);
+  });
+
+  it('gives the lower tail, fewer than k of n at share p, exactly where it is small', () => {
+    // 0 of 50 at a fifth: 0.8^50, which 1 less the upper tail would round.
+    expect(chanceOfFewer(50, 1, 0.2)).toBeCloseTo(0.8 ** 50, 18);
+    for (const [count, hits, share] of [
+      [50, 4, 0.2],
+      [50, 2, 0.06],
+      [100, 5, 0.1],
+      [8, 3, 0.05],
+    ] as const) {
+      expect(chanceOfFewer(count, hits, share), `${hits} of ${count} at ${share}`).toBeCloseTo(1 - exactTail(count, hits, share), 10);
+    }
+    expect(chanceOfFewer(50, 0, 0.2)).toBe(0);
+    expect(chanceOfFewer(50, 51, 0.2)).toBeCloseTo(1, 12);
+    expect(chanceOfFewer(50, 1, 0)).toBe(1);
   });
 });
