@@ -156,7 +156,10 @@ describe('RateController against 429s at random, in virtual time', () => {
     // million rows 31%, and 5-20 rows failed as rate_limited_alone in 4 of 6 seeds. Later reviews
     // said it was a limit (the sending fell, the successes held, the 429s were fewer than the
     // background brings), and now they forget it: 5.1-5.4% refused here, 0.7-0.8% and no row
-    // failed over a million rows (backoff-rate.ts, FORGET_CHANCE).
+    // failed over a million rows (backoff-rate.ts, FORGET_CHANCE). Since a take-back also forgets
+    // the limit the earlier cuts found (reviewCut), the pace grows by slow start after it and meets
+    // the bucket harder once: 8.9% and 2.9% for these seeds (over eight seeds 1.5-9.9%, mean 4.7%,
+    // against 1.5-9.0%, mean 4.5%); the issue's bound for limiters without headers is 10%.
     const bucketAfter = (startMs: number, random: Admits): Admits => {
       let tokens = 200;
       let last = startMs;
@@ -171,7 +174,7 @@ describe('RateController against 429s at random, in virtual time', () => {
     };
     for (const seed of [7, 11]) {
       const { rejected } = runAgainst(bucketAfter(20_000, refusingAtRandom(0.05, seed)), 200, 30_000, 64, 200);
-      expect(rejected, `seed ${seed}`).toBeLessThanOrEqual(0.08);
+      expect(rejected, `seed ${seed}`).toBeLessThanOrEqual(0.1);
     }
   });
 
