@@ -4,7 +4,6 @@ import { onAbort } from '../async/on-abort.js';
 import { categoryOf, PENDING, SUCCEEDED } from '../record/outcome-code.js';
 import { ERRORS_FILE, OUTPUT_FILE } from '../state/file-names.js';
 import type { JournalWriter, RecordLocation } from '../state/journal.js';
-import { journalHeader } from '../state/journal-recovery.js';
 import { RecentBytes } from '../state/recent-bytes.js';
 import { RecordStore } from '../state/record-store.js';
 import { WriteFailedError } from '../state/write-failed.js';
@@ -80,19 +79,19 @@ export class OrderedResults {
   ) {}
 
   /**
+   * `journalRefersToFiles`: the journal starts with a header (a compacted one, journalHeader).
    * `onProblem` is called once, on the first write that fails or the first journal line that
    * does not verify: the run should stop admitting rows.
    */
   static async open(
     journalFile: string,
     outDir: string,
+    journalRefersToFiles: boolean,
     onProblem: (error: Error) => void = () => {},
     writer: JournalWriter | null = null,
   ): Promise<OrderedResults> {
     const files = { journal: journalFile, output: path.join(outDir, OUTPUT_FILE), errors: path.join(outDir, ERRORS_FILE) };
     const created: AtomicFile[] = [];
-    // Read before JournalIndex.create, which changes nothing in place but must not be confused with it.
-    const journalRefersToFiles = (await journalHeader(journalFile)) !== null;
     try {
       const output = await AtomicFile.create(files.output);
       created.push(output);

@@ -1,5 +1,6 @@
 import { type Manifest, readManifest } from '../output/manifest.js';
 import { countKilledSession } from '../run/killed-session.js';
+import { journalHeader } from '../state/journal-recovery.js';
 import type { OutDirPaths } from '../state/out-dir.js';
 import { computeConfusion } from './confusion.js';
 import { gradingWords } from './dataset-text.js';
@@ -29,7 +30,7 @@ export async function runReportData(dir: string, paths: OutDirPaths, groupBy: st
   const manifest = await readManifest(paths.manifest);
   if (!manifest) return `${dir} holds no run (its manifest.json is missing, not JSON, or not a chatbatch manifest)`;
   // A session running, or killed, has paid for the rows it journaled after its last manifest write too (read only).
-  if (manifest.status === 'running') await countKilledSession(manifest, paths.journal);
+  if (manifest.status === 'running') await countKilledSession(manifest, paths.journal, await journalHeader(paths.journal));
   const answerField = typeof manifest.config?.expect === 'string' ? manifest.config.expect : null;
   const modelOrder = modelOrderOf(manifest);
   const computed = await withinModelLimit(dir, modelOrder, () => computeStats(paths.output, paths.errors, { modelOrder, answerField }));

@@ -17,6 +17,7 @@ import { BatchNotes } from '../request/batch-notes.js';
 import { maxCompletionTokens } from '../request/completion-limit.js';
 import { prepareRows, prepareSettingsOf } from '../request/prepare.js';
 import { copiesPerRow } from '../request/samples.js';
+import { journalHeader } from '../state/journal-recovery.js';
 import { outDirPaths } from '../state/out-dir.js';
 import { countKilledSession } from './killed-session.js';
 import { runOwnDirs } from './own-dirs.js';
@@ -76,7 +77,10 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
   const judgeCounter = judge ? new JudgeCounter(judge.template, copiesPerRow(config)) : null;
   const earlier = config.resume && config.outDir ? await readManifest(outDirPaths(config.outDir).manifest) : null;
   // What a killed session journaled after its last manifest write is spent too (read only: nothing is written).
-  if (earlier && config.outDir) await countKilledSession(earlier, outDirPaths(config.outDir).journal);
+  if (earlier && config.outDir) {
+    const { journal } = outDirPaths(config.outDir);
+    await countKilledSession(earlier, journal, await journalHeader(journal));
+  }
   const report: DryRunReport = {
     files,
     rows: 0,

@@ -2,8 +2,8 @@ import { roundUsd } from '../cost/cost-summary.js';
 import { isUsd } from '../cost/earlier-cost.js';
 import type { Manifest, RunSession, UsageJournalMark } from '../output/manifest.js';
 import { sumUsage, tokenCount } from '../record/usage-totals.js';
+import { forEachJournalLine } from '../state/journal-line-reader.js';
 import { readLine } from '../state/journal-lines.js';
-import { journalHeader } from '../state/journal-recovery.js';
 import { type PaidPart, paidParts, recordPaid } from '../state/journal-usage.js';
 import { openRegularFile } from '../state/regular-file.js';
 
@@ -26,16 +26,17 @@ export function journalGeneration(header: Record<string, unknown> | null): strin
  * counted once, however many resumes follow. Nothing is added when the journal is no longer
  * the one the mark is in (the session was killed as its end replaced its journal: its last
  * write, just before, covered every line), or when no session has a mark (an older
- * chatbatch's manifest: as before, its last 2 s are not counted). Returns the lines counted.
+ * chatbatch's manifest: as before, its last 2 s are not counted). `header`: the journal's, as
+ * `journalHeader` reads it (a resume has read it already). Returns the lines counted.
  */
-export async function countKilledSession(manifest: Manifest, journal: string): Promise<number> {
+export async function countKilledSession(manifest: Manifest, journal: string, header: Record<string, unknown> | null): Promise<number> {
   // A manifest read by --dry-run is checked only for its shape: sessions may be missing.
   const sessions = Array.isArray(manifest.sessions) ? manifest.sessions : [];
   const marked = sessions.findLast((session) => session.usage_journal !== undefined);
   const mark = marked?.usage_journal;
   for (const session of sessions) delete session.usage_journal;
   if (marked?.status !== 'running' || !isMark(mark)) return 0;
-  if (journalGeneration(await journalHeader(journal)) !== mark.journal) return 0;
+  if (journalGeneration(header) !== mark.journal) return 0;
   const { lines, parts } = await paidAfter(journal, mark.bytes);
   for (const part of parts) addPart(manifest, marked, part);
   return lines;
@@ -47,9 +48,6 @@ function isMark(value: unknown): value is UsageJournalMark {
   return (journal === null || typeof journal === 'string') && Number.isSafeInteger(bytes) && (bytes as number) >= 0;
 }
 
-/** Bytes of the journal read at a time. */
-const READ_BYTES = 1 << 20;
-
 /** The paid parts of the record lines from `from` to the journal's end that verify, and how many lines carried some. */
 async function paidAfter(journal: string, from: number): Promise<{ lines: number; parts: PaidPart[] }> {
   const parts: PaidPart[] = [];
@@ -59,26 +57,12 @@ async function paidAfter(journal: string, from: number): Promise<{ lines: number
   const handle = await openRegularFile(journal).catch(() => null);
   if (handle === null) return { lines, parts };
   try {
-    let buffer = Buffer.allocUnsafe(READ_BYTES);
-    let filled = 0;
-    let position = from;
-    for (;;) {
-      if (filled === buffer.length) buffer = Buffer.concat([buffer, Buffer.allocUnsafe(buffer.length)]);
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, position);
-      if (bytesRead === 0) break;
-      position += bytesRead;
-      filled += bytesRead;
-      let start = 0;
-      let newline: number;
-      while ((newline = buffer.indexOf(10, start)) !== -1 && newline < filled) {
-        const found = linePaid(buffer, start, newline);
-        if (found.length > 0) lines++;
-        parts.push(...found);
-        start = newline + 1;
-      }
-      buffer.copyWithin(0, start, filled);
-      filled -= start;
-    }
+    // A torn last line (no newline) is not given: it verifies nothing, and the resume cuts it off.
+    await forEachJournalLine(handle, from, (buffer, start, newline) => {
+      const found = linePaid(buffer, start, newline);
+      if (found.length > 0) lines++;
+      parts.push(...found);
+    });
   } finally {
     await handle.close();
   }

@@ -28,7 +28,7 @@ import { maxCompletionTokens } from '../request/completion-limit.js';
 import { copiesPerRow, keyModelOf } from '../request/samples.js';
 import { checkTemplateColumns } from '../request/template-columns.js';
 import { JournalWriter } from '../state/journal.js';
-import { journalHeader, rollForward } from '../state/journal-recovery.js';
+import { rollForward } from '../state/journal-recovery.js';
 import { acquireLock } from '../state/lock.js';
 import {
   clearRunFiles,
@@ -132,6 +132,8 @@ interface CheckedInputs {
 interface EarlierRun {
   previous: PreviousResults | null;
   previousWritten: { manifest: Manifest; text: string } | null;
+  /** The header of the journal this session appends to (null: none), read once (rollForward). */
+  journalHeader: Record<string, unknown> | null;
 }
 
 /**
@@ -193,7 +195,7 @@ async function checkInputs(options: RunOptions, progress: RunProgress): Promise<
 async function readEarlierRun(options: RunOptions, paths: OutDirPaths): Promise<EarlierRun> {
   const { config, log } = options;
   // A session's end a crash cut short is finished first: the journal refers to its record files.
-  await rollForward(paths);
+  const header = await rollForward(paths);
   await removeLeftoverTempFiles(paths);
   const state = await inspectOutDir(paths);
   if (state.kind !== 'new' && !config.resume && !config.force) {
@@ -209,8 +211,8 @@ async function readEarlierRun(options: RunOptions, paths: OutDirPaths): Promise<
   const previous = config.resume && state.kind !== 'new' ? await loadPreviousResults(paths) : null;
   if (previous) reportJournalRepairs(previous, log);
   // Read once the journal is repaired (a torn last line cut off): what a killed session paid after its last manifest.
-  if (previous && previousWritten) await countKilledSession(previousWritten.manifest, paths.journal);
-  return { previous, previousWritten };
+  if (previous && previousWritten) await countKilledSession(previousWritten.manifest, paths.journal, header);
+  return { previous, previousWritten, journalHeader: config.force ? null : header };
 }
 
 /** A run writes over no file it did not make: a directory without a journal holds none of ours. */
@@ -303,8 +305,14 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
   const shardRows = countShardRowsBeside(parts);
   const journal = await JournalWriter.open(paths.journal);
   await journalDropped(journal, parts.dropped, earlier.previous);
-  const results = await OrderedResults.open(paths.journal, paths.outDir, () => opened.onWriteFailure(), journal);
-  const journalName = journalGeneration(await journalHeader(paths.journal));
+  const results = await OrderedResults.open(
+    paths.journal,
+    paths.outDir,
+    earlier.journalHeader !== null,
+    () => opened.onWriteFailure(),
+    journal,
+  );
+  const journalName = journalGeneration(earlier.journalHeader);
   session.usage_journal = { journal: journalName, bytes: journal.bytes };
   // The judge's figures are in every write: a resume after a kill -9 adds to them (killed-session.ts).
   const judging = judge && judgeTokens ? { setup: judge, tokens: judgeTokens } : null;

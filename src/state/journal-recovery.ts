@@ -17,11 +17,13 @@ const HEADER_BYTES = 4096;
  * temporary names are in the journal's header, ordered-results.ts). Killed between the two, the
  * directory holds a journal whose references are to files still under those names: they are
  * renamed into place now, as the session would have done, before anything reads the directory
- * (and before the leftover temporary files are removed). Called with the lock held.
+ * (and before the leftover temporary files are removed). Called with the lock held. Returns the
+ * journal's header (null: none), read once for the whole start: nothing the session does before
+ * it appends changes the journal's first line, but --force's clearing the journal away.
  */
-export async function rollForward(paths: OutDirPaths): Promise<void> {
+export async function rollForward(paths: OutDirPaths): Promise<Record<string, unknown> | null> {
   const header = await journalHeader(paths.journal);
-  if (header === null) return;
+  if (header === null) return null;
   let renamed = false;
   for (const [field, target] of [
     ['output', OUTPUT_FILE],
@@ -46,6 +48,7 @@ export async function rollForward(paths: OutDirPaths): Promise<void> {
     renamed = true;
   }
   if (renamed) await syncDirectory(paths.outDir);
+  return header;
 }
 
 /** The header a compacted journal starts with, when its first line is one that verifies; else null. */

@@ -1,5 +1,6 @@
 import { type FileHandle, open, stat, truncate } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
+import { forEachJournalLine } from './journal-line-reader.js';
 import { CHECKSUM_BYTES, type JournalEntry, type RecordReference, readLine, recordEntry, writeChecksum } from './journal-lines.js';
 import type { RecentBytes } from './recent-bytes.js';
 import { asWriteFailure, writeFully } from './write-failed.js';
@@ -229,8 +230,6 @@ export interface JournalReadResult {
   damaged: number;
   /** Lines of an older chatbatch, written without a checksum: dropped too (they cannot be verified). */
   unverifiable: number;
-  /** The header a session's end wrote first (compaction.ts), if the journal has one. */
-  header: Record<string, unknown> | null;
 }
 
 /**
@@ -245,54 +244,26 @@ export async function readJournal(
   options: { readOnly?: boolean } = {},
 ): Promise<JournalReadResult> {
   const { size } = await stat(file);
-  const result: JournalReadResult = { repairedBytes: 0, lines: 0, damaged: 0, unverifiable: 0, header: null };
-  // One buffer, reused: the unfinished line at a read's end is moved to its front and the next
-  // read goes after it. (A stream's fresh 1 MiB chunk a read, and a concatenation a chunk, left
-  // ~50 MB of buffers waiting for the GC in a million-row resume, and the allocator kept the room.)
-  let buffer: Buffer = Buffer.allocUnsafe(READ_BYTES);
-  let bufferStart = 0; // file offset of buffer[0]
-  let filled = 0; // bytes of buffer read from the file
+  const result: JournalReadResult = { repairedBytes: 0, lines: 0, damaged: 0, unverifiable: 0 };
   const handle = await open(file, 'r');
+  let end: number;
   try {
-    for (;;) {
-      if (filled === buffer.length) buffer = grown(buffer, filled); // a line longer than the buffer
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, bufferStart + filled);
-      if (bytesRead === 0) break;
-      const bytes = buffer.subarray(0, filled + bytesRead);
-      let start = 0;
-      let newline: number;
-      while ((newline = bytes.indexOf(10, start)) !== -1) {
-        const location = { offset: bufferStart + start, length: newline - start };
-        readOneLine(bytes, start, newline, location, result, onEntry);
-        start = newline + 1;
-      }
-      bytes.copyWithin(0, start);
-      bufferStart += start;
-      filled = bytes.length - start;
-    }
+    end = await forEachJournalLine(handle, 0, (buffer, start, newline, offset) =>
+      readOneLine(buffer, start, newline, { offset, length: newline - start }, result, onEntry),
+    );
   } finally {
     await handle.close();
   }
-  result.repairedBytes = size - bufferStart;
+  result.repairedBytes = size - end;
   // A reader that does not hold the lock (--dry-run) leaves the torn end to the resume.
   if (result.repairedBytes > 0 && !options.readOnly) {
     try {
-      await truncate(file, bufferStart);
+      await truncate(file, end);
     } catch (error) {
       throw asWriteFailure(error, file);
     }
   }
   return result;
-}
-
-/** Bytes read from a journal at a time. */
-const READ_BYTES = 1 << 20;
-
-/** `buffer`, twice as large, with its first `filled` bytes. */
-function grown(buffer: Buffer, filled: number): Buffer {
-  const larger = Buffer.allocUnsafe(buffer.length * 2);
-  buffer.copy(larger, 0, 0, filled);
-  return larger;
 }
 
 function readOneLine(
@@ -304,10 +275,8 @@ function readOneLine(
   onEntry: (entry: JournalEntry, location: RecordLocation, reference: RecordReference | null) => void,
 ): void {
   const line = entryOfLine(buffer, start, newline);
-  if (line.kind === 'header') {
-    if (location.offset === 0) result.header = line.header;
-    return;
-  }
+  // The header (a compacted journal's first line) is read once as a start rolls forward (journal-recovery.ts).
+  if (line.kind === 'header') return;
   if (line.kind === 'entry') {
     onEntry(line.entry, location, line.reference);
     result.lines++;

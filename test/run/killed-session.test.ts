@@ -5,6 +5,7 @@ import { emptyUsage } from '../../src/record/usage-totals.js';
 import { countKilledSession } from '../../src/run/killed-session.js';
 import { JournalWriter } from '../../src/state/journal.js';
 import { headerLineText } from '../../src/state/journal-lines.js';
+import { journalHeader } from '../../src/state/journal-recovery.js';
 import { paidField } from '../../src/state/journal-usage.js';
 import { perTestDir } from '../support/per-test.js';
 import type { TempDir } from '../support/temp-dir.js';
@@ -57,6 +58,11 @@ async function journalOf(paid: Array<unknown[] | number | null>, upTo: number): 
   return { file, mark };
 }
 
+/** countKilledSession given the journal's header as a start reads it. */
+async function countedWithHeader(manifest: Manifest, file: string): Promise<number> {
+  return countKilledSession(manifest, file, await journalHeader(file));
+}
+
 describe('countKilledSession', () => {
   it("adds the lines after the mark to the killed session's figures and the directory's, the judge's apart, once", async () => {
     const { file, mark } = await journalOf(
@@ -69,7 +75,7 @@ describe('countKilledSession', () => {
       1,
     );
     const manifest = killedManifest(mark);
-    expect(await countKilledSession(manifest, file)).toBe(2);
+    expect(await countedWithHeader(manifest, file)).toBe(2);
     const session = manifest.sessions[1]!;
     expect(session.usage).toMatchObject({ prompt_tokens: 107, completion_tokens: 13, total_tokens: 120, responses_with_usage: 2 });
     expect(manifest.usage).toMatchObject({ prompt_tokens: 108, total_tokens: 122, responses_with_usage: 2 });
@@ -81,14 +87,14 @@ describe('countKilledSession', () => {
     expect(manifest.judge!.cost.usd).toBeCloseTo(0.004, 12);
     // The mark is gone: a second resume (or a third) adds nothing more.
     expect(session.usage_journal).toBeUndefined();
-    expect(await countKilledSession(manifest, file)).toBe(0);
+    expect(await countedWithHeader(manifest, file)).toBe(0);
     expect(manifest.usage!.total_tokens).toBe(122);
   });
 
   it("reads a line's one response from its record's usage when the line gives only its dollars", async () => {
     const { file, mark } = await journalOf([null, 0.002, 0.002], 1);
     const manifest = killedManifest(mark);
-    expect(await countKilledSession(manifest, file)).toBe(2);
+    expect(await countedWithHeader(manifest, file)).toBe(2);
     expect(manifest.sessions[1]!.usage).toMatchObject({ prompt_tokens: 114, completion_tokens: 16, total_tokens: 130, cached_tokens: 4 });
     expect(manifest.sessions[1]!.usage!.responses_with_usage).toBe(3);
     expect(manifest.sessions[1]!.cost_by_model!.m).toEqual({ usd: 0.014, prompt_tokens: 114, cached_tokens: 4, completion_tokens: 16 });
@@ -103,7 +109,7 @@ describe('countKilledSession', () => {
     const text = await dir.read('journal.jsonl');
     await writeFile(file, text.replace('"m",9,1,10,', '"m",9,2,10,'));
     const manifest = killedManifest(mark, null, null);
-    expect(await countKilledSession(manifest, file)).toBe(1);
+    expect(await countedWithHeader(manifest, file)).toBe(1);
     expect(manifest.sessions[1]!.usage!.total_tokens).toBe(120);
     expect(manifest.sessions[1]!.cost_usd).toBeNull();
     expect(manifest.sessions[1]!.cost_by_model!.m).toEqual({ usd: null, prompt_tokens: 107, cached_tokens: 0, completion_tokens: 13 });
@@ -117,17 +123,17 @@ describe('countKilledSession', () => {
     await writeFile(file, header + lines);
     // The manifest's mark is in a journal without a header; this one was written by a session's end.
     const replaced = killedManifest(mark);
-    expect(await countKilledSession(replaced, file)).toBe(0);
+    expect(await countedWithHeader(replaced, file)).toBe(0);
     expect(replaced.usage!.total_tokens).toBe(112);
     expect(replaced.sessions[1]!.usage_journal).toBeUndefined();
     // The same journal, named by the mark: counted.
     const same = killedManifest(Buffer.byteLength(header), '.output.jsonl.1.1.0a0b0c0d.tmp');
-    expect(await countKilledSession(same, file)).toBe(1);
+    expect(await countedWithHeader(same, file)).toBe(1);
     expect(same.usage!.total_tokens).toBe(122);
     // A manifest an older chatbatch wrote (no mark): as before, nothing is added.
     const older = killedManifest(0);
     delete older.sessions[1]!.usage_journal;
-    expect(await countKilledSession(older, file)).toBe(0);
+    expect(await countedWithHeader(older, file)).toBe(0);
     expect(older.usage!.total_tokens).toBe(112);
   });
 
@@ -148,7 +154,7 @@ describe('countKilledSession', () => {
     for (const edit of edits) {
       const manifest = killedManifest(mark);
       edit(manifest as unknown as Record<string, unknown>, manifest.sessions[1] as unknown as Record<string, unknown>);
-      expect(await countKilledSession(manifest, file)).toBe(2);
+      expect(await countedWithHeader(manifest, file)).toBe(2);
       // The tokens are counted whatever the edit: they are in no field it touched.
       expect(manifest.usage!.total_tokens).toBe(122);
       expect(manifest.sessions[1]!.usage!.total_tokens).toBe(120);
@@ -160,7 +166,7 @@ describe('countKilledSession', () => {
     const { file, mark } = await journalOf([null, paidField('__proto__', usage(7, 3), priced(0.002, 7, 3))], 1);
     const manifest = killedManifest(mark);
     try {
-      expect(await countKilledSession(manifest, file)).toBe(1);
+      expect(await countedWithHeader(manifest, file)).toBe(1);
       expect(({} as { usd?: unknown }).usd).toBeUndefined();
       expect(Object.hasOwn(manifest.sessions[1]!.cost_by_model!, '__proto__')).toBe(true);
       // A model the session's figures did not name: its tokens, priced by whoever knows its price.

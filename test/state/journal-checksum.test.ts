@@ -95,7 +95,7 @@ describe('journal checksums', () => {
 
   it('copies to the output only lines that still verify when read back: a changed one leaves its row pending and is reported', async () => {
     const writer = await JournalWriter.open(file);
-    const results = await OrderedResults.open(file, dir);
+    const results = await OrderedResults.open(file, dir, false);
     const locations = [];
     for (let i = 0; i < 3; i++) {
       results.admit(i);
@@ -127,7 +127,7 @@ describe('journal checksums', () => {
 
   it('copies the lines this session wrote from the bytes it wrote: one changed on the disk after is copied as written, one too large to keep in memory is read back and checked', async () => {
     const writer = await JournalWriter.open(file);
-    const results = await OrderedResults.open(file, dir, () => {}, writer);
+    const results = await OrderedResults.open(file, dir, false, () => {}, writer);
     const records = [
       JSON.stringify({ id: 'r0', reply: 'x'.repeat(1_100_000) }), // over half of the 2 MiB kept: not kept
       JSON.stringify({ id: 'r1', reply: 'reply 1' }),

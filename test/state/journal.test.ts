@@ -129,7 +129,7 @@ describe('journal', () => {
   it('writes output and errors in input order from an out-of-order journal', async () => {
     const file = path.join(dir, 'journal.jsonl');
     const writer = await JournalWriter.open(file);
-    const results = await OrderedResults.open(file, dir);
+    const results = await OrderedResults.open(file, dir, false);
     for (let position = 0; position <= 6; position++) results.admit(position);
     const order = [3, 0, 4, 1, 2, 5];
     for (const position of order) {
@@ -154,7 +154,7 @@ describe('journal', () => {
   it('counts replies cut at max_tokens as the settling row says, searching the record only when it does not say', async () => {
     const file = path.join(dir, 'journal.jsonl');
     const writer = await JournalWriter.open(file);
-    const results = await OrderedResults.open(file, dir);
+    const results = await OrderedResults.open(file, dir, false);
     const cut = JSON.stringify({ id: 'r', finish_reason: 'length' });
     const notCut = JSON.stringify({ id: 'r', finish_reason: 'stop', note: '"finish_reason":"length"' });
     const rows: Array<[string, boolean | null]> = [
@@ -176,7 +176,7 @@ describe('journal', () => {
   it('pauses admission while a slow row holds the window full, and goes on once it settles or the run stops', async () => {
     const file = path.join(dir, 'journal.jsonl');
     const writer = await JournalWriter.open(file);
-    const results = await OrderedResults.open(file, dir);
+    const results = await OrderedResults.open(file, dir, false);
     const stop = new AbortController();
     for (let position = 0; position < MAX_REORDER_ROWS; position++) results.admit(position);
     let room = false;
@@ -202,7 +202,7 @@ describe('journal', () => {
   it('writes rows out as soon as every row before them has settled, holding only the window', async () => {
     const file = path.join(dir, 'journal.jsonl');
     const writer = await JournalWriter.open(file);
-    const results = await OrderedResults.open(file, dir);
+    const results = await OrderedResults.open(file, dir, false);
     const settle = async (position: number) => {
       const location = await writer.append({ k: `r${position}`, f: 'fp', o: SUCCEEDED }, JSON.stringify({ id: `r${position}` }));
       results.settled(position, location, SUCCEEDED);
