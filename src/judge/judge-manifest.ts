@@ -3,7 +3,7 @@ import { type ModelCost, roundUsd } from '../cost/cost-summary.js';
 import { isUsd, pricedUsage } from '../cost/earlier-cost.js';
 import type { PriceBook } from '../cost/price-book.js';
 import type { TokenAccount } from '../pace/token-account.js';
-import { sumUsage, type UsageTotals } from '../record/usage-totals.js';
+import { sumUsage, tokenCount, type UsageTotals } from '../record/usage-totals.js';
 import type { RunJudge } from './run-judge.js';
 
 /** The manifest's `judge`: what the judge's requests used and cost, kept apart from the models' (over every session). */
@@ -46,7 +46,11 @@ export function earlierJudgeUsd(
   if (earlier?.judge === undefined) return 0;
   const usd = earlier.judge.cost?.usd;
   if (isUsd(usd)) return usd;
-  return judge && earlier.judge.model === judge.model ? pricedUsage(judge.book, earlier.judge.usage) : null;
+  // Read from disk: tokens not all there say nothing of the dollars (not 0).
+  const usage = earlier.judge.usage;
+  const counted = [usage?.prompt_tokens, usage?.completion_tokens, usage?.total_tokens].every((count) => tokenCount(count) !== null);
+  if (!judge || earlier.judge.model !== judge.model || !counted) return null;
+  return pricedUsage(judge.book, usage);
 }
 
 /**
