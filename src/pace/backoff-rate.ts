@@ -277,9 +277,6 @@ export class BackoffRate {
 
   /** What a cut among successes changes, and the sending and successes before it (see REVIEW_AFTER). */
   private beforeCut(now: number): CutUnderReview {
-    // Over GROWTH_SPAN_REQUESTS at least, as the ceiling on growth is: at 2 requests a second a
-    // second's count is two, and one more or less decided whether a cut looked paced.
-    const span = Math.max(GROWTH_SPAN_MS, GROWTH_SPAN_REQUESTS / this.perMs!);
     return {
       perMs: this.perMs!,
       cutPerMs: this.cutPerMs,
@@ -287,8 +284,8 @@ export class BackoffRate {
       badPerMs: this.badPerMs,
       plateauPerMs: this.plateauPerMs,
       rejectedShare: this.recent.share,
-      sentPerMs: this.perMsLately(this.sentMeter, now, span),
-      takenPerMs: this.perMsLately(this.takenMeter, now, span),
+      sentPerMs: this.perMsLately(this.sentMeter, now, GROWTH_SPAN_MS),
+      takenPerMs: this.perMsLately(this.takenMeter, now, GROWTH_SPAN_MS),
       at: now,
       answered: 0,
       rejected: 0,
