@@ -103,4 +103,80 @@ describe('SlotPool', () => {
       expect(pool.pendingCount).toBe(0);
     }
   });
+
+  it('past 1,024 waiting (its queue compacted): starts work in the order asked, under the limit as it changes, and goes on past work that ends at once when its turn comes (cancelled while it waited)', async () => {
+    for (const first of [1, 3]) {
+      const pool = new SlotPool(first);
+      const started: number[] = [];
+      const open = new Map<number, ReturnType<typeof deferred>>();
+      const runs: Array<Promise<unknown>> = [];
+      let asked = 0;
+      let atWork = 0;
+      let overLimit = 0;
+      let cancelled = false;
+      /** Asks for `count` pieces of work; once `cancelled`, each ends as its turn comes (as a stopped run's attempts do), a third of them thrown before any await. */
+      const ask = (count: number) => {
+        for (let n = 0; n < count; n++) {
+          const id = asked++;
+          runs.push(
+            pool
+              .run(() => {
+                started.push(id);
+                if (atWork >= pool.concurrency) overLimit++;
+                if (cancelled) {
+                  if (id % 3 === 0) throw new Error('cancelled');
+                  return Promise.resolve(null);
+                }
+                atWork++;
+                const work = deferred();
+                open.set(id, work);
+                return work.done.finally(() => atWork--);
+              })
+              .catch(() => {}),
+          );
+        }
+      };
+      /** Settles the oldest work open, `count` times, a turn of the event loop each. */
+      const settle = async (count: number) => {
+        for (let n = 0; n < count && open.size > 0; n++) {
+          const [id, work] = open.entries().next().value!;
+          open.delete(id);
+          if (id % 5 === 0) work.fail(new Error('failed'));
+          else work.finish();
+          await turn();
+        }
+      };
+      ask(3000);
+      expect(pool.pendingCount).toBe(3000 - first);
+      await settle(1100); // past the first compaction (1,024 started from the queue, half of it gone)
+      expect(started).toHaveLength(1100 + first);
+      ask(500); // asked after a compaction: behind every piece asked before
+      pool.concurrency = 40; // raised across a compaction: many start in one pump
+      await turn();
+      expect(open.size).toBe(40);
+      expect(started).toHaveLength(1100 + 40);
+      await settle(900);
+      pool.concurrency = 2; // lowered: the work at it goes on, no more starts until it is under 2
+      await settle(40);
+      expect(open.size).toBe(2);
+      expect(pool.pendingCount).toBe(asked - started.length);
+      cancelled = true; // the rest end as they start: a chain of starts through what waits
+      await settle(2);
+      ask(1500);
+      // Bounded: a waiter the pool lost would otherwise leave this loop waiting for ever.
+      for (let round = 0; round < 100 && (started.length < asked || open.size > 0); round++) await settle(open.size + 1);
+      await Promise.all(runs);
+      expect(overLimit).toBe(0);
+      expect(started).toEqual([...Array(asked).keys()]);
+      expect(pool.activeCount).toBe(0);
+      expect(pool.pendingCount).toBe(0);
+      // Emptied and used again: work with a slot free starts at once.
+      let now = false;
+      const last = pool.run(async () => {
+        now = true;
+      });
+      expect(now).toBe(true);
+      await last;
+    }
+  });
 });
