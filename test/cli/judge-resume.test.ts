@@ -231,4 +231,26 @@ describe('--judge, killed with kill -9 and resumed', () => {
     expect(manifest.judge.cost.usd).toBeCloseTo((2 * (50 * 10 + 10 * 20)) / 1e6, 12);
     expect(manifest.cost.usd).toBeCloseTo((2 * (50 * 10 + 10 * 20) + 2 * (5 + 2 * 2)) / 1e6, 12);
   });
+
+  it("resumes a directory whose manifest's judge was damaged (null): its dollars unknown, not a TypeError", async () => {
+    const { dir, server } = fresh;
+    answerAll = true;
+    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 4 }, (_, i) => ({ id: `r${i}`, prompt: `r${i}`, gold: `answer r${i}` }))));
+    const base = ['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--expect', 'gold', '--price', 'm=1/2'];
+    const env = { CHATBATCH_API_KEY: 'sk-judge-resume-test-000000' };
+    const first = await runCliInProcess(
+      [...base, '--judge', 'judge-m', '--price', 'judge-m=10/20', '--out', 'out', '--quiet', '--limit', '2'],
+      {
+        cwd: dir.path,
+        env,
+      },
+    );
+    expect(first.code, first.stderr).toBe(4);
+    const manifest = JSON.parse(await dir.read('out/manifest.json'));
+    await dir.write('out/manifest.json', JSON.stringify({ ...manifest, judge: null }));
+    const resumed = await runCliInProcess([...base, '--out', 'out', '--quiet', '--resume'], { cwd: dir.path, env });
+    expect(resumed.stderr).not.toMatch(/TypeError|at .*\.js:\d+/);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(await dir.read('out/manifest.json')).cost.usd).toBeNull();
+  });
 });
