@@ -215,6 +215,21 @@ describe('--judge, killed with kill -9 and resumed', () => {
     expect(first.code, first.stderr).toBe(4);
     expect(JSON.parse(await dir.read('out/manifest.json')).judge.cost.usd).toBeNull();
     const firstRequests = sent.length;
+    // Without --judge its dollars stay unknown: the run refuses --max-cost, and its --dry-run says so.
+    // Before, the dry run read them as nothing spent ("... $1.00 left").
+    const modelsOnly = base.filter((arg, i) => arg !== '--judge' && base[i - 1] !== '--judge');
+    const planned = await runCliInProcess([...modelsOnly, '--out', 'out', '--resume', '--dry-run', '--max-cost', '1'], {
+      cwd: dir.path,
+      env,
+    });
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stdout + planned.stderr).toMatch(/--max-cost cannot be kept: the dollars already spent in out are unknown/);
+    const refused = await runCliInProcess([...modelsOnly, '--out', 'out', '--quiet', '--resume', '--max-cost', '1'], {
+      cwd: dir.path,
+      env,
+    });
+    expect(refused.code).toBe(2);
+    expect(sent.length).toBe(firstRequests);
     // Two judge answers of 50 + 10 tokens at $10/$20 ($0.0014) and two model answers: past $0.001.
     // Before, the earlier judge's unknown dollars made the directory's total unknown, and --max-cost
     // read that as nothing spent: the resume sent the two rows left and judged them.
