@@ -3,7 +3,7 @@ import { type ModelCost, roundUsd } from '../cost/cost-summary.js';
 import { isUsd, pricedUsage } from '../cost/earlier-cost.js';
 import type { PriceBook } from '../cost/price-book.js';
 import type { TokenAccount } from '../pace/token-account.js';
-import { sumUsage, type UsageTotals } from '../record/usage-totals.js';
+import { sumUsage, tokenCount, type UsageTotals } from '../record/usage-totals.js';
 import type { RunJudge } from './run-judge.js';
 
 /** The manifest's `judge`: what the judge's requests used and cost, kept apart from the models' (over every session). */
@@ -43,10 +43,15 @@ export function earlierJudgeUsd(
   earlier: { judge?: { model?: unknown; usage?: Partial<UsageTotals>; cost?: { usd?: unknown } } } | undefined,
   judge?: { model: string; book: PriceBook } | null,
 ): number | null {
-  if (earlier?.judge === undefined) return 0;
-  const usd = earlier.judge.cost?.usd;
-  if (isUsd(usd)) return usd;
-  return judge && earlier.judge.model === judge.model ? pricedUsage(judge.book, earlier.judge.usage) : null;
+  const judged: unknown = earlier?.judge;
+  if (judged === undefined) return 0;
+  // Read from disk: a judge entry that is no object, or tokens not all there, say nothing of the dollars (not 0).
+  if (typeof judged !== 'object' || judged === null) return null;
+  const { model, usage, cost } = judged as { model?: unknown; usage?: Partial<UsageTotals>; cost?: { usd?: unknown } };
+  if (isUsd(cost?.usd)) return cost.usd;
+  const counted = [usage?.prompt_tokens, usage?.completion_tokens, usage?.total_tokens].every((count) => tokenCount(count) !== null);
+  if (!judge || model !== judge.model || !counted) return null;
+  return pricedUsage(judge.book, usage);
 }
 
 /**

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { flatPriceBook } from '../../src/cost/price-book.js';
 import { JudgeCounter } from '../../src/judge/judge-estimate.js';
+import { earlierJudgeUsd } from '../../src/judge/judge-manifest.js';
 import { BUILT_IN_RUBRIC, judgeMessages, rowFieldsOf } from '../../src/judge/judge-prompt.js';
 import { verdictOf } from '../../src/judge/judge-verdict.js';
 
@@ -72,5 +74,28 @@ describe("the judge's requests counted before a run", () => {
     expect(estimate.promptTokens).toBe(78 + 24);
     expect(estimate.cost.low).toBeCloseTo(102 / 1e6, 12);
     expect(estimate.cost.high).toBeNull();
+  });
+});
+
+describe("an earlier session's judge dollars", () => {
+  const book = flatPriceBook('judge-m', { input: 10, output: 20, cachedInput: null }, '--price', null);
+  const judge = { model: 'judge-m', book };
+  const usage = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, cached_tokens: 0, estimated_tokens: 0 };
+
+  it("are its own when known, its tokens at the same judge model's price when not, else unknown", () => {
+    expect(earlierJudgeUsd(undefined, judge)).toBe(0);
+    expect(earlierJudgeUsd({ judge: { model: 'judge-m', usage, cost: { usd: 0.5 } } }, judge)).toBe(0.5);
+    expect(earlierJudgeUsd({ judge: { model: 'judge-m', usage, cost: { usd: null } } }, judge)).toBeCloseTo((100 * 10 + 20 * 20) / 1e6, 15);
+    expect(earlierJudgeUsd({ judge: { model: 'other', usage, cost: { usd: null } } }, judge)).toBeNull();
+    expect(earlierJudgeUsd({ judge: { model: 'judge-m', usage, cost: { usd: null } } }, null)).toBeNull();
+  });
+
+  it('stay unknown, not 0, when the manifest keeps no usable tokens for them', () => {
+    // A manifest is read from disk: a judge without usage (or with a damaged one) spent what it spent.
+    expect(earlierJudgeUsd({ judge: { model: 'judge-m', cost: { usd: null } } }, judge)).toBeNull();
+    const damaged = { ...usage, total_tokens: 'many' } as unknown as typeof usage;
+    expect(earlierJudgeUsd({ judge: { model: 'judge-m', usage: damaged, cost: { usd: null } } }, judge)).toBeNull();
+    const { prompt_tokens: _, ...noPrompt } = usage;
+    expect(earlierJudgeUsd({ judge: { model: 'judge-m', usage: noPrompt, cost: { usd: null } } }, judge)).toBeNull();
   });
 });

@@ -156,7 +156,10 @@ describe('RateController against 429s at random, in virtual time', () => {
     // million rows 31%, and 5-20 rows failed as rate_limited_alone in 4 of 6 seeds. Later reviews
     // said it was a limit (the sending fell, the successes held, the 429s were fewer than the
     // background brings), and now they forget it: 5.1-5.4% refused here, 0.7-0.8% and no row
-    // failed over a million rows (backoff-rate.ts, FORGET_CHANCE).
+    // failed over a million rows (backoff-rate.ts, FORGET_CHANCE). Since a take-back also forgets
+    // the limit the earlier cuts found (reviewCut), the pace grows by slow start after it and meets
+    // the bucket harder once: 8.9% and 2.9% for these seeds (over eight seeds 1.5-9.9%, mean 4.7%,
+    // against 1.5-9.0%, mean 4.5%); the issue's bound for limiters without headers is 10%.
     const bucketAfter = (startMs: number, random: Admits): Admits => {
       let tokens = 200;
       let last = startMs;
@@ -171,7 +174,7 @@ describe('RateController against 429s at random, in virtual time', () => {
     };
     for (const seed of [7, 11]) {
       const { rejected } = runAgainst(bucketAfter(20_000, refusingAtRandom(0.05, seed)), 200, 30_000, 64, 200);
-      expect(rejected, `seed ${seed}`).toBeLessThanOrEqual(0.08);
+      expect(rejected, `seed ${seed}`).toBeLessThanOrEqual(0.1);
     }
   });
 
@@ -182,6 +185,23 @@ describe('RateController against 429s at random, in virtual time', () => {
     // review). Without --concurrency it still falls low (docs/failures.md).
     const { wallMs } = runAgainst(refusingAtRandom(0.1), 200, 8_000, 64, 200);
     expect((8_000 * 200) / 64 / wallMs).toBeGreaterThanOrEqual(0.5);
+  });
+
+  it('does not hold 10% refused at random without --concurrency to a limit that chance found', () => {
+    // 20,000 rows, 200 ms answers. Once a review took cuts back, the limit found by the cuts kept
+    // before them held the pace at its plateau, grown past only by CUBIC's probe: 0.20 of what
+    // 256 in flight allow. Forgotten (backoff-rate.ts, reviewCut), the pace grows by slow start: 0.57.
+    const { wallMs } = runAgainst(refusingAtRandom(0.1), 200, 20_000, null, 200);
+    expect((20_000 * 200) / 256 / wallMs).toBeGreaterThanOrEqual(0.45);
+  });
+
+  it('gets out of a slow start that 429s at random set at 2 requests a second', () => {
+    // These draws refuse the first request and one of the next two, as a 2 r/s strict limiter
+    // would: the pace starts at 2.5 r/s and 10% refused at random keep cutting it. Each review measured the
+    // sending before its cut over one second (two requests) and called it unpaced: 20,000 rows
+    // ran at 0.002 of what 256 in flight allow. Over ten requests at least: 0.15.
+    const { wallMs } = runAgainst(refusingAtRandom(0.1, 1_234), 200, 20_000, null, 200);
+    expect((20_000 * 200) / 256 / wallMs).toBeGreaterThanOrEqual(0.1);
   });
 });
 
