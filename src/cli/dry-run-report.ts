@@ -105,6 +105,10 @@ function costLine(report: DryRunReport): string {
 function costBudgetLine(report: DryRunReport, config: RunConfig): string {
   const budget = report.limits.maxCost!;
   const share = config.shard ? `; this shard's 1/${config.shard.count} of ${formatUsd(config.maxCost!)}` : '';
+  // Unknown is not 0: the run itself refuses such a budget before it sends anything.
+  if (report.spentBefore !== null && report.costBefore === null) {
+    return `${formatUsd(budget)} (--max-cost${share}): --max-cost cannot be kept: the dollars already spent in ${config.outDir} are unknown (a price unknown then), and the run would send nothing (exit 2)`;
+  }
   const spent = report.costBefore ?? 0;
   const left = Math.max(0, budget - spent);
   // The judge's dollars are inside the budget too: its prompts add to the floor, and it has no ceiling.

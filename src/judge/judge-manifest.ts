@@ -43,13 +43,14 @@ export function earlierJudgeUsd(
   earlier: { judge?: { model?: unknown; usage?: Partial<UsageTotals>; cost?: { usd?: unknown } } } | undefined,
   judge?: { model: string; book: PriceBook } | null,
 ): number | null {
-  if (earlier?.judge === undefined) return 0;
-  const usd = earlier.judge.cost?.usd;
-  if (isUsd(usd)) return usd;
-  // Read from disk: tokens not all there say nothing of the dollars (not 0).
-  const usage = earlier.judge.usage;
+  const judged: unknown = earlier?.judge;
+  if (judged === undefined) return 0;
+  // Read from disk: a judge entry that is no object, or tokens not all there, say nothing of the dollars (not 0).
+  if (typeof judged !== 'object' || judged === null) return null;
+  const { model, usage, cost } = judged as { model?: unknown; usage?: Partial<UsageTotals>; cost?: { usd?: unknown } };
+  if (isUsd(cost?.usd)) return cost.usd;
   const counted = [usage?.prompt_tokens, usage?.completion_tokens, usage?.total_tokens].every((count) => tokenCount(count) !== null);
-  if (!judge || earlier.judge.model !== judge.model || !counted) return null;
+  if (!judge || model !== judge.model || !counted) return null;
   return pricedUsage(judge.book, usage);
 }
 

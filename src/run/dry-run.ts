@@ -54,7 +54,7 @@ export interface DryRunReport {
   spentBefore: number | null;
   /** What the requests could cost in dollars (see CostRange); where the prices come from (null when a model has none), and that model. */
   cost: CostRange & { prices: string | null; unpriced: string | null };
-  /** With --resume: the dollars the output directory has spent already; null when unknown. */
+  /** With --resume: the dollars the output directory has spent already; null when unknown (or not resuming). */
   costBefore: number | null;
   /** Lower bound on wall time: by concurrency at the assumed latency, and by rpm/tpm budgets. */
   estimatedSeconds: number;
@@ -106,16 +106,19 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
       prices: prices.some((book) => book.source === null) ? null : priceWords(prices),
       unpriced: prices.find((book) => book.source === null)?.model ?? null,
     },
-    costBefore: earlier
-      ? new CostAccount({
+    // Resumed with no manifest yet: nothing spent; null only when what was spent is unknown.
+    costBefore: !earlier
+      ? config.resume && config.outDir
+        ? 0
+        : null
+      : new CostAccount({
           books: prices,
           limit: null,
           before: earlier.sessions ?? [],
           earlierModels: manifestModels(earlier.config),
           parts: judge ? [{ name: 'judge', book: judge.book, earlierUsd: earlierJudgeUsd(earlier, judge) }] : [],
           earlierApartUsd: judge ? 0 : earlierJudgeUsd(earlier),
-        }).totalUsd
-      : null,
+        }).totalUsd,
   };
   const batchNotes = new BatchNotes(config.models);
   const copies = await CopiesToSend.open(config, earlier);

@@ -215,6 +215,21 @@ describe('--judge, killed with kill -9 and resumed', () => {
     expect(first.code, first.stderr).toBe(4);
     expect(JSON.parse(await dir.read('out/manifest.json')).judge.cost.usd).toBeNull();
     const firstRequests = sent.length;
+    // Without --judge its dollars stay unknown: the run refuses --max-cost, and its --dry-run says so.
+    // Before, the dry run read them as nothing spent ("... $1.00 left").
+    const modelsOnly = base.filter((arg, i) => arg !== '--judge' && base[i - 1] !== '--judge');
+    const planned = await runCliInProcess([...modelsOnly, '--out', 'out', '--resume', '--dry-run', '--max-cost', '1'], {
+      cwd: dir.path,
+      env,
+    });
+    expect(planned.code, planned.stderr).toBe(0);
+    expect(planned.stdout + planned.stderr).toMatch(/--max-cost cannot be kept: the dollars already spent in out are unknown/);
+    const refused = await runCliInProcess([...modelsOnly, '--out', 'out', '--quiet', '--resume', '--max-cost', '1'], {
+      cwd: dir.path,
+      env,
+    });
+    expect(refused.code).toBe(2);
+    expect(sent.length).toBe(firstRequests);
     // Two judge answers of 50 + 10 tokens at $10/$20 ($0.0014) and two model answers: past $0.001.
     // Before, the earlier judge's unknown dollars made the directory's total unknown, and --max-cost
     // read that as nothing spent: the resume sent the two rows left and judged them.
@@ -230,5 +245,27 @@ describe('--judge, killed with kill -9 and resumed', () => {
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
     expect(manifest.judge.cost.usd).toBeCloseTo((2 * (50 * 10 + 10 * 20)) / 1e6, 12);
     expect(manifest.cost.usd).toBeCloseTo((2 * (50 * 10 + 10 * 20) + 2 * (5 + 2 * 2)) / 1e6, 12);
+  });
+
+  it("resumes a directory whose manifest's judge was damaged (null): its dollars unknown, not a TypeError", async () => {
+    const { dir, server } = fresh;
+    answerAll = true;
+    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 4 }, (_, i) => ({ id: `r${i}`, prompt: `r${i}`, gold: `answer r${i}` }))));
+    const base = ['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--expect', 'gold', '--price', 'm=1/2'];
+    const env = { CHATBATCH_API_KEY: 'sk-judge-resume-test-000000' };
+    const first = await runCliInProcess(
+      [...base, '--judge', 'judge-m', '--price', 'judge-m=10/20', '--out', 'out', '--quiet', '--limit', '2'],
+      {
+        cwd: dir.path,
+        env,
+      },
+    );
+    expect(first.code, first.stderr).toBe(4);
+    const manifest = JSON.parse(await dir.read('out/manifest.json'));
+    await dir.write('out/manifest.json', JSON.stringify({ ...manifest, judge: null }));
+    const resumed = await runCliInProcess([...base, '--out', 'out', '--quiet', '--resume'], { cwd: dir.path, env });
+    expect(resumed.stderr).not.toMatch(/TypeError|at .*\.js:\d+/);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(await dir.read('out/manifest.json')).cost.usd).toBeNull();
   });
 });

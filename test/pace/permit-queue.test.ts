@@ -229,4 +229,47 @@ describe('PermitQueue', () => {
     expect(await Promise.all(waits)).toEqual([null, null]);
     expect(queue.length).toBe(0);
   });
+
+  it('past 1,024 waiting (its queue compacted): lets waiters go in the order they came, newcomers behind, and wakes the rest with null when the lane stops', async () => {
+    const clock = manualClock();
+    const stop = new AbortController();
+    let permits = 0;
+    const asked: number[] = [];
+    const queue = new PermitQueue<number, number>({
+      tryGrant(ask): GrantAnswer<number> {
+        asked.push(ask);
+        if (permits === 0) return 'answer';
+        permits--;
+        return { go: ask };
+      },
+      stop: stop.signal,
+      timer: timerOnSleep(clock.sleep),
+      now: clock.now,
+    });
+    const went: Array<number | null> = [];
+    let next = 0;
+    const acquire = (count: number) => {
+      for (let n = 0; n < count; n++) void (queue.acquire(next++) as Promise<number | null>).then((got) => went.push(got));
+    };
+    acquire(3000);
+    permits = 1100; // past the first compaction, in one pump
+    queue.nudge();
+    await settle();
+    expect(went).toEqual([...Array(1100).keys()]);
+    expect(queue.length).toBe(1900);
+    acquire(500); // came after a compaction: behind every waiter before
+    permits = 900;
+    queue.nudge();
+    await settle();
+    expect(went).toEqual([...Array(2000).keys()]);
+    // The head is the only one asked each time: nobody behind it was asked out of turn.
+    expect(asked.filter((ask, at) => at > 0 && ask < asked[at - 1]!)).toEqual([]);
+    stop.abort(); // 1,400 woken with null across another compaction
+    await settle();
+    expect(went).toHaveLength(3500);
+    expect(went.slice(2000).every((got) => got === null)).toBe(true);
+    expect(queue.length).toBe(0);
+    expect(queue.acquire(next)).toBeNull();
+    expect(clock.timersSet).toBe(0);
+  });
 });
