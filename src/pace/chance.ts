@@ -26,3 +26,18 @@ export function chanceOfFewer(count: number, hits: number, share: number): numbe
   }
   return Math.min(1, below);
 }
+
+/**
+ * The largest share of 429s that `hits` of `count` answers leave likely: the upper end of
+ * Wilson's score interval at three standard errors (too low about once in 740). A share read
+ * off a few hundred answers is itself a draw: 5% at random read as 3.2% or less over 200 answers
+ * one time in eight.
+ */
+export function likelyShareAtMost(count: number, hits: number): number {
+  if (count <= 0) return 1;
+  const share = hits / count;
+  const z2 = 9;
+  const centre = share + z2 / (2 * count);
+  const spread = 3 * Math.sqrt((share * (1 - share)) / count + z2 / (4 * count * count));
+  return Math.min(1, (centre + spread) / (1 + z2 / count));
+}

@@ -39,8 +39,11 @@ export interface SendPermit extends SendMark {
 
 /** What a rate-limit 429 means for the run: the row goes back to wait, or the run stops. */
 export type RateLimitVerdict =
-  /** `rejectedShare`: the share of the lane's recent answers that were 429s (a row's own 429s stand out against it). */
-  | { kind: 'again'; delayMs: number; rejectedShare: number }
+  /**
+   * `rejectedShare`: the share of the lane's last `recentAnswers` answers that were 429s (a row's
+   * own 429s stand out against it).
+   */
+  | { kind: 'again'; delayMs: number; rejectedShare: number; recentAnswers: number }
   /** The limit will not come back in time: a quota spent, or nothing but 429s for too long. */
   | { kind: 'give-up'; why: 'quota' | 'streak' }
   /** The request costs more than the whole learned limit: it can never be admitted. */
@@ -190,7 +193,12 @@ export class RateController {
     if (reading.retryAfterMs !== null && this.rateLimitedSince < now - (this.target.latency ?? 0)) {
       this.cooldownUntil = Math.max(this.cooldownUntil, now + Math.min(reading.retryAfterMs, this.options.maxPauseMs));
     }
-    return { kind: 'again', delayMs: Math.min(reading.retryAfterMs ?? 0, this.options.maxPauseMs), rejectedShare: this.recent.share };
+    return {
+      kind: 'again',
+      delayMs: Math.min(reading.retryAfterMs ?? 0, this.options.maxPauseMs),
+      rejectedShare: this.recent.share,
+      recentAnswers: this.recent.count,
+    };
   }
 
   /**

@@ -2,7 +2,7 @@ import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import { backoffMs, type RetryPolicy, serverRequestedDelayMs } from '../http/retry-policy.js';
 import { isSlowDown, type RateLimitVerdict } from '../pace/rate-controller.js';
 import { UNREACHABLE_STREAK } from '../pace/unreachable-endpoint.js';
-import { aloneAfter } from './rate-limited-alone.js';
+import { refusedAlone } from './rate-limited-alone.js';
 
 /**
  * A row's fate after each answer, in one place and pure: settle it, try again after a wait, or
@@ -127,7 +127,7 @@ export function decide(
 function afterRateLimit(outcome: AttemptFailure, row: RowSoFar, run: RunWord, rules: RowRules): Decision | null {
   if (!isSlowDown(outcome)) return null;
   if (run.slowDown?.kind !== 'again' || run.stopping) return PENDING;
-  if (row.rateLimitedStreak >= aloneAfter(run.slowDown.rejectedShare)) return SETTLE_ALONE;
+  if (refusedAlone(row.rateLimitedStreak, run.slowDown.rejectedShare, run.slowDown.recentAnswers)) return SETTLE_ALONE;
   const delayMs = run.slowDown.delayMs;
   return row.durationMs + delayMs > rules.rowDeadlineMs
     ? SETTLE

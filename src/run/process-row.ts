@@ -77,7 +77,7 @@ export async function processRow(task: RowTask, row: RowServices): Promise<boole
 function aloneOutcome(answer: Answer, streak: number): AttemptOutcome {
   const { outcome, slowDown } = answer;
   if (outcome.ok || slowDown?.kind !== 'again') return outcome;
-  return rateLimitedAlone(outcome, streak, slowDown.rejectedShare);
+  return rateLimitedAlone(outcome, streak, slowDown.rejectedShare, slowDown.recentAnswers);
 }
 
 /** A reply's decision reads nothing of the run: no word to gather for the common case. */

@@ -1,4 +1,5 @@
 import type { AttemptFailure } from '../http/attempt.js';
+import { likelyShareAtMost } from '../pace/chance.js';
 import { CLIENT_CODES } from '../record/client-codes.js';
 
 /**
@@ -11,27 +12,45 @@ import { CLIENT_CODES } from '../record/client-codes.js';
  *
  * Judged by the odds: with a share `p` of the lane's recent answers being 429s, a row unlucky
  * `n` times in a row has odds of about p^n. Past ONE_IN (and at least FEWEST times), the 429s are
- * the row's own. Two percent of 429s: 4 in a row; a third (a strict limiter being probed): 13;
- * nine in ten: 132; every answer a 429: never (that is the pace, and the run's rules apply).
+ * the row's own. The share is taken at the most its answers leave likely, not as read: 5% at
+ * random read as 3.2% or less over the last 200 answers one time in eight, and the 4th 429 in a
+ * row then failed a row that was only unlucky (1-3 rows in a million at 5%, --concurrency 64, in
+ * virtual time: found by a review, 2026-11-29). Over 200 answers, the other rows' 429s at 2%: 6
+ * in a row; at 5%: 7; a third (a strict limiter being probed): 17; nine in ten or every answer:
+ * never (that is the pace, and the run's rules apply). Early in a run, over fewer answers, more.
  */
 const ONE_IN = 1e6;
 const FEWEST = 4;
 
-/** How many 429s in a row make a row's 429s its own, when `share` of the lane's recent answers are 429s. */
-export function aloneAfter(share: number): number {
-  if (share >= 1) return Number.POSITIVE_INFINITY;
-  if (share <= 0) return FEWEST;
-  return Math.max(FEWEST, Math.ceil(Math.log(ONE_IN) / -Math.log(share)));
+/**
+ * Whether a row's `streak` of 429s in a row is its own, when `share` of the lane's last `answers`
+ * answers were 429s. The share is the other rows': the row's own streak, counted among those
+ * answers, is taken out of them (a row refused 26 times among 40 rows made 429s look common).
+ */
+export function refusedAlone(streak: number, share: number, answers: number): boolean {
+  const others = othersAnswers(streak, share, answers);
+  const likely = likelyShareAtMost(others.answers, others.refused);
+  if (likely >= 1) return false;
+  return streak >= Math.max(FEWEST, Math.ceil(Math.log(ONE_IN) / -Math.log(likely)));
+}
+
+/** Of the lane's last `answers` answers (`share` of them 429s), the other rows': the row's own streak taken out. */
+function othersAnswers(streak: number, share: number, answers: number): { answers: number; refused: number } {
+  const refused = Math.round(share * answers);
+  const own = Math.min(streak, refused);
+  return { answers: answers - own, refused: refused - own };
 }
 
 /** The row's last 429, as its final failure: our own code, with the server's in the message. */
-export function rateLimitedAlone(outcome: AttemptFailure, streak: number, share: number): AttemptFailure {
+export function rateLimitedAlone(outcome: AttemptFailure, streak: number, share: number, answers: number): AttemptFailure {
+  const others = othersAnswers(streak, share, answers);
+  const through = others.answers === 0 ? 0 : 1 - others.refused / others.answers;
   return {
     ...outcome,
     code: 'rate_limited_alone',
     ...CLIENT_CODES.rate_limited_alone,
     message:
-      `${streak} rate-limit answers in a row for this row while ${Math.round((1 - share) * 100)}% of the other recent answers got through: ` +
+      `${streak} rate-limit answers in a row for this row while ${Math.round(through * 100)}% of the other recent answers got through: ` +
       `the provider refuses this request itself (too large for the limit, or a limit of its own); it is not tried again in this run ` +
       `(--resume --retry-failed rate_limited sends it again) (the server said ${outcome.code}: ${outcome.message})`,
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chanceOfAtLeast, chanceOfFewer } from '../../src/pace/chance.js';
+import { chanceOfAtLeast, chanceOfFewer, likelyShareAtMost } from '../../src/pace/chance.js';
 
 /** The tail summed term by term from the binomial coefficients. */
 function exactTail(count: number, hits: number, share: number): number {
@@ -47,5 +47,29 @@ describe('chanceOfAtLeast', () => {
     expect(chanceOfFewer(50, 0, 0.2)).toBe(0);
     expect(chanceOfFewer(50, 51, 0.2)).toBeCloseTo(1, 12);
     expect(chanceOfFewer(50, 1, 0)).toBe(1);
+  });
+});
+
+describe('likelyShareAtMost', () => {
+  it("is Wilson's upper bound at three standard errors: above the share read, closer to it the more answers", () => {
+    expect(likelyShareAtMost(200, 6)).toBeCloseTo(0.0914, 3);
+    expect(likelyShareAtMost(39, 0)).toBeCloseTo(0.1875, 3);
+    expect(likelyShareAtMost(20_000, 600)).toBeCloseTo(0.0338, 3);
+    expect(likelyShareAtMost(200, 200)).toBe(1);
+    expect(likelyShareAtMost(0, 0)).toBe(1);
+  });
+
+  it('leaves 5% at random under it far more often than the share as read does, over 200 answers', () => {
+    let underRead = 0;
+    let underBound = 0;
+    for (let hits = 0; hits <= 200; hits++) {
+      let chance = 1;
+      for (let i = 1; i <= hits; i++) chance *= (200 - hits + i) / i;
+      chance *= 0.05 ** hits * 0.95 ** (200 - hits);
+      if (hits / 200 < 0.05) underRead += chance;
+      if (likelyShareAtMost(200, hits) < 0.05) underBound += chance;
+    }
+    expect(underRead).toBeGreaterThan(0.4);
+    expect(underBound).toBeLessThan(0.002);
   });
 });

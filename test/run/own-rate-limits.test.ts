@@ -107,8 +107,10 @@ describe("429s that are one row's own", () => {
     expect(result).toMatchObject({ exitCode: 1, succeeded: 39, failed: 1, pending: 0 });
     expect(errors).toEqual([expect.objectContaining({ id: 'r5', status: 429, code: 'rate_limited_alone', category: 'rate_limited' })]);
     expect(errors[0]!.message).toMatch(/rate-limit answers in a row for this row/);
-    // A handful of tries, not the 69 in 90 s that a row deadline of 15 minutes allowed.
+    // A handful of tries, not the 69 in 90 s that a row deadline of 15 minutes allowed: 9 here,
+    // the others' share of 429s (none of 39) taken at the most it leaves likely (rate-limited-alone.ts).
     expect(sent('r5')).toBeGreaterThanOrEqual(4);
-    expect(sent('r5')).toBeLessThanOrEqual(8);
+    expect(sent('r5')).toBeLessThanOrEqual(12);
+    expect(errors[0]!.message).toMatch(/while 100% of the other recent answers got through/);
   });
 });
