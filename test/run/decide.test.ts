@@ -166,30 +166,34 @@ describe('decide: rate limits', () => {
   const limited = httpFailure(429, 'rate_limit_exceeded');
 
   it('a 429 waits as the rate controller says, whatever the attempts made', () => {
-    expect(decideAfter(limited, 40, { slowDown: { kind: 'again', delayMs: 250, rejectedShare: 0.5 } })).toEqual(retry(250, 'rate-limit'));
+    expect(decideAfter(limited, 40, { slowDown: { kind: 'again', delayMs: 250, rejectedShare: 0.5, recentAnswers: 200 } })).toEqual(
+      retry(250, 'rate-limit'),
+    );
   });
 
   it('is bounded by the row deadline: nothing loops', () => {
     expect(
-      decideAfter(limited, 1, { slowDown: { kind: 'again', delayMs: 2000, rejectedShare: 0.5 } }, 0.5, { durationMs: 59_000 }),
+      decideAfter(limited, 1, { slowDown: { kind: 'again', delayMs: 2000, rejectedShare: 0.5, recentAnswers: 200 } }, 0.5, {
+        durationMs: 59_000,
+      }),
     ).toEqual(SETTLE);
   });
 
   it("a row's own 429s: it fails alone once its streak is unlikely by chance, judged by how common 429s are for the others", () => {
     // The lane's last 200 answers hold the row's own streak and the other rows' answers, `others` of them 429s.
-    const after = (others: number, streak: number) => {
+    const decidedAt = (others: number, streak: number) => {
       const rejectedShare = (Math.round(others * (200 - streak)) + streak) / 200;
       const word = { slowDown: { kind: 'again' as const, delayMs: 100, rejectedShare, recentAnswers: 200 } };
       return decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak });
     };
     // The others' 429s at 2%, taken at the most 200 answers leave likely (7.6%): the 6th in a row
     // is the row's own (0.076^6 < one in a million)...
-    expect(after(0.02, 5)).toEqual(retry(100, 'rate-limit'));
-    expect(after(0.02, 6)).toEqual({ kind: 'settle', alone: true });
+    expect(decidedAt(0.02, 5)).toEqual(retry(100, 'rate-limit'));
+    expect(decidedAt(0.02, 6)).toEqual({ kind: 'settle', alone: true });
     // ...a third (a strict limiter being found): 17; every answer a 429: never, the run's own rules apply.
-    expect(after(1 / 3, 16)).toEqual(retry(100, 'rate-limit'));
-    expect(after(1 / 3, 17)).toEqual({ kind: 'settle', alone: true });
-    expect(after(1, 150)).toEqual(retry(100, 'rate-limit'));
+    expect(decidedAt(1 / 3, 16)).toEqual(retry(100, 'rate-limit'));
+    expect(decidedAt(1 / 3, 17)).toEqual({ kind: 'settle', alone: true });
+    expect(decidedAt(1, 150)).toEqual(retry(100, 'rate-limit'));
   });
 
   it('fails a row alone on 429s at random less than once in ten million rows, though the share is read off 200 answers', () => {
@@ -221,7 +225,9 @@ describe('decide: rate limits', () => {
 
   it('leaves the row pending when the controller gave up (the run stops) or the run is stopping', () => {
     expect(decideAfter(limited, 1, { slowDown: { kind: 'give-up', why: 'quota' } })).toEqual(PENDING);
-    expect(decideAfter(limited, 1, { slowDown: { kind: 'again', delayMs: 1, rejectedShare: 0.5 }, stopping: true })).toEqual(PENDING);
+    expect(
+      decideAfter(limited, 1, { slowDown: { kind: 'again', delayMs: 1, rejectedShare: 0.5, recentAnswers: 200 }, stopping: true }),
+    ).toEqual(PENDING);
   });
 });
 
