@@ -550,8 +550,10 @@ function initialManifest(
     counts: previous?.counts ?? noRows(),
     usage,
     cost,
-    // An earlier session's judge (this one may have none): its tokens and dollars stay the directory's.
-    ...(previous?.judge ? { judge: previous.judge } : {}),
+    // An earlier session's judge (this one may have none): its tokens and dollars stay the
+    // directory's. A damaged one (null) is kept as it is: dropped, the resume after this one
+    // counted that judge's dollars as none.
+    ...(previous?.judge !== undefined ? { judge: previous.judge } : {}),
     started_at: previous?.started_at ?? startedAt.toISOString(),
     ended_at: null,
     attempts_total: previous?.attempts_total ?? 0,

@@ -267,5 +267,10 @@ describe('--judge, killed with kill -9 and resumed', () => {
     expect(resumed.stderr).not.toMatch(/TypeError|at .*\.js:\d+/);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(await dir.read('out/manifest.json')).cost.usd).toBeNull();
+    // And the resume after it: the damaged judge's dollars are still unknown, not dropped as none.
+    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 6 }, (_, i) => ({ id: `r${i}`, prompt: `r${i}`, gold: `answer r${i}` }))));
+    const again = await runCliInProcess([...base, '--out', 'out', '--quiet', '--resume'], { cwd: dir.path, env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(await dir.read('out/manifest.json')).cost.usd).toBeNull();
   });
 });

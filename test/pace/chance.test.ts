@@ -50,6 +50,18 @@ describe('chanceOfAtLeast', () => {
   });
 });
 
+describe('chanceOfAtLeast over many answers', () => {
+  it('does not underflow past a few thousand answers', () => {
+    // 2,600 answers at a quarter: at least 690 has a tail of about 0.037 (normal approximation,
+    // mean 650, standard deviation 22.1, 689.5 is 1.79 of them above), not 1.
+    const tail = chanceOfAtLeast(2_600, 690, 0.25);
+    expect(tail).toBeGreaterThan(0.03);
+    expect(tail).toBeLessThan(0.045);
+    expect(chanceOfAtLeast(100_000, 25_000, 0.25)).toBeGreaterThan(0.4);
+    expect(chanceOfAtLeast(100_000, 25_000, 0.25)).toBeLessThan(0.6);
+  });
+});
+
 describe('likelyShareAtMost', () => {
   it("is Wilson's upper bound at three standard errors: above the share read, closer to it the more answers", () => {
     expect(likelyShareAtMost(200, 6)).toBeCloseTo(0.0914, 3);
