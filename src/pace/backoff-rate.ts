@@ -252,7 +252,9 @@ export class BackoffRate {
     // under 1/g (ACCEPTED_KEPT): a short gap only makes that bound loose.
     // The first of a run of cuts stays under review: at 10% refused at random, the next cut came
     // before 50 answers about the last one, and the reviews never ended.
-    this.underReview = flood ? null : (this.underReview ?? this.beforeCut(now));
+    // A flood keeps the review it falls in: at a slow pace one 429 at random after a cut is a
+    // flood, and dropping the review with it left none of the cuts that followed ever reviewed.
+    this.underReview = flood ? this.underReview : (this.underReview ?? this.beforeCut(now));
     const gap = sentAlone === null ? 0 : this.sinceAccepted(sentAlone);
     const bound = gap > 0 ? 1 / gap : Number.POSITIVE_INFINITY;
     this.badPerMs = flood ? 0 : Math.min(this.perMs!, this.lastSentPerMs ?? this.perMs!, bound);

@@ -195,6 +195,15 @@ describe('RateController against 429s at random, in virtual time', () => {
     expect((20_000 * 200) / 256 / wallMs).toBeGreaterThanOrEqual(0.45);
   });
 
+  it('reviews the cuts that follow a flood at a slow pace: 20% refused at random does not hold the run there', () => {
+    // Without --concurrency, 20% refused at random after the 200 ms answer, 8,000 rows. At a slow
+    // pace one 429 after a cut is a flood (nothing since the cut got through), and a flood dropped
+    // the review under way: no cut after it was ever reviewed, and these draws ran at 0.001 of
+    // what 256 in flight allow. A flood now keeps the review it falls in: 0.275.
+    const { wallMs } = runAgainst(refusingAtRandom(0.2, 15_843), 200, 8_000, null, 200);
+    expect((8_000 * 200) / 256 / wallMs).toBeGreaterThanOrEqual(0.1);
+  });
+
   it('does not read one 429 at random to the first of a burst as a bound on the rate', () => {
     // --concurrency 64, 20% refused at random after the 200 ms answer: these draws refuse the
     // run's first request and the first of the burst after it. Nothing was out as that one went,
