@@ -153,8 +153,10 @@ export class CostAccount {
     const { limit } = this.options;
     // Every attempt is checked, a row's retries too: a paid answer no row can use (an empty
     // completion, a reply failing its schema) retried under --max-attempts would otherwise spend
-    // past the budget one row's attempts at a time.
-    if (limit !== null && (this.totalUsd ?? 0) + this.liveUsd + this.inFlight + usd > limit) return false;
+    // past the budget one row's attempts at a time. Dollars unknown keep everything out: counted
+    // as none, they let a limit be passed (the start refuses such runs; this is the last guard).
+    const total = this.totalUsd;
+    if (limit !== null && (total === null || total + this.liveUsd + this.inFlight + usd > limit)) return false;
     this.inFlight += usd;
     const queue = this.held.get(request) ?? [];
     queue.push({ usd, tokens, book, ...(part === undefined ? {} : { part }) });

@@ -89,6 +89,16 @@ describe('CostAccount', () => {
     expect(account.totalUsd).toBeCloseTo(0.002, 12);
   });
 
+  it('keeps every attempt out under a limit when the dollars are unknown, not counted as none', () => {
+    const unpriced = { ...book, model: 'unpriced', perMillion: null, usd: () => null };
+    const account = new CostAccount({ books: [unpriced], limit: 1, before: [] });
+    expect(account.totalUsd).toBeNull();
+    expect(account.hold(request, { prompt: 10, cached: 0, completion: 10 })).toBe(false);
+    expect(new CostAccount({ books: [unpriced], limit: null, before: [] }).hold(request, { prompt: 10, cached: 0, completion: 10 })).toBe(
+      true,
+    );
+  });
+
   it('prices a paid answer without usage at its estimate, and an unpaid one not at all', () => {
     const account = new CostAccount({ books: [book], limit: null, before: [] });
     account.hold(request, { prompt: 1000, cached: 0, completion: 1000 });
