@@ -163,24 +163,16 @@ describe('--judge, killed with kill -9 and resumed', () => {
   });
 
   it("keeps the judge's tokens and dollars in the directory's when a resume has no --judge", async () => {
-    const { dir, server } = fresh;
-    answerAll = true;
-    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 4 }, (_, i) => ({ id: `r${i}`, prompt: `r${i}`, gold: `answer r${i}` }))));
-    const base = ['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--expect', 'gold', '--price', 'm=1/2'];
-    const env = { CHATBATCH_API_KEY: 'sk-judge-resume-test-000000' };
-    const judged = await runCliInProcess(
-      [...base, '--judge', 'judge-m', '--price', 'judge-m=10/20', '--out', 'out', '--quiet', '--limit', '2'],
-      {
-        cwd: dir.path,
-        env,
-      },
-    );
-    expect(judged.code, judged.stderr).toBe(4);
+    const { dir, base } = await fourGoldRows();
+    await firstTwoJudged(dir, [...base, '--judge', 'judge-m', '--price', 'judge-m=10/20']);
     // --dry-run of that resume counts the judge's dollars as spent: two judge answers, two models'.
-    const planned = await runCliInProcess([...base, '--out', 'out', '--resume', '--dry-run', '--max-cost', '1'], { cwd: dir.path, env });
+    const planned = await runCliInProcess([...base, '--out', 'out', '--resume', '--dry-run', '--max-cost', '1'], {
+      cwd: dir.path,
+      env: ENV,
+    });
     expect(planned.code, planned.stderr).toBe(0);
     expect(planned.stdout + planned.stderr).toContain(`$${(2 * (50 * 10 + 10 * 20) + 2 * (5 + 2 * 2)) / 1e6} already spent in out`);
-    const resumed = await runCliInProcess([...base, '--out', 'out', '--quiet', '--resume'], { cwd: dir.path, env });
+    const resumed = await runCliInProcess([...base, '--out', 'out', '--quiet', '--resume'], { cwd: dir.path, env: ENV });
     expect(resumed.code, resumed.stderr).toBe(0);
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
     // Two judge answers of 50 + 10 tokens at $10/$20, four model answers of 5 + 2 at $1/$2.
@@ -192,41 +184,23 @@ describe('--judge, killed with kill -9 and resumed', () => {
   });
 
   it("prices an earlier judge's tokens at its price given on resume: --max-cost counts them, and what was spent before", async () => {
-    const { dir, server } = fresh;
-    answerAll = true;
-    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 4 }, (_, i) => ({ id: `r${i}`, prompt: `r${i}`, gold: `answer r${i}` }))));
-    const base = [
-      'run',
-      'in.jsonl',
-      '--base-url',
-      server.baseUrl,
-      '--model',
-      'm',
-      '--expect',
-      'gold',
-      '--price',
-      'm=1/2',
-      '--judge',
-      'judge-m',
-    ];
-    const env = { CHATBATCH_API_KEY: 'sk-judge-resume-test-000000' };
+    const { dir, base: modelsOnly } = await fourGoldRows();
+    const base = [...modelsOnly, '--judge', 'judge-m'];
     // The judge's price unknown in the first session: its dollars are null there.
-    const first = await runCliInProcess([...base, '--out', 'out', '--quiet', '--limit', '2'], { cwd: dir.path, env });
-    expect(first.code, first.stderr).toBe(4);
+    await firstTwoJudged(dir, base);
     expect(JSON.parse(await dir.read('out/manifest.json')).judge.cost.usd).toBeNull();
     const firstRequests = sent.length;
     // Without --judge its dollars stay unknown: the run refuses --max-cost, and its --dry-run says so.
     // Before, the dry run read them as nothing spent ("... $1.00 left").
-    const modelsOnly = base.filter((arg, i) => arg !== '--judge' && base[i - 1] !== '--judge');
     const planned = await runCliInProcess([...modelsOnly, '--out', 'out', '--resume', '--dry-run', '--max-cost', '1'], {
       cwd: dir.path,
-      env,
+      env: ENV,
     });
     expect(planned.code, planned.stderr).toBe(0);
     expect(planned.stdout + planned.stderr).toMatch(/--max-cost cannot be kept: the dollars already spent in out are unknown/);
     const refused = await runCliInProcess([...modelsOnly, '--out', 'out', '--quiet', '--resume', '--max-cost', '1'], {
       cwd: dir.path,
-      env,
+      env: ENV,
     });
     expect(refused.code).toBe(2);
     expect(sent.length).toBe(firstRequests);
@@ -237,7 +211,7 @@ describe('--judge, killed with kill -9 and resumed', () => {
       [...base, '--price', 'judge-m=10/20', '--out', 'out', '--quiet', '--resume', '--max-cost', '0.001'],
       {
         cwd: dir.path,
-        env,
+        env: ENV,
       },
     );
     expect(resumed.code, resumed.stderr).toBe(4);
@@ -248,29 +222,39 @@ describe('--judge, killed with kill -9 and resumed', () => {
   });
 
   it("resumes a directory whose manifest's judge was damaged (null): its dollars unknown, not a TypeError", async () => {
-    const { dir, server } = fresh;
-    answerAll = true;
-    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 4 }, (_, i) => ({ id: `r${i}`, prompt: `r${i}`, gold: `answer r${i}` }))));
-    const base = ['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--expect', 'gold', '--price', 'm=1/2'];
-    const env = { CHATBATCH_API_KEY: 'sk-judge-resume-test-000000' };
-    const first = await runCliInProcess(
-      [...base, '--judge', 'judge-m', '--price', 'judge-m=10/20', '--out', 'out', '--quiet', '--limit', '2'],
-      {
-        cwd: dir.path,
-        env,
-      },
-    );
-    expect(first.code, first.stderr).toBe(4);
+    const { dir, base } = await fourGoldRows();
+    await firstTwoJudged(dir, [...base, '--judge', 'judge-m', '--price', 'judge-m=10/20']);
     const manifest = JSON.parse(await dir.read('out/manifest.json'));
     await dir.write('out/manifest.json', JSON.stringify({ ...manifest, judge: null }));
-    const resumed = await runCliInProcess([...base, '--out', 'out', '--quiet', '--resume'], { cwd: dir.path, env });
+    const resumed = await runCliInProcess([...base, '--out', 'out', '--quiet', '--resume'], { cwd: dir.path, env: ENV });
     expect(resumed.stderr).not.toMatch(/TypeError|at .*\.js:\d+/);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(await dir.read('out/manifest.json')).cost.usd).toBeNull();
     // And the resume after it: the damaged judge's dollars are still unknown, not dropped as none.
-    await dir.write('in.jsonl', jsonlOf(Array.from({ length: 6 }, (_, i) => ({ id: `r${i}`, prompt: `r${i}`, gold: `answer r${i}` }))));
-    const again = await runCliInProcess([...base, '--out', 'out', '--quiet', '--resume'], { cwd: dir.path, env });
+    await dir.write('in.jsonl', goldRows(6));
+    const again = await runCliInProcess([...base, '--out', 'out', '--quiet', '--resume'], { cwd: dir.path, env: ENV });
     expect(again.code, again.stderr).toBe(0);
     expect(JSON.parse(await dir.read('out/manifest.json')).cost.usd).toBeNull();
   });
 });
+
+const ENV = { CHATBATCH_API_KEY: 'sk-judge-resume-test-000000' };
+
+/** `count` rows, each with its gold answer. */
+function goldRows(count: number): string {
+  return jsonlOf(Array.from({ length: count }, (_, i) => ({ id: `r${i}`, prompt: `r${i}`, gold: `answer r${i}` })));
+}
+
+/** Four rows with gold answers, every request answered, and the `run` arguments for them (model m at $1/$2). */
+async function fourGoldRows(): Promise<{ dir: ServedDir['dir']; base: string[] }> {
+  const { dir, server } = fresh;
+  answerAll = true;
+  await dir.write('in.jsonl', goldRows(4));
+  return { dir, base: ['run', 'in.jsonl', '--base-url', server.baseUrl, '--model', 'm', '--expect', 'gold', '--price', 'm=1/2'] };
+}
+
+/** A first session of `args` that stops at the budget of --limit 2 (exit 4), its two rows judged. */
+async function firstTwoJudged(dir: ServedDir['dir'], args: string[]): Promise<void> {
+  const first = await runCliInProcess([...args, '--out', 'out', '--quiet', '--limit', '2'], { cwd: dir.path, env: ENV });
+  expect(first.code, first.stderr).toBe(4);
+}
