@@ -43,7 +43,7 @@ export type RateLimitVerdict =
    * `rejectedShare`: the share of the lane's last `recentAnswers` answers that were 429s (a row's
    * own 429s stand out against it).
    */
-  | { kind: 'again'; delayMs: number; rejectedShare: number; recentAnswers: number }
+  | { kind: 'again'; delayMs: number; rejectedShare: number; recentAnswers: number; answerNumber: number }
   /** The limit will not come back in time: a quota spent, or nothing but 429s for too long. */
   | { kind: 'give-up'; why: 'quota' | 'streak' }
   /** The request costs more than the whole learned limit: it can never be admitted. */
@@ -92,6 +92,8 @@ export class RateController {
   private announced = 1;
   /** Requests sent and not yet answered. */
   private inFlight = 0;
+  /** Answers so far: a 429's number tells a row which of its own are among the recent ones. */
+  private answersSoFar = 0;
 
   constructor(private readonly options: RateControllerOptions) {
     this.target = new ConcurrencyTarget({ ceiling: options.maxConcurrency, fixed: options.fixedConcurrency });
@@ -144,6 +146,7 @@ export class RateController {
   answered(outcome: AttemptOutcome, mark: SendPermit, cost: RequestCost): RateLimitVerdict | null {
     const now = this.options.now();
     this.inFlight--;
+    this.answersSoFar++;
     const slowDown = isSlowDown(outcome);
     this.recent.add(slowDown);
     if (slowDown) {
@@ -198,6 +201,7 @@ export class RateController {
       delayMs: Math.min(reading.retryAfterMs ?? 0, this.options.maxPauseMs),
       rejectedShare: this.recent.share,
       recentAnswers: this.recent.count,
+      answerNumber: this.answersSoFar,
     };
   }
 

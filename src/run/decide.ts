@@ -43,6 +43,8 @@ export interface RowSoFar {
   durationMs: number;
   /** Rate-limit 429s the row got in a row, this answer's included (0 after any other answer). */
   rateLimitedStreak: number;
+  /** The lane's numbers for the latest of those 429s (rate-limited-alone.ts). */
+  streakAnswers: readonly number[];
 }
 
 /** What the run's gates and watches said of this answer. */
@@ -127,7 +129,7 @@ export function decide(
 function afterRateLimit(outcome: AttemptFailure, row: RowSoFar, run: RunWord, rules: RowRules): Decision | null {
   if (!isSlowDown(outcome)) return null;
   if (run.slowDown?.kind !== 'again' || run.stopping) return PENDING;
-  if (refusedAlone(row.rateLimitedStreak, run.slowDown.rejectedShare, run.slowDown.recentAnswers)) return SETTLE_ALONE;
+  if (refusedAlone(row.rateLimitedStreak, row.streakAnswers, run.slowDown)) return SETTLE_ALONE;
   const delayMs = run.slowDown.delayMs;
   return row.durationMs + delayMs > rules.rowDeadlineMs
     ? SETTLE

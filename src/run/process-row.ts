@@ -5,7 +5,7 @@ import type { CheckedReply, ReplyCheck } from '../reply/reply-check.js';
 import { withCheckedReply } from '../reply/reply-records.js';
 import type { RowTask } from '../request/row-task.js';
 import type { ResponseCache } from '../state/response-cache.js';
-import { type Decision, decide, type RowRules, type RunWord, spentAfterWait } from './decide.js';
+import { type Decision, decide, type RowRules, type RowSoFar, type RunWord, spentAfterWait } from './decide.js';
 import type { PromptShortfallWatch } from './prompt-shortfall.js';
 import { rateLimitedAlone } from './rate-limited-alone.js';
 import { type AttemptsSoFar, cachedRecord, failureRecord, type RecordContext, successRecord } from './record-builders.js';
@@ -58,7 +58,7 @@ export async function processRow(task: RowTask, row: RowServices): Promise<boole
     );
     if (decision.kind === 'pending') return false;
     if (decision.kind === 'settle') {
-      const outcome = decision.alone ? aloneOutcome(answer, soFar.rateLimitedStreak) : answer.outcome;
+      const outcome = decision.alone ? aloneOutcome(answer, soFar) : answer.outcome;
       await settle(task, outcome, checked, attempts.soFar(), row);
       return true;
     }
@@ -74,10 +74,10 @@ export async function processRow(task: RowTask, row: RowServices): Promise<boole
 }
 
 /** The row's last 429 as its own failure (decision `alone`), with the streak and the share of the others' 429s. */
-function aloneOutcome(answer: Answer, streak: number): AttemptOutcome {
+function aloneOutcome(answer: Answer, soFar: RowSoFar): AttemptOutcome {
   const { outcome, slowDown } = answer;
   if (outcome.ok || slowDown?.kind !== 'again') return outcome;
-  return rateLimitedAlone(outcome, streak, slowDown.rejectedShare, slowDown.recentAnswers);
+  return rateLimitedAlone(outcome, soFar.rateLimitedStreak, soFar.streakAnswers, slowDown);
 }
 
 /** A reply's decision reads nothing of the run: no word to gather for the common case. */

@@ -22,28 +22,41 @@ import { CLIENT_CODES } from '../record/client-codes.js';
 const ONE_IN = 1e6;
 const FEWEST = 4;
 
+/** The lane's word on a rate-limit 429: the share of 429s among its last `recentAnswers` answers, and this one's number. */
+export interface LaneShare {
+  rejectedShare: number;
+  recentAnswers: number;
+  /** The lane's count of answers, this one's included. */
+  answerNumber: number;
+}
+
 /**
- * Whether a row's `streak` of 429s in a row is its own, when `share` of the lane's last `answers`
- * answers were 429s. The share is the other rows': the row's own streak, counted among those
- * answers, is taken out of them (a row refused 26 times among 40 rows made 429s look common).
+ * Whether a row's `streak` of 429s in a row is its own. The share is the other rows': the row's
+ * own 429s among the lane's recent answers (`ownAnswers`: the lane's numbers for its streak's
+ * answers) are taken out (a row refused 26 times among 40 rows made 429s look common). Only
+ * those inside the window: a row's tries are spread out, and taking its whole streak out of the
+ * window's 429s made the others' look rarer than they were.
  */
-export function refusedAlone(streak: number, share: number, answers: number): boolean {
-  const others = othersAnswers(streak, share, answers);
+export function refusedAlone(streak: number, ownAnswers: readonly number[], lane: LaneShare): boolean {
+  const others = othersAnswers(ownAnswers, lane);
   const likely = likelyShareAtMost(others.answers, others.refused);
   if (likely >= 1) return false;
   return streak >= Math.max(FEWEST, Math.ceil(Math.log(ONE_IN) / -Math.log(likely)));
 }
 
-/** Of the lane's last `answers` answers (`share` of them 429s), the other rows': the row's own streak taken out. */
-function othersAnswers(streak: number, share: number, answers: number): { answers: number; refused: number } {
-  const refused = Math.round(share * answers);
-  const own = Math.min(streak, refused);
-  return { answers: answers - own, refused: refused - own };
+/** Of the lane's recent answers, the other rows': the row's own 429s inside the window taken out. */
+function othersAnswers(ownAnswers: readonly number[], lane: LaneShare): { answers: number; refused: number } {
+  const refused = Math.round(lane.rejectedShare * lane.recentAnswers);
+  const oldest = lane.answerNumber - lane.recentAnswers;
+  let inWindow = 0;
+  for (const number of ownAnswers) if (number > oldest) inWindow++;
+  const own = Math.min(inWindow, refused);
+  return { answers: lane.recentAnswers - own, refused: refused - own };
 }
 
 /** The row's last 429, as its final failure: our own code, with the server's in the message. */
-export function rateLimitedAlone(outcome: AttemptFailure, streak: number, share: number, answers: number): AttemptFailure {
-  const others = othersAnswers(streak, share, answers);
+export function rateLimitedAlone(outcome: AttemptFailure, streak: number, ownAnswers: readonly number[], lane: LaneShare): AttemptFailure {
+  const others = othersAnswers(ownAnswers, lane);
   const through = others.answers === 0 ? 0 : 1 - others.refused / others.answers;
   return {
     ...outcome,

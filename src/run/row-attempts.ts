@@ -20,6 +20,8 @@ export class RowAttempts {
   private invalidReplies = 0;
   /** Rate-limit 429s in a row, the last answer's included. */
   private rateLimitedStreak = 0;
+  /** The lane's numbers for the latest of them (at most OWN_ANSWERS_KEPT: the lane's window holds no more). */
+  private readonly streakAnswers: number[] = [];
   /** The breaker's success count at this row's last outage answer; null before any. */
   private outageMark: number | null = null;
   private startedAt: Date | null = null;
@@ -63,7 +65,10 @@ export class RowAttempts {
       this.startedMs = answer.sentAt;
     }
     const { outcome } = answer;
-    this.rateLimitedStreak = answer.slowDown?.kind === 'again' ? this.rateLimitedStreak + 1 : 0;
+    const again = answer.slowDown?.kind === 'again' ? answer.slowDown : null;
+    this.rateLimitedStreak = again ? this.rateLimitedStreak + 1 : 0;
+    if (!again) this.streakAnswers.length = 0;
+    else if (this.streakAnswers.push(again.answerNumber) > OWN_ANSWERS_KEPT) this.streakAnswers.shift();
     // Its counted outage answers: a row whose last one was followed by others' successes fails
     // alone from then on (OutageBreaker.observe), and stays so: its uncounted answers move no mark.
     if (answer.outageStreak !== null) {
@@ -101,6 +106,7 @@ export class RowAttempts {
       invalidReplies: this.invalidReplies,
       durationMs: this.durationMs(),
       rateLimitedStreak: this.rateLimitedStreak,
+      streakAnswers: this.streakAnswers,
     };
   }
 
@@ -119,3 +125,6 @@ export class RowAttempts {
     };
   }
 }
+
+/** The most of a row's own 429s that can be among the lane's recent answers (RateController's window). */
+const OWN_ANSWERS_KEPT = 200;

@@ -183,7 +183,7 @@ describe('RateController', () => {
     made.answered(ok(OPENAI_3000_RPM(10)), send(made), ONE);
     const verdict = made.answered(tooMany({ ...OPENAI_3000_RPM(0), 'retry-after-ms': '20' }), send(made), ONE);
     // Half the two recent answers were 429s: what a row's own 429s are judged against (decide.ts).
-    expect(verdict).toEqual({ kind: 'again', delayMs: 20, rejectedShare: 0.5, recentAnswers: 2 });
+    expect(verdict).toEqual({ kind: 'again', delayMs: 20, rejectedShare: 0.5, recentAnswers: 2, answerNumber: 2 });
     expect(made.state.limitedBy).toContain('limited by the provider');
     expect(made.state.rateLimited).toBe(1);
   });

@@ -50,10 +50,18 @@ function decideAfter(
   counted = 1,
   run: Partial<RunWord> = {},
   random = 0.5,
-  row: { invalidReplies?: number; durationMs?: number; rateLimitedStreak?: number } = {},
+  row: { invalidReplies?: number; durationMs?: number; rateLimitedStreak?: number; streakAnswers?: number[] } = {},
 ) {
+  const streak = row.rateLimitedStreak ?? 0;
   return decide(
-    { counted, invalidReplies: row.invalidReplies ?? 0, durationMs: row.durationMs ?? 0, rateLimitedStreak: row.rateLimitedStreak ?? 0 },
+    {
+      counted,
+      invalidReplies: row.invalidReplies ?? 0,
+      durationMs: row.durationMs ?? 0,
+      rateLimitedStreak: streak,
+      // The row's streak among the lane's last answers, numbered up to 200 (the verdicts' answerNumber), unless given.
+      streakAnswers: row.streakAnswers ?? Array.from({ length: Math.min(streak, 200) }, (_, i) => 200 - i),
+    },
     outcome,
     true,
     { ...calm, ...run },
@@ -92,7 +100,15 @@ describe('decide: how long to wait', () => {
   it('caps the backoff at maxDelayMs', () => {
     const big = { ...rules, retry: { ...rules.retry, maxAttempts: 40 } };
     const at = (attempt: number) =>
-      decide({ counted: attempt, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0 }, failure(), true, calm, big, NOW, () => 1);
+      decide(
+        { counted: attempt, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [] },
+        failure(),
+        true,
+        calm,
+        big,
+        NOW,
+        () => 1,
+      );
     expect(at(15)).toEqual(retry(1000));
     expect(at(39)).toEqual(retry(1000));
   });
@@ -147,7 +163,7 @@ describe('decide: whether to try again', () => {
     const refused = failure({ status: null, code: 'network_error', category: 'network' });
     const at = (counted: number, nobodyThereYet: boolean) =>
       decide(
-        { counted, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0 },
+        { counted, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [] },
         refused,
         true,
         { ...calm, nobodyThereYet },
@@ -166,16 +182,22 @@ describe('decide: rate limits', () => {
   const limited = httpFailure(429, 'rate_limit_exceeded');
 
   it('a 429 waits as the rate controller says, whatever the attempts made', () => {
-    expect(decideAfter(limited, 40, { slowDown: { kind: 'again', delayMs: 250, rejectedShare: 0.5, recentAnswers: 200 } })).toEqual(
-      retry(250, 'rate-limit'),
-    );
+    expect(
+      decideAfter(limited, 40, { slowDown: { kind: 'again', delayMs: 250, rejectedShare: 0.5, recentAnswers: 200, answerNumber: 200 } }),
+    ).toEqual(retry(250, 'rate-limit'));
   });
 
   it('is bounded by the row deadline: nothing loops', () => {
     expect(
-      decideAfter(limited, 1, { slowDown: { kind: 'again', delayMs: 2000, rejectedShare: 0.5, recentAnswers: 200 } }, 0.5, {
-        durationMs: 59_000,
-      }),
+      decideAfter(
+        limited,
+        1,
+        { slowDown: { kind: 'again', delayMs: 2000, rejectedShare: 0.5, recentAnswers: 200, answerNumber: 200 } },
+        0.5,
+        {
+          durationMs: 59_000,
+        },
+      ),
     ).toEqual(SETTLE);
   });
 
@@ -183,7 +205,7 @@ describe('decide: rate limits', () => {
     // The lane's last 200 answers hold the row's own streak and the other rows' answers, `others` of them 429s.
     const decidedAt = (others: number, streak: number) => {
       const rejectedShare = (Math.round(others * (200 - streak)) + streak) / 200;
-      const word = { slowDown: { kind: 'again' as const, delayMs: 100, rejectedShare, recentAnswers: 200 } };
+      const word = { slowDown: { kind: 'again' as const, delayMs: 100, rejectedShare, recentAnswers: 200, answerNumber: 200 } };
       return decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak });
     };
     // The others' 429s at 2%, taken at the most 200 answers leave likely (7.6%): the 6th in a row
@@ -194,6 +216,17 @@ describe('decide: rate limits', () => {
     expect(decidedAt(1 / 3, 16)).toEqual(retry(100, 'rate-limit'));
     expect(decidedAt(1 / 3, 17)).toEqual({ kind: 'settle', alone: true });
     expect(decidedAt(1, 150)).toEqual(retry(100, 'rate-limit'));
+  });
+
+  it("takes out of the others' 429s only the row's own that are among the lane's recent answers", () => {
+    // A quarter of the other rows' answers are 429s: 51 of the last 200, one of them this row's
+    // latest; its earlier tries went further back (a row's tries are spread out). Taking its
+    // whole streak out of the 51 made the others' share look lower, and the row failed at its 12th.
+    const word = { slowDown: { kind: 'again' as const, delayMs: 1, rejectedShare: 51 / 200, recentAnswers: 200, answerNumber: 200 } };
+    const spreadOut = (streak: number) => decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak, streakAnswers: [200] });
+    expect(spreadOut(12).kind).toBe('retry');
+    expect(spreadOut(13).kind).toBe('retry');
+    expect(spreadOut(14)).toEqual({ kind: 'settle', alone: true });
   });
 
   it('fails a row alone on 429s at random less than once in ten million rows, though the share is read off 200 answers', () => {
@@ -210,7 +243,7 @@ describe('decide: rate limits', () => {
           decideAfter(
             limited,
             1,
-            { slowDown: { kind: 'again', delayMs: 1, rejectedShare: (refused + streak) / 200, recentAnswers: 200 } },
+            { slowDown: { kind: 'again', delayMs: 1, rejectedShare: (refused + streak) / 200, recentAnswers: 200, answerNumber: 200 } },
             0.5,
             { rateLimitedStreak: streak },
           ).kind !== 'settle'
@@ -226,7 +259,10 @@ describe('decide: rate limits', () => {
   it('leaves the row pending when the controller gave up (the run stops) or the run is stopping', () => {
     expect(decideAfter(limited, 1, { slowDown: { kind: 'give-up', why: 'quota' } })).toEqual(PENDING);
     expect(
-      decideAfter(limited, 1, { slowDown: { kind: 'again', delayMs: 1, rejectedShare: 0.5, recentAnswers: 200 }, stopping: true }),
+      decideAfter(limited, 1, {
+        slowDown: { kind: 'again', delayMs: 1, rejectedShare: 0.5, recentAnswers: 200, answerNumber: 200 },
+        stopping: true,
+      }),
     ).toEqual(PENDING);
   });
 });
@@ -242,7 +278,7 @@ describe('decide: replies the check refused', () => {
     durationMs: 1,
   };
   const invalid = (invalidReplies: number, durationMs = 0) =>
-    decide({ counted: 1, invalidReplies, durationMs, rateLimitedStreak: 0 }, reply, false, calm, rules, NOW, () => 0.5);
+    decide({ counted: 1, invalidReplies, durationMs, rateLimitedStreak: 0, streakAnswers: [] }, reply, false, calm, rules, NOW, () => 0.5);
 
   it('sends again --reply-retries times at once, then settles', () => {
     expect(invalid(0)).toEqual(retry(0, 'invalid-reply'));
@@ -253,7 +289,15 @@ describe('decide: replies the check refused', () => {
 
   it('a reply that passed settles', () => {
     expect(
-      decide({ counted: 1, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0 }, reply, true, calm, rules, NOW, () => 0.5),
+      decide(
+        { counted: 1, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [] },
+        reply,
+        true,
+        calm,
+        rules,
+        NOW,
+        () => 0.5,
+      ),
     ).toEqual(SETTLE);
   });
 });
@@ -262,7 +306,7 @@ describe('decide: outage answers and the attempts they spend', () => {
   const two = { ...rules, retry: { ...rules.retry, maxAttempts: 2, maxServerWaitMs: 60_000 } };
   const outage = (attempt: number, uncounted: number, lastOutage: 'counted' | 'uncounted' | null, headers: Record<string, string> = {}) =>
     decide(
-      { counted: attempt, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0 },
+      { counted: attempt, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [] },
       badGateway({ headers }),
       true,
       { ...calm, uncounted, lastOutage },
@@ -292,7 +336,7 @@ describe('decide: outage answers and the attempts they spend', () => {
 
   it('an outage answer the server says not to retry (x-should-retry: false) ends the row as usual', () => {
     const decision = decide(
-      { counted: 1, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0 },
+      { counted: 1, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [] },
       { ...badGateway(), retryable: false },
       true,
       { ...calm, uncounted: 1, lastOutage: 'uncounted' },
