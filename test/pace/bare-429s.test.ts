@@ -90,6 +90,18 @@ describe('RateController against bare 429s, in virtual time', () => {
     expect((38 * 500) / wallMs).toBeGreaterThanOrEqual(0.85);
   });
 
+  it('does not crawl at a request every 10 s when only the first two requests were refused', () => {
+    // The run's first two rows each refused for itself (a request too large for a limit no header
+    // says), 429s after the 200 ms answer, the rest taken: nothing admitted yet, the flood's cut
+    // went to its floor of one request every 10 s, and 2,000 rows took 135 s. The floor is one per
+    // twice the time waited so far (at least 1 s) now: 30 s.
+    let answered = 0;
+    const firstTwoRefused: Admits = () => ++answered > 2;
+    const { wallMs, refused } = runAgainst(firstTwoRefused, 200, 2_000, null, 200);
+    expect(refused).toBe(2);
+    expect(wallMs).toBeLessThanOrEqual(60_000);
+  });
+
   it('does not take a bucket with a burst for a cap on requests in flight when answers are slow', () => {
     // A cap learned from the count out when the first 429s came (tried, not kept) took the
     // bucket's burst of 20 for a cap of 20 and held it: 0.31 of a 20 r/s limit at 3 s answers,
