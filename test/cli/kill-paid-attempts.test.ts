@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../support/cli.js';
+import { HeldAnswers } from '../support/held-answers.js';
 import { perTestServedDir, type ServedDir } from '../support/per-test.js';
 import { type ReceivedRequest, sendJson } from '../support/scripted-server.js';
 import { jsonlOf } from '../support/temp-dir.js';
@@ -28,8 +29,8 @@ const KEY = 'sk-kill-paid-attempts-000000';
 const ROWS = 6;
 
 let fresh: ServedDir;
-let allowed = new Set<number>();
-let waiting: Array<{ request: ReceivedRequest; response: ServerResponse }> = [];
+/** Rows the server answers; a request for any other waits until its row is allowed. */
+let held: HeldAnswers<number>;
 /** What the server was paid, and the answers that ended a row's attempts (each one journal line). */
 let paid = { prompt: 0, completion: 0, responses: 0 };
 let lineAnswers = 0;
@@ -64,27 +65,16 @@ function answer(request: ReceivedRequest, response: ServerResponse): void {
   });
 }
 
-function allow(...rows: number[]): void {
-  for (const row of rows) allowed.add(row);
-  const now = waiting.filter(({ request }) => allowed.has(rowOf(request)));
-  waiting = waiting.filter((entry) => !now.includes(entry));
-  for (const { request, response } of now) answer(request, response);
-}
-
 perTestServedDir(
   (served) => {
     fresh = served;
-    allowed = new Set();
-    waiting = [];
+    held = new HeldAnswers(rowOf, answer);
     paid = { prompt: 0, completion: 0, responses: 0 };
     lineAnswers = 0;
     open.clear();
     attempts.clear();
   },
-  (request, response) => {
-    if (allowed.has(rowOf(request))) answer(request, response);
-    else waiting.push({ request, response });
-  },
+  (request, response) => held.offer(request, response),
 );
 
 async function journalLines(): Promise<number> {
@@ -106,14 +96,14 @@ describe('rows that paid more than their record shows, through kills', () => {
         cwd: fresh.dir.path,
         env: { ...env, NODE_OPTIONS: `--import ${pathToFileURL(preload).href}` },
       });
-      allow(...rows);
+      held.allow(...rows);
       await waitFor(
         async () =>
           lineAnswers - answersBefore >= lines && open.size === 0 && (await journalLines()) - before >= lineAnswers - answersBefore,
       );
       session.child.kill('SIGKILL');
       await session.done;
-      waiting = [];
+      held.drop();
     };
     await killedSession([0, 1, 2], 3);
     // r2's content_filter is sent again by --retry-failed, and paid again.

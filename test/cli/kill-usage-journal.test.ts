@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../support/cli.js';
+import { HeldAnswers } from '../support/held-answers.js';
 import { perTestServedDir, type ServedDir } from '../support/per-test.js';
 import { type ReceivedRequest, sendJson } from '../support/scripted-server.js';
 import { jsonlOf } from '../support/temp-dir.js';
@@ -47,9 +48,8 @@ syncBuiltinESMExports();
 `;
 
 let fresh: ServedDir;
-/** Rows (by prompt) the server answers; a request for any other waits until its row is allowed. */
-let allowed = new Set<string>();
-let waiting: Array<{ request: ReceivedRequest; response: ServerResponse }> = [];
+/** Rows (by number) the server answers; a request for any other waits until its row is allowed. */
+let held: HeldAnswers<number>;
 /** Requests answered (paid); a request waiting when its session is killed is sent again, and paid once. */
 let answered = 0;
 
@@ -72,23 +72,20 @@ function answer(request: ReceivedRequest, response: ServerResponse): void {
   });
 }
 
-function allow(...rows: number[]): void {
-  for (const row of rows) allowed.add(`r${row}`);
-  const now = waiting.filter(({ request }) => allowed.has(request.json?.messages?.at(-1)?.content ?? ''));
-  waiting = waiting.filter((entry) => !now.includes(entry));
-  for (const { request, response } of now) answer(request, response);
+/** The row a request is for: its prompt is `r<row>`. */
+function rowOf(request: ReceivedRequest): number {
+  return Number(String(request.json?.messages?.at(-1)?.content ?? '').slice(1));
 }
 
 perTestServedDir(
   (served) => {
     fresh = served;
-    allowed = new Set();
-    waiting = [];
+    held = new HeldAnswers(rowOf, answer);
     answered = 0;
   },
   (request, response) => {
-    if (request.json?.model === 'judge' || allowed.has(request.json?.messages?.at(-1)?.content ?? '')) answer(request, response);
-    else waiting.push({ request, response });
+    if (request.json?.model === 'judge') answer(request, response);
+    else held.offer(request, response);
   },
 );
 
@@ -161,16 +158,16 @@ describe('usage a killed session journaled after its last manifest write', () =>
     await fresh.dir.write('in.jsonl', jsonlOf(Array.from({ length: ROWS }, (_, i) => ({ id: `r${i}`, prompt: `r${i}` }))));
     const freeze = fresh.dir.file('freeze');
     // Session 1: r0 and r1 answered and in a checkpoint; then the manifest stalls and r2, r3 are journaled.
-    allow(0, 1);
+    held.allow(0, 1);
     const first = await start({ CHATBATCH_TEST_FREEZE: freeze });
     const r01 = [0, 1].flatMap((row) => MODELS.map((model) => usageOf(model, row).total_tokens)).reduce((a, b) => a + b);
     await waitFor(async () => (await manifest().catch(() => null))?.usage?.total_tokens === r01);
     await fresh.dir.write('freeze', '');
-    allow(2, 3);
+    held.allow(2, 3);
     await waitFor(async () => (await journalLines()) === 4 * MODELS.length);
     first.child.kill('SIGKILL');
     await first.done;
-    waiting = []; // the killed session's requests: never answered
+    held.drop(); // the killed session's requests: never answered
     expect((await manifest()).usage.total_tokens).toBe(r01);
     // --dry-run of the resume counts them as spent already.
     const r03 = [0, 1, 2, 3].flatMap((row) => MODELS.map((model) => usageOf(model, row).total_tokens)).reduce((a, b) => a + b);
@@ -186,15 +183,15 @@ describe('usage a killed session journaled after its last manifest write', () =>
     expect(JSON.parse(reported.stdout).tokens.total_tokens).toBe(r03);
 
     // Session 2 (a resume): its first manifest write lands, none after; r4 and r5 are journaled, then it is killed.
-    allow(4, 5);
+    held.allow(4, 5);
     const second = await start({ CHATBATCH_TEST_MANIFEST_WRITES: '1' }, '--resume');
     await waitFor(async () => (await journalLines()) === 6 * MODELS.length);
     second.child.kill('SIGKILL');
     await second.done;
-    waiting = [];
+    held.drop();
 
     // Session 3 finishes: every row's usage counted once, each session's where it was paid.
-    allow(6, 7);
+    held.allow(6, 7);
     const third = await runCli([...args(), '--resume'], { cwd: fresh.dir.path, env: { CHATBATCH_API_KEY: KEY } });
     expect(third.code, third.stderr).toBe(0);
     expect(answered).toBe(ROWS * MODELS.length);
@@ -210,7 +207,7 @@ describe('usage a killed session journaled after its last manifest write', () =>
 
   it('killed as its end replaces the journal: the resume counts nothing twice, nothing short', async () => {
     await fresh.dir.write('in.jsonl', jsonlOf(Array.from({ length: ROWS }, (_, i) => ({ id: `r${i}`, prompt: `r${i}` }))));
-    allow(...Array.from({ length: ROWS }, (_, i) => i));
+    held.allow(...Array.from({ length: ROWS }, (_, i) => i));
     const killed = await start({ CHATBATCH_TEST_KILL_AT: '/.chatbatch/journal.jsonl', CHATBATCH_TEST_MANIFEST_WRITES: '1000' });
     expect((await killed.done).signal).toBe('SIGKILL');
     const resumed = await runCli([...args(), '--resume'], { cwd: fresh.dir.path, env: { CHATBATCH_API_KEY: KEY } });
@@ -222,7 +219,7 @@ describe('usage a killed session journaled after its last manifest write', () =>
   it("counts the judge's requests (--judge) a killed session journaled after its last manifest write", async () => {
     const rows = Array.from({ length: 3 }, (_, i) => ({ id: `r${i}`, prompt: `r${i}`, answer: `a says r${i}` }));
     await fresh.dir.write('in.jsonl', jsonlOf(rows));
-    allow(0, 1, 2);
+    held.allow(0, 1, 2);
     const judged = ['--expect', 'answer', '--judge', 'judge', '--price', 'judge=10/20'];
     const killed = await start({ CHATBATCH_TEST_MANIFEST_WRITES: '1' }, ...judged);
     // Each row's reply (both models), then its verdict: two lines a row and model.
@@ -243,19 +240,19 @@ describe('usage a killed session journaled after its last manifest write', () =>
 
   it("keeps a resume's --max-cost: what a killed session journaled after its last manifest write is spent", async () => {
     await fresh.dir.write('in.jsonl', jsonlOf(Array.from({ length: ROWS }, (_, i) => ({ id: `r${i}`, prompt: `r${i}` }))));
-    allow(0, 1);
+    held.allow(0, 1);
     // Only the first manifest write lands (no dollars yet); r0 and r1 are journaled, then the session is killed.
     const killed = await start({ CHATBATCH_TEST_MANIFEST_WRITES: '1' });
     await waitFor(async () => (await journalLines()) === 2 * MODELS.length);
     killed.child.kill('SIGKILL');
     await killed.done;
-    waiting = [];
+    held.drop();
     const paid = [0, 1]
       .flatMap((row) => MODELS.map((model) => [usageOf(model, row), PRICES[model]!] as const))
       .reduce((sum, [usage, [input, output]]) => sum + (usage.prompt_tokens * input + usage.completion_tokens * output) / 1e6, 0);
     expect((await manifest()).cost.usd).toBe(0);
     // A budget of half what was paid has no room for another row: nothing is sent (the server would answer).
-    allow(...Array.from({ length: ROWS }, (_, i) => i));
+    held.allow(...Array.from({ length: ROWS }, (_, i) => i));
     const sent = fresh.server.received.length;
     const capped = await runCli([...args(), '--resume', '--max-cost', String(paid / 2)], {
       cwd: fresh.dir.path,
