@@ -54,6 +54,25 @@ export function earlierJudgeUsd(
   return pricedUsage(judge.book, usage);
 }
 
+/** What a CostAccount is told of the judge: this run's, priced as a part; none now, its earlier dollars apart. */
+export interface JudgeCostParts {
+  parts: Array<{ name: string; book: PriceBook; earlierUsd: number | null }>;
+  earlierApartUsd: number | null;
+}
+
+/**
+ * The judge's place in a CostAccount (the run's and the dry run's alike): with a judge now, a part
+ * holding the earlier judge's dollars (earlierJudgeUsd); without, those dollars still the
+ * directory's, apart.
+ */
+export function judgeCostParts(
+  earlier: Parameters<typeof earlierJudgeUsd>[0],
+  judge: { model: string; book: PriceBook } | null,
+): JudgeCostParts {
+  if (!judge) return { parts: [], earlierApartUsd: earlierJudgeUsd(earlier) };
+  return { parts: [{ name: 'judge', book: judge.book, earlierUsd: earlierJudgeUsd(earlier, judge) }], earlierApartUsd: 0 };
+}
+
 /**
  * The judge's figures of several output directories (merge's shards, judged alike: merge refuses
  * others): its tokens summed, and its dollars summed, null when a shard's are unknown. Absent

@@ -6,7 +6,7 @@ import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
 import type { RunConfig } from '../job/config.js';
 import { JudgeCounter, type JudgeEstimate } from '../judge/judge-estimate.js';
-import { earlierJudgeUsd } from '../judge/judge-manifest.js';
+import { judgeCostParts } from '../judge/judge-manifest.js';
 import { runJudge } from '../judge/run-judge.js';
 import { manifestModels, readManifest } from '../output/manifest.js';
 import { AUTO_CEILING } from '../pace/concurrency-target.js';
@@ -116,8 +116,7 @@ export async function dryRun(config: RunConfig, options: { maxListed: number; as
           limit: null,
           before: earlier.sessions ?? [],
           earlierModels: manifestModels(earlier.config),
-          parts: judge ? [{ name: 'judge', book: judge.book, earlierUsd: earlierJudgeUsd(earlier, judge) }] : [],
-          earlierApartUsd: judge ? 0 : earlierJudgeUsd(earlier),
+          ...judgeCostParts(earlier, judge),
         }).totalUsd,
   };
   const batchNotes = new BatchNotes(config.models);

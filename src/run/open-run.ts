@@ -10,7 +10,7 @@ import { expandInputs } from '../input/expand.js';
 import { preflightInputs } from '../input/preflight.js';
 import { countShardRows, type ShardRowCount } from '../input/shard.js';
 import { publicConfig, type RunConfig } from '../job/config.js';
-import { earlierJudgeUsd, judgeManifest } from '../judge/judge-manifest.js';
+import { judgeCostParts, judgeManifest } from '../judge/judge-manifest.js';
 import { type RunJudge, runJudge } from '../judge/run-judge.js';
 import { describeInputs, type Manifest, manifestModels, type RunSession, toolInfo, writeManifest } from '../output/manifest.js';
 import { readManifestAsWritten } from '../output/manifest-unchanged.js';
@@ -256,9 +256,8 @@ async function startSession(parts: SessionParts): Promise<OpenedRun> {
     before: earlierManifest?.sessions ?? [],
     earlierByModel: earlierManifest?.cost?.by_model ?? null,
     earlierModels: earlierManifest ? manifestModels(earlierManifest.config) : null,
-    parts: judge ? [{ name: 'judge', book: judge.book, earlierUsd: earlierJudgeUsd(earlierManifest, judge) }] : [],
     // Resumed without --judge: the judge's earlier dollars are still the directory's.
-    earlierApartUsd: judge ? 0 : earlierJudgeUsd(earlierManifest),
+    ...judgeCostParts(earlierManifest, judge),
   });
   const tokens = new TokenAccount({
     limit: limits.maxTotalTokens,
