@@ -226,7 +226,10 @@ export class RateController {
     // request then went alone, on a timer of its own: 1.4x the CPU; docs/benchmarks.md).
     const fresh = this.fresh.from(cost.tokens);
     const rowsOwn = row.streakFresh !== null && chanceOfStreak(row.rateLimitedStreak, row.streakFresh, fresh) < OWN_REFUSAL_CHANCE;
-    if (rowsOwn) return this.again(reading, fresh, true);
+    if (rowsOwn) {
+      this.backoff.passed(now, outcome.durationMs);
+      return this.again(reading, fresh, true);
+    }
     if (refillMs === 0 && !saysSpent(reading, cost)) this.backoffFrom(now, outcome.durationMs, mark);
     // Nothing gets through (no success since this streak began): the whole run waits as asked,
     // instead of every row trying again on its own.

@@ -204,7 +204,17 @@ describe('decide: rate limits', () => {
       decideAfter(
         limited,
         1,
-        { slowDown: { kind: 'again', delayMs: 2000, rejectedShare: 0.5, recentAnswers: 200, answerNumber: 200, fresh: NO_FRESH, own: false } },
+        {
+          slowDown: {
+            kind: 'again',
+            delayMs: 2000,
+            rejectedShare: 0.5,
+            recentAnswers: 200,
+            answerNumber: 200,
+            fresh: NO_FRESH,
+            own: false,
+          },
+        },
         0.5,
         {
           durationMs: 59_000,
@@ -218,7 +228,15 @@ describe('decide: rate limits', () => {
     const decidedAt = (others: number, streak: number) => {
       const rejectedShare = (Math.round(others * (200 - streak)) + streak) / 200;
       const word = {
-        slowDown: { kind: 'again' as const, delayMs: 100, rejectedShare, recentAnswers: 200, answerNumber: 200, fresh: NO_FRESH, own: false },
+        slowDown: {
+          kind: 'again' as const,
+          delayMs: 100,
+          rejectedShare,
+          recentAnswers: 200,
+          answerNumber: 200,
+          fresh: NO_FRESH,
+          own: false,
+        },
       };
       return decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak });
     };
@@ -237,7 +255,15 @@ describe('decide: rate limits', () => {
     // latest; its earlier tries went further back (a row's tries are spread out). Taking its
     // whole streak out of the 51 made the others' share look lower, and the row failed at its 12th.
     const word = {
-      slowDown: { kind: 'again' as const, delayMs: 1, rejectedShare: 51 / 200, recentAnswers: 200, answerNumber: 200, fresh: NO_FRESH, own: false },
+      slowDown: {
+        kind: 'again' as const,
+        delayMs: 1,
+        rejectedShare: 51 / 200,
+        recentAnswers: 200,
+        answerNumber: 200,
+        fresh: NO_FRESH,
+        own: false,
+      },
     };
     const spreadOut = (streak: number) => decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak, streakAnswers: [200] });
     expect(spreadOut(12).kind).toBe('retry');
@@ -321,7 +347,9 @@ describe('decide: rate limits', () => {
       for (let refused = 0; refused <= answered; refused++) {
         let streak = 1;
         const fresh = { answered, refused };
-        const word = { slowDown: { kind: 'again' as const, delayMs: 1, rejectedShare: 1, recentAnswers: 200, answerNumber: 200, fresh, own: false } };
+        const word = {
+          slowDown: { kind: 'again' as const, delayMs: 1, rejectedShare: 1, recentAnswers: 200, answerNumber: 200, fresh, own: false },
+        };
         while (streak < 200 && decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak, streakFresh: NO_FRESH }).kind !== 'settle')
           streak++;
         odds += binomial(answered, refused, p) * p ** (streak - 1);
