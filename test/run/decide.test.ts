@@ -45,7 +45,7 @@ const retry = (delayMs: number, reason = 'failure', judgeAgainAfterWait: number 
 const SETTLE = { kind: 'settle' };
 const PENDING = { kind: 'pending' };
 /** No fresh request answered yet: only the lane's recent answers can judge a row's streak. */
-const NO_FRESH: FreshCount = Object.freeze({ answered: 0, refused: 0 });
+const NO_FRESH: FreshCount = Object.freeze({ answered: 0, refused: 0, size: 0 });
 
 /** The decision after the `counted`-th counted attempt failed with `outcome`. */
 function decideAfter(
@@ -204,7 +204,17 @@ describe('decide: rate limits', () => {
       decideAfter(
         limited,
         1,
-        { slowDown: { kind: 'again', delayMs: 2000, rejectedShare: 0.5, recentAnswers: 200, answerNumber: 200, fresh: NO_FRESH, own: false } },
+        {
+          slowDown: {
+            kind: 'again',
+            delayMs: 2000,
+            rejectedShare: 0.5,
+            recentAnswers: 200,
+            answerNumber: 200,
+            fresh: NO_FRESH,
+            own: false,
+          },
+        },
         0.5,
         {
           durationMs: 59_000,
@@ -218,7 +228,15 @@ describe('decide: rate limits', () => {
     const decidedAt = (others: number, streak: number) => {
       const rejectedShare = (Math.round(others * (200 - streak)) + streak) / 200;
       const word = {
-        slowDown: { kind: 'again' as const, delayMs: 100, rejectedShare, recentAnswers: 200, answerNumber: 200, fresh: NO_FRESH, own: false },
+        slowDown: {
+          kind: 'again' as const,
+          delayMs: 100,
+          rejectedShare,
+          recentAnswers: 200,
+          answerNumber: 200,
+          fresh: NO_FRESH,
+          own: false,
+        },
       };
       return decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak });
     };
@@ -237,7 +255,15 @@ describe('decide: rate limits', () => {
     // latest; its earlier tries went further back (a row's tries are spread out). Taking its
     // whole streak out of the 51 made the others' share look lower, and the row failed at its 12th.
     const word = {
-      slowDown: { kind: 'again' as const, delayMs: 1, rejectedShare: 51 / 200, recentAnswers: 200, answerNumber: 200, fresh: NO_FRESH, own: false },
+      slowDown: {
+        kind: 'again' as const,
+        delayMs: 1,
+        rejectedShare: 51 / 200,
+        recentAnswers: 200,
+        answerNumber: 200,
+        fresh: NO_FRESH,
+        own: false,
+      },
     };
     const spreadOut = (streak: number) => decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak, streakAnswers: [200] });
     expect(spreadOut(12).kind).toBe('retry');
@@ -297,14 +323,14 @@ describe('decide: rate limits', () => {
             rejectedShare: 0.4,
             recentAnswers: 200,
             answerNumber: 200,
-            fresh: { answered: 230, refused: 15 },
+            fresh: { answered: 230, refused: 15, size: 0 },
             own: false,
           },
         },
         0.5,
         { rateLimitedStreak: streak, streakFresh },
       );
-    const since = { answered: 30, refused: 5 };
+    const since = { answered: 30, refused: 5, size: 0 };
     // 5% taken at the most 200 answers leave likely (11.9%): the 7th in a row is the row's own.
     expect(crowded(6, since).kind).toBe('retry');
     expect(crowded(7, since)).toEqual({ kind: 'settle', alone: true });
@@ -320,8 +346,10 @@ describe('decide: rate limits', () => {
       let odds = 0;
       for (let refused = 0; refused <= answered; refused++) {
         let streak = 1;
-        const fresh = { answered, refused };
-        const word = { slowDown: { kind: 'again' as const, delayMs: 1, rejectedShare: 1, recentAnswers: 200, answerNumber: 200, fresh, own: false } };
+        const fresh = { answered, refused, size: 0 };
+        const word = {
+          slowDown: { kind: 'again' as const, delayMs: 1, rejectedShare: 1, recentAnswers: 200, answerNumber: 200, fresh, own: false },
+        };
         while (streak < 200 && decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak, streakFresh: NO_FRESH }).kind !== 'settle')
           streak++;
         odds += binomial(answered, refused, p) * p ** (streak - 1);
