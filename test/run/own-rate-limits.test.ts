@@ -157,9 +157,16 @@ describe('a gateway that refuses one class of prompt for itself', () => {
     expect(last!.retrying).toBe(0);
     // The last refused rows, refused after the last new row's first request was answered, have
     // nothing fresh to stand out against: the run stops on nothing but 429s (exit 3), those rows pending.
+    // Unloaded, 28-35 fail alone and the rest stay pending. The pace their first 429s (read as
+    // anyone's) cut is a matter of which answer comes first, so on a loaded machine (six of these
+    // runs at once on two cores, helper-26) fresh rows went slower, fewer first tries came to
+    // judge the refused rows by, and up to 46 of them reached --row-deadline-ms (15 min) after
+    // 10-13 tries instead (rate_limit_exceeded), the same in 634efe8: every one a refused row.
     expect(result.succeeded).toBe(240);
-    expect(errors.every((record) => record.code === 'rate_limited_alone')).toBe(true);
+    expect(errors.every((record) => Number(String(record.id).slice(1)) % 5 === 4)).toBe(true);
+    expect(errors.every((record) => record.code === 'rate_limited_alone' || record.code === 'rate_limit_exceeded')).toBe(true);
+    expect(errors.some((record) => record.code === 'rate_limited_alone')).toBe(true);
     expect(result.failed + result.pending).toBe(60);
-    expect(result.failed).toBeGreaterThanOrEqual(30);
+    expect(result.failed).toBeGreaterThanOrEqual(20);
   });
 });
