@@ -145,6 +145,31 @@ describe('a gateway that refuses one class of prompt for itself', () => {
     expect(server!.received.length).toBeLessThan(600);
   });
 
+  it("1 row in 20, its replies growing longer as the run goes: each refused row is judged by its streak's first size", async () => {
+    // The mean completion, and with it every request's estimated tokens (token-estimator.ts),
+    // rises a token a request: a refused row's retries are a size class above its first 429's.
+    // Counted from the larger size then, fewer first tries than as its streak began: no witness
+    // at all, its 429s cut the pace again, and the run stopped on 5 minutes of nothing but 429s
+    // with 7 refused rows pending (13 failed alone at 11-12 tries) before FreshTries.like.
+    const growing = (request: ReceivedRequest, response: ServerResponse, index: number) => {
+      const row = Number(/prompt r(\d+)/.exec(request.body)?.[1]);
+      if (row % 20 === 19) {
+        sendJson(response, 429, { error: { message: 'Too many requests', type: 'requests', code: 'rate_limit_exceeded' } });
+        return;
+      }
+      const completion = 2 + index;
+      sendJson(response, 200, {
+        id: `chatcmpl-${index}`,
+        object: 'chat.completion',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 5, completion_tokens: completion, total_tokens: completion + 5 },
+      });
+    };
+    const { result, errors } = await runRows(rowsOf(400), growing, { concurrency: 16 });
+    expect(result).toMatchObject({ exitCode: 1, succeeded: 380, failed: 20, pending: 0 });
+    expect(new Set(errors.map((record) => record.code))).toEqual(new Set(['rate_limited_alone']));
+  });
+
   it('1 row in 5: every other row still succeeds; refused rows fail alone, or stay pending at the end', async () => {
     // Refused rows whose 429s are their own queue for their next request resting (Pacer.rest),
     // so new rows go on being read beside them; without it, 93 of the 240 got through.
