@@ -4,6 +4,7 @@ import { SlotPool } from '../async/slot-pool.js';
 import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import type { ChatClient } from '../http/chat-client.js';
 import { CLIENT_CODES } from '../record/client-codes.js';
+import type { FreshCount } from './fresh-tries.js';
 import type { LearnedLimit, RequestCost } from './learned-limits.js';
 import { NotACompletionWatch } from './not-a-completion.js';
 import type { OutageBreaker } from './outage-breaker.js';
@@ -88,6 +89,9 @@ export interface AttemptRequest {
   failedBefore: boolean;
   /** The breaker's success count at the row's last outage answer; null before any (RowAttempts.failsAlone). */
   outageMark: number | null;
+  /** Rate-limit 429s in a row the row got so far, and what fresh requests had met as they began (rate-controller.ts AnsweredRow). */
+  rateLimitedStreak: number;
+  streakFresh: FreshCount | null;
 }
 
 /** An answer, and what the run's gates and watches said of it: what the row's decision needs. */
@@ -149,10 +153,11 @@ export class Pacer {
   /**
    * Sends one attempt once the pool, the token budget, the outage breaker and the rate allow it,
    * and tells every watch the answer. Null when it is not sent: the run is stopping, or the
-   * budget refused a new row.
+   * budget refused a new row. `resting`: the row rested `untilSent` (see `rest`) and stops now.
    */
-  send(attempt: AttemptRequest): Promise<Answer | null> {
-    return this.pool.run(() => this.sendInSlot(attempt));
+  send(attempt: AttemptRequest, resting = false): Promise<Answer | null> {
+    if (!resting) return this.pool.run(() => this.sendInSlot(attempt));
+    return this.pool.run(() => this.sendInSlot(attempt)).finally(() => this.options.onRetryWait(false));
   }
 
   private async sendInSlot(attempt: AttemptRequest): Promise<Answer | null> {
@@ -183,7 +188,7 @@ export class Pacer {
     const raw = await client.send(attempt.body, attempt.clientRequestId, abortInFlight);
     const nobodyThereYet = this.unreachable.foundNobodyYet(raw);
     let outcome = this.notCompletions.observe(this.unreachable.observe(raw), attempt.rowId);
-    const slowDown = this.paceBy(outcome, sent.mark, sent.cost);
+    const slowDown = this.paceBy(outcome, sent.mark, sent.cost, attempt);
     if (slowDown?.kind === 'never-fits' && !outcome.ok) outcome = neverFits(outcome, slowDown);
     // Both watches judge rows by their id, not their key: a row's samples (`--repeat`) send the
     // same request, so a request the server always fails is one row's failure, not the endpoint's.
@@ -204,8 +209,9 @@ export class Pacer {
   }
 
   /** Tells the rate controller the answer; a rate limit that will not come back in time stops the run. */
-  private paceBy(outcome: AttemptOutcome, mark: SendPermit, cost: RequestCost): RateLimitVerdict | null {
-    const verdict = this.options.controller.answered(outcome, mark, cost);
+  private paceBy(outcome: AttemptOutcome, mark: SendPermit, cost: RequestCost, attempt: AttemptRequest): RateLimitVerdict | null {
+    const row = { firstTry: attempt.newRow, rateLimitedStreak: attempt.rateLimitedStreak, streakFresh: attempt.streakFresh };
+    const verdict = this.options.controller.answered(outcome, mark, cost, row);
     if (verdict?.kind === 'give-up' && !outcome.ok) this.options.onFatal(outcome, verdict.why === 'quota' ? 'rate-quota' : 'rate-limited');
     return verdict;
   }
@@ -263,12 +269,14 @@ export class Pacer {
 
   /**
    * Waits out a retry delay holding no pool slot; false when the run stops first (the row stays
-   * pending).
+   * pending). `untilSent`: the row goes on resting (holding no working place in its lane's gate)
+   * until its next request is answered, `send(attempt, true)`: a row whose 429s are its own
+   * (RateLimitVerdict `own`) must not keep fresh rows from being read while it queues for the pace.
    */
-  async rest(delayMs: number): Promise<boolean> {
+  async rest(delayMs: number, untilSent = false): Promise<boolean> {
     this.options.onRetryWait(true);
     const slept = await (this.options.sleep ?? sleep)(delayMs, this.options.stopDispatch);
-    this.options.onRetryWait(false);
+    if (!untilSent || !slept) this.options.onRetryWait(false);
     return slept;
   }
 }

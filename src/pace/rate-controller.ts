@@ -2,6 +2,7 @@ import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import { type RateLimitReading, readRateLimits } from '../http/rate-limit-headers.js';
 import { BackoffRate } from './backoff-rate.js';
 import { ConcurrencyTarget } from './concurrency-target.js';
+import { chanceOfStreak, type FreshCount, FreshTries } from './fresh-tries.js';
 import { type LearnedLimit, LearnedLimits, type RequestCost } from './learned-limits.js';
 import { exhaustedLimitAnswer, waitWords } from './long-wait.js';
 import type { SendMark } from './mirrored-bucket.js';
@@ -37,13 +38,44 @@ export interface SendPermit extends SendMark {
   out: number;
 }
 
+/** The row an answer is to, as the pace reads it: whether the request was its first, and its 429s in a row before it. */
+export interface AnsweredRow {
+  firstTry: boolean;
+  /** Rate-limit 429s in a row the row got before this answer. */
+  rateLimitedStreak: number;
+  /** What fresh requests had met when that streak began (the verdict on its first 429); null with no streak. */
+  streakFresh: FreshCount | null;
+}
+
+/**
+ * A 429 to a row whose earlier 429s in a row are this unlikely, as fresh requests fare meanwhile,
+ * is the row's own and does not slow the pace: a row a gateway refuses for itself (fresh-tries.ts)
+ * otherwise cut it at every try. Not 1e-6, the row's own failure (rate-limited-alone.ts): a 429 the
+ * pace misses costs one more 429 later, a row failed costs the row. At 5% refused at random a
+ * row's third 429 in a row is read so (1 row in 8,000); at a third, its fifth (1 in 80).
+ */
+const OWN_REFUSAL_CHANCE = 0.1;
+
 /** What a rate-limit 429 means for the run: the row goes back to wait, or the run stops. */
 export type RateLimitVerdict =
   /**
    * `rejectedShare`: the share of the lane's last `recentAnswers` answers that were 429s (a row's
    * own 429s stand out against it).
    */
-  | { kind: 'again'; delayMs: number; rejectedShare: number; recentAnswers: number; answerNumber: number }
+  | {
+      kind: 'again';
+      delayMs: number;
+      rejectedShare: number;
+      recentAnswers: number;
+      answerNumber: number;
+      /** What rows' first tries of this request's size or larger met so far (of the size its row's streak began at, in a streak): a row's streak is judged against them. */
+      fresh: FreshCount;
+      /**
+       * The 429 is the row's own (OWN_REFUSAL_CHANCE): it did not slow the pace, and the row waits
+       * for its next request holding no working place, so fresh rows go on being read beside it.
+       */
+      own: boolean;
+    }
   /** The limit will not come back in time: a quota spent, or nothing but 429s for too long. */
   | { kind: 'give-up'; why: 'quota' | 'streak' }
   /** The request costs more than the whole learned limit: it can never be admitted. */
@@ -70,6 +102,7 @@ export interface PaceState {
  */
 export class RateController {
   private readonly target: ConcurrencyTarget;
+  private readonly fresh = new FreshTries();
   private readonly learned = new LearnedLimits();
   private readonly backoff = new BackoffRate();
   private readonly requestBudget: RefillingBucket | null;
@@ -143,12 +176,13 @@ export class RateController {
   }
 
   /** An answer to the request sent at `mark`. For a rate-limit 429, what the row does next. */
-  answered(outcome: AttemptOutcome, mark: SendPermit, cost: RequestCost): RateLimitVerdict | null {
+  answered(outcome: AttemptOutcome, mark: SendPermit, cost: RequestCost, row: AnsweredRow = NO_STREAK): RateLimitVerdict | null {
     const now = this.options.now();
     this.inFlight--;
     this.answersSoFar++;
     const slowDown = isSlowDown(outcome);
     this.recent.add(slowDown);
+    if (row.firstTry && (outcome.ok || slowDown)) this.fresh.add(cost.tokens, slowDown);
     if (slowDown) {
       this.rejectedSoFar.requests += cost.requests;
       this.rejectedSoFar.tokens += cost.tokens;
@@ -163,14 +197,14 @@ export class RateController {
       this.setConcurrency(this.target.succeeded(outcome.durationMs, this.pacePerMs()));
       return null;
     }
-    return slowDown ? this.rateLimitedBy(outcome, reading, { cost, mark }, now) : null;
+    return slowDown ? this.rateLimitedBy(outcome, reading, { cost, mark, row }, now) : null;
   }
 
   /** A rate-limit 429: the row waits again, or the run stops when the limit will not come back in time. */
   private rateLimitedBy(
     outcome: AttemptFailure,
     reading: RateLimitReading,
-    { cost, mark }: { cost: RequestCost; mark: SendPermit },
+    { cost, mark, row }: { cost: RequestCost; mark: SendPermit; row: AnsweredRow },
     now: number,
   ): RateLimitVerdict {
     // OpenAI answers a request larger than the whole TPM limit with an ordinary-looking 429
@@ -190,18 +224,29 @@ export class RateController {
     // request went out, has room again: the provider counted at admission, after the request's
     // way there, and at a bucket run dry that difference alone let a few 429s set a pace (each
     // request then went alone, on a timer of its own: 1.4x the CPU; docs/benchmarks.md).
+    // A streak is judged by the first tries of the size it began at (FreshTries.like).
+    const fresh = row.streakFresh ? this.fresh.like(row.streakFresh) : this.fresh.from(cost.tokens);
+    const rowsOwn = row.streakFresh !== null && chanceOfStreak(row.rateLimitedStreak, row.streakFresh, fresh) < OWN_REFUSAL_CHANCE;
+    if (rowsOwn) return this.again(reading, fresh, true);
     if (refillMs === 0 && !saysSpent(reading, cost)) this.backoffFrom(now, outcome.durationMs, mark);
     // Nothing gets through (no success since this streak began): the whole run waits as asked,
     // instead of every row trying again on its own.
     if (reading.retryAfterMs !== null && this.rateLimitedSince < now - (this.target.latency ?? 0)) {
       this.cooldownUntil = Math.max(this.cooldownUntil, now + Math.min(reading.retryAfterMs, this.options.maxPauseMs));
     }
+    return this.again(reading, fresh, false);
+  }
+
+  /** The row waits (as the answer asks, within --max-retry-wait-ms) and tries again; with the lane's numbers its streak is judged by. */
+  private again(reading: RateLimitReading, fresh: FreshCount, own: boolean): RateLimitVerdict {
     return {
       kind: 'again',
       delayMs: Math.min(reading.retryAfterMs ?? 0, this.options.maxPauseMs),
       rejectedShare: this.recent.share,
       recentAnswers: this.recent.count,
       answerNumber: this.answersSoFar,
+      fresh,
+      own,
     };
   }
 
@@ -361,6 +406,9 @@ function saysSpent(reading: RateLimitReading, cost: RequestCost): boolean {
     (limit) => limit.remaining !== null && limit.remaining < (limit.unit === 'requests' ? cost.requests : cost.tokens),
   );
 }
+
+/** An answer with nothing known of its row (a test's, a judge's): counted as no first try and no streak. */
+const NO_STREAK: AnsweredRow = Object.freeze({ firstTry: false, rateLimitedStreak: 0, streakFresh: null });
 
 /** How many recent answers the share of 429s is taken over. */
 const RECENT_ANSWERS = 200;

@@ -1,5 +1,6 @@
 import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import { backoffMs, type RetryPolicy, serverRequestedDelayMs } from '../http/retry-policy.js';
+import type { FreshCount } from '../pace/fresh-tries.js';
 import { isSlowDown, type RateLimitVerdict } from '../pace/rate-controller.js';
 import { UNREACHABLE_STREAK } from '../pace/unreachable-endpoint.js';
 import { refusedAlone } from './rate-limited-alone.js';
@@ -45,6 +46,8 @@ export interface RowSoFar {
   rateLimitedStreak: number;
   /** The lane's numbers for the latest of those 429s (rate-limited-alone.ts). */
   streakAnswers: readonly number[];
+  /** What fresh requests had met when the streak began (fresh-tries.ts); null with no streak. */
+  streakFresh: FreshCount | null;
 }
 
 /** What the run's gates and watches said of this answer. */
@@ -129,7 +132,7 @@ export function decide(
 function afterRateLimit(outcome: AttemptFailure, row: RowSoFar, run: RunWord, rules: RowRules): Decision | null {
   if (!isSlowDown(outcome)) return null;
   if (run.slowDown?.kind !== 'again' || run.stopping) return PENDING;
-  if (refusedAlone(row.rateLimitedStreak, row.streakAnswers, run.slowDown)) return SETTLE_ALONE;
+  if (refusedAlone(row, run.slowDown)) return SETTLE_ALONE;
   const delayMs = run.slowDown.delayMs;
   return row.durationMs + delayMs > rules.rowDeadlineMs
     ? SETTLE

@@ -40,8 +40,10 @@ export async function processRow(task: RowTask, row: RowServices): Promise<boole
     return true;
   }
   const attempts = new RowAttempts(task, row.pacer.now);
+  // After a 429 that was the row's own, it queues for its next request as resting (Pacer.rest).
+  let resting = false;
   for (;;) {
-    const answer = await row.pacer.send(attempts.next());
+    const answer = await row.pacer.send(attempts.next(), resting);
     if (answer === null) return false;
     const summary = attempts.answered(answer);
     const checked = checkReply(answer.outcome, row);
@@ -64,7 +66,8 @@ export async function processRow(task: RowTask, row: RowServices): Promise<boole
     }
     const judgedAt = decision.judgeAgainAfterWait === null ? null : { outcome: answer.outcome as AttemptFailure, soFar: attempts.soFar() };
     attempts.retrying(decision.reason, decision.delayMs);
-    if (!(await row.pacer.rest(decision.delayMs))) return false;
+    resting = answer.slowDown?.kind === 'again' && answer.slowDown.own;
+    if (!(await row.pacer.rest(decision.delayMs, resting))) return false;
     if (judgedAt && spentAfterWaiting(decision, attempts, row.pacer)) {
       attempts.noAttemptAfterWait();
       await row.settle(task, failureRecord(task, judgedAt.outcome, judgedAt.soFar, row.recordContext));
@@ -77,7 +80,7 @@ export async function processRow(task: RowTask, row: RowServices): Promise<boole
 function aloneOutcome(answer: Answer, soFar: RowSoFar): AttemptOutcome {
   const { outcome, slowDown } = answer;
   if (outcome.ok || slowDown?.kind !== 'again') return outcome;
-  return rateLimitedAlone(outcome, soFar.rateLimitedStreak, soFar.streakAnswers, slowDown);
+  return rateLimitedAlone(outcome, soFar, slowDown);
 }
 
 /** A reply's decision reads nothing of the run: no word to gather for the common case. */

@@ -1,5 +1,6 @@
 import type { AttemptFailure } from '../http/attempt.js';
 import { likelyShareAtMost } from '../pace/chance.js';
+import { chanceOfStreak, type FreshCount } from '../pace/fresh-tries.js';
 import { CLIENT_CODES } from '../record/client-codes.js';
 
 /**
@@ -22,26 +23,46 @@ import { CLIENT_CODES } from '../record/client-codes.js';
 const ONE_IN = 1e6;
 const FEWEST = 4;
 
-/** The lane's word on a rate-limit 429: the share of 429s among its last `recentAnswers` answers, and this one's number. */
+/** The lane's word on a rate-limit 429: the share of 429s among its last `recentAnswers` answers, this one's number, and what fresh requests met. */
 export interface LaneShare {
   rejectedShare: number;
   recentAnswers: number;
   /** The lane's count of answers, this one's included. */
   answerNumber: number;
+  /** Rows' first tries of the request's size or larger, answered so far (fresh-tries.ts). */
+  fresh: FreshCount;
+}
+
+/** The row's 429s in a row, as RowAttempts keeps them. */
+export interface RowStreak {
+  rateLimitedStreak: number;
+  /** The lane's numbers for the latest of them. */
+  streakAnswers: readonly number[];
+  /** What fresh requests had met when the streak began. */
+  streakFresh: FreshCount | null;
 }
 
 /**
- * Whether a row's `streak` of 429s in a row is its own. The share is the other rows': the row's
- * own 429s among the lane's recent answers (`ownAnswers`: the lane's numbers for its streak's
- * answers) are taken out (a row refused 26 times among 40 rows made 429s look common). Only
- * those inside the window: a row's tries are spread out, and taking its whole streak out of the
- * window's 429s made the others' look rarer than they were.
+ * Whether a row's streak of 429s in a row is its own, by either of two witnesses:
+ * - the rows' first tries since the streak began (fresh-tries.ts): a row a gateway refuses for
+ *   itself stands out however many such rows there are, since their retries are not counted;
+ * - the lane's recent answers, the row's own 429s taken out: what is left at the end of the
+ *   input, when no row is fresh any more. The row's own 429s among them (`streakAnswers`) are
+ *   taken out only inside the window (a row refused 26 times among 40 rows made 429s look
+ *   common; its whole streak taken out made the others' look rarer than they were).
  */
-export function refusedAlone(streak: number, ownAnswers: readonly number[], lane: LaneShare): boolean {
-  const others = othersAnswers(ownAnswers, lane);
+export function refusedAlone(row: RowStreak, lane: LaneShare): boolean {
+  return aloneBy(row, lane) !== null;
+}
+
+function aloneBy(row: RowStreak, lane: LaneShare): 'fresh' | 'recent' | null {
+  const streak = row.rateLimitedStreak;
+  if (streak < FEWEST) return null;
+  if (row.streakFresh && chanceOfStreak(streak, row.streakFresh, lane.fresh) < 1 / ONE_IN) return 'fresh';
+  const others = othersAnswers(row.streakAnswers, lane);
   const likely = likelyShareAtMost(others.answers, others.refused);
-  if (likely >= 1) return false;
-  return streak >= Math.max(FEWEST, Math.ceil(Math.log(ONE_IN) / -Math.log(likely)));
+  if (likely >= 1) return null;
+  return streak >= Math.ceil(Math.log(ONE_IN) / -Math.log(likely)) ? 'recent' : null;
 }
 
 /** Of the lane's recent answers, the other rows': the row's own 429s inside the window taken out. */
@@ -55,16 +76,26 @@ function othersAnswers(ownAnswers: readonly number[], lane: LaneShare): { answer
 }
 
 /** The row's last 429, as its final failure: our own code, with the server's in the message. */
-export function rateLimitedAlone(outcome: AttemptFailure, streak: number, ownAnswers: readonly number[], lane: LaneShare): AttemptFailure {
-  const others = othersAnswers(ownAnswers, lane);
-  const through = others.answers === 0 ? 0 : 1 - others.refused / others.answers;
+export function rateLimitedAlone(outcome: AttemptFailure, row: RowStreak, lane: LaneShare): AttemptFailure {
   return {
     ...outcome,
     code: 'rate_limited_alone',
     ...CLIENT_CODES.rate_limited_alone,
     message:
-      `${streak} rate-limit answers in a row for this row while ${Math.round(through * 100)}% of the other recent answers got through: ` +
+      `${row.rateLimitedStreak} rate-limit answers in a row for this row while ${othersWords(row, lane)}: ` +
       `the provider refuses this request itself (too large for the limit, or a limit of its own); it is not tried again in this run ` +
       `(--resume --retry-failed rate_limited sends it again) (the server said ${outcome.code}: ${outcome.message})`,
   };
+}
+
+/** How the others fared, by the witness that judged the row. */
+function othersWords(row: RowStreak, lane: LaneShare): string {
+  if (aloneBy(row, lane) === 'fresh' && row.streakFresh) {
+    const answered = lane.fresh.answered - row.streakFresh.answered;
+    const through = answered - (lane.fresh.refused - row.streakFresh.refused);
+    return `${through} of ${answered} other rows' first requests (as large or larger) got through`;
+  }
+  const others = othersAnswers(row.streakAnswers, lane);
+  const through = others.answers === 0 ? 0 : 1 - others.refused / others.answers;
+  return `${Math.round(through * 100)}% of the other recent answers got through`;
 }

@@ -1,3 +1,4 @@
+import type { FreshCount } from '../pace/fresh-tries.js';
 import type { Answer, AttemptRequest } from '../pace/pacer.js';
 import type { AttemptSummary } from '../record/record.js';
 import { clientRequestIdBase } from '../request/client-request-id.js';
@@ -22,6 +23,8 @@ export class RowAttempts {
   private rateLimitedStreak = 0;
   /** The lane's numbers for the latest of them (at most OWN_ANSWERS_KEPT: the lane's window holds no more). */
   private readonly streakAnswers: number[] = [];
+  /** What fresh requests had met when the streak began (its first 429's verdict); null with no streak. */
+  private streakFresh: FreshCount | null = null;
   /** The breaker's success count at this row's last outage answer; null before any. */
   private outageMark: number | null = null;
   private startedAt: Date | null = null;
@@ -44,6 +47,8 @@ export class RowAttempts {
       newRow: this.history.length === 0,
       failedBefore: task.failedBefore === true,
       outageMark: this.outageMark,
+      rateLimitedStreak: this.rateLimitedStreak,
+      streakFresh: this.streakFresh,
     };
   }
 
@@ -67,6 +72,7 @@ export class RowAttempts {
     const { outcome } = answer;
     const again = answer.slowDown?.kind === 'again' ? answer.slowDown : null;
     this.rateLimitedStreak = again ? this.rateLimitedStreak + 1 : 0;
+    this.streakFresh = again ? (this.streakFresh ?? again.fresh) : null;
     if (!again) this.streakAnswers.length = 0;
     else if (this.streakAnswers.push(again.answerNumber) > OWN_ANSWERS_KEPT) this.streakAnswers.shift();
     // Its counted outage answers: a row whose last one was followed by others' successes fails
@@ -107,6 +113,7 @@ export class RowAttempts {
       durationMs: this.durationMs(),
       rateLimitedStreak: this.rateLimitedStreak,
       streakAnswers: this.streakAnswers,
+      streakFresh: this.streakFresh,
     };
   }
 

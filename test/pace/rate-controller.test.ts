@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptFailure, AttemptSuccess } from '../../src/http/attempt.js';
 import { AUTO_CEILING, AUTO_FLOOR, AUTO_START } from '../../src/pace/concurrency-target.js';
+import type { FreshCount } from '../../src/pace/fresh-tries.js';
 
 import { RateController, type RateControllerOptions, type SendPermit } from '../../src/pace/rate-controller.js';
+import { type RowStreak, refusedAlone } from '../../src/run/rate-limited-alone.js';
 
 const ONE = { requests: 1, tokens: 100 };
 
@@ -183,7 +185,15 @@ describe('RateController', () => {
     made.answered(ok(OPENAI_3000_RPM(10)), send(made), ONE);
     const verdict = made.answered(tooMany({ ...OPENAI_3000_RPM(0), 'retry-after-ms': '20' }), send(made), ONE);
     // Half the two recent answers were 429s: what a row's own 429s are judged against (decide.ts).
-    expect(verdict).toEqual({ kind: 'again', delayMs: 20, rejectedShare: 0.5, recentAnswers: 2, answerNumber: 2 });
+    expect(verdict).toEqual({
+      kind: 'again',
+      delayMs: 20,
+      rejectedShare: 0.5,
+      recentAnswers: 2,
+      answerNumber: 2,
+      fresh: { answered: 0, refused: 0, size: 6 },
+      own: false,
+    });
     expect(made.state.limitedBy).toContain('limited by the provider');
     expect(made.state.rateLimited).toBe(1);
   });
@@ -216,6 +226,87 @@ describe('RateController', () => {
     }
     expect(made.state.limitedBy).toBeNull();
     expect(made.permit(ONE)).not.toBeTypeOf('number');
+  });
+
+  it("429s to one row that fresh requests meanwhile make unlikely are the row's own: they set no pace", () => {
+    // A gateway refusing one row for itself (fresh-tries.ts): every third answer is that row's
+    // retry, refused; the rest are other rows' first tries, taken.
+    const offer = (ownRow: boolean) => {
+      const { controller: made, time } = controller({ maxConcurrency: 64, fixedConcurrency: true });
+      let streak = 0;
+      let streakFresh: FreshCount | null = null;
+      const owns: boolean[] = [];
+      for (let i = 0; i < 300; i++) {
+        time.now += 10;
+        const mark = sendWhenAllowed(made, time);
+        if (i % 3 !== 2) {
+          made.answered(ok(), mark, ONE, { firstTry: true, rateLimitedStreak: 0, streakFresh: null });
+          continue;
+        }
+        // Told as the same row's streak, or (the control) as a new row's first try each time.
+        const row = ownRow
+          ? { firstTry: streak === 0, rateLimitedStreak: streak, streakFresh }
+          : { firstTry: true, rateLimitedStreak: 0, streakFresh: null };
+        const verdict = made.answered(tooMany(), mark, ONE, row);
+        if (verdict?.kind !== 'again') throw new Error(`expected the row to wait, got ${JSON.stringify(verdict)}`);
+        owns.push(verdict.own);
+        streakFresh ??= verdict.fresh;
+        streak++;
+      }
+      return { made, owns };
+    };
+    const { made, owns } = offer(true);
+    // Its first 429s are read as anyone's (a few fresh answers since its streak began tell
+    // little); from the fifth on (6 fresh requests taken meanwhile), its own.
+    const first = owns.indexOf(true);
+    expect(first).toBeGreaterThanOrEqual(2);
+    expect(first).toBeLessThanOrEqual(5);
+    expect(owns.slice(first).every(Boolean)).toBe(true);
+    // Its first 429s cut the pace a little; the rest did not, so the pace is above the 6,000 a
+    // minute offered. The same answers as 429s to fresh requests, a third of them: paced to
+    // about the two thirds the endpoint took.
+    const rpm = (limitedBy: string | null) => Number(/at ([\d,]+) RPM/.exec(limitedBy ?? 'at 1,000,000 RPM')![1]!.replace(/,/g, ''));
+    expect(rpm(made.state.limitedBy)).toBeGreaterThan(6_000);
+    const control = offer(false);
+    expect(control.owns.some(Boolean)).toBe(false);
+    expect(rpm(control.made.state.limitedBy)).toBeLessThan(4_500);
+  });
+
+  it("a streak is judged by the first tries of the size it began at, though the row's estimate falls a size since", () => {
+    // The estimate of a request moves as the run learns (token-estimator.ts: the mean completion,
+    // the prompt's tokens per character), and a row near a power of two falls into the size below.
+    // Counted from that smaller size now and the larger one as the streak began, the difference
+    // took in every first try of the smaller size since the run began: 1,000 small rows taken
+    // before a limit came made a 429 in two at a real limit look like 1 in 100 (helper-26's review).
+    const { controller: made, time } = controller({ maxConcurrency: 64, fixedConcurrency: true });
+    const small = { requests: 1, tokens: 40 };
+    const first = { firstTry: true, rateLimitedStreak: 0, streakFresh: null };
+    for (let i = 0; i < 1_000; i++) {
+      time.now += 10;
+      made.answered(ok(), sendWhenAllowed(made, time, small), small, first);
+    }
+    // A limit now refuses one request in two, whatever its size: the row's first try (70 tokens) among them.
+    time.now += 10;
+    const began = made.answered(tooMany(), sendWhenAllowed(made, time, { requests: 1, tokens: 70 }), { requests: 1, tokens: 70 }, first);
+    if (began?.kind !== 'again') throw new Error(`expected the row to wait, got ${JSON.stringify(began)}`);
+    const streak: RowStreak = { rateLimitedStreak: 1, streakAnswers: [began.answerNumber], streakFresh: began.fresh };
+    for (let i = 0; i < 40; i++) {
+      time.now += 10;
+      const cost = i % 2 === 0 ? small : { requests: 1, tokens: 90 };
+      made.answered(i % 4 < 2 ? ok() : tooMany(), sendWhenAllowed(made, time, cost), cost, first);
+    }
+    // Its retries, estimated at 60 tokens now: refused as one in two of the others' first tries are.
+    for (let retry = 0; retry < 6; retry++) {
+      time.now += 10;
+      const cost = { requests: 1, tokens: 60 };
+      const row = { firstTry: false, rateLimitedStreak: streak.rateLimitedStreak, streakFresh: streak.streakFresh };
+      const verdict = made.answered(tooMany(), sendWhenAllowed(made, time, cost), cost, row);
+      if (verdict?.kind !== 'again') throw new Error(`expected the row to wait, got ${JSON.stringify(verdict)}`);
+      expect(verdict.own).toBe(false);
+      streak.rateLimitedStreak++;
+      streak.streakAnswers = [...streak.streakAnswers, verdict.answerNumber];
+      expect(refusedAlone(streak, verdict)).toBe(false);
+    }
   });
 
   it('bare 429s in numbers set a pace a little under what the endpoint accepts, and it grows back while successes come', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { meaningOf } from '../../src/http/answer-table.js';
 import type { AttemptFailure, AttemptOutcome } from '../../src/http/attempt.js';
 import { defaultRetryPolicy } from '../../src/http/retry-policy.js';
+import type { FreshCount } from '../../src/pace/fresh-tries.js';
 import { type Decision, decide, type RowRules, type RunWord, spentAfterWait } from '../../src/run/decide.js';
 import { badGateway } from '../support/bad-gateway.js';
 
@@ -43,6 +44,8 @@ const retry = (delayMs: number, reason = 'failure', judgeAgainAfterWait: number 
   ({ kind: 'retry', delayMs, reason, judgeAgainAfterWait }) as Decision;
 const SETTLE = { kind: 'settle' };
 const PENDING = { kind: 'pending' };
+/** No fresh request answered yet: only the lane's recent answers can judge a row's streak. */
+const NO_FRESH: FreshCount = Object.freeze({ answered: 0, refused: 0, size: 0 });
 
 /** The decision after the `counted`-th counted attempt failed with `outcome`. */
 function decideAfter(
@@ -50,7 +53,13 @@ function decideAfter(
   counted = 1,
   run: Partial<RunWord> = {},
   random = 0.5,
-  row: { invalidReplies?: number; durationMs?: number; rateLimitedStreak?: number; streakAnswers?: number[] } = {},
+  row: {
+    invalidReplies?: number;
+    durationMs?: number;
+    rateLimitedStreak?: number;
+    streakAnswers?: number[];
+    streakFresh?: FreshCount | undefined;
+  } = {},
 ) {
   const streak = row.rateLimitedStreak ?? 0;
   return decide(
@@ -61,6 +70,7 @@ function decideAfter(
       rateLimitedStreak: streak,
       // The row's streak among the lane's last answers, numbered up to 200 (the verdicts' answerNumber), unless given.
       streakAnswers: row.streakAnswers ?? Array.from({ length: Math.min(streak, 200) }, (_, i) => 200 - i),
+      streakFresh: row.streakFresh ?? null,
     },
     outcome,
     true,
@@ -101,7 +111,7 @@ describe('decide: how long to wait', () => {
     const big = { ...rules, retry: { ...rules.retry, maxAttempts: 40 } };
     const at = (attempt: number) =>
       decide(
-        { counted: attempt, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [] },
+        { counted: attempt, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null },
         failure(),
         true,
         calm,
@@ -163,7 +173,7 @@ describe('decide: whether to try again', () => {
     const refused = failure({ status: null, code: 'network_error', category: 'network' });
     const at = (counted: number, nobodyThereYet: boolean) =>
       decide(
-        { counted, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [] },
+        { counted, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null },
         refused,
         true,
         { ...calm, nobodyThereYet },
@@ -183,7 +193,9 @@ describe('decide: rate limits', () => {
 
   it('a 429 waits as the rate controller says, whatever the attempts made', () => {
     expect(
-      decideAfter(limited, 40, { slowDown: { kind: 'again', delayMs: 250, rejectedShare: 0.5, recentAnswers: 200, answerNumber: 200 } }),
+      decideAfter(limited, 40, {
+        slowDown: { kind: 'again', delayMs: 250, rejectedShare: 0.5, recentAnswers: 200, answerNumber: 200, fresh: NO_FRESH, own: false },
+      }),
     ).toEqual(retry(250, 'rate-limit'));
   });
 
@@ -192,7 +204,17 @@ describe('decide: rate limits', () => {
       decideAfter(
         limited,
         1,
-        { slowDown: { kind: 'again', delayMs: 2000, rejectedShare: 0.5, recentAnswers: 200, answerNumber: 200 } },
+        {
+          slowDown: {
+            kind: 'again',
+            delayMs: 2000,
+            rejectedShare: 0.5,
+            recentAnswers: 200,
+            answerNumber: 200,
+            fresh: NO_FRESH,
+            own: false,
+          },
+        },
         0.5,
         {
           durationMs: 59_000,
@@ -205,7 +227,17 @@ describe('decide: rate limits', () => {
     // The lane's last 200 answers hold the row's own streak and the other rows' answers, `others` of them 429s.
     const decidedAt = (others: number, streak: number) => {
       const rejectedShare = (Math.round(others * (200 - streak)) + streak) / 200;
-      const word = { slowDown: { kind: 'again' as const, delayMs: 100, rejectedShare, recentAnswers: 200, answerNumber: 200 } };
+      const word = {
+        slowDown: {
+          kind: 'again' as const,
+          delayMs: 100,
+          rejectedShare,
+          recentAnswers: 200,
+          answerNumber: 200,
+          fresh: NO_FRESH,
+          own: false,
+        },
+      };
       return decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak });
     };
     // The others' 429s at 2%, taken at the most 200 answers leave likely (7.6%): the 6th in a row
@@ -222,7 +254,17 @@ describe('decide: rate limits', () => {
     // A quarter of the other rows' answers are 429s: 51 of the last 200, one of them this row's
     // latest; its earlier tries went further back (a row's tries are spread out). Taking its
     // whole streak out of the 51 made the others' share look lower, and the row failed at its 12th.
-    const word = { slowDown: { kind: 'again' as const, delayMs: 1, rejectedShare: 51 / 200, recentAnswers: 200, answerNumber: 200 } };
+    const word = {
+      slowDown: {
+        kind: 'again' as const,
+        delayMs: 1,
+        rejectedShare: 51 / 200,
+        recentAnswers: 200,
+        answerNumber: 200,
+        fresh: NO_FRESH,
+        own: false,
+      },
+    };
     const spreadOut = (streak: number) => decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak, streakAnswers: [200] });
     expect(spreadOut(12).kind).toBe('retry');
     expect(spreadOut(13).kind).toBe('retry');
@@ -243,7 +285,17 @@ describe('decide: rate limits', () => {
           decideAfter(
             limited,
             1,
-            { slowDown: { kind: 'again', delayMs: 1, rejectedShare: (refused + streak) / 200, recentAnswers: 200, answerNumber: 200 } },
+            {
+              slowDown: {
+                kind: 'again',
+                delayMs: 1,
+                rejectedShare: (refused + streak) / 200,
+                recentAnswers: 200,
+                answerNumber: 200,
+                fresh: NO_FRESH,
+                own: false,
+              },
+            },
             0.5,
             { rateLimitedStreak: streak },
           ).kind !== 'settle'
@@ -256,11 +308,66 @@ describe('decide: rate limits', () => {
     for (const p of [0.01, 0.02, 0.05, 0.1, 0.25]) expect(falseFailuresPerMillion(p), `p = ${p}`).toBeLessThan(0.1);
   });
 
+  it("judged against the other rows' first tries, a row refused for itself stands out though others like it fill the recent answers", () => {
+    // 1 row in 20 refused always (a gateway's limit on one class of prompt): their retries make
+    // 40% of the lane's recent answers 429s, while the other rows' first tries since this row's
+    // streak began met 429s 10 times in 200 (fresh-tries.ts).
+    const crowded = (streak: number, streakFresh: FreshCount | undefined) =>
+      decideAfter(
+        limited,
+        1,
+        {
+          slowDown: {
+            kind: 'again',
+            delayMs: 1,
+            rejectedShare: 0.4,
+            recentAnswers: 200,
+            answerNumber: 200,
+            fresh: { answered: 230, refused: 15, size: 0 },
+            own: false,
+          },
+        },
+        0.5,
+        { rateLimitedStreak: streak, streakFresh },
+      );
+    const since = { answered: 30, refused: 5, size: 0 };
+    // 5% taken at the most 200 answers leave likely (11.9%): the 7th in a row is the row's own.
+    expect(crowded(6, since).kind).toBe('retry');
+    expect(crowded(7, since)).toEqual({ kind: 'settle', alone: true });
+    // Without the first tries' witness, the recent answers alone keep it waiting far longer.
+    expect(crowded(7, undefined).kind).toBe('retry');
+    expect(crowded(12, undefined).kind).toBe('retry');
+  });
+
+  it('fails a row alone by the first tries at random less than once in five million rows, however few were answered during its streak', () => {
+    // At most 0.11 a million (a quarter refused, 1,000 first tries read); with the recent answers'
+    // witness (< 0.1, above), under 0.3 a million in all.
+    const falseFailuresPerMillion = (p: number, answered: number) => {
+      let odds = 0;
+      for (let refused = 0; refused <= answered; refused++) {
+        let streak = 1;
+        const fresh = { answered, refused, size: 0 };
+        const word = {
+          slowDown: { kind: 'again' as const, delayMs: 1, rejectedShare: 1, recentAnswers: 200, answerNumber: 200, fresh, own: false },
+        };
+        while (streak < 200 && decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak, streakFresh: NO_FRESH }).kind !== 'settle')
+          streak++;
+        odds += binomial(answered, refused, p) * p ** (streak - 1);
+      }
+      return odds * p * 1e6;
+    };
+    for (const p of [0.01, 0.05, 0.1, 0.25, 0.5]) {
+      for (const answered of [10, 50, 200, 1_000]) {
+        expect(falseFailuresPerMillion(p, answered), `p = ${p}, ${answered} first tries`).toBeLessThan(0.2);
+      }
+    }
+  });
+
   it('leaves the row pending when the controller gave up (the run stops) or the run is stopping', () => {
     expect(decideAfter(limited, 1, { slowDown: { kind: 'give-up', why: 'quota' } })).toEqual(PENDING);
     expect(
       decideAfter(limited, 1, {
-        slowDown: { kind: 'again', delayMs: 1, rejectedShare: 0.5, recentAnswers: 200, answerNumber: 200 },
+        slowDown: { kind: 'again', delayMs: 1, rejectedShare: 0.5, recentAnswers: 200, answerNumber: 200, fresh: NO_FRESH, own: false },
         stopping: true,
       }),
     ).toEqual(PENDING);
@@ -278,7 +385,15 @@ describe('decide: replies the check refused', () => {
     durationMs: 1,
   };
   const invalid = (invalidReplies: number, durationMs = 0) =>
-    decide({ counted: 1, invalidReplies, durationMs, rateLimitedStreak: 0, streakAnswers: [] }, reply, false, calm, rules, NOW, () => 0.5);
+    decide(
+      { counted: 1, invalidReplies, durationMs, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null },
+      reply,
+      false,
+      calm,
+      rules,
+      NOW,
+      () => 0.5,
+    );
 
   it('sends again --reply-retries times at once, then settles', () => {
     expect(invalid(0)).toEqual(retry(0, 'invalid-reply'));
@@ -290,7 +405,7 @@ describe('decide: replies the check refused', () => {
   it('a reply that passed settles', () => {
     expect(
       decide(
-        { counted: 1, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [] },
+        { counted: 1, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null },
         reply,
         true,
         calm,
@@ -306,7 +421,7 @@ describe('decide: outage answers and the attempts they spend', () => {
   const two = { ...rules, retry: { ...rules.retry, maxAttempts: 2, maxServerWaitMs: 60_000 } };
   const outage = (attempt: number, uncounted: number, lastOutage: 'counted' | 'uncounted' | null, headers: Record<string, string> = {}) =>
     decide(
-      { counted: attempt, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [] },
+      { counted: attempt, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null },
       badGateway({ headers }),
       true,
       { ...calm, uncounted, lastOutage },
@@ -336,7 +451,7 @@ describe('decide: outage answers and the attempts they spend', () => {
 
   it('an outage answer the server says not to retry (x-should-retry: false) ends the row as usual', () => {
     const decision = decide(
-      { counted: 1, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [] },
+      { counted: 1, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null },
       { ...badGateway(), retryable: false },
       true,
       { ...calm, uncounted: 1, lastOutage: 'uncounted' },
