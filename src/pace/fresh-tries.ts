@@ -8,6 +8,11 @@ import { likelyShareAtMost } from './chance.js';
 export interface FreshCount {
   answered: number;
   refused: number;
+  /**
+   * The size class counted from: a later count for the same streak is taken from it again
+   * (`like`), however the request's estimate has moved since.
+   */
+  size: number;
 }
 
 /** Sizes are tallied in powers of two of tokens: 2^0 to 2^31. */
@@ -41,22 +46,39 @@ export class FreshTries {
 
   /** The first tries answered so far that were at least about as large as `tokens`. */
   from(tokens: number): FreshCount {
+    return this.fromSize(sizeClass(tokens));
+  }
+
+  /**
+   * The first tries answered so far of the sizes `earlier` counted: a streak is judged by the
+   * size it began at. A request's estimate moves as the run learns (token-estimator.ts), and
+   * one that fell a size since, counted from the smaller size now, took in every first try of
+   * that size since the run began: before a limit came, all taken, so a real limit looked like
+   * a row's own (helper-26's review).
+   */
+  like(earlier: FreshCount): FreshCount {
+    return this.fromSize(earlier.size);
+  }
+
+  private fromSize(from: number): FreshCount {
     let answered = 0;
     let refused = 0;
-    for (let size = sizeClass(tokens); size < SIZE_CLASSES; size++) {
+    for (let size = from; size < SIZE_CLASSES; size++) {
       answered += this.answered[size]!;
       refused += this.refused[size]!;
     }
-    return { answered, refused };
+    return { answered, refused, size: from };
   }
 }
 
 /**
  * The chance that `streak` 429s in a row came by bad luck alone, when fresh requests met 429s
  * as they did from `since` to `now`: the most likely share among them (chance.ts, three
- * standard errors), to the power of the streak. 1 when no fresh request was answered meanwhile.
+ * standard errors), to the power of the streak. 1 when no fresh request was answered meanwhile,
+ * or when the two were not counted from the same size (no difference to read).
  */
 export function chanceOfStreak(streak: number, since: FreshCount, now: FreshCount): number {
+  if (since.size !== now.size) return 1;
   const likely = likelyShareAtMost(now.answered - since.answered, now.refused - since.refused);
   return likely >= 1 ? 1 : likely ** streak;
 }

@@ -68,7 +68,7 @@ export type RateLimitVerdict =
       rejectedShare: number;
       recentAnswers: number;
       answerNumber: number;
-      /** What rows' first tries of this request's size or larger met so far (a row's streak is judged against them). */
+      /** What rows' first tries of this request's size or larger met so far (of the size its row's streak began at, in a streak): a row's streak is judged against them. */
       fresh: FreshCount;
       /**
        * The 429 is the row's own (OWN_REFUSAL_CHANCE): it did not slow the pace, and the row waits
@@ -224,7 +224,8 @@ export class RateController {
     // request went out, has room again: the provider counted at admission, after the request's
     // way there, and at a bucket run dry that difference alone let a few 429s set a pace (each
     // request then went alone, on a timer of its own: 1.4x the CPU; docs/benchmarks.md).
-    const fresh = this.fresh.from(cost.tokens);
+    // A streak is judged by the first tries of the size it began at (FreshTries.like).
+    const fresh = row.streakFresh ? this.fresh.like(row.streakFresh) : this.fresh.from(cost.tokens);
     const rowsOwn = row.streakFresh !== null && chanceOfStreak(row.rateLimitedStreak, row.streakFresh, fresh) < OWN_REFUSAL_CHANCE;
     if (rowsOwn) {
       this.backoff.passed(now, outcome.durationMs);

@@ -4,6 +4,7 @@ import { AUTO_CEILING, AUTO_FLOOR, AUTO_START } from '../../src/pace/concurrency
 import type { FreshCount } from '../../src/pace/fresh-tries.js';
 
 import { RateController, type RateControllerOptions, type SendPermit } from '../../src/pace/rate-controller.js';
+import { type RowStreak, refusedAlone } from '../../src/run/rate-limited-alone.js';
 
 const ONE = { requests: 1, tokens: 100 };
 
@@ -190,7 +191,7 @@ describe('RateController', () => {
       rejectedShare: 0.5,
       recentAnswers: 2,
       answerNumber: 2,
-      fresh: { answered: 0, refused: 0 },
+      fresh: { answered: 0, refused: 0, size: 6 },
       own: false,
     });
     expect(made.state.limitedBy).toContain('limited by the provider');
@@ -269,6 +270,43 @@ describe('RateController', () => {
     const control = offer(false);
     expect(control.owns.some(Boolean)).toBe(false);
     expect(rpm(control.made.state.limitedBy)).toBeLessThan(4_500);
+  });
+
+  it("a streak is judged by the first tries of the size it began at, though the row's estimate falls a size since", () => {
+    // The estimate of a request moves as the run learns (token-estimator.ts: the mean completion,
+    // the prompt's tokens per character), and a row near a power of two falls into the size below.
+    // Counted from that smaller size now and the larger one as the streak began, the difference
+    // took in every first try of the smaller size since the run began: 1,000 small rows taken
+    // before a limit came made a 429 in two at a real limit look like 1 in 100 (helper-26's review).
+    const { controller: made, time } = controller({ maxConcurrency: 64, fixedConcurrency: true });
+    const small = { requests: 1, tokens: 40 };
+    const first = { firstTry: true, rateLimitedStreak: 0, streakFresh: null };
+    for (let i = 0; i < 1_000; i++) {
+      time.now += 10;
+      made.answered(ok(), sendWhenAllowed(made, time, small), small, first);
+    }
+    // A limit now refuses one request in two, whatever its size: the row's first try (70 tokens) among them.
+    time.now += 10;
+    const began = made.answered(tooMany(), sendWhenAllowed(made, time, { requests: 1, tokens: 70 }), { requests: 1, tokens: 70 }, first);
+    if (began?.kind !== 'again') throw new Error(`expected the row to wait, got ${JSON.stringify(began)}`);
+    const streak: RowStreak = { rateLimitedStreak: 1, streakAnswers: [began.answerNumber], streakFresh: began.fresh };
+    for (let i = 0; i < 40; i++) {
+      time.now += 10;
+      const cost = i % 2 === 0 ? small : { requests: 1, tokens: 90 };
+      made.answered(i % 4 < 2 ? ok() : tooMany(), sendWhenAllowed(made, time, cost), cost, first);
+    }
+    // Its retries, estimated at 60 tokens now: refused as one in two of the others' first tries are.
+    for (let retry = 0; retry < 6; retry++) {
+      time.now += 10;
+      const cost = { requests: 1, tokens: 60 };
+      const row = { firstTry: false, rateLimitedStreak: streak.rateLimitedStreak, streakFresh: streak.streakFresh };
+      const verdict = made.answered(tooMany(), sendWhenAllowed(made, time, cost), cost, row);
+      if (verdict?.kind !== 'again') throw new Error(`expected the row to wait, got ${JSON.stringify(verdict)}`);
+      expect(verdict.own).toBe(false);
+      streak.rateLimitedStreak++;
+      streak.streakAnswers = [...streak.streakAnswers, verdict.answerNumber];
+      expect(refusedAlone(streak, verdict)).toBe(false);
+    }
   });
 
   it('bare 429s in numbers set a pace a little under what the endpoint accepts, and it grows back while successes come', () => {

@@ -45,7 +45,7 @@ const retry = (delayMs: number, reason = 'failure', judgeAgainAfterWait: number 
 const SETTLE = { kind: 'settle' };
 const PENDING = { kind: 'pending' };
 /** No fresh request answered yet: only the lane's recent answers can judge a row's streak. */
-const NO_FRESH: FreshCount = Object.freeze({ answered: 0, refused: 0 });
+const NO_FRESH: FreshCount = Object.freeze({ answered: 0, refused: 0, size: 0 });
 
 /** The decision after the `counted`-th counted attempt failed with `outcome`. */
 function decideAfter(
@@ -323,14 +323,14 @@ describe('decide: rate limits', () => {
             rejectedShare: 0.4,
             recentAnswers: 200,
             answerNumber: 200,
-            fresh: { answered: 230, refused: 15 },
+            fresh: { answered: 230, refused: 15, size: 0 },
             own: false,
           },
         },
         0.5,
         { rateLimitedStreak: streak, streakFresh },
       );
-    const since = { answered: 30, refused: 5 };
+    const since = { answered: 30, refused: 5, size: 0 };
     // 5% taken at the most 200 answers leave likely (11.9%): the 7th in a row is the row's own.
     expect(crowded(6, since).kind).toBe('retry');
     expect(crowded(7, since)).toEqual({ kind: 'settle', alone: true });
@@ -346,7 +346,7 @@ describe('decide: rate limits', () => {
       let odds = 0;
       for (let refused = 0; refused <= answered; refused++) {
         let streak = 1;
-        const fresh = { answered, refused };
+        const fresh = { answered, refused, size: 0 };
         const word = {
           slowDown: { kind: 'again' as const, delayMs: 1, rejectedShare: 1, recentAnswers: 200, answerNumber: 200, fresh, own: false },
         };
