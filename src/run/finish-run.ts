@@ -67,6 +67,7 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
   const status = runStatus(run, sending, tally, writeFailure !== null, admission.rowLimitReached);
   await run.stopCheckpoints();
   run.endSession(status);
+  if (run.stoppedOnError !== null) session.error = run.stoppedOnError;
   session.rate_limited = sending.lanes.reduce((sum, lane) => sum + lane.controller.rateLimited, 0);
   session.limits_learned = sending.lanes.flatMap((lane) => lane.learned());
   // The judge's lane learns its model's limits too: listed with `judge: true`, apart from a model of the same name.
@@ -161,6 +162,7 @@ function runStatus(
   rowLimit: boolean,
 ): Exclude<RunStatus, 'running'> {
   if (writeFailed) return 'write_failed';
+  if (run.stoppedOnError !== null) return 'error';
   // A model stopped by its refusal leaves its rows pending: the run did not do what was asked.
   if (sending.fatal || sending.stoppedModels.length > 0) return 'aborted';
   // Rows pending decide: a signal (a scheduler's time limit) that came once every row had

@@ -108,6 +108,12 @@ export interface OpenedRun {
    * (a kill -9 from there on leaves nothing uncounted). False when the write failed.
    */
   lastRunningWrite(): Promise<boolean>;
+  /**
+   * The message of the error the run stopped on, once `markError` was called: the status is then
+   * `error` whichever writes the manifest last, the mark or the run's own finish (which the mark's
+   * stop of the sending sets going, and which came first at load: `interrupted`).
+   */
+  stoppedOnError: string | null;
   /** Records in the manifest that the run stopped on an error. */
   markError(message: string): Promise<void>;
   /** Records in the manifest that a write failed (exit 5), when the disk still takes it. */
@@ -412,7 +418,9 @@ function assembleRun(parts: SessionParts, state: SessionState, journalName: stri
       );
       return coveringWrite;
     },
+    stoppedOnError: null,
     markError: async (message) => {
+      opened.stoppedOnError ??= message;
       if (!(await endOnce('error'))) return;
       session.error = message;
       await writeManifest(paths.manifest, manifest);

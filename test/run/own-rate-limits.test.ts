@@ -144,8 +144,9 @@ describe('a gateway that refuses one class of prompt for itself', () => {
   it('1 row in 20: every other row succeeds, each refused row fails alone after a few tries, nothing is left pending', async () => {
     const { result, errors, virtualMs } = await runRows(rowsOf(400), classRefused(20), { concurrency: 16 });
     expect(result).toMatchObject({ exitCode: 1, succeeded: 380, failed: 20, pending: 0 });
-    // Seconds of the run's own waits at most (seen: 1), not the 5 minutes of a pace cut to the floor.
-    expect(virtualMs).toBeLessThan(30_000);
+    // Seconds of the run's own waits (seen: 1-44 s, the most at load 10), not the 5 minutes of a
+    // pace cut to the floor.
+    expect(virtualMs).toBeLessThan(120_000);
     expect(new Set(errors.map((record) => record.code))).toEqual(new Set(['rate_limited_alone']));
     // 7 tries for most (seen: 7 for 13 of them, up to 22-23 for the last, whose streak the
     // fewest new rows' first tries followed); before, their 429s filled the lane and few got that far.
