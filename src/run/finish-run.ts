@@ -67,7 +67,6 @@ export async function finishRun(run: OpenedRun, sending: Sending, admission: Adm
   const status = runStatus(run, sending, tally, writeFailure !== null, admission.rowLimitReached);
   await run.stopCheckpoints();
   run.endSession(status);
-  if (run.stoppedOnError !== null) session.error = run.stoppedOnError;
   session.rate_limited = sending.lanes.reduce((sum, lane) => sum + lane.controller.rateLimited, 0);
   session.limits_learned = sending.lanes.flatMap((lane) => lane.learned());
   // The judge's lane learns its model's limits too: listed with `judge: true`, apart from a model of the same name.

@@ -420,9 +420,10 @@ function assembleRun(parts: SessionParts, state: SessionState, journalName: stri
     },
     stoppedOnError: null,
     markError: async (message) => {
-      opened.stoppedOnError ??= message;
+      if (opened.stoppedOnError !== null) return;
+      // Now, not after the wait below: the finish may write the manifest first (see stoppedOnError).
+      opened.stoppedOnError = session.error = message;
       if (!(await endOnce('error'))) return;
-      session.error = message;
       await writeManifest(paths.manifest, manifest);
     },
     markWriteFailed: async () => {
