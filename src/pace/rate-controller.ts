@@ -233,7 +233,10 @@ export class RateController {
     // A streak is judged by the first tries of the size it began at (FreshTries.like).
     const fresh = row.streakFresh ? this.fresh.like(row.streakFresh) : this.fresh.from(cost.tokens);
     const rowsOwn = row.streakFresh !== null && chanceOfStreak(row.rateLimitedStreak, row.streakFresh, fresh) < OWN_REFUSAL_CHANCE;
-    if (rowsOwn) return this.again(reading, fresh, true);
+    if (rowsOwn) {
+      this.backoff.passed(now, outcome.durationMs);
+      return this.again(reading, fresh, true);
+    }
     if (refillMs === 0 && !saysSpent(reading, cost)) this.backoffFrom(now, outcome.durationMs, mark);
     // Nothing gets through (no success since this streak began): the whole run waits as asked,
     // instead of every row trying again on its own.
