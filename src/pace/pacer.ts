@@ -92,6 +92,8 @@ export interface AttemptRequest {
   /** Rate-limit 429s in a row the row got so far, and what fresh requests had met as they began (rate-controller.ts AnsweredRow). */
   rateLimitedStreak: number;
   streakFresh: FreshCount | null;
+  /** The last 429 of that streak was the row's own (RateLimitVerdict `own`). */
+  streakOwn: boolean;
 }
 
 /** An answer, and what the run's gates and watches said of it: what the row's decision needs. */
@@ -210,7 +212,12 @@ export class Pacer {
 
   /** Tells the rate controller the answer; a rate limit that will not come back in time stops the run. */
   private paceBy(outcome: AttemptOutcome, mark: SendPermit, cost: RequestCost, attempt: AttemptRequest): RateLimitVerdict | null {
-    const row = { firstTry: attempt.newRow, rateLimitedStreak: attempt.rateLimitedStreak, streakFresh: attempt.streakFresh };
+    const row = {
+      firstTry: attempt.newRow,
+      rateLimitedStreak: attempt.rateLimitedStreak,
+      streakFresh: attempt.streakFresh,
+      streakOwn: attempt.streakOwn,
+    };
     const verdict = this.options.controller.answered(outcome, mark, cost, row);
     if (verdict?.kind === 'give-up' && !outcome.ok) this.options.onFatal(outcome, verdict.why === 'quota' ? 'rate-quota' : 'rate-limited');
     return verdict;

@@ -43,6 +43,8 @@ export interface AnsweredRow {
   firstTry: boolean;
   /** Rate-limit 429s in a row the row got before this answer. */
   rateLimitedStreak: number;
+  /** The last of them was the row's own (the verdict's `own`). */
+  streakOwn?: boolean;
   /** What fresh requests had met when that streak began (the verdict on its first 429); null with no streak. */
   streakFresh: FreshCount | null;
 }
@@ -55,6 +57,12 @@ export interface AnsweredRow {
  * row's third 429 in a row is read so (1 row in 8,000); at a third, its fifth (1 in 80).
  */
 const OWN_REFUSAL_CHANCE = 0.1;
+
+/**
+ * How long a row that got through after its own 429s says the rows refused so are refused by a
+ * rate, not a wall: two minutes, twice the window of the per-minute limits gateways set.
+ */
+const OWN_RECOVERY_MS = 120_000;
 
 /** What a rate-limit 429 means for the run: the row goes back to wait, or the run stops. */
 export type RateLimitVerdict =
@@ -81,6 +89,11 @@ export type RateLimitVerdict =
        * for its next request holding no working place, so fresh rows go on being read beside it.
        */
       own: boolean;
+      /**
+       * A row whose 429s were its own got through lately (OWN_RECOVERY_MS): such a limit is a rate
+       * (a customer's requests a minute), not a wall, and no row fails alone while it lets rows through.
+       */
+      ownRecovered: boolean;
     }
   /** The limit will not come back in time: a quota spent, or nothing but 429s for too long. */
   | { kind: 'give-up'; why: 'quota' | 'streak' }
@@ -109,6 +122,8 @@ export interface PaceState {
 export class RateController {
   private readonly target: ConcurrencyTarget;
   private readonly fresh = new FreshTries();
+  /** When a row whose 429s were its own last got through (see OWN_RECOVERY_MS). */
+  private ownRecoveredAt = Number.NEGATIVE_INFINITY;
   private readonly learned = new LearnedLimits();
   private readonly backoff = new BackoffRate();
   private readonly requestBudget: RefillingBucket | null;
@@ -198,6 +213,7 @@ export class RateController {
     if (reading.limits.length > 0) this.lastSaid = outcome;
     if (outcome.ok) {
       this.rateLimitedSince = null;
+      if (row.streakOwn) this.ownRecoveredAt = now;
       this.backoff.accepted(now, outcome.durationMs, this.sentAlone(mark));
       this.target.answered(mark.out, false);
       this.setConcurrency(this.target.succeeded(outcome.durationMs, this.pacePerMs()));
@@ -220,27 +236,29 @@ export class RateController {
     if (exceeded) return { kind: 'never-fits', limit: exceeded, cost };
     this.lastRateLimited = outcome;
     this.rateLimitedCount++;
-    this.rateLimitedSince ??= now;
+    // A streak is judged by the first tries of the size it began at (FreshTries.like).
+    const fresh = row.streakFresh ? this.fresh.like(row.streakFresh) : this.fresh.from(cost.tokens);
+    const rowsOwn = row.streakFresh !== null && chanceOfStreak(row.rateLimitedStreak, row.streakFresh, fresh) < OWN_REFUSAL_CHANCE;
+    // A row's own 429 is no sign that nothing gets through: it ends that count as a success does
+    // (rows of their own left alone at the end, backing off a minute a try, were stopped at 5 min).
+    this.rateLimitedSince = rowsOwn ? null : (this.rateLimitedSince ?? now);
     const refillMs = this.learned.waitFor(cost, now);
     // Past this wait the limit does not come back in time: a daily quota, hours from its reset.
     if (Math.max(reading.retryAfterMs ?? 0, refillMs) > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'quota' };
-    if (now - this.rateLimitedSince > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'streak' };
+    if (rowsOwn) {
+      this.backoff.passed(now, outcome.durationMs);
+      return this.again(reading, fresh, true);
+    }
+    if (now - this.rateLimitedSince! > this.options.maxRateLimitedMs) return { kind: 'give-up', why: 'streak' };
     // A 429 no advertised limit explains: find the pace the endpoint takes. One whose own headers
     // say a limit is spent is explained by it, though our copy of the bucket, refilled since the
     // request went out, has room again: the provider counted at admission, after the request's
     // way there, and at a bucket run dry that difference alone let a few 429s set a pace (each
     // request then went alone, on a timer of its own: 1.4x the CPU; docs/benchmarks.md).
-    // A streak is judged by the first tries of the size it began at (FreshTries.like).
-    const fresh = row.streakFresh ? this.fresh.like(row.streakFresh) : this.fresh.from(cost.tokens);
-    const rowsOwn = row.streakFresh !== null && chanceOfStreak(row.rateLimitedStreak, row.streakFresh, fresh) < OWN_REFUSAL_CHANCE;
-    if (rowsOwn) {
-      this.backoff.passed(now, outcome.durationMs);
-      return this.again(reading, fresh, true);
-    }
     if (refillMs === 0 && !saysSpent(reading, cost)) this.backoffFrom(now, outcome.durationMs, mark);
     // Nothing gets through (no success since this streak began): the whole run waits as asked,
     // instead of every row trying again on its own.
-    if (reading.retryAfterMs !== null && this.rateLimitedSince < now - (this.target.latency ?? 0)) {
+    if (reading.retryAfterMs !== null && this.rateLimitedSince! < now - (this.target.latency ?? 0)) {
       this.cooldownUntil = Math.max(this.cooldownUntil, now + Math.min(reading.retryAfterMs, this.options.maxPauseMs));
     }
     return this.again(reading, fresh, false);
@@ -257,6 +275,7 @@ export class RateController {
       larger: this.recent.from(fresh.size),
       fresh,
       own,
+      ownRecovered: this.options.now() - this.ownRecoveredAt < OWN_RECOVERY_MS,
     };
   }
 

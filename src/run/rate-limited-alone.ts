@@ -22,6 +22,12 @@ import { CLIENT_CODES } from '../record/client-codes.js';
  */
 const ONE_IN = 1e6;
 const FEWEST = 4;
+/**
+ * ...and only once the streak has lasted this long: a minute, the window of the per-minute limits
+ * providers and gateways set, so a limit of the row's own that is a rate has refilled meanwhile
+ * and only a wall (a request too large for ever, a daily limit) is left to fail it.
+ */
+const LASTED_MS = 60_000;
 
 /** The lane's word on a rate-limit 429: the share of 429s among its last `recentAnswers` answers, this one's number, and what fresh requests met. */
 export interface LaneShare {
@@ -33,6 +39,8 @@ export interface LaneShare {
   larger?: { answers: number; refused: number };
   /** Rows' first tries of the request's size or larger, answered so far (fresh-tries.ts). */
   fresh: FreshCount;
+  /** A row whose 429s were its own got through lately: they are a rate's, and no row fails alone. */
+  ownRecovered: boolean;
 }
 
 /** The row's 429s in a row, as RowAttempts keeps them. */
@@ -42,6 +50,8 @@ export interface RowStreak {
   streakAnswers: readonly number[];
   /** What fresh requests had met when the streak began. */
   streakFresh: FreshCount | null;
+  /** From the streak's first request to now. */
+  streakMs: number;
 }
 
 /**
@@ -59,7 +69,7 @@ export function refusedAlone(row: RowStreak, lane: LaneShare): boolean {
 
 function aloneBy(row: RowStreak, lane: LaneShare): 'fresh' | 'recent' | null {
   const streak = row.rateLimitedStreak;
-  if (streak < FEWEST) return null;
+  if (streak < FEWEST || row.streakMs < LASTED_MS || lane.ownRecovered) return null;
   if (row.streakFresh && chanceOfStreak(streak, row.streakFresh, lane.fresh) < 1 / ONE_IN) return 'fresh';
   const others = othersAnswers(row.streakAnswers, lane);
   const likely = likelyShareAtMost(others.answers, others.refused);

@@ -25,6 +25,10 @@ export class RowAttempts {
   private readonly streakAnswers: number[] = [];
   /** What fresh requests had met when the streak began (its first 429's verdict); null with no streak. */
   private streakFresh: FreshCount | null = null;
+  /** When the streak's first request went (the run's clock); null with no streak. */
+  private streakSentAt: number | null = null;
+  /** The streak's last 429 was the row's own (RateLimitVerdict `own`). */
+  private streakOwn = false;
   /** The breaker's success count at this row's last outage answer; null before any. */
   private outageMark: number | null = null;
   private startedAt: Date | null = null;
@@ -49,6 +53,7 @@ export class RowAttempts {
       outageMark: this.outageMark,
       rateLimitedStreak: this.rateLimitedStreak,
       streakFresh: this.streakFresh,
+      streakOwn: this.streakOwn,
     };
   }
 
@@ -73,6 +78,8 @@ export class RowAttempts {
     const again = answer.slowDown?.kind === 'again' ? answer.slowDown : null;
     this.rateLimitedStreak = again ? this.rateLimitedStreak + 1 : 0;
     this.streakFresh = again ? (this.streakFresh ?? again.fresh) : null;
+    this.streakSentAt = again ? (this.streakSentAt ?? answer.sentAt) : null;
+    this.streakOwn = again?.own ?? false;
     if (!again) this.streakAnswers.length = 0;
     else if (this.streakAnswers.push(again.answerNumber) > OWN_ANSWERS_KEPT) this.streakAnswers.shift();
     // Its counted outage answers: a row whose last one was followed by others' successes fails
@@ -114,6 +121,7 @@ export class RowAttempts {
       rateLimitedStreak: this.rateLimitedStreak,
       streakAnswers: this.streakAnswers,
       streakFresh: this.streakFresh,
+      streakMs: this.streakSentAt === null ? 0 : Math.round(this.now() - this.streakSentAt),
     };
   }
 

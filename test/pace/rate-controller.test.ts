@@ -194,6 +194,7 @@ describe('RateController', () => {
       larger: { answers: 2, refused: 1 },
       fresh: { answered: 0, refused: 0, size: 6 },
       own: false,
+      ownRecovered: false,
     });
     expect(made.state.limitedBy).toContain('limited by the provider');
     expect(made.state.rateLimited).toBe(1);
@@ -290,7 +291,7 @@ describe('RateController', () => {
     time.now += 10;
     const began = made.answered(tooMany(), sendWhenAllowed(made, time, { requests: 1, tokens: 70 }), { requests: 1, tokens: 70 }, first);
     if (began?.kind !== 'again') throw new Error(`expected the row to wait, got ${JSON.stringify(began)}`);
-    const streak: RowStreak = { rateLimitedStreak: 1, streakAnswers: [began.answerNumber], streakFresh: began.fresh };
+    const streak: RowStreak = { rateLimitedStreak: 1, streakAnswers: [began.answerNumber], streakFresh: began.fresh, streakMs: 60_000 };
     for (let i = 0; i < 40; i++) {
       time.now += 10;
       const cost = i % 2 === 0 ? small : { requests: 1, tokens: 90 };
@@ -324,7 +325,7 @@ describe('RateController', () => {
       const cost = i % 7 === 6 ? large : small;
       made.answered(cost === large && i % 2 === 0 ? tooMany() : ok(), sendWhenAllowed(made, time, cost), cost, retry);
     }
-    const streak: RowStreak = { rateLimitedStreak: 0, streakAnswers: [], streakFresh: null };
+    const streak: RowStreak = { rateLimitedStreak: 0, streakAnswers: [], streakFresh: null, streakMs: 60_000 };
     for (let i = 0; i < 12; i++) {
       time.now += 10;
       const row = { firstTry: false, rateLimitedStreak: streak.rateLimitedStreak, streakFresh: streak.streakFresh };
@@ -335,6 +336,23 @@ describe('RateController', () => {
       streak.streakFresh ??= verdict.fresh;
       expect(refusedAlone(streak, verdict)).toBe(false);
     }
+  });
+
+  it("a row whose 429s were its own getting through says such 429s are a rate's: for two minutes", () => {
+    const { controller: made, time } = controller();
+    const fresh = { answered: 0, refused: 0, size: 0 };
+    const recovered = () => {
+      const verdict = made.answered(tooMany(), sendWhenAllowed(made, time), ONE);
+      if (verdict?.kind !== 'again') throw new Error(`expected the row to wait, got ${JSON.stringify(verdict)}`);
+      return verdict.ownRecovered;
+    };
+    made.answered(ok(), sendWhenAllowed(made, time), ONE, { firstTry: false, rateLimitedStreak: 5, streakFresh: fresh, streakOwn: false });
+    expect(recovered()).toBe(false);
+    made.answered(ok(), sendWhenAllowed(made, time), ONE, { firstTry: false, rateLimitedStreak: 5, streakFresh: fresh, streakOwn: true });
+    time.now += 119_000;
+    expect(recovered()).toBe(true);
+    time.now += 2_000;
+    expect(recovered()).toBe(false);
   });
 
   it('bare 429s in numbers set a pace a little under what the endpoint accepts, and it grows back while successes come', () => {

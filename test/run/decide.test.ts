@@ -59,6 +59,7 @@ function decideAfter(
     rateLimitedStreak?: number;
     streakAnswers?: number[];
     streakFresh?: FreshCount | undefined;
+    streakMs?: number;
   } = {},
 ) {
   const streak = row.rateLimitedStreak ?? 0;
@@ -71,6 +72,8 @@ function decideAfter(
       // The row's streak among the lane's last answers, numbered up to 200 (the verdicts' answerNumber), unless given.
       streakAnswers: row.streakAnswers ?? Array.from({ length: Math.min(streak, 200) }, (_, i) => 200 - i),
       streakFresh: row.streakFresh ?? null,
+      // A streak that has lasted the minute rate_limited_alone asks for, unless given.
+      streakMs: row.streakMs ?? (streak > 0 ? 60_000 : 0),
     },
     outcome,
     true,
@@ -111,7 +114,7 @@ describe('decide: how long to wait', () => {
     const big = { ...rules, retry: { ...rules.retry, maxAttempts: 40 } };
     const at = (attempt: number) =>
       decide(
-        { counted: attempt, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null },
+        { counted: attempt, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null, streakMs: 0 },
         failure(),
         true,
         calm,
@@ -173,7 +176,7 @@ describe('decide: whether to try again', () => {
     const refused = failure({ status: null, code: 'network_error', category: 'network' });
     const at = (counted: number, nobodyThereYet: boolean) =>
       decide(
-        { counted, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null },
+        { counted, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null, streakMs: 0 },
         refused,
         true,
         { ...calm, nobodyThereYet },
@@ -194,7 +197,16 @@ describe('decide: rate limits', () => {
   it('a 429 waits as the rate controller says, whatever the attempts made', () => {
     expect(
       decideAfter(limited, 40, {
-        slowDown: { kind: 'again', delayMs: 250, rejectedShare: 0.5, recentAnswers: 200, answerNumber: 200, fresh: NO_FRESH, own: false },
+        slowDown: {
+          kind: 'again',
+          delayMs: 250,
+          rejectedShare: 0.5,
+          recentAnswers: 200,
+          answerNumber: 200,
+          fresh: NO_FRESH,
+          own: false,
+          ownRecovered: false,
+        },
       }),
     ).toEqual(retry(250, 'rate-limit'));
   });
@@ -213,6 +225,7 @@ describe('decide: rate limits', () => {
             answerNumber: 200,
             fresh: NO_FRESH,
             own: false,
+            ownRecovered: false,
           },
         },
         0.5,
@@ -236,6 +249,7 @@ describe('decide: rate limits', () => {
           answerNumber: 200,
           fresh: NO_FRESH,
           own: false,
+          ownRecovered: false,
         },
       };
       return decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak });
@@ -263,6 +277,7 @@ describe('decide: rate limits', () => {
         answerNumber: 200,
         fresh: NO_FRESH,
         own: false,
+        ownRecovered: false,
       },
     };
     const spreadOut = (streak: number) => decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak, streakAnswers: [200] });
@@ -294,6 +309,7 @@ describe('decide: rate limits', () => {
                 answerNumber: 200,
                 fresh: NO_FRESH,
                 own: false,
+                ownRecovered: false,
               },
             },
             0.5,
@@ -325,6 +341,7 @@ describe('decide: rate limits', () => {
             answerNumber: 200,
             fresh: { answered: 230, refused: 15, size: 0 },
             own: false,
+            ownRecovered: false,
           },
         },
         0.5,
@@ -348,7 +365,16 @@ describe('decide: rate limits', () => {
         let streak = 1;
         const fresh = { answered, refused, size: 0 };
         const word = {
-          slowDown: { kind: 'again' as const, delayMs: 1, rejectedShare: 1, recentAnswers: 200, answerNumber: 200, fresh, own: false },
+          slowDown: {
+            kind: 'again' as const,
+            delayMs: 1,
+            rejectedShare: 1,
+            recentAnswers: 200,
+            answerNumber: 200,
+            fresh,
+            own: false,
+            ownRecovered: false,
+          },
         };
         while (streak < 200 && decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak, streakFresh: NO_FRESH }).kind !== 'settle')
           streak++;
@@ -363,11 +389,56 @@ describe('decide: rate limits', () => {
     }
   });
 
+  it('a row whose 429s are its own backs off (half a second doubled each, to 30 s) and fails alone only once its streak lasted a minute, and not while such rows get through', () => {
+    const since = { answered: 30, refused: 1, size: 0 };
+    const word = (own: boolean, ownRecovered = false) => ({
+      slowDown: {
+        kind: 'again' as const,
+        delayMs: 0,
+        rejectedShare: 0.05,
+        recentAnswers: 200,
+        answerNumber: 200,
+        fresh: { answered: 330, refused: 11, size: 0 },
+        own,
+        ownRecovered,
+      },
+    });
+    // Its own: the wait is the backoff (the middle of 0.5 s x 2^4 and its half at random 0.5), not the pace's 0.
+    expect(decideAfter(limited, 1, word(true), 0.5, { rateLimitedStreak: 4, streakFresh: since, streakMs: 10_000 })).toEqual(
+      retry(6_000, 'rate-limit'),
+    );
+    expect(decideAfter(limited, 1, word(true), 0.5, { rateLimitedStreak: 12, streakFresh: since, streakMs: 10_000 })).toEqual(
+      retry(22_500, 'rate-limit'),
+    );
+    expect(decideAfter(limited, 1, word(false), 0.5, { rateLimitedStreak: 4, streakFresh: since, streakMs: 10_000 })).toEqual(
+      retry(0, 'rate-limit'),
+    );
+    // Unlikely by chance at 12 in a row, but the streak has lasted 59 s: it waits; at a minute, alone.
+    expect(decideAfter(limited, 1, word(true), 0.5, { rateLimitedStreak: 12, streakFresh: since, streakMs: 59_000 }).kind).toBe('retry');
+    expect(decideAfter(limited, 1, word(true), 0.5, { rateLimitedStreak: 12, streakFresh: since, streakMs: 60_000 })).toEqual({
+      kind: 'settle',
+      alone: true,
+    });
+    // A row refused so got through lately: a rate, not a wall; the row waits on.
+    expect(decideAfter(limited, 1, word(true, true), 0.5, { rateLimitedStreak: 12, streakFresh: since, streakMs: 600_000 }).kind).toBe(
+      'retry',
+    );
+  });
+
   it('leaves the row pending when the controller gave up (the run stops) or the run is stopping', () => {
     expect(decideAfter(limited, 1, { slowDown: { kind: 'give-up', why: 'quota' } })).toEqual(PENDING);
     expect(
       decideAfter(limited, 1, {
-        slowDown: { kind: 'again', delayMs: 1, rejectedShare: 0.5, recentAnswers: 200, answerNumber: 200, fresh: NO_FRESH, own: false },
+        slowDown: {
+          kind: 'again',
+          delayMs: 1,
+          rejectedShare: 0.5,
+          recentAnswers: 200,
+          answerNumber: 200,
+          fresh: NO_FRESH,
+          own: false,
+          ownRecovered: false,
+        },
         stopping: true,
       }),
     ).toEqual(PENDING);
@@ -386,7 +457,7 @@ describe('decide: replies the check refused', () => {
   };
   const invalid = (invalidReplies: number, durationMs = 0) =>
     decide(
-      { counted: 1, invalidReplies, durationMs, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null },
+      { counted: 1, invalidReplies, durationMs, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null, streakMs: 0 },
       reply,
       false,
       calm,
@@ -405,7 +476,7 @@ describe('decide: replies the check refused', () => {
   it('a reply that passed settles', () => {
     expect(
       decide(
-        { counted: 1, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null },
+        { counted: 1, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null, streakMs: 0 },
         reply,
         true,
         calm,
@@ -421,7 +492,7 @@ describe('decide: outage answers and the attempts they spend', () => {
   const two = { ...rules, retry: { ...rules.retry, maxAttempts: 2, maxServerWaitMs: 60_000 } };
   const outage = (attempt: number, uncounted: number, lastOutage: 'counted' | 'uncounted' | null, headers: Record<string, string> = {}) =>
     decide(
-      { counted: attempt, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null },
+      { counted: attempt, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null, streakMs: 0 },
       badGateway({ headers }),
       true,
       { ...calm, uncounted, lastOutage },
@@ -451,7 +522,7 @@ describe('decide: outage answers and the attempts they spend', () => {
 
   it('an outage answer the server says not to retry (x-should-retry: false) ends the row as usual', () => {
     const decision = decide(
-      { counted: 1, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null },
+      { counted: 1, invalidReplies: 0, durationMs: 0, rateLimitedStreak: 0, streakAnswers: [], streakFresh: null, streakMs: 0 },
       { ...badGateway(), retryable: false },
       true,
       { ...calm, uncounted: 1, lastOutage: 'uncounted' },
