@@ -83,6 +83,7 @@ export function chanceOfStreak(streak: number, since: FreshCount, now: FreshCoun
   return likely >= 1 ? 1 : likely ** streak;
 }
 
-function sizeClass(tokens: number): number {
+/** A request's size class: the power of two of its tokens, 2^0 to 2^31. */
+export function sizeClass(tokens: number): number {
   return Math.min(SIZE_CLASSES - 1, Math.max(0, Math.floor(Math.log2(Math.max(1, tokens)))));
 }

@@ -2,11 +2,11 @@ import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import { type RateLimitReading, readRateLimits } from '../http/rate-limit-headers.js';
 import { BackoffRate } from './backoff-rate.js';
 import { ConcurrencyTarget } from './concurrency-target.js';
-import { chanceOfStreak, type FreshCount, FreshTries } from './fresh-tries.js';
+import { chanceOfStreak, type FreshCount, FreshTries, sizeClass } from './fresh-tries.js';
 import { type LearnedLimit, LearnedLimits, type RequestCost } from './learned-limits.js';
 import { exhaustedLimitAnswer, waitWords } from './long-wait.js';
 import type { SendMark } from './mirrored-bucket.js';
-import { RecentShare } from './recent-share.js';
+import { RecentSizes } from './recent-sizes.js';
 import { RefillingBucket } from './refilling-bucket.js';
 
 export interface RateControllerOptions {
@@ -68,6 +68,12 @@ export type RateLimitVerdict =
       rejectedShare: number;
       recentAnswers: number;
       answerNumber: number;
+      /**
+       * Of those recent answers, the ones to requests at least about as large as this one (of the
+       * size its row's streak began at, in a streak), and their 429s: a large row's streak is
+       * judged by them (rate-limited-alone.ts). Absent (a test's verdict): all of them.
+       */
+      larger?: { answers: number; refused: number };
       /** What rows' first tries of this request's size or larger met so far (of the size its row's streak began at, in a streak): a row's streak is judged against them. */
       fresh: FreshCount;
       /**
@@ -119,8 +125,8 @@ export class RateController {
   /** The last answer that said a limit, for the stop a long wait for it leads to. */
   private lastSaid: AttemptOutcome | null = null;
   private rateLimitedCount = 0;
-  /** Of the last RECENT_ANSWERS answers, the 429s. */
-  private readonly recent = new RecentShare(RECENT_ANSWERS);
+  /** Of the last RECENT_ANSWERS answers, the 429s, with their requests' sizes. */
+  private readonly recent = new RecentSizes(RECENT_ANSWERS);
   private listeners: Array<(concurrency: number) => void> = [];
   private announced = 1;
   /** Requests sent and not yet answered. */
@@ -181,7 +187,7 @@ export class RateController {
     this.inFlight--;
     this.answersSoFar++;
     const slowDown = isSlowDown(outcome);
-    this.recent.add(slowDown);
+    this.recent.add(sizeClass(cost.tokens), slowDown);
     if (row.firstTry && (outcome.ok || slowDown)) this.fresh.add(cost.tokens, slowDown);
     if (slowDown) {
       this.rejectedSoFar.requests += cost.requests;
@@ -227,7 +233,10 @@ export class RateController {
     // A streak is judged by the first tries of the size it began at (FreshTries.like).
     const fresh = row.streakFresh ? this.fresh.like(row.streakFresh) : this.fresh.from(cost.tokens);
     const rowsOwn = row.streakFresh !== null && chanceOfStreak(row.rateLimitedStreak, row.streakFresh, fresh) < OWN_REFUSAL_CHANCE;
-    if (rowsOwn) return this.again(reading, fresh, true);
+    if (rowsOwn) {
+      this.backoff.passed(now, outcome.durationMs);
+      return this.again(reading, fresh, true);
+    }
     if (refillMs === 0 && !saysSpent(reading, cost)) this.backoffFrom(now, outcome.durationMs, mark);
     // Nothing gets through (no success since this streak began): the whole run waits as asked,
     // instead of every row trying again on its own.
@@ -245,6 +254,7 @@ export class RateController {
       rejectedShare: this.recent.share,
       recentAnswers: this.recent.count,
       answerNumber: this.answersSoFar,
+      larger: this.recent.from(fresh.size),
       fresh,
       own,
     };

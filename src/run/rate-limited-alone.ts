@@ -29,6 +29,8 @@ export interface LaneShare {
   recentAnswers: number;
   /** The lane's count of answers, this one's included. */
   answerNumber: number;
+  /** Of the recent answers, those to requests at least about as large as the row's, and their 429s (absent: all of them). */
+  larger?: { answers: number; refused: number };
   /** Rows' first tries of the request's size or larger, answered so far (fresh-tries.ts). */
   fresh: FreshCount;
 }
@@ -67,12 +69,15 @@ function aloneBy(row: RowStreak, lane: LaneShare): 'fresh' | 'recent' | null {
 
 /** Of the lane's recent answers, the other rows': the row's own 429s inside the window taken out. */
 function othersAnswers(ownAnswers: readonly number[], lane: LaneShare): { answers: number; refused: number } {
-  const refused = Math.round(lane.rejectedShare * lane.recentAnswers);
+  // Only the answers to requests about as large as the row's: a tokens-per-minute bucket with
+  // no headers takes small requests where it refuses large ones, and at 7% of all answers
+  // refused a large row's 9th 429 in a row failed it alone, a real limit (helper-26's review).
+  const { answers, refused } = lane.larger ?? { answers: lane.recentAnswers, refused: Math.round(lane.rejectedShare * lane.recentAnswers) };
   const oldest = lane.answerNumber - lane.recentAnswers;
   let inWindow = 0;
   for (const number of ownAnswers) if (number > oldest) inWindow++;
   const own = Math.min(inWindow, refused);
-  return { answers: lane.recentAnswers - own, refused: refused - own };
+  return { answers: answers - own, refused: refused - own };
 }
 
 /** The row's last 429, as its final failure: our own code, with the server's in the message. */
@@ -97,5 +102,6 @@ function othersWords(row: RowStreak, lane: LaneShare): string {
   }
   const others = othersAnswers(row.streakAnswers, lane);
   const through = others.answers === 0 ? 0 : 1 - others.refused / others.answers;
-  return `${Math.round(through * 100)}% of the other recent answers got through`;
+  const sized = lane.larger ? ' (to requests as large or larger)' : '';
+  return `${Math.round(through * 100)}% of the other recent answers${sized} got through`;
 }

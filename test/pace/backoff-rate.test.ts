@@ -105,4 +105,42 @@ describe('BackoffRate', () => {
     backoff.rejected(381, 1, 380);
     expect(60_000 / backoff.perMinute!).toBeGreaterThanOrEqual(2 * 380);
   });
+
+  it("a row's own 429s (passed) let the pace grow as successes do, and a 429 after them is no flood", () => {
+    // A flood sets a floor: the probe taken, then only 429s.
+    const flooded = () => {
+      const backoff = new BackoffRate();
+      backoff.sent(0);
+      backoff.accepted(5, 5, 0);
+      for (const at of [6, 7, 8]) {
+        backoff.sent(at);
+        backoff.rejected(at + 1, 1, null);
+      }
+      return backoff;
+    };
+    // Rows whose 429s are their own, all that is left at the end of the input: their answers at
+    // the pace let it grow by slow start (doubling each 8), as the successes it lacks would.
+    const backoff = flooded();
+    const floor = backoff.perMinute!;
+    let now = 100;
+    for (let i = 0; i < 16; i++) {
+      now += backoff.waitFor(now) + 1;
+      backoff.sent(now);
+      backoff.passed(now + 1, 1);
+      now += 1;
+    }
+    expect(backoff.perMinute!).toBeGreaterThan(3 * floor);
+    // Then a 429 the witnesses could not judge: among answers at the pace that were not 429s, so
+    // a cut of at most half, not a flood's cut to what little was admitted.
+    const before = backoff.perMinute!;
+    now += backoff.waitFor(now) + 1;
+    backoff.sent(now);
+    expect(backoff.rejected(now + 1, 1, null)).toBe(true);
+    expect(backoff.perMinute!).toBeGreaterThanOrEqual(before / 2);
+    // The same 429 after only 429s since the flood's cut is a flood again: cut to its floor.
+    const control = flooded();
+    control.sent(200);
+    control.rejected(201, 1, null);
+    expect(control.perMinute!).toBeLessThanOrEqual(floor);
+  });
 });
