@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { entryOfLine, type JournalEntry, type RecordLocation } from './journal.js';
+import { JournalBuffer, READ_BYTES } from './journal-line-reader.js';
 import { asWriteFailure } from './write-failed.js';
 
 /** One journal entry and where its line is. */
@@ -8,21 +9,22 @@ export interface CursorEntry {
   location: RecordLocation;
 }
 
-/** Bytes read at a time (more when one line is longer). */
-const READ_BYTES = 1 << 20;
-
 /**
- * Reads a journal's entries again, in file order and synchronously, through one reused buffer, up
- * to `end` (the journal's size when it was first read: lines a session appends later are not
- * its). Entries are numbered as `readJournal` passes them on (from 0, `entryOfLine`), and only
- * those `keep` accepts are given: what the first read kept, without holding the entries
- * themselves. `peek` and `advance` let a reader walk it beside another sequence.
+ * Reads a journal's entries again, in file order and synchronously, through one reused buffer
+ * (JournalBuffer, as readJournal's first read), up to `end` (the journal's size when it was first
+ * read: lines a session appends later are not its). Entries are numbered as `readJournal` passes
+ * them on (from 0, `entryOfLine`), and only those `keep` accepts are given: what the first read
+ * kept, without holding the entries themselves. `peek` and `advance` let a reader walk it beside
+ * another sequence. `readBytes`: the first buffer's size (smaller in tests).
  */
 export class JournalCursor {
   private fd: number | null = null;
-  private buffer: Buffer = Buffer.allocUnsafe(0);
-  private bufferStart = 0;
+  private read: JournalBuffer | null = null;
+  // The read buffer's bytes, filled length and file offset, copied after each read: a line is
+  // found through the cursor's own fields, as fast as before it shared JournalBuffer.
+  private bytes: Buffer = Buffer.allocUnsafe(0);
   private filled = 0;
+  private bytesStart = 0;
   /** Where the next line starts in the buffer. */
   private at = 0;
   private ordinal = 0;
@@ -33,11 +35,12 @@ export class JournalCursor {
     private readonly file: string,
     private readonly end: number,
     private readonly keep: (ordinal: number) => boolean,
+    private readonly readBytes = READ_BYTES,
   ) {}
 
   /** The next entry kept, without moving past it; null at the end. */
   peek(): CursorEntry | null {
-    if (this.current === null && !this.done) this.current = this.read();
+    if (this.current === null && !this.done) this.current = this.next();
     return this.current;
   }
 
@@ -54,9 +57,9 @@ export class JournalCursor {
     this.current = null;
   }
 
-  private read(): CursorEntry | null {
+  private next(): CursorEntry | null {
     for (;;) {
-      const newline = this.buffer.indexOf(10, this.at);
+      const newline = this.bytes.indexOf(10, this.at);
       if (newline === -1 || newline >= this.filled) {
         if (!this.fill()) {
           this.close();
@@ -66,38 +69,33 @@ export class JournalCursor {
       }
       const start = this.at;
       this.at = newline + 1;
-      const line = entryOfLine(this.buffer, start, newline);
+      const line = entryOfLine(this.bytes, start, newline);
       if (line.kind !== 'entry') continue;
       if (!this.keep(this.ordinal++)) continue;
-      return { entry: line.entry, location: { offset: this.bufferStart + start, length: newline - start } };
+      return { entry: line.entry, location: { offset: this.bytesStart + start, length: newline - start } };
     }
   }
 
   /** Reads on after the last whole line; false when there is nothing more before `end`. */
   private fill(): boolean {
-    const fileAt = this.bufferStart + this.at;
-    if (fileAt >= this.end) return false;
-    const rest = this.filled - this.at;
-    if (this.buffer.length === 0) this.buffer = Buffer.allocUnsafe(READ_BYTES);
-    else if (rest === this.buffer.length) {
-      const larger = Buffer.allocUnsafe(this.buffer.length * 2); // a line longer than the buffer
-      this.buffer.copy(larger, 0, this.at, this.filled);
-      this.buffer = larger;
-    } else this.buffer.copyWithin(0, this.at, this.filled);
-    this.bufferStart = fileAt;
+    const read = (this.read ??= new JournalBuffer(0, this.readBytes));
+    read.keepFrom(this.at);
     this.at = 0;
-    this.filled = rest;
-    const want = Math.min(this.buffer.length - rest, this.end - (fileAt + rest));
+    this.bytes = read.bytes;
+    this.filled = read.filled;
+    this.bytesStart = read.start;
+    const want = Math.min(read.bytes.length - read.filled, this.end - read.end);
     if (want <= 0) return false;
     let bytesRead: number;
     try {
       this.fd ??= openSync(this.file, 'r');
-      bytesRead = readSync(this.fd, this.buffer, rest, want, fileAt + rest);
+      bytesRead = readSync(this.fd, read.bytes, read.filled, want, read.end);
     } catch (error) {
       throw asWriteFailure(error, this.file);
     }
     if (bytesRead === 0) return false;
-    this.filled += bytesRead;
+    read.filled += bytesRead;
+    this.filled = read.filled;
     return true;
   }
 }
