@@ -1,34 +1,35 @@
 import type { ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { run } from '../../src/index.js';
 import { markRunsCrashed } from '../../src/run/crash-marks.js';
-import { type ReceivedRequest, replyWithEcho, type ScriptedServer, startScriptedServer } from '../support/scripted-server.js';
-import { jsonlOf, makeTempDir, type TempDir } from '../support/temp-dir.js';
+import { perTestServedDir, type ServedDir } from '../support/per-test.js';
+import { type ReceivedRequest, replyWithEcho } from '../support/scripted-server.js';
+import { jsonlOf } from '../support/temp-dir.js';
 
-let dir: TempDir | null = null;
-let server: ScriptedServer | null = null;
-afterEach(async () => {
-  await server?.close();
-  await dir?.remove();
-  server = null;
-  dir = null;
-});
+/** The process's last-resort handler (cli/main.ts) comes as the first request does. */
+let crashed = false;
+let served!: ServedDir;
+perTestServedDir(
+  (fresh) => {
+    served = fresh;
+    crashed = false;
+  },
+  (request: ReceivedRequest, response: ServerResponse, index: number) => {
+    if (!crashed) {
+      crashed = true;
+      void markRunsCrashed('injected uncaught fault');
+    }
+    replyWithEcho(request, response, index);
+  },
+);
 
 describe('an error thrown where nothing awaits it, mid-run', () => {
   it("leaves the manifest `error`, whether the crash's mark or the run's own finish writes it last", async () => {
-    // The process's last-resort handler (cli/main.ts) marks every run in progress and stops its
-    // sending; the run, stopped, finishes on its own meanwhile. Its finish decided `interrupted`
-    // (rows pending) when it came first, and the mark then left it so: seen once in the CLI's
-    // test at load 13 ('expected interrupted to be error').
-    dir = await makeTempDir();
-    let crashed = false;
-    server = await startScriptedServer((request: ReceivedRequest, response: ServerResponse, index: number) => {
-      if (!crashed) {
-        crashed = true;
-        void markRunsCrashed('injected uncaught fault');
-      }
-      replyWithEcho(request, response, index);
-    });
+    // The handler marks every run in progress and stops its sending; the run, stopped, finishes
+    // on its own meanwhile. Its finish decided `interrupted` (rows pending) when it came first,
+    // and the mark then left it so: seen once in the CLI's test at load 13 ('expected
+    // interrupted to be error'), and every time here.
+    const { dir, server } = served;
     await dir.write('in.jsonl', jsonlOf(Array.from({ length: 5 }, (_, i) => ({ id: `r${i}`, prompt: `prompt ${i}` }))));
     await run({
       inputs: [dir.file('in.jsonl')],

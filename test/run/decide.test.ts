@@ -3,6 +3,7 @@ import { meaningOf } from '../../src/http/answer-table.js';
 import type { AttemptFailure, AttemptOutcome } from '../../src/http/attempt.js';
 import { defaultRetryPolicy } from '../../src/http/retry-policy.js';
 import type { FreshCount } from '../../src/pace/fresh-tries.js';
+import type { RateLimitVerdict } from '../../src/pace/rate-controller.js';
 import { type Decision, decide, type RowRules, type RunWord, spentAfterWait } from '../../src/run/decide.js';
 import { badGateway } from '../support/bad-gateway.js';
 
@@ -46,6 +47,22 @@ const SETTLE = { kind: 'settle' };
 const PENDING = { kind: 'pending' };
 /** No fresh request answered yet: only the lane's recent answers can judge a row's streak. */
 const NO_FRESH: FreshCount = Object.freeze({ answered: 0, refused: 0, size: 0 });
+
+/** The rate controller's word on a 429: wait, with the lane's numbers (no first try seen, not the row's own) unless given. */
+function again(fields: Partial<AgainVerdict> = {}): AgainVerdict {
+  return {
+    kind: 'again',
+    delayMs: 1,
+    rejectedShare: 0.5,
+    recentAnswers: 200,
+    answerNumber: 200,
+    fresh: NO_FRESH,
+    own: false,
+    ownRecovered: false,
+    ...fields,
+  };
+}
+type AgainVerdict = Extract<RateLimitVerdict, { kind: 'again' }>;
 
 /** The decision after the `counted`-th counted attempt failed with `outcome`. */
 function decideAfter(
@@ -197,16 +214,7 @@ describe('decide: rate limits', () => {
   it('a 429 waits as the rate controller says, whatever the attempts made', () => {
     expect(
       decideAfter(limited, 40, {
-        slowDown: {
-          kind: 'again',
-          delayMs: 250,
-          rejectedShare: 0.5,
-          recentAnswers: 200,
-          answerNumber: 200,
-          fresh: NO_FRESH,
-          own: false,
-          ownRecovered: false,
-        },
+        slowDown: again({ delayMs: 250 }),
       }),
     ).toEqual(retry(250, 'rate-limit'));
   });
@@ -217,16 +225,7 @@ describe('decide: rate limits', () => {
         limited,
         1,
         {
-          slowDown: {
-            kind: 'again',
-            delayMs: 2000,
-            rejectedShare: 0.5,
-            recentAnswers: 200,
-            answerNumber: 200,
-            fresh: NO_FRESH,
-            own: false,
-            ownRecovered: false,
-          },
+          slowDown: again({ delayMs: 2000 }),
         },
         0.5,
         {
@@ -241,16 +240,7 @@ describe('decide: rate limits', () => {
     const decidedAt = (others: number, streak: number) => {
       const rejectedShare = (Math.round(others * (200 - streak)) + streak) / 200;
       const word = {
-        slowDown: {
-          kind: 'again' as const,
-          delayMs: 100,
-          rejectedShare,
-          recentAnswers: 200,
-          answerNumber: 200,
-          fresh: NO_FRESH,
-          own: false,
-          ownRecovered: false,
-        },
+        slowDown: again({ delayMs: 100, rejectedShare }),
       };
       return decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak });
     };
@@ -269,16 +259,7 @@ describe('decide: rate limits', () => {
     // latest; its earlier tries went further back (a row's tries are spread out). Taking its
     // whole streak out of the 51 made the others' share look lower, and the row failed at its 12th.
     const word = {
-      slowDown: {
-        kind: 'again' as const,
-        delayMs: 1,
-        rejectedShare: 51 / 200,
-        recentAnswers: 200,
-        answerNumber: 200,
-        fresh: NO_FRESH,
-        own: false,
-        ownRecovered: false,
-      },
+      slowDown: again({ rejectedShare: 51 / 200 }),
     };
     const spreadOut = (streak: number) => decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak, streakAnswers: [200] });
     expect(spreadOut(12).kind).toBe('retry');
@@ -301,16 +282,7 @@ describe('decide: rate limits', () => {
             limited,
             1,
             {
-              slowDown: {
-                kind: 'again',
-                delayMs: 1,
-                rejectedShare: (refused + streak) / 200,
-                recentAnswers: 200,
-                answerNumber: 200,
-                fresh: NO_FRESH,
-                own: false,
-                ownRecovered: false,
-              },
+              slowDown: again({ rejectedShare: (refused + streak) / 200 }),
             },
             0.5,
             { rateLimitedStreak: streak },
@@ -333,16 +305,7 @@ describe('decide: rate limits', () => {
         limited,
         1,
         {
-          slowDown: {
-            kind: 'again',
-            delayMs: 1,
-            rejectedShare: 0.4,
-            recentAnswers: 200,
-            answerNumber: 200,
-            fresh: { answered: 230, refused: 15, size: 0 },
-            own: false,
-            ownRecovered: false,
-          },
+          slowDown: again({ rejectedShare: 0.4, fresh: { answered: 230, refused: 15, size: 0 } }),
         },
         0.5,
         { rateLimitedStreak: streak, streakFresh },
@@ -365,16 +328,7 @@ describe('decide: rate limits', () => {
         let streak = 1;
         const fresh = { answered, refused, size: 0 };
         const word = {
-          slowDown: {
-            kind: 'again' as const,
-            delayMs: 1,
-            rejectedShare: 1,
-            recentAnswers: 200,
-            answerNumber: 200,
-            fresh,
-            own: false,
-            ownRecovered: false,
-          },
+          slowDown: again({ rejectedShare: 1, fresh }),
         };
         while (streak < 200 && decideAfter(limited, 1, word, 0.5, { rateLimitedStreak: streak, streakFresh: NO_FRESH }).kind !== 'settle')
           streak++;
@@ -392,16 +346,7 @@ describe('decide: rate limits', () => {
   it('a row whose 429s are its own backs off (half a second doubled each, to 30 s) and fails alone only once its streak lasted a minute, and not while such rows get through', () => {
     const since = { answered: 30, refused: 1, size: 0 };
     const word = (own: boolean, ownRecovered = false) => ({
-      slowDown: {
-        kind: 'again' as const,
-        delayMs: 0,
-        rejectedShare: 0.05,
-        recentAnswers: 200,
-        answerNumber: 200,
-        fresh: { answered: 330, refused: 11, size: 0 },
-        own,
-        ownRecovered,
-      },
+      slowDown: again({ delayMs: 0, rejectedShare: 0.05, fresh: { answered: 330, refused: 11, size: 0 }, own, ownRecovered }),
     });
     // Its own: the wait is the backoff (the middle of 0.5 s x 2^4 and its half at random 0.5), not the pace's 0.
     expect(decideAfter(limited, 1, word(true), 0.5, { rateLimitedStreak: 4, streakFresh: since, streakMs: 10_000 })).toEqual(
@@ -429,16 +374,7 @@ describe('decide: rate limits', () => {
     expect(decideAfter(limited, 1, { slowDown: { kind: 'give-up', why: 'quota' } })).toEqual(PENDING);
     expect(
       decideAfter(limited, 1, {
-        slowDown: {
-          kind: 'again',
-          delayMs: 1,
-          rejectedShare: 0.5,
-          recentAnswers: 200,
-          answerNumber: 200,
-          fresh: NO_FRESH,
-          own: false,
-          ownRecovered: false,
-        },
+        slowDown: again(),
         stopping: true,
       }),
     ).toEqual(PENDING);
