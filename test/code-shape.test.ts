@@ -42,11 +42,7 @@ describe('the shape of the code', () => {
     const offending: string[] = [];
     for (const file of await sourceFiles()) {
       const text = await readFile(file, 'utf8');
-      // One exception: undici's pieces, in one file, checked against its root (test/http/undici-pieces.test.ts).
-      const deep = [...text.matchAll(/from '((?!\.)[^']*\/lib\/[^']*)'/g)].map((match) => match[1]!);
-      const allowed =
-        path.relative(SRC, file) === path.join('http', 'undici-pieces.ts') && deep.every((name) => name.startsWith('undici/lib/'));
-      if ((deep.length > 0 && !allowed) || /createRequire/.test(text)) offending.push(path.relative(SRC, file));
+      if (/from '(?!\.)[^']*\/lib\//.test(text) || /createRequire/.test(text)) offending.push(path.relative(SRC, file));
     }
     expect(offending).toEqual([]);
   });

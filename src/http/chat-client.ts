@@ -1,4 +1,4 @@
-import type { Dispatcher, Pool as UndiciPool } from 'undici';
+import { type Dispatcher, Pool, ProxyAgent } from 'undici';
 import { Redactor } from '../record/redactor.js';
 import type { AttemptFailure, AttemptOutcome } from './attempt.js';
 import { ACCEPTED_ENCODINGS } from './body-decoder.js';
@@ -9,7 +9,6 @@ import type { ProxyChoice } from './proxy-env.js';
 import { redactOutcome } from './redact-outcome.js';
 import { DEFAULT_CONNECT_TIMEOUT_MS } from './time-limits.js';
 import { TOOL_VERSION } from './tool-version.js';
-import { Pool, proxyAgent } from './undici-pieces.js';
 
 export interface ChatClientOptions {
   /** Full request URL, ending in /chat/completions. */
@@ -160,7 +159,7 @@ export class ChatClient {
  * when the reply is done (OpenAI's `openai-processing-ms` header says how long that took:
  * https://github.com/abetlen/llama-cpp-python/pull/748), so time to headers is generation time.
  */
-function poolOptions(maxSockets: number, connectTimeoutMs: number, headersTimeoutMs: number | null): UndiciPool.Options {
+function poolOptions(maxSockets: number, connectTimeoutMs: number, headersTimeoutMs: number | null): Pool.Options {
   return {
     connections: maxSockets,
     pipelining: 1,
@@ -175,8 +174,8 @@ function poolOptions(maxSockets: number, connectTimeoutMs: number, headersTimeou
  * (`POST http://host/...`), an https:// one a CONNECT tunnel, so TLS runs end to end and the
  * proxy never sees the key. Credentials in the proxy URL become `Proxy-Authorization`.
  */
-function proxyDispatcher(proxy: ProxyChoice, pool: UndiciPool.Options, connectTimeoutMs: number): Dispatcher {
-  return proxyAgent({
+function proxyDispatcher(proxy: ProxyChoice, pool: Pool.Options, connectTimeoutMs: number): Dispatcher {
+  return new ProxyAgent({
     uri: proxy.url,
     proxyTunnel: false,
     ...pool,

@@ -1,4 +1,4 @@
-import type { Dispatcher } from 'undici';
+import { type Dispatcher, util } from 'undici';
 import { onAbort } from '../async/on-abort.js';
 import type { ClientCode } from '../record/client-codes.js';
 import type { AttemptOutcome } from './attempt.js';
@@ -8,7 +8,6 @@ import { failure } from './failure.js';
 import { type InterpretContext, interpret } from './interpret.js';
 import { redactOutcome } from './redact-outcome.js';
 import { describeRequestError, type RequestTarget } from './request-error.js';
-import { parseHeaders } from './undici-pieces.js';
 
 /** What every attempt of one client shares. */
 export interface ExchangeSettings extends RequestTarget {
@@ -76,7 +75,7 @@ export class Exchange implements Dispatcher.DispatchHandler, DecodeListener {
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
     if (this.settled || statusCode < 200) return true;
     this.status = statusCode;
-    this.headers = joinRepeated(parseHeaders(rawHeaders));
+    this.headers = joinRepeated(util.parseHeaders(rawHeaders));
     const declared = this.headers['content-length'];
     const limit = this.settings.maxBodyBytes;
     if (declared !== undefined && Number(declared) > limit) {
