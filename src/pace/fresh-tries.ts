@@ -13,6 +13,12 @@ export interface FreshCount {
    * (`like`), however the request's estimate has moved since.
    */
   size: number;
+  /**
+   * The lane's latest first tries of that size or larger (retries-apart.ts), when its retries
+   * stood out against them as this count was taken: what a streak that began then is judged by
+   * once no row is fresh any more (`chanceBefore`). Absent otherwise.
+   */
+  before?: { answers: number; refused: number };
 }
 
 /** Sizes are tallied in powers of two of tokens: 2^0 to 2^31. */
@@ -80,6 +86,18 @@ export class FreshTries {
 export function chanceOfStreak(streak: number, since: FreshCount, now: FreshCount): number {
   if (since.size !== now.size) return 1;
   const likely = likelyShareAtMost(now.answered - since.answered, now.refused - since.refused);
+  return likely >= 1 ? 1 : likely ** streak;
+}
+
+/**
+ * The chance that `streak` 429s in a row came by bad luck alone, at the most the first tries
+ * before the streak began leave likely (`since.before`); 1 without them. A streak that began near
+ * the end of the input has few fresh requests after it to be judged by, and was held until the
+ * row deadline (1 row in 5 refused for itself: the last few rows pending after 300 s).
+ */
+export function chanceBefore(streak: number, since: FreshCount): number {
+  if (!since.before) return 1;
+  const likely = likelyShareAtMost(since.before.answers, since.before.refused);
   return likely >= 1 ? 1 : likely ** streak;
 }
 

@@ -2,12 +2,13 @@ import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import { type RateLimitReading, readRateLimits } from '../http/rate-limit-headers.js';
 import { BackoffRate } from './backoff-rate.js';
 import { ConcurrencyTarget } from './concurrency-target.js';
-import { chanceOfStreak, type FreshCount, FreshTries, sizeClass } from './fresh-tries.js';
+import { chanceBefore, chanceOfStreak, type FreshCount, FreshTries, sizeClass } from './fresh-tries.js';
 import { type LearnedLimit, LearnedLimits, type RequestCost } from './learned-limits.js';
 import { exhaustedLimitAnswer, waitWords } from './long-wait.js';
 import type { SendMark } from './mirrored-bucket.js';
 import { RecentSizes } from './recent-sizes.js';
 import { RefillingBucket } from './refilling-bucket.js';
+import { RetriesApart } from './retries-apart.js';
 
 export interface RateControllerOptions {
   /** The most requests in flight: --concurrency, or the automatic ceiling. */
@@ -122,6 +123,8 @@ export interface PaceState {
 export class RateController {
   private readonly target: ConcurrencyTarget;
   private readonly fresh = new FreshTries();
+  /** The lane's latest first tries and retries: whether retries stand out (retries-apart.ts). */
+  private readonly retriesApart = new RetriesApart();
   /** When a row whose 429s were its own last got through (see OWN_RECOVERY_MS). */
   private ownRecoveredAt = Number.NEGATIVE_INFINITY;
   private readonly learned = new LearnedLimits();
@@ -204,6 +207,7 @@ export class RateController {
     const slowDown = isSlowDown(outcome);
     this.recent.add(sizeClass(cost.tokens), slowDown);
     if (row.firstTry && (outcome.ok || slowDown)) this.fresh.add(cost.tokens, slowDown);
+    if (outcome.ok || slowDown) this.retriesApart.add(row.firstTry, sizeClass(cost.tokens), slowDown);
     if (slowDown) {
       this.rejectedSoFar.requests += cost.requests;
       this.rejectedSoFar.tokens += cost.tokens;
@@ -237,8 +241,8 @@ export class RateController {
     this.lastRateLimited = outcome;
     this.rateLimitedCount++;
     // A streak is judged by the first tries of the size it began at (FreshTries.like).
-    const fresh = row.streakFresh ? this.fresh.like(row.streakFresh) : this.fresh.from(cost.tokens);
-    const rowsOwn = row.streakFresh !== null && chanceOfStreak(row.rateLimitedStreak, row.streakFresh, fresh) < OWN_REFUSAL_CHANCE;
+    const fresh = row.streakFresh ? this.fresh.like(row.streakFresh) : this.streakBegins(cost.tokens);
+    const rowsOwn = row.streakFresh !== null && this.ownStreak(row.rateLimitedStreak, row.streakFresh, fresh);
     // A row's own 429 is no sign that nothing gets through: it ends that count as a success does
     // (rows of their own left alone at the end, backing off a minute a try, were stopped at 5 min).
     this.rateLimitedSince = rowsOwn ? null : (this.rateLimitedSince ?? now);
@@ -262,6 +266,26 @@ export class RateController {
       this.cooldownUntil = Math.max(this.cooldownUntil, now + Math.min(reading.retryAfterMs, this.options.maxPauseMs));
     }
     return this.again(reading, fresh, false);
+  }
+
+  /**
+   * What a streak that begins now is judged by: the first tries answered so far, and, while the
+   * retries stand out against them, the latest of them (`chanceBefore`).
+   */
+  private streakBegins(tokens: number): FreshCount {
+    const fresh = this.fresh.from(tokens);
+    if (this.retriesApart.standOut(fresh.size)) fresh.before = this.retriesApart.firstTriesFrom(fresh.size);
+    return fresh;
+  }
+
+  /**
+   * Whether a row's streak of 429s is its own (OWN_REFUSAL_CHANCE): unlikely against the first
+   * tries answered since it began, or against those before it when the retries stood out then,
+   * or the lane's retries stand out now (retries-apart.ts).
+   */
+  private ownStreak(streak: number, since: FreshCount, now: FreshCount): boolean {
+    const chance = Math.min(chanceOfStreak(streak, since, now), chanceBefore(streak, since));
+    return chance < OWN_REFUSAL_CHANCE || this.retriesApart.standOut(since.size);
   }
 
   /** The row waits (as the answer asks, within --max-retry-wait-ms) and tries again; with the lane's numbers its streak is judged by. */

@@ -1,6 +1,6 @@
 import type { AttemptFailure } from '../http/attempt.js';
 import { likelyShareAtMost } from '../pace/chance.js';
-import { chanceOfStreak, type FreshCount } from '../pace/fresh-tries.js';
+import { chanceBefore, chanceOfStreak, type FreshCount } from '../pace/fresh-tries.js';
 import { CLIENT_CODES } from '../record/client-codes.js';
 
 /**
@@ -55,9 +55,12 @@ export interface RowStreak {
 }
 
 /**
- * Whether a row's streak of 429s in a row is its own, by either of two witnesses:
+ * Whether a row's streak of 429s in a row is its own, by any of three witnesses:
  * - the rows' first tries since the streak began (fresh-tries.ts): a row a gateway refuses for
  *   itself stands out however many such rows there are, since their retries are not counted;
+ * - the latest first tries before the streak began, when the lane's retries stood out against
+ *   them then (retries-apart.ts, `chanceBefore`): what judges a streak that began near the end of
+ *   the input, with few fresh rows after it;
  * - the lane's recent answers, the row's own 429s taken out: what is left at the end of the
  *   input, when no row is fresh any more. The row's own 429s among them (`streakAnswers`) are
  *   taken out only inside the window (a row refused 26 times among 40 rows made 429s look
@@ -67,10 +70,11 @@ export function refusedAlone(row: RowStreak, lane: LaneShare): boolean {
   return aloneBy(row, lane) !== null;
 }
 
-function aloneBy(row: RowStreak, lane: LaneShare): 'fresh' | 'recent' | null {
+function aloneBy(row: RowStreak, lane: LaneShare): 'fresh' | 'before' | 'recent' | null {
   const streak = row.rateLimitedStreak;
   if (streak < FEWEST || row.streakMs < LASTED_MS || lane.ownRecovered) return null;
   if (row.streakFresh && chanceOfStreak(streak, row.streakFresh, lane.fresh) < 1 / ONE_IN) return 'fresh';
+  if (row.streakFresh && chanceBefore(streak, row.streakFresh) < 1 / ONE_IN) return 'before';
   const others = othersAnswers(row.streakAnswers, lane);
   const likely = likelyShareAtMost(others.answers, others.refused);
   if (likely >= 1) return null;
@@ -105,7 +109,12 @@ export function rateLimitedAlone(outcome: AttemptFailure, row: RowStreak, lane: 
 
 /** How the others fared, by the witness that judged the row. */
 function othersWords(row: RowStreak, lane: LaneShare): string {
-  if (aloneBy(row, lane) === 'fresh' && row.streakFresh) {
+  const by = aloneBy(row, lane);
+  if (by === 'before' && row.streakFresh?.before) {
+    const { answers, refused } = row.streakFresh.before;
+    return `${answers - refused} of the ${answers} other rows' first requests (as large or larger) before it got through, and retried rows were refused far more often`;
+  }
+  if (by === 'fresh' && row.streakFresh) {
     const answered = lane.fresh.answered - row.streakFresh.answered;
     const through = answered - (lane.fresh.refused - row.streakFresh.refused);
     return `${through} of ${answered} other rows' first requests (as large or larger) got through`;

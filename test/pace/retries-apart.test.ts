@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { chanceBefore } from '../../src/pace/fresh-tries.js';
+import { RetriesApart } from '../../src/pace/retries-apart.js';
+
+/** Answers in the order they come: `firstTries` and `retries` of `sizeClass`, each a 429 at its share, interleaved. */
+function fed(
+  apart: RetriesApart,
+  counts: { firstTries: number; firstShare: number; retries: number; retryShare: number; sizeClass?: number; retrySize?: number },
+) {
+  const { firstTries, firstShare, retries, retryShare, sizeClass = 4, retrySize = sizeClass } = counts;
+  const total = firstTries + retries;
+  let first = 0;
+  let retry = 0;
+  for (let i = 0; i < total; i++) {
+    // Spread evenly: a first try whenever first tries are behind their share of the answers.
+    if (retry >= retries || (first < firstTries && first * total <= i * firstTries)) {
+      apart.add(true, sizeClass, (first + 1) * firstShare >= Math.floor(first * firstShare) + 1);
+      first++;
+    } else {
+      apart.add(false, retrySize, (retry + 1) * retryShare >= Math.floor(retry * retryShare) + 1);
+      retry++;
+    }
+  }
+  return apart;
+}
+
+describe('RetriesApart', () => {
+  it('finds retries refused every time against first tries refused one in five: a class of rows refused for itself', () => {
+    const apart = fed(new RetriesApart(), { firstTries: 100, firstShare: 0.2, retries: 40, retryShare: 1 });
+    expect(apart.standOut(4)).toBe(true);
+    expect(apart.firstTriesFrom(4)).toEqual({ answers: 100, refused: 20 });
+  });
+
+  it('does not find them apart when retries are refused as often as first tries: a limit of the endpoint', () => {
+    for (const share of [0.05, 0.3, 0.9, 1]) {
+      const apart = fed(new RetriesApart(), { firstTries: 150, firstShare: share, retries: 50, retryShare: share });
+      expect(apart.standOut(4)).toBe(false);
+    }
+  });
+
+  it('says nothing before 20 first tries of the size have been answered', () => {
+    const apart = fed(new RetriesApart(), { firstTries: 19, firstShare: 0, retries: 30, retryShare: 1 });
+    expect(apart.standOut(4)).toBe(false);
+    apart.add(true, 4, false);
+    expect(apart.standOut(4)).toBe(true);
+  });
+
+  it('compares retries with first tries as large: a TPM bucket refusing large requests is no class of its own', () => {
+    // Small first tries all taken, large ones refused four times in five; the retries are the large ones.
+    const apart = new RetriesApart();
+    fed(apart, { firstTries: 150, firstShare: 0, retries: 0, retryShare: 0, sizeClass: 4 });
+    fed(apart, { firstTries: 40, firstShare: 0.8, retries: 40, retryShare: 0.8, sizeClass: 10 });
+    expect(apart.standOut(10)).toBe(false);
+    // Counted from the small size, all the first tries at once, the same retries would stand out.
+    expect(apart.standOut(4)).toBe(true);
+  });
+
+  it('stops judging once the first tries are not current: only retries left, as at the end of the input', () => {
+    const apart = fed(new RetriesApart(), { firstTries: 100, firstShare: 0.2, retries: 40, retryShare: 1 });
+    for (let i = 0; i < 20; i++) apart.add(false, 4, true);
+    expect(apart.standOut(4)).toBe(true);
+    // A 21st retry in a row with no first try between: a limit that begins now (a quota spent at
+    // the end of the input) would refuse every retry, against first tries that met none.
+    apart.add(false, 4, true);
+    expect(apart.standOut(4)).toBe(false);
+  });
+});
+
+describe('chanceBefore', () => {
+  it('is certain when the streak began with no first tries to judge it by', () => {
+    expect(chanceBefore(30, { answered: 10, refused: 0, size: 4 })).toBe(1);
+  });
+
+  it("is the first tries' share before the streak, at the most it leaves likely, to the streak's power", () => {
+    const since = { answered: 0, refused: 0, size: 4, before: { answers: 200, refused: 40 } };
+    // 20% read, about 29% at three standard errors: 11 in a row are not yet one in a million, 12 are.
+    expect(chanceBefore(1, since)).toBeGreaterThan(0.25);
+    expect(chanceBefore(1, since)).toBeLessThan(0.32);
+    expect(chanceBefore(11, since)).toBeGreaterThan(1e-6);
+    expect(chanceBefore(12, since)).toBeLessThan(1e-6);
+  });
+});
