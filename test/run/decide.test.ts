@@ -5,6 +5,7 @@ import { defaultRetryPolicy } from '../../src/http/retry-policy.js';
 import type { FreshCount } from '../../src/pace/fresh-tries.js';
 import type { RateLimitVerdict } from '../../src/pace/rate-controller.js';
 import { type Decision, decide, type RowRules, type RunWord, spentAfterWait } from '../../src/run/decide.js';
+import { rateLimitedAlone } from '../../src/run/rate-limited-alone.js';
 import { badGateway } from '../support/bad-gateway.js';
 
 const NOW = Date.parse('2026-11-22T12:00:00Z');
@@ -367,6 +368,24 @@ describe('decide: rate limits', () => {
     // A row refused so got through lately: a rate, not a wall; the row waits on.
     expect(decideAfter(limited, 1, word(true, true), 0.5, { rateLimitedStreak: 12, streakFresh: since, streakMs: 600_000 }).kind).toBe(
       'retry',
+    );
+  });
+
+  it('a streak begun while retries stood out is judged by the first tries before it, when none came after (the end of the input)', () => {
+    // 200 first tries before the streak, 40 refused (a fifth: 29% at the most they leave likely);
+    // no first try answered since, and the recent answers are all 429s (the other refused rows).
+    const since: FreshCount = { answered: 500, refused: 100, size: 3, before: { answers: 200, refused: 40 } };
+    const word = { slowDown: again({ rejectedShare: 1, fresh: { answered: 500, refused: 100, size: 3 }, own: true }) };
+    const row = (streak: number) => ({ rateLimitedStreak: streak, streakFresh: since, streakMs: 120_000 });
+    expect(decideAfter(limited, 1, word, 0.5, row(11)).kind).toBe('retry');
+    expect(decideAfter(limited, 1, word, 0.5, row(12))).toEqual({ kind: 'settle', alone: true });
+    // Without the first tries before it, nothing judges it: it waits on (the run's own rules apply).
+    const unjudged = { ...row(40), streakFresh: { answered: 500, refused: 100, size: 3 } };
+    expect(decideAfter(limited, 1, word, 0.5, unjudged).kind).toBe('retry');
+    const failed = rateLimitedAlone(limited as AttemptFailure, { ...row(12), streakAnswers: [] }, word.slowDown);
+    expect(failed.code).toBe('rate_limited_alone');
+    expect(failed.message).toMatch(
+      /^12 rate-limit answers in a row for this row while 160 of the 200 other rows' first requests \(as large or larger\) before it got through/,
     );
   });
 
