@@ -1,5 +1,4 @@
 import { chanceOfAtLeast, likelyShareAtMost } from './chance.js';
-import { RecentSizes } from './recent-sizes.js';
 
 /** The answers remembered of each kind: rows' first tries, and their retries. */
 const KEPT = 200;
@@ -30,31 +29,98 @@ const CURRENT_WITHIN = 20;
  *
  * Compared by size (recent-sizes.ts): a tokens-per-minute bucket refuses large requests more
  * often, so its retries are mostly large ones, refused more than the mostly small first tries.
+ * And over one stretch of the run (`firstTriesFrom`, `standOut`): a limit that begins mid-run
+ * refuses the rows out again and again before any new row is sent, so retries are the first to
+ * meet it. Still open: with 429s at random all along (their retries reach far back) a limit that
+ * begins mid-run is still read so at times (in process: at --concurrency 1 every time, at 16
+ * or 64 now and then), as new rows meet it only one at a time (docs/failures.md).
  */
 export class RetriesApart {
-  private readonly firstTries = new RecentSizes(KEPT);
-  private readonly retries = new RecentSizes(KEPT);
+  private readonly firstTries = new NumberedSizes(KEPT);
+  private readonly retries = new NumberedSizes(KEPT);
+  /** Answers counted so far: each one's number orders first tries and retries in one line. */
+  private answers = 0;
   /** Answers since the latest first try. */
   private sinceFirstTry = Number.POSITIVE_INFINITY;
 
   /** A success or a 429 came to a request of `sizeClass`: a row's first try, or a retry. */
   add(firstTry: boolean, sizeClass: number, refused: boolean): void {
-    (firstTry ? this.firstTries : this.retries).add(sizeClass, refused);
+    (firstTry ? this.firstTries : this.retries).add(sizeClass, refused, this.answers++);
     this.sinceFirstTry = firstTry ? 0 : this.sinceFirstTry + 1;
   }
 
-  /** The first tries remembered of `sizeClass` or larger, and their 429s. */
+  /**
+   * The first tries remembered of `sizeClass` or larger answered since the oldest retry
+   * remembered of that size, and their 429s: the retries are compared with first tries of the
+   * same stretch of the run. Retries come only once 429s do, and the last 200 first tries may
+   * reach back far before them: a limit that begins mid-run (a quota spent, a limit shrunk)
+   * refused 8 retries of 8 against 15 of 200 first tries mostly answered before it, and each
+   * retry's 429 read as its row's own let a new row go in its place, to be refused the same way:
+   * the run walked its whole input into the limit (helper-28's review).
+   */
   firstTriesFrom(sizeClass: number): { answers: number; refused: number } {
-    return this.firstTries.from(sizeClass);
+    return this.firstTries.from(sizeClass, this.retries.oldest(sizeClass), Number.POSITIVE_INFINITY);
   }
 
   /** Whether retries of `sizeClass` or larger stand out against first tries of that size. */
   standOut(sizeClass: number): boolean {
     if (this.sinceFirstTry > CURRENT_WITHIN) return false;
-    const first = this.firstTries.from(sizeClass);
+    const first = this.firstTriesFrom(sizeClass);
     if (first.answers < FEWEST_FIRST_TRIES) return false;
-    const retries = this.retries.from(sizeClass);
+    // Only the retries some first try was answered after: at a limit's onset, while the rows out
+    // keep being refused, no first try is answered to say whether it would have got through.
+    const retries = this.retries.from(sizeClass, Number.NEGATIVE_INFINITY, this.firstTries.latest(sizeClass));
     const likely = likelyShareAtMost(first.answers, first.refused);
     return chanceOfAtLeast(retries.answers, retries.refused, likely) < APART_CHANCE;
+  }
+}
+
+/** The last `size` answers of one kind, each with its size class, whether it was a 429, and its number in the lane. */
+class NumberedSizes {
+  private readonly sizes: Uint8Array;
+  private readonly hits: Uint8Array;
+  private readonly numbers: Float64Array;
+  private next = 0;
+  private filled = 0;
+
+  constructor(readonly size: number) {
+    this.sizes = new Uint8Array(size);
+    this.hits = new Uint8Array(size);
+    this.numbers = new Float64Array(size);
+  }
+
+  add(sizeClass: number, hit: boolean, number: number): void {
+    if (this.filled < this.size) this.filled++;
+    this.sizes[this.next] = sizeClass;
+    this.hits[this.next] = hit ? 1 : 0;
+    this.numbers[this.next] = number;
+    this.next = (this.next + 1) % this.size;
+  }
+
+  /** The number of the oldest answer remembered of `sizeClass` or larger; infinite with none. */
+  oldest(sizeClass: number): number {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.filled; i++) if (this.sizes[i]! >= sizeClass && this.numbers[i]! < oldest) oldest = this.numbers[i]!;
+    return oldest;
+  }
+
+  /** The number of the latest answer remembered of `sizeClass` or larger; minus infinity with none. */
+  latest(sizeClass: number): number {
+    let latest = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < this.filled; i++) if (this.sizes[i]! >= sizeClass && this.numbers[i]! > latest) latest = this.numbers[i]!;
+    return latest;
+  }
+
+  /** Of the answers remembered numbered after `after` and before `before`, those of `sizeClass` or larger, and their 429s. */
+  from(sizeClass: number, after: number, before: number): { answers: number; refused: number } {
+    let answers = 0;
+    let refused = 0;
+    for (let i = 0; i < this.filled; i++) {
+      const number = this.numbers[i]!;
+      if (this.sizes[i]! < sizeClass || number <= after || number >= before) continue;
+      answers++;
+      refused += this.hits[i]!;
+    }
+    return { answers, refused };
   }
 }

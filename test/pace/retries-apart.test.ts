@@ -28,7 +28,8 @@ describe('RetriesApart', () => {
   it('finds retries refused every time against first tries refused one in five: a class of rows refused for itself', () => {
     const apart = fed(new RetriesApart(), { firstTries: 100, firstShare: 0.2, retries: 40, retryShare: 1 });
     expect(apart.standOut(4)).toBe(true);
-    expect(apart.firstTriesFrom(4)).toEqual({ answers: 100, refused: 20 });
+    // The first tries since the oldest retry: the very first came before any.
+    expect(apart.firstTriesFrom(4)).toEqual({ answers: 99, refused: 20 });
   });
 
   it('does not find them apart when retries are refused as often as first tries: a limit of the endpoint', () => {
@@ -39,7 +40,8 @@ describe('RetriesApart', () => {
   });
 
   it('says nothing before 20 first tries of the size have been answered', () => {
-    const apart = fed(new RetriesApart(), { firstTries: 19, firstShare: 0, retries: 30, retryShare: 1 });
+    // 20 fed, 19 since the oldest retry.
+    const apart = fed(new RetriesApart(), { firstTries: 20, firstShare: 0, retries: 30, retryShare: 1 });
     expect(apart.standOut(4)).toBe(false);
     apart.add(true, 4, false);
     expect(apart.standOut(4)).toBe(true);
@@ -48,10 +50,33 @@ describe('RetriesApart', () => {
   it('compares retries with first tries as large: a TPM bucket refusing large requests is no class of its own', () => {
     // Small first tries all taken, large ones refused four times in five; the retries are the large ones.
     const apart = new RetriesApart();
-    fed(apart, { firstTries: 150, firstShare: 0, retries: 0, retryShare: 0, sizeClass: 4 });
     fed(apart, { firstTries: 40, firstShare: 0.8, retries: 40, retryShare: 0.8, sizeClass: 10 });
+    fed(apart, { firstTries: 150, firstShare: 0, retries: 0, retryShare: 0, sizeClass: 4 });
     expect(apart.standOut(10)).toBe(false);
     // Counted from the small size, all the first tries at once, the same retries would stand out.
+    expect(apart.standOut(4)).toBe(true);
+  });
+
+  it('compares retries with the first tries of the same stretch: a limit that begins mid-run is no class of its own', () => {
+    // 200 first tries all taken, then a quota spent at --concurrency 4: the 4 rows out refused
+    // and retried, new rows let in only as their 429s read as their own. Against all 200 first
+    // tries (4 refused) the 10 retries refused stood out, and each new row was sent into the limit.
+    const apart = fed(new RetriesApart(), { firstTries: 200, firstShare: 0, retries: 0, retryShare: 0 });
+    fed(apart, { firstTries: 4, firstShare: 1, retries: 10, retryShare: 1 });
+    expect(apart.standOut(4)).toBe(false);
+    // A class refused for itself still stands out once first tries of its stretch are enough.
+    fed(apart, { firstTries: 40, firstShare: 0.2, retries: 20, retryShare: 1 });
+    expect(apart.standOut(4)).toBe(true);
+  });
+
+  it("counts only the retries a first try was answered after: at a limit's onset only the rows out are refused", () => {
+    // A few 429s at random all along, then 15 retries refused in a row with no first try answered
+    // since: a limit that has just begun would refuse first tries as well, had any been sent.
+    const apart = fed(new RetriesApart(), { firstTries: 200, firstShare: 0.03, retries: 20, retryShare: 0.05 });
+    for (let i = 0; i < 15; i++) apart.add(false, 4, true);
+    expect(apart.standOut(4)).toBe(false);
+    // A first try got through after them: they were refused where a fresh row was not.
+    apart.add(true, 4, false);
     expect(apart.standOut(4)).toBe(true);
   });
 

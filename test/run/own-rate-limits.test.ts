@@ -203,3 +203,26 @@ describe('a gateway that refuses one class of prompt for itself', () => {
     expect(errors.every((record) => (record.duration_ms as number) >= 60_000)).toBe(true);
   });
 });
+
+describe('a limit of the endpoint that begins mid-run is not read as rows refused for themselves', () => {
+  it('a quota spent after 250 requests at --concurrency 4: the run stops on nothing but 429s with the rest pending', async () => {
+    // Bare 429s to every request from the 251st. The retries' witness (retries-apart.ts) once
+    // compared the 4 rows' retries, all refused, with the last 200 first tries, nearly all
+    // answered before the quota: the retries stood out, each 429 read as its row's own let a new
+    // row go in its place, and the run walked its whole input into the quota (1,183 requests
+    // where 354 were sent before the witness; 138 rows failed at their deadline in the skip-ahead
+    // clock's time instead of being left pending for a --resume; helper-28's review).
+    const spent = (request: ReceivedRequest, response: ServerResponse, index: number): void => {
+      if (index >= 250) {
+        sendJson(response, 429, { error: { message: 'Too many requests', type: 'requests', code: 'rate_limit_exceeded' } });
+        return;
+      }
+      replyWithEcho(request, response, index);
+    };
+    const rows = Array.from({ length: 400 }, (_, i) => ({ id: `r${i}`, prompt: `prompt r${i}` }));
+    const { result, errors } = await runRows(rows, spent, { concurrency: 4 });
+    expect(result).toMatchObject({ exitCode: 3, succeeded: 250, failed: 0, pending: 150 });
+    expect(errors).toEqual([]);
+    expect(server!.received.length).toBeLessThan(600);
+  });
+});
