@@ -1,4 +1,4 @@
-import { likelyShareAtMost } from './chance.js';
+import { chanceOfAtLeast, likelyShareAtMost } from './chance.js';
 
 /**
  * Fresh requests (rows' first tries) answered so far, of a size or larger: successes and 429s.
@@ -95,10 +95,28 @@ export function chanceOfStreak(streak: number, since: FreshCount, now: FreshCoun
  * the end of the input has few fresh requests after it to be judged by, and was held until the
  * row deadline (1 row in 5 refused for itself: the last few rows pending after 300 s).
  */
-export function chanceBefore(streak: number, since: FreshCount): number {
-  if (!since.before) return 1;
+export function chanceBefore(streak: number, since: FreshCount, now: FreshCount): number {
+  if (!since.before || limitBegan(since, now, since.before)) return 1;
   const likely = likelyShareAtMost(since.before.answers, since.before.refused);
   return likely >= 1 ? 1 : likely ** streak;
+}
+
+/** How unlikely the 429s to first tries during a streak must be, at the share before it, to say a limit began. */
+const BEGAN_CHANCE = 1e-3;
+
+/**
+ * Whether the first tries answered since a streak began (`since` to `now`) were refused more
+ * often than the first tries `before` it leave likely: a limit of the endpoint's began (a quota
+ * spent mid-run), new rows meet it too, and the first tries before it no longer judge the row.
+ * With 429s at random before a quota, retries stood out against first tries mostly answered
+ * before it, each row's 429s read as its own let a new row take its place, and at --concurrency 1
+ * the run walked its input into the quota instead of stopping with its rows pending (helper-28's
+ * review: 54 rows failed in process, against 3).
+ */
+export function limitBegan(since: FreshCount, now: FreshCount, before: { answers: number; refused: number }): boolean {
+  if (since.size !== now.size) return false;
+  const likely = likelyShareAtMost(before.answers, before.refused);
+  return chanceOfAtLeast(now.answered - since.answered, now.refused - since.refused, likely) < BEGAN_CHANCE;
 }
 
 /** A request's size class: the power of two of its tokens, 2^0 to 2^31. */

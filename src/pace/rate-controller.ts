@@ -2,7 +2,7 @@ import type { AttemptFailure, AttemptOutcome } from '../http/attempt.js';
 import { type RateLimitReading, readRateLimits } from '../http/rate-limit-headers.js';
 import { BackoffRate } from './backoff-rate.js';
 import { ConcurrencyTarget } from './concurrency-target.js';
-import { chanceBefore, chanceOfStreak, type FreshCount, FreshTries, sizeClass } from './fresh-tries.js';
+import { chanceBefore, chanceOfStreak, type FreshCount, FreshTries, limitBegan, sizeClass } from './fresh-tries.js';
 import { type LearnedLimit, LearnedLimits, type RequestCost } from './learned-limits.js';
 import { exhaustedLimitAnswer, waitWords } from './long-wait.js';
 import type { SendMark } from './mirrored-bucket.js';
@@ -284,8 +284,10 @@ export class RateController {
    * or the lane's retries stand out now (retries-apart.ts).
    */
   private ownStreak(streak: number, since: FreshCount, now: FreshCount): boolean {
-    const chance = Math.min(chanceOfStreak(streak, since, now), chanceBefore(streak, since));
-    return chance < OWN_REFUSAL_CHANCE || this.retriesApart.standOut(since.size);
+    const chance = Math.min(chanceOfStreak(streak, since, now), chanceBefore(streak, since, now));
+    if (chance < OWN_REFUSAL_CHANCE) return true;
+    // Not once new rows are refused during the streak beyond the first tries' share: a limit began.
+    return this.retriesApart.standOut(since.size) && !limitBegan(since, now, this.retriesApart.firstTriesFrom(since.size));
   }
 
   /** The row waits (as the answer asks, within --max-retry-wait-ms) and tries again; with the lane's numbers its streak is judged by. */

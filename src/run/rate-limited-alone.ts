@@ -74,7 +74,7 @@ function aloneBy(row: RowStreak, lane: LaneShare): 'fresh' | 'before' | 'recent'
   const streak = row.rateLimitedStreak;
   if (streak < FEWEST || row.streakMs < LASTED_MS || lane.ownRecovered) return null;
   if (row.streakFresh && chanceOfStreak(streak, row.streakFresh, lane.fresh) < 1 / ONE_IN) return 'fresh';
-  if (row.streakFresh && chanceBefore(streak, row.streakFresh) < 1 / ONE_IN) return 'before';
+  if (row.streakFresh && chanceBefore(streak, row.streakFresh, lane.fresh) < 1 / ONE_IN) return 'before';
   const others = othersAnswers(row.streakAnswers, lane);
   const likely = likelyShareAtMost(others.answers, others.refused);
   if (likely >= 1) return null;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { chanceBefore } from '../../src/pace/fresh-tries.js';
+import { chanceBefore, limitBegan } from '../../src/pace/fresh-tries.js';
 import { RetriesApart } from '../../src/pace/retries-apart.js';
 
 /** Answers in the order they come: `firstTries` and `retries` of `sizeClass`, each a 429 at its share, interleaved. */
@@ -93,15 +93,28 @@ describe('RetriesApart', () => {
 
 describe('chanceBefore', () => {
   it('is certain when the streak began with no first tries to judge it by', () => {
-    expect(chanceBefore(30, { answered: 10, refused: 0, size: 4 })).toBe(1);
+    const since = { answered: 10, refused: 0, size: 4 };
+    expect(chanceBefore(30, since, since)).toBe(1);
   });
 
   it("is the first tries' share before the streak, at the most it leaves likely, to the streak's power", () => {
     const since = { answered: 0, refused: 0, size: 4, before: { answers: 200, refused: 40 } };
     // 20% read, about 29% at three standard errors: 11 in a row are not yet one in a million, 12 are.
-    expect(chanceBefore(1, since)).toBeGreaterThan(0.25);
-    expect(chanceBefore(1, since)).toBeLessThan(0.32);
-    expect(chanceBefore(11, since)).toBeGreaterThan(1e-6);
-    expect(chanceBefore(12, since)).toBeLessThan(1e-6);
+    // Ten first tries answered since, two refused: as before.
+    const now = { answered: 10, refused: 2, size: 4 };
+    expect(chanceBefore(1, since, now)).toBeGreaterThan(0.25);
+    expect(chanceBefore(1, since, now)).toBeLessThan(0.32);
+    expect(chanceBefore(11, since, now)).toBeGreaterThan(1e-6);
+    expect(chanceBefore(12, since, now)).toBeLessThan(1e-6);
+  });
+
+  it('is certain again once the first tries since the streak are refused beyond the share before it: a limit began', () => {
+    const since = { answered: 0, refused: 0, size: 4, before: { answers: 200, refused: 20 } };
+    // A tenth before (about 16% at most); since, five new rows' first tries all refused (a quota spent).
+    expect(limitBegan(since, { answered: 4, refused: 4, size: 4 }, since.before)).toBe(false);
+    expect(limitBegan(since, { answered: 5, refused: 5, size: 4 }, since.before)).toBe(true);
+    expect(chanceBefore(30, since, { answered: 5, refused: 5, size: 4 })).toBe(1);
+    // Refused about as often as before: no limit began.
+    expect(limitBegan(since, { answered: 50, refused: 6, size: 4 }, since.before)).toBe(false);
   });
 });
