@@ -1,4 +1,5 @@
 import { chanceOfAtLeast, likelyShareAtMost } from './chance.js';
+import { RecentSizes } from './recent-sizes.js';
 
 /** The answers remembered of each kind: rows' first tries, and their retries. */
 const KEPT = 200;
@@ -31,13 +32,13 @@ const CURRENT_WITHIN = 20;
  * often, so its retries are mostly large ones, refused more than the mostly small first tries.
  * And over one stretch of the run (`firstTriesFrom`, `standOut`): a limit that begins mid-run
  * refuses the rows out again and again before any new row is sent, so retries are the first to
- * meet it. Still open: with 429s at random all along (their retries reach far back) a limit that
- * begins mid-run is still read so at times (in process: at --concurrency 1 every time, at 16
- * or 64 now and then), as new rows meet it only one at a time (docs/failures.md).
+ * meet it. With 429s at random all along, new rows meet such a limit one at a time, each
+ * against many first tries taken before it: a row's streak is no longer read so once the first
+ * tries during it are refused beyond that share (`limitBegan` in fresh-tries.ts).
  */
 export class RetriesApart {
-  private readonly firstTries = new NumberedSizes(KEPT);
-  private readonly retries = new NumberedSizes(KEPT);
+  private readonly firstTries = new RecentSizes(KEPT);
+  private readonly retries = new RecentSizes(KEPT);
   /** Answers counted so far: each one's number orders first tries and retries in one line. */
   private answers = 0;
   /** Answers since the latest first try. */
@@ -72,55 +73,5 @@ export class RetriesApart {
     const retries = this.retries.from(sizeClass, Number.NEGATIVE_INFINITY, this.firstTries.latest(sizeClass));
     const likely = likelyShareAtMost(first.answers, first.refused);
     return chanceOfAtLeast(retries.answers, retries.refused, likely) < APART_CHANCE;
-  }
-}
-
-/** The last `size` answers of one kind, each with its size class, whether it was a 429, and its number in the lane. */
-class NumberedSizes {
-  private readonly sizes: Uint8Array;
-  private readonly hits: Uint8Array;
-  private readonly numbers: Float64Array;
-  private next = 0;
-  private filled = 0;
-
-  constructor(readonly size: number) {
-    this.sizes = new Uint8Array(size);
-    this.hits = new Uint8Array(size);
-    this.numbers = new Float64Array(size);
-  }
-
-  add(sizeClass: number, hit: boolean, number: number): void {
-    if (this.filled < this.size) this.filled++;
-    this.sizes[this.next] = sizeClass;
-    this.hits[this.next] = hit ? 1 : 0;
-    this.numbers[this.next] = number;
-    this.next = (this.next + 1) % this.size;
-  }
-
-  /** The number of the oldest answer remembered of `sizeClass` or larger; infinite with none. */
-  oldest(sizeClass: number): number {
-    let oldest = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < this.filled; i++) if (this.sizes[i]! >= sizeClass && this.numbers[i]! < oldest) oldest = this.numbers[i]!;
-    return oldest;
-  }
-
-  /** The number of the latest answer remembered of `sizeClass` or larger; minus infinity with none. */
-  latest(sizeClass: number): number {
-    let latest = Number.NEGATIVE_INFINITY;
-    for (let i = 0; i < this.filled; i++) if (this.sizes[i]! >= sizeClass && this.numbers[i]! > latest) latest = this.numbers[i]!;
-    return latest;
-  }
-
-  /** Of the answers remembered numbered after `after` and before `before`, those of `sizeClass` or larger, and their 429s. */
-  from(sizeClass: number, after: number, before: number): { answers: number; refused: number } {
-    let answers = 0;
-    let refused = 0;
-    for (let i = 0; i < this.filled; i++) {
-      const number = this.numbers[i]!;
-      if (this.sizes[i]! < sizeClass || number <= after || number >= before) continue;
-      answers++;
-      refused += this.hits[i]!;
-    }
-    return { answers, refused };
   }
 }
