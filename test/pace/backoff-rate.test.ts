@@ -5,9 +5,10 @@ import { BackoffRate } from '../../src/pace/backoff-rate.js';
  * nginx's limit_req with burst=0 (https://nginx.org/en/docs/http/ngx_http_limit_req_module.html):
  * a request closer than 1/rate after the last one admitted is refused. Driven in virtual time:
  * the client sends its probe, then the first round of two at once, then at the pace the backoff
- * sets, each answer `latencyMs` later; `jitterMs` moves each arrival as a network would.
+ * sets, each answer `answerMs` later (5 ms: a limiter in front of a fast server); `jitterMs` moves
+ * each arrival as a network would.
  */
-function againstStrictLimiter(perSecond: number, seconds: number, jitterMs = 3) {
+function againstStrictLimiter(perSecond: number, seconds: number, jitterMs = 3, answerMs = 5) {
   const backoff = new BackoffRate();
   const interval = 1000 / perSecond;
   let lastAdmitted = Number.NEGATIVE_INFINITY;
@@ -26,7 +27,7 @@ function againstStrictLimiter(perSecond: number, seconds: number, jitterMs = 3) 
     if (arrival - lastAdmitted >= interval) {
       lastAdmitted = arrival;
       admitted++;
-      backoff.accepted(at + 5, 5, alone ? at : null);
+      backoff.accepted(at + answerMs, answerMs, alone ? at : null);
     } else {
       refused++;
       backoff.rejected(at + 5, 5, alone ? at : null);
@@ -34,7 +35,7 @@ function againstStrictLimiter(perSecond: number, seconds: number, jitterMs = 3) 
   };
   // The probe, then the first round of two (AUTO_START).
   send(0);
-  for (let i = 0; i < 2; i++) send(5, false);
+  for (let i = 0; i < 2; i++) send(answerMs, false);
   while (now < seconds * 1000) {
     now += Math.max(1, backoff.waitFor(now));
     send(now);
@@ -62,6 +63,16 @@ describe('BackoffRate', () => {
       expect(share, `${perSecond} r/s`).toBeGreaterThanOrEqual(least);
       expect(rejected, `${perSecond} r/s`).toBeLessThanOrEqual(mostRefused);
     }
+  });
+
+  it('goes on bisecting the interval of a strict limiter as shorter gaps are taken, not held at the first midpoint', () => {
+    // 2 r/s, answers in 100 ms: the first 429 after the flood came 444 ms after a success, when the
+    // shortest gap taken was 627 ms; the pace was held under their midpoint, 558 ms apart, for the
+    // whole run (0.89 of the rate). With the midpoint moved down by each shorter gap taken: 518 ms
+    // apart after one more 429, 0.93 with the start (backoff-rate.ts, `acceptedAfter`).
+    const { share, rejected } = againstStrictLimiter(2, 60, 3, 100);
+    expect(share).toBeGreaterThanOrEqual(0.92);
+    expect(rejected).toBeLessThanOrEqual(0.07);
   });
 
   it('sends at its pace when the pace is not a whole number of milliseconds apart', () => {
