@@ -238,16 +238,26 @@ describe('RateController', () => {
     expect(wait as number).toBeGreaterThan(50);
   });
 
-  it('a 429 to the first round whose other request is taken holds nothing longer than that 429 took', () => {
+  it("a 429 to the first round whose other request is taken holds nothing past that success, nor past the 429's own time", () => {
     const { controller: made, time } = controller();
     time.now = 500;
     made.answered(ok(), send(made), ONE);
     const round = [send(made), send(made)];
-    time.now = 501;
-    made.answered(tooMany(), round[0]!, ONE);
-    expect(made.permit(ONE)).toBe(1);
-    time.now = 502;
+    time.now = 700;
+    made.answered({ ...tooMany(), durationMs: 200 }, round[0]!, ONE);
+    expect(made.permit(ONE)).toBe(200);
+    made.answered(ok(), round[1]!, ONE);
     send(made);
+    // Nor, with nothing else answered, past as long as the 429 took.
+    const { controller: alone, time: aloneTime } = controller();
+    aloneTime.now = 500;
+    alone.answered(ok(), send(alone), ONE);
+    const pair = [send(alone), send(alone)];
+    aloneTime.now = 501;
+    alone.answered(tooMany(), pair[0]!, ONE);
+    expect(alone.permit(ONE)).toBe(1);
+    aloneTime.now = 502;
+    send(alone);
     // Given --concurrency, the run opens to it after the probe and holds nothing.
     const { controller: fixed, time: fixedTime } = controller({ maxConcurrency: 8, fixedConcurrency: true });
     fixedTime.now = 500;
