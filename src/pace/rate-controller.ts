@@ -180,7 +180,10 @@ export class RateController {
     this.heldUntil = now + learnedWait;
     const wait = Math.max(
       this.cooldownUntil - now,
-      this.firstRoundHeldUntil - now,
+      // Held only while the round's other requests are out (nothing else goes meanwhile): once they
+      // are all back, whatever they were, none is left to set the pace (a 500 1 ms after a 429
+      // that took 200 ms left 199 ms of wait for nothing).
+      this.inFlight > 0 ? this.firstRoundHeldUntil - now : 0,
       learnedWait,
       this.backoff.waitFor(now),
       this.tokenBudget?.waitFor(cost.tokens, now) ?? 0,
@@ -328,8 +331,11 @@ export class RateController {
     // a third time in a 38-row run's first 6 ms; holding its slot until the round was answered
     // cost a round trip of 500 ms where the rest of the round was taken, and a wait the success
     // did not end cost the 1%-at-random run of the goodput bench 0.2 s (its third request's 429).
+    // Never past when the run stops for nothing but 429s (`rateLimitedTooLong`, asked while the
+    // request waits): a 429 that took 15 s against --max-outage-ms 10000, the round's other
+    // request still out, stopped the run 11 s after its only 429, before the request it held went.
     if (cut || this.pacePerMs() !== null || !this.target.firstRound) this.firstRoundHeldUntil = 0;
-    else this.firstRoundHeldUntil = now + Math.max(1, roundTripMs);
+    else this.firstRoundHeldUntil = Math.min(now + Math.max(1, roundTripMs), this.rateLimitedSince! + this.options.maxRateLimitedMs);
     if (!this.backoff.saturated()) return;
     this.target.saturated(this.inFlight + 1, out);
     this.setConcurrency(cut ? this.target.paced(this.pacePerMs()!) : this.target.value);

@@ -268,6 +268,41 @@ describe('RateController', () => {
     expect(fixed.permit(ONE)).not.toBeTypeOf('number');
   });
 
+  it('a 429 to the first round that took longer than --max-outage-ms does not stop the run before the next request goes', () => {
+    // --max-outage-ms 10000, the 429 back after 15 s (refused by what answers, after a whole
+    // answer), the round's other request still out: held for 15 s, the request waiting was asked
+    // about (as the pacer asks each second) and the run stopped as nothing but 429s for too long
+    // 11 s after its only 429, three requests sent. The hold ends when that stop would come.
+    const { controller: made, time } = controller({ maxRateLimitedMs: 10_000 });
+    time.now = 500;
+    made.answered(ok(), send(made), ONE);
+    const round = [send(made), send(made)];
+    time.now = 15_500;
+    made.answered({ ...tooMany(), durationMs: 15_000 }, round[0]!, ONE);
+    for (;;) {
+      const permit = made.permit(ONE);
+      if (typeof permit !== 'number') break;
+      expect(made.rateLimitedTooLong(), `at ${time.now} ms`).toBeNull();
+      time.now += Math.min(permit, 1_000);
+    }
+    expect(time.now).toBeLessThanOrEqual(25_500);
+  });
+
+  it("the first round's hold ends once the round's other requests are back, whatever they were", () => {
+    // The other request failed (a 500) 1 ms after the 429 that took 200 ms: nothing is left to
+    // come back and set the pace, and the hold went on for 199 ms more.
+    const { controller: made, time } = controller();
+    time.now = 500;
+    made.answered(ok(), send(made), ONE);
+    const round = [send(made), send(made)];
+    time.now = 700;
+    made.answered({ ...tooMany(), durationMs: 200 }, round[0]!, ONE);
+    expect(made.permit(ONE)).toBe(200);
+    time.now = 701;
+    made.answered({ ...tooMany(), status: 500, code: 'server_error', category: 'server_error', durationMs: 201 }, round[1]!, ONE);
+    send(made);
+  });
+
   it('a stray 429 among successes sets no pace', () => {
     const { controller: made, time } = controller();
     for (let i = 0; i < 40; i++) {
