@@ -86,11 +86,6 @@ export class ConcurrencyTarget {
     return this.latencyMs;
   }
 
-  /** The run is in its first round after the probe, opening by itself (no --concurrency, no cap): nothing but the probe has got through. */
-  get firstRound(): boolean {
-    return !this.probing && !this.options.fixed && this.cap === null && this.current === AUTO_START && this.successesInRound === 0;
-  }
-
   /** A success in `latencyMs`; `pacePerMs` the requests per ms the run is paced to, null when unpaced. Returns the new value. */
   succeeded(latencyMs: number, pacePerMs: number | null): number {
     this.latencyMs = this.latencyMs === null ? latencyMs : this.latencyMs * 0.9 + latencyMs * 0.1;

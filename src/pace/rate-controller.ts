@@ -135,8 +135,6 @@ export class RateController {
   /** What of it came back 429: the provider took nothing for it. */
   private readonly rejectedSoFar: SendMark = { at: 0, requests: 0, tokens: 0 };
   private cooldownUntil = 0;
-  /** Until when a 429 of the first round after the probe holds the next request (see `backoffFrom`). */
-  private firstRoundHeldUntil = 0;
   private rateLimitedSince: number | null = null;
   private lastRateLimited: AttemptFailure | null = null;
   /** The learned limit the last request asking to go waited for, and until when (`now` time); null when none held it. */
@@ -180,10 +178,6 @@ export class RateController {
     this.heldUntil = now + learnedWait;
     const wait = Math.max(
       this.cooldownUntil - now,
-      // Held only while the round's other requests are out (nothing else goes meanwhile): once they
-      // are all back, whatever they were, none is left to set the pace (a 500 1 ms after a 429
-      // that took 200 ms left 199 ms of wait for nothing).
-      this.inFlight > 0 ? this.firstRoundHeldUntil - now : 0,
       learnedWait,
       this.backoff.waitFor(now),
       this.tokenBudget?.waitFor(cost.tokens, now) ?? 0,
@@ -222,8 +216,6 @@ export class RateController {
     this.learned.follow(reading, mark, this.sentSoFar, this.rejectedSoFar, now);
     if (reading.limits.length > 0) this.lastSaid = outcome;
     if (outcome.ok) {
-      // The round's other request was taken: whatever refused the first, it is no limit with no room.
-      this.firstRoundHeldUntil = 0;
       this.rateLimitedSince = null;
       if (row.streakOwn) this.ownRecoveredAt = now;
       this.backoff.accepted(now, outcome.durationMs, this.sentAlone(mark));
@@ -324,18 +316,6 @@ export class RateController {
     const { out } = mark;
     const cut = this.backoff.rejected(now, roundTripMs, this.sentAlone(mark));
     this.target.answered(out, true);
-    // A 429 to the first round after the probe, no pace known yet: the next request waits as long
-    // as this 429 took to come, by when the round's other requests, sent with it, are back if they
-    // were refused too, and the pace knows whether the endpoint is saturated; a success ends the
-    // wait (`answered`). Sent at once, it met a limiter with no burst (nginx's limit_req, burst=0)
-    // a third time in a 38-row run's first 6 ms; holding its slot until the round was answered
-    // cost a round trip of 500 ms where the rest of the round was taken, and a wait the success
-    // did not end cost the 1%-at-random run of the goodput bench 0.2 s (its third request's 429).
-    // Never past when the run stops for nothing but 429s (`rateLimitedTooLong`, asked while the
-    // request waits): a 429 that took 15 s against --max-outage-ms 10000, the round's other
-    // request still out, stopped the run 11 s after its only 429, before the request it held went.
-    if (cut || this.pacePerMs() !== null || !this.target.firstRound) this.firstRoundHeldUntil = 0;
-    else this.firstRoundHeldUntil = Math.min(now + Math.max(1, roundTripMs), this.rateLimitedSince! + this.options.maxRateLimitedMs);
     if (!this.backoff.saturated()) return;
     this.target.saturated(this.inFlight + 1, out);
     this.setConcurrency(cut ? this.target.paced(this.pacePerMs()!) : this.target.value);
