@@ -15,14 +15,17 @@ export const MAX_SERVER_STRING = 64 * 1024;
  * repeats what a proxy put in its prompt, must not write the key to disk. A key is long and
  * random, so masking it changes nothing else in a reply.
  */
-const USER_DATA_FIELDS: ReadonlySet<string> = new Set(['reply', 'replies', 'reasoning']);
+function isUserData(name: string): boolean {
+  // Compared, not looked up in a Set: this runs for each of an outcome's dozen fields, every response.
+  return name === 'reply' || name === 'replies' || name === 'reasoning';
+}
 
 /**
  * The boundary every server-sent string crosses before anything else sees it: the chat client
  * returns outcomes only through here. Every field is walked, whatever its name (status line
  * excerpts, `error.code`, trace ids, `finish_reason`, `usage` keys and values, response id, all
  * header names and values, Node's error texts, the answering model and `system_fingerprint`), so
- * a field added later is redacted too. A success's `reply` and `replies` (USER_DATA_FIELDS) are
+ * a field added later is redacted too. A success's `reply` and `replies` (isUserData) are
  * the user's data: masked of secrets but never cut.
  *
  * Why the parsed fields and not the raw body: the body is mostly the reply, which must stay as it
@@ -36,7 +39,7 @@ export function redactOutcome(outcome: AttemptOutcome, redactor: Redactor): Atte
   // depth and redacted where it stands.
   for (const name of Object.keys(fields)) {
     const value = fields[name];
-    if (USER_DATA_FIELDS.has(name)) {
+    if (isUserData(name)) {
       if (secrets) fields[name] = redactUserData(value, redactor);
       continue;
     }
@@ -45,8 +48,9 @@ export function redactOutcome(outcome: AttemptOutcome, redactor: Redactor): Atte
       continue;
     }
     // Headers whose values are all strings (as the client joins them) nest nothing: no depth to
-    // bound, and one search of them joined may clear them all (flatHeaders).
-    const flat = name === 'headers' ? flatHeaders(value, secrets ? redactor : null) : 'nested';
+    // bound, and each name and value too short to hold a secret needs no search (flatHeaders).
+    // An object of numbers under short names (the usual `usage`) holds nothing to cut or mask.
+    const flat = name === 'headers' ? flatHeaders(value, secrets ? redactor : null) : plainNumbers(value, redactor);
     // What a server nests beside the reply (usage details, a kept body) is written with the
     // record: bounded here, so that writing it cannot overflow the stack (see MAX_JSON_DEPTH).
     if (flat === 'nested') cutDeepValues(value);
@@ -57,23 +61,40 @@ export function redactOutcome(outcome: AttemptOutcome, redactor: Redactor): Atte
 
 /**
  * Headers as the client keeps them (names to string values): `clean` when no name or value can
- * hold a secret in any form, decided by one search of them all joined: each is part of the joined
- * text, so a text that holds no secret, no part of one and no character an escape starts with
- * (Redactor.absentFrom) has none of them hold one either, and the walk (a redaction of each of a
- * response's dozen or more names and values) is skipped. None is cut either: the joined text is
- * shorter than MAX_SERVER_STRING. `strings` when every value is a string but the search did not
- * clear them (each is then redacted); `nested` when some value is not a string.
+ * hold a secret in any form (Redactor.absentFrom of each: most are shorter than the shortest
+ * secret and are not searched at all), so the walk (a redaction of each of a response's dozen or
+ * more names and values) is skipped. None is cut either: each is shorter than MAX_SERVER_STRING
+ * when clean. `strings` when every value is a string but some name or value was not cleared
+ * (each is then redacted); `nested` when some value is not a string.
  */
 function flatHeaders(headers: object, redactor: Redactor | null): 'clean' | 'strings' | 'nested' {
-  let joined = '';
   const named = headers as Record<string, unknown>;
-  for (const name of Object.keys(named)) {
+  let clean = redactor !== null;
+  for (const name in named) {
     const value = named[name];
     if (typeof value !== 'string') return 'nested';
     // Without secrets there is nothing to search for: the names and values are only checked.
-    if (redactor) joined += `${name}\n${value}\n`;
+    if (clean && !(value.length <= MAX_SERVER_STRING && redactor!.absentFrom(name) && redactor!.absentFrom(value))) clean = false;
   }
-  return redactor !== null && joined.length <= MAX_SERVER_STRING && redactor.absentFrom(joined) ? 'clean' : 'strings';
+  return clean ? 'clean' : 'strings';
+}
+
+/**
+ * `clean` for an object whose own values are all numbers, booleans or null under names that
+ * cannot hold a secret (Redactor.absentFrom: the usual `usage`, `{"prompt_tokens":12,...}`): it
+ * nests nothing to cut and holds no string to mask, so neither walk has anything to do.
+ * `nested` otherwise (walked as before).
+ */
+function plainNumbers(value: object, redactor: Redactor): 'clean' | 'nested' {
+  if (Array.isArray(value)) return 'nested';
+  const named = value as Record<string, unknown>;
+  for (const name in named) {
+    if (!Object.hasOwn(named, name)) return 'nested';
+    const item = named[name];
+    if (typeof item === 'object' ? item !== null : typeof item !== 'number' && typeof item !== 'boolean') return 'nested';
+    if (!redactor.absentFrom(name)) return 'nested';
+  }
+  return 'clean';
 }
 
 /**

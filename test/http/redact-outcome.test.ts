@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AttemptSuccess } from '../../src/http/attempt.js';
-import { redactOutcome } from '../../src/http/redact-outcome.js';
+import { MAX_SERVER_STRING, redactOutcome } from '../../src/http/redact-outcome.js';
 import { Redactor } from '../../src/record/redactor.js';
 import { seededRandom } from '../input/helpers.js';
 
@@ -86,5 +86,77 @@ describe('headers redacted through one search of them all joined', () => {
       // Sorted: the walk puts a renamed header last.
       expect(Object.entries(outcome.headers).sort()).toEqual(walked.sort());
     }
+  });
+});
+
+describe("an outcome's objects of numbers (the usual `usage`)", () => {
+  function withUsage(usage: unknown): AttemptSuccess {
+    return { ...success({ date: 'Sat, 28 Nov 2026 17:20:20 GMT' }), usage: usage as AttemptSuccess['usage'] };
+  }
+
+  it('are neither walked nor searched when no name can hold a secret', () => {
+    const redactor = new Redactor();
+    redactor.addSecret(KEY);
+    const names = vi.spyOn(redactor, 'redactName');
+    const usage = { prompt_tokens: 12, completion_tokens: 16, total_tokens: 28, cached: null, estimated: false };
+    const outcome = redactOutcome(withUsage(usage), redactor) as AttemptSuccess;
+    expect(outcome.usage).toBe(usage);
+    expect(outcome.usage).toEqual({ prompt_tokens: 12, completion_tokens: 16, total_tokens: 28, cached: null, estimated: false });
+    // The walk would have asked for each of its names (redactName): none is asked for.
+    expect(names).not.toHaveBeenCalled();
+  });
+
+  it('give what walking them gives, whatever they hold (seeded)', () => {
+    const random = seededRandom(44);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+    const secrets = [KEY, 'Short1234', 'tok/With+Sym=bols&more%xx'];
+    // The walk: every string and every name redacted, nothing nested deeper than it is.
+    const walk = (value: unknown, redactor: Redactor): unknown => {
+      if (typeof value === 'string') return redactor.redact(value);
+      if (typeof value !== 'object' || value === null) return value;
+      if (Array.isArray(value)) return value.map((item) => walk(item, redactor));
+      return Object.fromEntries(Object.entries(value).map(([name, item]) => [redactor.redactName(name), walk(item, redactor)]));
+    };
+    for (let round = 0; round < 3000; round++) {
+      const redactor = new Redactor();
+      const chosen = secrets.filter(() => random() < 0.5);
+      for (const secret of chosen) redactor.addSecret(secret);
+      const secret = pick(secrets);
+      const name = (): string =>
+        pick([
+          'prompt_tokens',
+          'total_tokens',
+          'completion_tokens_details_long_name',
+          secret,
+          secret.toLowerCase(),
+          `x_${secret.slice(3)}`,
+        ]);
+      const item = (): unknown =>
+        pick<() => unknown>([
+          () => Math.floor(random() * 1000),
+          () => random() < 0.5,
+          () => null,
+          () => secret,
+          () => 'plain',
+          () => ({ [name()]: Math.floor(random() * 10) }),
+          () => [1, secret],
+        ])();
+      const usage: Record<string, unknown> = {};
+      for (let i = Math.floor(random() * 5); i > 0; i--) usage[name()] = item();
+      const expected = chosen.length > 0 ? walk(usage, redactor) : usage;
+      const outcome = redactOutcome(withUsage(JSON.parse(JSON.stringify(usage))), redactor) as AttemptSuccess;
+      expect(outcome.usage).toEqual(expected);
+    }
+  });
+});
+
+describe('a header value longer than MAX_SERVER_STRING', () => {
+  it('is cut as before, though it holds no secret', () => {
+    const redactor = new Redactor();
+    redactor.addSecret(KEY);
+    const long = 'x'.repeat(MAX_SERVER_STRING + 10);
+    const outcome = redactOutcome(success({ 'x-long': long, date: 'Sat, 28 Nov 2026 17:20:20 GMT' }), redactor) as AttemptSuccess;
+    expect(outcome.headers['x-long']).toBe(`${'x'.repeat(MAX_SERVER_STRING)}…`);
+    expect(outcome.headers.date).toBe('Sat, 28 Nov 2026 17:20:20 GMT');
   });
 });
