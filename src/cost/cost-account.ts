@@ -155,11 +155,14 @@ export class CostAccount {
     // completion, a reply failing its schema) retried under --max-attempts would otherwise spend
     // past the budget one row's attempts at a time. Dollars unknown keep everything out: counted
     // as none, they let a limit be passed (the start refuses such runs; this is the last guard).
-    const total = this.totalUsd;
-    if (limit !== null && (total === null || total + this.liveUsd + this.inFlight + usd > limit)) return false;
+    if (limit !== null) {
+      // Summed only under a limit: the directory's dollars walk every model's and part's book.
+      const total = this.totalUsd;
+      if (total === null || total + this.liveUsd + this.inFlight + usd > limit) return false;
+    }
     this.inFlight += usd;
     const queue = this.held.get(request) ?? [];
-    queue.push({ usd, tokens, book, ...(part === undefined ? {} : { part }) });
+    queue.push(part === undefined ? { usd, tokens, book } : { usd, tokens, book, part });
     this.held.set(request, queue);
     return true;
   }

@@ -1,5 +1,5 @@
 import { calcPrice } from '@pydantic/genai-prices';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { CostAccount } from '../../src/cost/cost-account.js';
 import { flatPriceBook, loadPriceBook } from '../../src/cost/price-book.js';
 import { parsePriceFlags } from '../../src/cost/price-flag.js';
@@ -97,6 +97,17 @@ describe('CostAccount', () => {
     expect(new CostAccount({ books: [unpriced], limit: null, before: [] }).hold(request, { prompt: 10, cached: 0, completion: 10 })).toBe(
       true,
     );
+  });
+
+  it("holds an attempt without summing the directory's dollars when there is no limit (they decide nothing)", () => {
+    const account = new CostAccount({ books: [book], limit: null, before: [{ cost_usd: 0.001 }] });
+    const total = vi.spyOn(account, 'totalUsd', 'get');
+    expect(account.hold(request, { prompt: 1000, cached: 0, completion: 1000 })).toBe(true);
+    expect(total).not.toHaveBeenCalled();
+    total.mockRestore();
+    account.release(request, 'estimate');
+    expect(account.sessionUsd).toBeCloseTo(0.003, 12);
+    expect(account.totalUsd).toBeCloseTo(0.004, 12);
   });
 
   it('prices a paid answer without usage at its estimate, and an unpaid one not at all', () => {
