@@ -88,18 +88,22 @@ export function recordJsonParts(record: RowRecord): [string, string] {
     if (hasFingerprint) fields.fingerprint = fingerprint;
   }
   if (rest === '{}') return [recordJson(record), ''];
-  const tail = hasFingerprint ? `,"fingerprint":${JSON.stringify(fingerprint)}` : '';
-  return [rest.slice(0, -1), `,"key_mask":${JSON.stringify(mask)}${tail}}`];
+  // The mask's part is kept with the mask (isLatin1): the same text every row of a run.
+  const tail = hasFingerprint ? `${lastMaskField},"fingerprint":${JSON.stringify(fingerprint)}}` : `${lastMaskField}}`;
+  return [rest.slice(0, -1), tail];
 }
 
 let lastMask = '';
 let lastMaskIsLatin1 = true;
+/** `,"key_mask":` and the JSON of `lastMask`. */
+let lastMaskField = ',"key_mask":""';
 
-/** Whether every character of `mask` fits a byte (a run's mask is the same string every row: the answer is kept). */
+/** Whether every character of `mask` fits a byte (a run's mask is the same string every row: the answer, and its field's JSON, are kept). */
 function isLatin1(mask: string): boolean {
   if (mask !== lastMask) {
     lastMask = mask;
     lastMaskIsLatin1 = !/[^\u0000-\u00ff]/.test(mask);
+    lastMaskField = `,"key_mask":${JSON.stringify(mask)}`;
   }
   return lastMaskIsLatin1;
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RECORD_FIELDS, type RowRecord } from '../../src/record/record.js';
 import { recordJson, recordJsonParts } from '../../src/record/record-json.js';
 import { withCorrect } from '../../src/reply/reference-answer.js';
@@ -109,5 +109,21 @@ describe('recordJsonParts', () => {
     // A Latin-1 mask, or a record out of order, is one string.
     expect(recordJsonParts({ ...success, key_mask: 'sk-a...wxyz' })[1]).toBe('');
     expect(recordJsonParts(reversed(built))[1]).toBe('');
+  });
+
+  it("writes the key mask's JSON once for records that carry the same mask, and anew when it changes", () => {
+    const other = { ...success, key_mask: 'sk-…abcd', fingerprint: 'e'.repeat(32) };
+    recordJsonParts(success);
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      for (let i = 0; i < 3; i++) expect(recordJsonParts(success).join('')).toBe(recordJson(success));
+      const masks = () => stringify.mock.calls.filter(([value]) => typeof value === 'string' && value.includes('…')).length;
+      expect(masks()).toBe(0);
+      expect(recordJsonParts(other)[1]).toBe(`,"key_mask":"sk-…abcd","fingerprint":"${'e'.repeat(32)}"}`);
+      expect(recordJsonParts(success)[1]).toBe(`,"key_mask":"sk-…wxyz","fingerprint":"${'f'.repeat(32)}"}`);
+      expect(masks()).toBe(2);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 });
