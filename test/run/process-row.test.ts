@@ -85,3 +85,39 @@ describe('processRow', () => {
     ]);
   });
 });
+
+describe('Pacer.send', () => {
+  it('hands an answer on within two turns of the microtask queue of the client giving it: no async step where nothing waits', async () => {
+    const outcome = { ok: true, status: 200, reply: 'fine', traceId: null, headers: {}, durationMs: 1, finishReason: 'stop' };
+    const client = { send: () => Promise.resolve(outcome) } as unknown as ChatClient;
+    const { pacer } = rowServices(client, 4, async () => {});
+    const request = buildChatRequest([{ role: 'user', content: 'p' }], { baseUrl: 'http://127.0.0.1:9/v1', model: 'm', params: {} });
+    const attempt = {
+      rowId: 'a',
+      body: request.body,
+      sized: request,
+      clientRequestId: 'cb-a-1',
+      newRow: true,
+      failedBefore: false,
+      outageMark: null,
+      rateLimitedStreak: 0,
+      streakFresh: null,
+      streakOwn: false,
+    };
+    let answered = false;
+    const sent = pacer.send(attempt).then((answer) => {
+      answered = answer?.outcome === outcome;
+    });
+    // Turns of the queue, counted by a chain of microtasks of our own that runs beside it.
+    let turns = 0;
+    const count = (): void => {
+      if (answered || turns > 20) return;
+      turns++;
+      queueMicrotask(count);
+    };
+    queueMicrotask(count);
+    await sent;
+    expect(answered).toBe(true);
+    expect(turns).toBeLessThanOrEqual(2);
+  });
+});
