@@ -90,15 +90,15 @@ function judgeBody(
       body.id,
     );
   }
-  const { replies, ...provenance } = responseDetails(body);
-  const facts = completionFacts(body, choice as { finish_reason?: unknown }, message as Message, provenance);
+  const details = responseDetails(body);
+  const facts = completionFacts(body, choice as { finish_reason?: unknown }, message as Message, details);
   if (facts.reasoning === undefined && parts.thinking !== '') facts.reasoning = parts.thinking;
   const content = parts.text;
   if (content !== '') {
     const traceId = pickTraceId(headers, body.id);
     const outcome: AttemptSuccess = { ok: true, status, reply: content, ...facts, traceId, headers, durationMs: elapsedMs(started) };
     // Every choice's text, when more than one came (`n` > 1): user data like the reply.
-    if (replies !== undefined) outcome.replies = replies;
+    if (details.replies !== undefined) outcome.replies = details.replies;
     return outcome;
   }
   return noText(status, headers, started, message as Message, facts, body.id);
@@ -143,14 +143,19 @@ function completionFacts(
   body: CompletionBody,
   choice: { finish_reason?: unknown },
   message: Message,
-  provenance: Omit<ReturnType<typeof responseDetails>, 'replies'>,
+  details: ReturnType<typeof responseDetails>,
 ): CompletionFacts {
   const facts: CompletionFacts = { finishReason: typeof choice.finish_reason === 'string' ? choice.finish_reason : null };
   if (isUsage(body.usage)) facts.usage = body.usage;
   const reasoning = stringOrNull(message.reasoning_content) ?? stringOrNull(message.reasoning);
   if (reasoning !== null) facts.reasoning = reasoning;
   if (typeof body.id === 'string') facts.responseId = body.id;
-  return Object.assign(facts, provenance);
+  // The provenance, in the order responseDetails finds it (`replies` is not a fact): field by
+  // field, where a rest pattern and Object.assign copied it through the runtime every response.
+  if (details.responseModel !== undefined) facts.responseModel = details.responseModel;
+  if (details.systemFingerprint !== undefined) facts.systemFingerprint = details.systemFingerprint;
+  if (details.created !== undefined) facts.created = details.created;
+  return facts;
 }
 
 function stringOrNull(value: unknown): string | null {

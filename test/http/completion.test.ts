@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { AttemptOutcome } from '../../src/http/attempt.js';
 import { interpret } from '../../src/http/interpret.js';
 
@@ -136,5 +136,45 @@ describe('a 200 judged whole', () => {
 
   it('a 200 carrying a quota error that names no status stops the run (read as the account, not a server fault)', () => {
     expect(judge({ error: { code: 'insufficient_quota', message: 'pay' } })).toMatchObject({ fatalForRun: true, rule: 'account' });
+  });
+});
+
+describe("a success's facts", () => {
+  it('come in the order they always did, copied field by field (no Object.assign a response)', () => {
+    const body = {
+      ...completion({ content: 'hi', reasoning_content: 'hmm' }, 'stop', { total_tokens: 3 }),
+      model: 'm-2026',
+      system_fingerprint: 'fp_1',
+      created: 1_795_961_422,
+      choices: [
+        { index: 0, message: { role: 'assistant', content: 'hi', reasoning_content: 'hmm' }, finish_reason: 'stop' },
+        { index: 1, message: { role: 'assistant', content: 'ho' }, finish_reason: 'stop' },
+      ],
+    };
+    const assign = vi.spyOn(Object, 'assign');
+    let outcome: AttemptOutcome;
+    try {
+      outcome = judge(body);
+      expect(assign).not.toHaveBeenCalled();
+    } finally {
+      assign.mockRestore();
+    }
+    expect(Object.keys(outcome)).toEqual([
+      'ok',
+      'status',
+      'reply',
+      'finishReason',
+      'usage',
+      'reasoning',
+      'responseId',
+      'responseModel',
+      'systemFingerprint',
+      'created',
+      'traceId',
+      'headers',
+      'durationMs',
+      'replies',
+    ]);
+    expect(outcome).toMatchObject({ responseModel: 'm-2026', systemFingerprint: 'fp_1', created: 1_795_961_422, replies: ['hi', 'ho'] });
   });
 });
