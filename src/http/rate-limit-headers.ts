@@ -24,10 +24,11 @@ export interface RateLimitReading {
  * of gateways such as OpenRouter (no window said), the IETF `RateLimit`/`RateLimit-Policy`, and the
  * retry-after wait. Values it cannot believe are left out, never thrown.
  */
-export function readRateLimits(headers: Readonly<Record<string, string>>, now = Date.now()): RateLimitReading {
+export function readRateLimits(headers: Readonly<Record<string, string>>, at?: number): RateLimitReading {
   // Most answers of most endpoints say nothing of limits: one look at each name, and no copy of
-  // them made (this runs for every response).
+  // them made, nor the clock read (this runs for every response).
   if (!saysSomethingOfLimits(headers)) return NOTHING_SAID;
+  const now = at ?? Date.now();
   const lower: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) if (typeof value === 'string') lower[name.toLowerCase()] = value;
   const retryAfterMs = serverRequestedDelayMs(lower, now);

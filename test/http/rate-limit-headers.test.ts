@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type AdvertisedLimit, readRateLimits } from '../../src/http/rate-limit-headers.js';
 
 const NOW = Date.parse('2025-03-07T00:00:00Z');
@@ -321,5 +321,20 @@ describe('readRateLimits: garbage is left out, never thrown', () => {
       ['requests', 3000, 2999, 20],
       ['tokens', 250_000, 249_494, 86_400],
     ]);
+  });
+});
+
+describe('readRateLimits of an answer that says nothing of limits', () => {
+  it('reads no clock, and reads it when a header says something', () => {
+    const clock = vi.spyOn(Date, 'now');
+    try {
+      const quiet = readRateLimits({ 'content-type': 'application/json', 'x-request-id': 'req_1', date: 'Sun, 29 Nov 2026 14:10:22 GMT' });
+      expect(quiet).toEqual({ limits: [], retryAfterMs: null });
+      expect(clock).not.toHaveBeenCalled();
+      readRateLimits({ 'retry-after': '2' });
+      expect(clock).toHaveBeenCalled();
+    } finally {
+      clock.mockRestore();
+    }
   });
 });
