@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { AttemptSuccess } from '../../src/http/attempt.js';
 import { MAX_SERVER_STRING, redactOutcome } from '../../src/http/redact-outcome.js';
+import type { Usage } from '../../src/record/record.js';
 import { Redactor } from '../../src/record/redactor.js';
 import { seededRandom } from '../input/helpers.js';
 
@@ -91,7 +92,7 @@ describe('headers redacted through one search of them all joined', () => {
 
 describe("an outcome's objects of numbers (the usual `usage`)", () => {
   function withUsage(usage: unknown): AttemptSuccess {
-    return { ...success({ date: 'Sat, 28 Nov 2026 17:20:20 GMT' }), usage: usage as AttemptSuccess['usage'] };
+    return { ...success({ date: 'Sat, 28 Nov 2026 17:20:20 GMT' }), usage: usage as Usage };
   }
 
   it('are neither walked nor searched when no name can hold a secret', () => {
