@@ -192,7 +192,7 @@ export class BackoffRate {
 
   /**
    * A success that took `roundTripMs`; `sentAlone`: when it went, if nothing else was in flight
-   * then; `firstTry`: whether it was its row's first request (see `shareUnderReview`).
+   * then; `firstTry`: whether it was its row's first request (see `reviewedAnswers`).
    */
   accepted(now: number, roundTripMs: number, sentAlone: number | null = null, firstTry = true): void {
     this.takenMeter.add(now);
@@ -369,9 +369,10 @@ export class BackoffRate {
     const paced = before.sentPerMs >= PACED * before.perMs && sent >= PACED * this.cutPerMs;
     const slowed = sent <= SLOWED * before.sentPerMs;
     const takenFellWithIt = taken * before.sentPerMs <= TAKEN_SLACK * sent * before.takenPerMs;
-    const share = shareUnderReview(before);
-    const unbought = before.rejected >= MIN_REJECTED && share >= UNBOUGHT_SHARE * before.rejectedShare;
-    const fewerThanBackground = this.background > 0 && chanceOfFewer(before.answered, before.rejected + 1, this.background) < FORGET_CHANCE;
+    const { answered, rejected } = reviewedAnswers(before);
+    const share = rejected / answered;
+    const unbought = rejected >= MIN_REJECTED && share >= UNBOUGHT_SHARE * before.rejectedShare;
+    const fewerThanBackground = this.background > 0 && chanceOfFewer(answered, rejected + 1, this.background) < FORGET_CHANCE;
     if (paced && slowed && !takenFellWithIt && fewerThanBackground) this.background = 0;
     if (!(paced && slowed && takenFellWithIt && unbought) || share > BACKGROUND_MAX) return false;
     this.background = share;
@@ -460,7 +461,7 @@ interface CutUnderReview {
   at: number;
   answered: number;
   rejected: number;
-  /** Of those, the answers to rows' first tries, and their 429s (see `shareUnderReview`). */
+  /** Of those, the answers to rows' first tries, and their 429s (see `reviewedAnswers`). */
   firstAnswered: number;
   firstRejected: number;
 }
@@ -474,8 +475,8 @@ function countAnswer(review: CutUnderReview, refused: boolean, firstTry: boolean
 }
 
 /**
- * The share of 429s since a cut, read from rows' first tries when at least half the answers
- * reviewed are first tries. At a limit a retry is refused about as often as a first try; where
+ * The answers since a cut that its review reads, and their 429s: rows' first tries, when at
+ * least half the answers reviewed are first tries. At a limit a retry is refused about as often as a first try; where
  * a gateway refuses a class of rows for themselves, their retries are refused every time until
  * each row's streak is judged its own (fresh-tries.ts), and counted in, they lifted the share
  * past BACKGROUND_MAX: one row in five so, no flags, 100 ms answers, the share read 0.36 where
@@ -483,7 +484,7 @@ function countAnswer(review: CutUnderReview, refused: boolean, firstTry: boolean
  * minute (real processes: 105-117 of the 240 other rows done after 40 s, against all 240 in
  * under 10 s once read from first tries).
  */
-function shareUnderReview(review: CutUnderReview): number {
-  if (review.firstAnswered >= REVIEW_AFTER / 2) return review.firstRejected / review.firstAnswered;
-  return review.rejected / review.answered;
+function reviewedAnswers(review: CutUnderReview): { answered: number; rejected: number } {
+  if (review.firstAnswered < REVIEW_AFTER / 2) return review;
+  return { answered: review.firstAnswered, rejected: review.firstRejected };
 }
