@@ -192,7 +192,7 @@ export class BackoffRate {
 
   /**
    * A success that took `roundTripMs`; `sentAlone`: when it went, if nothing else was in flight
-   * then; `firstTry`: whether it was its row's first request (see `reviewedAnswers`).
+   * then; `firstTry`: whether it was its row's first request (see `shareUnderReview`).
    */
   accepted(now: number, roundTripMs: number, sentAlone: number | null = null, firstTry = true): void {
     this.takenMeter.add(now);
@@ -369,10 +369,9 @@ export class BackoffRate {
     const paced = before.sentPerMs >= PACED * before.perMs && sent >= PACED * this.cutPerMs;
     const slowed = sent <= SLOWED * before.sentPerMs;
     const takenFellWithIt = taken * before.sentPerMs <= TAKEN_SLACK * sent * before.takenPerMs;
-    const { answered, rejected } = reviewedAnswers(before);
-    const share = rejected / answered;
-    const unbought = rejected >= MIN_REJECTED && share >= UNBOUGHT_SHARE * before.rejectedShare;
-    const fewerThanBackground = this.background > 0 && chanceOfFewer(answered, rejected + 1, this.background) < FORGET_CHANCE;
+    const share = shareUnderReview(before);
+    const unbought = before.rejected >= MIN_REJECTED && share >= UNBOUGHT_SHARE * before.rejectedShare;
+    const fewerThanBackground = this.background > 0 && chanceOfFewer(before.answered, before.rejected + 1, this.background) < FORGET_CHANCE;
     if (paced && slowed && !takenFellWithIt && fewerThanBackground) this.background = 0;
     if (!(paced && slowed && takenFellWithIt && unbought) || share > BACKGROUND_MAX) return false;
     this.background = share;
@@ -461,7 +460,7 @@ interface CutUnderReview {
   at: number;
   answered: number;
   rejected: number;
-  /** Of those, the answers to rows' first tries, and their 429s (see `reviewedAnswers`). */
+  /** Of those, the answers to rows' first tries, and their 429s (see `shareUnderReview`). */
   firstAnswered: number;
   firstRejected: number;
 }
@@ -475,8 +474,8 @@ function countAnswer(review: CutUnderReview, refused: boolean, firstTry: boolean
 }
 
 /**
- * The answers since a cut that its review reads, and their 429s: rows' first tries, when at
- * least half the answers reviewed are first tries. At a limit a retry is refused about as often as a first try; where
+ * The share of 429s since a cut, read from rows' first tries when at least half the answers
+ * reviewed are first tries. At a limit a retry is refused about as often as a first try; where
  * a gateway refuses a class of rows for themselves, their retries are refused every time until
  * each row's streak is judged its own (fresh-tries.ts), and counted in, they lifted the share
  * past BACKGROUND_MAX: one row in five so, no flags, 100 ms answers, the share read 0.36 where
@@ -484,7 +483,7 @@ function countAnswer(review: CutUnderReview, refused: boolean, firstTry: boolean
  * minute (real processes: 105-117 of the 240 other rows done after 40 s, against all 240 in
  * under 10 s once read from first tries).
  */
-function reviewedAnswers(review: CutUnderReview): { answered: number; rejected: number } {
-  if (review.firstAnswered < REVIEW_AFTER / 2) return review;
-  return { answered: review.firstAnswered, rejected: review.firstRejected };
+function shareUnderReview(review: CutUnderReview): number {
+  if (review.firstAnswered >= REVIEW_AFTER / 2) return review.firstRejected / review.firstAnswered;
+  return review.rejected / review.answered;
 }
