@@ -190,17 +190,14 @@ export class BackoffRate {
     if (this.perMs !== null) this.next = Math.max(this.next, now) + 1 / this.perMs;
   }
 
-  /**
-   * A success that took `roundTripMs`; `sentAlone`: when it went, if nothing else was in flight
-   * then; `firstTry`: whether it was its row's first request (see `shareUnderReview`).
-   */
-  accepted(now: number, roundTripMs: number, sentAlone: number | null = null, firstTry = true): void {
+  /** A success that took `roundTripMs`; `sentAlone`: when it went, if nothing else was in flight then. */
+  accepted(now: number, roundTripMs: number, sentAlone: number | null = null): void {
     this.takenMeter.add(now);
     this.recent.add(false);
     this.latest.add(false);
     const sentAtThisPace = now - roundTripMs >= this.cutAt;
     if (sentAtThisPace) this.answeredSinceCut++;
-    if (this.underReview !== null && now - roundTripMs >= this.underReview.at) countAnswer(this.underReview, false, firstTry);
+    if (this.underReview !== null && now - roundTripMs >= this.underReview.at) this.underReview.answered++;
     this.reviewCut(now);
     if (sentAlone !== null) {
       const gap = this.sinceAccepted(sentAlone);
@@ -246,10 +243,9 @@ export class BackoffRate {
    * A 429 that no advertised limit explains; `roundTripMs`: how long it took to come. A 429 to a
    * request sent before the last cut came at the pace before it and says nothing about the new
    * one; nor, until about two round trips after a cut, do the others. `sentAlone`: when its
-   * request went, if nothing else was in flight then (see ACCEPTED_KEPT); `firstTry`: whether it
-   * was its row's first request. True when it cut the pace.
+   * request went, if nothing else was in flight then (see ACCEPTED_KEPT). True when it cut the pace.
    */
-  rejected(now: number, roundTripMs: number, sentAlone: number | null = null, firstTry = true): boolean {
+  rejected(now: number, roundTripMs: number, sentAlone: number | null = null): boolean {
     this.rejectedMeter.add(now);
     this.recent.add(true);
     this.latest.add(true);
@@ -258,7 +254,10 @@ export class BackoffRate {
       this.answeredSinceCut++;
       this.rejectedSinceCut++;
     }
-    if (this.underReview !== null && now - roundTripMs >= this.underReview.at) countAnswer(this.underReview, true, firstTry);
+    if (this.underReview !== null && now - roundTripMs >= this.underReview.at) {
+      this.underReview.answered++;
+      this.underReview.rejected++;
+    }
     if (this.reviewCut(now)) return false;
     if (now < this.cutAllowedAt || !this.saturated() || (this.perMs !== null && !sentAtThisPace)) return false;
     // What the endpoint let through: answered or still in flight, all but the 429s.
@@ -348,8 +347,6 @@ export class BackoffRate {
       at: now,
       answered: 0,
       rejected: 0,
-      firstAnswered: 0,
-      firstRejected: 0,
     };
   }
 
@@ -369,7 +366,7 @@ export class BackoffRate {
     const paced = before.sentPerMs >= PACED * before.perMs && sent >= PACED * this.cutPerMs;
     const slowed = sent <= SLOWED * before.sentPerMs;
     const takenFellWithIt = taken * before.sentPerMs <= TAKEN_SLACK * sent * before.takenPerMs;
-    const share = shareUnderReview(before);
+    const share = before.rejected / before.answered;
     const unbought = before.rejected >= MIN_REJECTED && share >= UNBOUGHT_SHARE * before.rejectedShare;
     const fewerThanBackground = this.background > 0 && chanceOfFewer(before.answered, before.rejected + 1, this.background) < FORGET_CHANCE;
     if (paced && slowed && !takenFellWithIt && fewerThanBackground) this.background = 0;
@@ -460,30 +457,4 @@ interface CutUnderReview {
   at: number;
   answered: number;
   rejected: number;
-  /** Of those, the answers to rows' first tries, and their 429s (see `shareUnderReview`). */
-  firstAnswered: number;
-  firstRejected: number;
-}
-
-function countAnswer(review: CutUnderReview, refused: boolean, firstTry: boolean): void {
-  review.answered++;
-  if (refused) review.rejected++;
-  if (!firstTry) return;
-  review.firstAnswered++;
-  if (refused) review.firstRejected++;
-}
-
-/**
- * The share of 429s since a cut, read from rows' first tries when at least half the answers
- * reviewed are first tries. At a limit a retry is refused about as often as a first try; where
- * a gateway refuses a class of rows for themselves, their retries are refused every time until
- * each row's streak is judged its own (fresh-tries.ts), and counted in, they lifted the share
- * past BACKGROUND_MAX: one row in five so, no flags, 100 ms answers, the share read 0.36 where
- * first tries met 0.21, the cuts were kept, and the pace fell cut after cut to 21 requests a
- * minute (real processes: 105-117 of the 240 other rows done after 40 s, against all 240 in
- * under 10 s once read from first tries).
- */
-function shareUnderReview(review: CutUnderReview): number {
-  if (review.firstAnswered >= REVIEW_AFTER / 2) return review.firstRejected / review.firstAnswered;
-  return review.rejected / review.answered;
 }

@@ -218,7 +218,7 @@ export class RateController {
     if (outcome.ok) {
       this.rateLimitedSince = null;
       if (row.streakOwn) this.ownRecoveredAt = now;
-      this.backoff.accepted(now, outcome.durationMs, this.sentAlone(mark), row.firstTry);
+      this.backoff.accepted(now, outcome.durationMs, this.sentAlone(mark));
       this.target.answered(mark.out, false);
       this.setConcurrency(this.target.succeeded(outcome.durationMs, this.pacePerMs()));
       return null;
@@ -259,7 +259,7 @@ export class RateController {
     // request went out, has room again: the provider counted at admission, after the request's
     // way there, and at a bucket run dry that difference alone let a few 429s set a pace (each
     // request then went alone, on a timer of its own: 1.4x the CPU; docs/benchmarks.md).
-    if (refillMs === 0 && !saysSpent(reading, cost)) this.backoffFrom(now, outcome.durationMs, mark, row.firstTry);
+    if (refillMs === 0 && !saysSpent(reading, cost)) this.backoffFrom(now, outcome.durationMs, mark);
     // Nothing gets through (no success since this streak began): the whole run waits as asked,
     // instead of every row trying again on its own.
     if (reading.retryAfterMs !== null && this.rateLimitedSince! < now - (this.target.latency ?? 0)) {
@@ -312,9 +312,9 @@ export class RateController {
    * met at about N before the next burst. `mark`: the 429's request's, with the requests in
    * flight as it went.
    */
-  private backoffFrom(now: number, roundTripMs: number, mark: SendPermit, firstTry: boolean): void {
+  private backoffFrom(now: number, roundTripMs: number, mark: SendPermit): void {
     const { out } = mark;
-    const cut = this.backoff.rejected(now, roundTripMs, this.sentAlone(mark), firstTry);
+    const cut = this.backoff.rejected(now, roundTripMs, this.sentAlone(mark));
     this.target.answered(out, true);
     if (!this.backoff.saturated()) return;
     this.target.saturated(this.inFlight + 1, out);
