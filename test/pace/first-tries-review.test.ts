@@ -67,16 +67,17 @@ function refusedShare(admits: Admits, latencyMs: number, rows: number, concurren
   return refused / sent;
 }
 
-describe('a cut reviewed by first tries, in virtual time', () => {
+describe('RateController with first tries and retries told apart, in virtual time', () => {
   it('does not take a limit that begins after 429s at random for background when retries are told apart', () => {
     // bare-429s.test.ts's 'does not learn a limit that begins after 429s at random': 5% refused at
     // random for 20 s, then a 200 r/s bucket (burst 1 s), --concurrency 64, 200 ms answers, 30,000
     // rows, here with each answer's row told (first try or retry). Retries go as soon as a 429
     // comes, into the bucket the 429 found dry, and were refused far more than first tries (76%
-    // against 11% for seed 27). A review read from first tries learned the bucket's 429s as a
-    // background of 0.21, no later review forgot it, and the run went at ~315 r/s against the
-    // bucket's 200: 27.4% refused for seeds 27 and 39, against 3.0% and 2.8% when the review read
-    // all answers (e3999c9). Over 60 seeds: >10% refused in 19 against 5, >20% in 8 against 1.
+    // against 11% for seed 27). A cut's review read from first tries only (e6050d3, taken back;
+    // helper-31's review) learned the bucket's 429s as a background of 0.21, no later review
+    // forgot it, and the run went at ~315 r/s against the bucket's 200: 27.4% refused for seeds 27
+    // and 39, against 3.0% and 2.8% with the review reading all answers. Over 60 seeds: >10%
+    // refused in 19 against 5, >20% in 8 against 1.
     const bucketAfter = (startMs: number, share: number, seed: number): Admits => {
       let draw = seed;
       let tokens = 200;
