@@ -205,7 +205,7 @@ export class RateController {
     this.inFlight--;
     this.answersSoFar++;
     const slowDown = isSlowDown(outcome);
-    this.recent.add(sizeClass(cost.tokens), slowDown, this.answersSoFar);
+    this.recent.add(sizeClass(cost.tokens), slowDown);
     if (row.firstTry && (outcome.ok || slowDown)) this.fresh.add(cost.tokens, slowDown);
     if (outcome.ok || slowDown) this.retriesApart.add(row.firstTry, sizeClass(cost.tokens), slowDown);
     if (slowDown) {

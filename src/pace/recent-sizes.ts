@@ -29,7 +29,8 @@ export class RecentSizes {
     return this.filled === 0 ? 0 : this.marked / this.filled;
   }
 
-  add(sizeClass: number, hit: boolean, number: number): void {
+  /** `number`: the answer's in the lane, for a ring read by stretch (RetriesApart); 0 where none is. */
+  add(sizeClass: number, hit: boolean, number = 0): void {
     if (this.filled === this.size) this.marked -= this.hits[this.next]!;
     else this.filled++;
     this.sizes[this.next] = sizeClass;

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Admits, runAgainst as drive } from '../support/pace-driver.js';
-
-/** The shared driver (test/support/pace-driver.ts), a 429 back in `refusedAfterMs`. */
-function runAgainst(admits: Admits, latencyMs: number, rows: number, concurrency: number | null, refusedAfterMs = 1) {
-  return drive(admits, latencyMs, rows, concurrency, { refusedAfterMs });
-}
+import { type Admits, runAgainst } from '../support/pace-driver.js';
 
 describe('RateController against bare 429s, in virtual time', () => {
   it('holds a 64-request cap at about 0.93 of what it allows, 429s mostly from the first round past it', () => {
@@ -38,7 +33,7 @@ describe('RateController against bare 429s, in virtual time', () => {
     // twice the time waited so far (at least 1 s) now: 30 s.
     let answered = 0;
     const firstTwoRefused: Admits = () => ++answered > 2;
-    const { wallMs, refused } = runAgainst(firstTwoRefused, 200, 2_000, null, 200);
+    const { wallMs, refused } = runAgainst(firstTwoRefused, 200, 2_000, null, { refusedAfterMs: 200 });
     expect(refused).toBe(2);
     expect(wallMs).toBeLessThanOrEqual(60_000);
   });
@@ -107,7 +102,7 @@ describe('RateController against 429s at random, in virtual time', () => {
     // sending fell, the successes with it, the 429s did not) is taken back, and their share is
     // what later 429s must stand out from: 0.94 and 0.69 (backoff-rate.ts, REVIEW_AFTER).
     const share = (concurrency: number | null) => {
-      const { wallMs } = runAgainst(refusingAtRandom(0.05), 200, 20_000, concurrency, 200);
+      const { wallMs } = runAgainst(refusingAtRandom(0.05), 200, 20_000, concurrency, { refusedAfterMs: 200 });
       return (20_000 * 200) / (concurrency ?? 256) / wallMs;
     };
     expect(share(64)).toBeGreaterThanOrEqual(0.85);
@@ -127,7 +122,7 @@ describe('RateController against 429s at random, in virtual time', () => {
     // the bucket harder once: 8.9% and 2.9% for these seeds (over eight seeds 1.5-9.9%, mean 4.7%,
     // against 1.5-9.0%, mean 4.5%); the issue's bound for limiters without headers is 10%.
     for (const seed of [7, 11]) {
-      const { rejected } = runAgainst(bucketAfter(20_000, refusingAtRandom(0.05, seed)), 200, 30_000, 64, 200);
+      const { rejected } = runAgainst(bucketAfter(20_000, refusingAtRandom(0.05, seed)), 200, 30_000, 64, { refusedAfterMs: 200 });
       expect(rejected, `seed ${seed}`).toBeLessThanOrEqual(0.1);
     }
   });
@@ -142,7 +137,7 @@ describe('RateController against 429s at random, in virtual time', () => {
     // more than 10% refused in 19 against 5, more than 20% in 8 against 1.
     for (const seed of [27, 39]) {
       const random = refusingAtRandom(0.05, seed);
-      const { rejected } = drive(bucketAfter(20_000, random), 200, 30_000, 64, { refusedAfterMs: 200, tellRows: true });
+      const { rejected } = runAgainst(bucketAfter(20_000, random), 200, 30_000, 64, { refusedAfterMs: 200, tellRows: true });
       expect(rejected, `seed ${seed}`).toBeLessThanOrEqual(0.1);
     }
   });
@@ -152,7 +147,7 @@ describe('RateController against 429s at random, in virtual time', () => {
     // began again and none ended, and 8,000 rows ran at 0.003 of what 64 in flight allow (the
     // median of 20 seeds in virtual time; 0.51-0.88 once the first cut of a run stays under
     // review). Without --concurrency it still falls low (docs/failures.md).
-    const { wallMs } = runAgainst(refusingAtRandom(0.1), 200, 8_000, 64, 200);
+    const { wallMs } = runAgainst(refusingAtRandom(0.1), 200, 8_000, 64, { refusedAfterMs: 200 });
     expect((8_000 * 200) / 64 / wallMs).toBeGreaterThanOrEqual(0.5);
   });
 
@@ -160,7 +155,7 @@ describe('RateController against 429s at random, in virtual time', () => {
     // 20,000 rows, 200 ms answers. Once a review took cuts back, the limit found by the cuts kept
     // before them held the pace at its plateau, grown past only by CUBIC's probe: 0.20 of what
     // 256 in flight allow. Forgotten (backoff-rate.ts, reviewCut), the pace grows by slow start: 0.57.
-    const { wallMs } = runAgainst(refusingAtRandom(0.1), 200, 20_000, null, 200);
+    const { wallMs } = runAgainst(refusingAtRandom(0.1), 200, 20_000, null, { refusedAfterMs: 200 });
     expect((20_000 * 200) / 256 / wallMs).toBeGreaterThanOrEqual(0.45);
   });
 
@@ -169,7 +164,7 @@ describe('RateController against 429s at random, in virtual time', () => {
     // pace one 429 after a cut is a flood (nothing since the cut got through), and a flood dropped
     // the review under way: no cut after it was ever reviewed, and these draws ran at 0.001 of
     // what 256 in flight allow. A flood now keeps the review it falls in: 0.275.
-    const { wallMs } = runAgainst(refusingAtRandom(0.2, 15_843), 200, 8_000, null, 200);
+    const { wallMs } = runAgainst(refusingAtRandom(0.2, 15_843), 200, 8_000, null, { refusedAfterMs: 200 });
     expect((8_000 * 200) / 256 / wallMs).toBeGreaterThanOrEqual(0.1);
   });
 
@@ -180,7 +175,7 @@ describe('RateController against 429s at random, in virtual time', () => {
     // second), the pace cut to 150 a minute; at that pace every request went alone and 429s at
     // random kept cutting it: 8,000 rows at 0.004 of what 64 in flight allow (30,000 rows took
     // 13.6 hours in virtual time). Alone now means nothing else in flight until its answer too: 0.715.
-    const { wallMs } = runAgainst(refusingAtRandom(0.2, 7_919), 200, 8_000, 64, 200);
+    const { wallMs } = runAgainst(refusingAtRandom(0.2, 7_919), 200, 8_000, 64, { refusedAfterMs: 200 });
     expect((8_000 * 200) / 64 / wallMs).toBeGreaterThanOrEqual(0.5);
   });
 });
